@@ -1,0 +1,17 @@
+// Newest first; the cursor is the (created_at, id) of the last row seen.
+// A memory written before statuses existed counts as active.
+MATCH (m:Memory {project_id: $project_id})
+WHERE ($tier IS NULL OR m.tier = $tier)
+  AND ($include_archived OR m.tier <> 'archived' OR $tier = 'archived')
+  AND ($status IS NULL OR coalesce(m.status, 'active') = $status)
+  AND ($memory_type IS NULL OR m.memory_type = $memory_type)
+  AND ($session_id IS NULL OR m.session_id = $session_id)
+  AND ($pinned IS NULL OR m.pinned = $pinned)
+  AND all(t IN $tags WHERE t IN m.tags)
+  AND ($after_created_at IS NULL
+       OR m.created_at < $after_created_at
+       OR (m.created_at = $after_created_at AND m.id < $after_id))
+WITH m
+ORDER BY m.created_at DESC, m.id DESC
+LIMIT $limit
+RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .updated_at, .last_accessed_at, .promoted_at, .archived_at} AS memory

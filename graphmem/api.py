@@ -1,0 +1,524 @@
+"""The Python API: every surface (GraphQL, CLI, benchmarks) calls this.
+
+Each operation is scoped to one project; an id from another project behaves
+exactly like an id that does not exist. Inputs are validated before anything
+is written, so a rejected call leaves the store unchanged.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from graphmem.clock import Clock, SystemClock
+from graphmem.config import Settings
+from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
+from graphmem.ids import new_id
+from graphmem.models import (
+    DEFAULT_SESSION,
+    MAX_BATCH_SIZE,
+    MAX_PAGE_SIZE,
+    Identifier,
+    Memory,
+    MemoryFilter,
+    MemoryInput,
+    MemoryUpdate,
+    Page,
+    Relation,
+    RelationType,
+    Session,
+    SessionState,
+    initial_status,
+    invalid_input,
+    parse,
+)
+from graphmem.scoring import ImportanceBreakdown, ImportanceScorer, ScoreInputs
+from graphmem.store import Row, Store
+
+_identifier = TypeAdapter(Identifier)
+_RELATE_STATEMENT = {
+    RelationType.CONSTRAINS: "relate_constrains",
+    RelationType.ENABLES: "relate_enables",
+    RelationType.RELATED_TO: "relate_related_to",
+    RelationType.SUPERSEDES: "relate_supersedes",
+}
+
+
+class GraphMem:
+    """A memory store bound to one backend, one clock and one scorer."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock | None = None,
+        scorer: ImportanceScorer | None = None,
+        project_id: str = "default",
+    ) -> None:
+        self.store = store
+        self.clock = clock or SystemClock()
+        self.scorer = scorer or ImportanceScorer()
+        self.default_project = _check_identifier("project_id", project_id)
+
+    @classmethod
+    def open(cls, settings: Settings | None = None, *, clock: Clock | None = None) -> GraphMem:
+        """Open the store the settings describe (the embedded one by default)."""
+        from graphmem.store.factory import open_store
+
+        settings = settings or Settings()
+        return cls(
+            open_store(settings),
+            clock=clock,
+            scorer=ImportanceScorer(settings.scoring_preset),
+            project_id=settings.project,
+        )
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> GraphMem:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- memories ----------------------------------------------------------
+
+    def remember(
+        self, item: MemoryInput | Mapping[str, Any], *, project_id: str | None = None
+    ) -> Memory:
+        (memory_id,) = self.remember_many([item], project_id=project_id)
+        return self.get(memory_id, project_id=project_id)
+
+    def remember_many(
+        self, items: Sequence[MemoryInput | Mapping[str, Any]], *, project_id: str | None = None
+    ) -> list[str]:
+        """Write a batch in one statement and return the new ids, in input order.
+
+        The whole batch is validated first: one bad item rejects the batch and
+        nothing is written.
+        """
+        project = self._project(project_id)
+        if len(items) > MAX_BATCH_SIZE:
+            raise InvalidInputError(
+                f"items: at most {MAX_BATCH_SIZE} memories per batch, got {len(items)}",
+                field="items",
+            )
+        inputs = []
+        for index, item in enumerate(items):
+            try:
+                inputs.append(
+                    item if isinstance(item, MemoryInput) else MemoryInput.model_validate(item)
+                )
+            except ValidationError as exc:
+                error = invalid_input(exc)
+                prefix = f"items[{index}]." if len(items) > 1 else ""
+                raise InvalidInputError(
+                    prefix + error.message, field=prefix + (error.field or "")
+                ) from None
+        if not inputs:
+            return []
+        now = self._now()
+        rows = [self._new_row(item, project, now) for item in inputs]
+        self.store.write(
+            "remember_many",
+            {
+                "project_id": project,
+                "session_ids": sorted({row["session_id"] for row in rows}),
+                "rows": rows,
+                "now": now,
+            },
+        )
+        return [row["id"] for row in rows]
+
+    def _new_row(self, item: MemoryInput, project: str, now: float) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "id": new_id(),
+            "project_id": project,
+            "session_id": item.session_id or DEFAULT_SESSION,
+            "content": item.content,
+            "memory_type": item.memory_type.value if item.memory_type else None,
+            "tier": item.tier.value,
+            "status": initial_status(item.source).value,
+            "confidence": item.confidence,
+            "access_count": 0,
+            "occurrence_count": 1,
+            "feedback": 0,
+            "feedback_count": 0,
+            "pinned": item.pinned,
+            "source": item.source.value,
+            "suggested_by": item.suggested_by.value,
+            "self_assessment": item.self_assessment.value if item.self_assessment else None,
+            "tags": item.tags,
+            "rationale": item.rationale,
+            "evidence": item.evidence,
+            "agent_id": item.agent_id,
+            "created_at": now,
+            "updated_at": now,
+        }
+        inputs = ScoreInputs(
+            memory_type=item.memory_type,
+            confidence=item.confidence,
+            access_count=0,
+            last_seen_at=now,
+            self_assessment=item.self_assessment,
+        )
+        row.update(self.scorer.stored_fields(inputs, now))
+        return {key: value for key, value in row.items() if value is not None}
+
+    def get(self, memory_id: str, *, project_id: str | None = None) -> Memory:
+        (memory,) = self.get_many([memory_id], project_id=project_id)
+        if memory is None:
+            raise self._missing(memory_id, project_id)
+        return memory
+
+    def get_many(
+        self, memory_ids: Sequence[str], *, project_id: str | None = None
+    ) -> list[Memory | None]:
+        """Memories in the order asked for, ``None`` where an id is unknown (DataLoader shape)."""
+        rows = self.store.read(
+            "get_memories", {"ids": list(memory_ids), "project_id": self._project(project_id)}
+        )
+        found = {row["memory"]["id"]: _memory(row) for row in rows}
+        return [found.get(memory_id) for memory_id in memory_ids]
+
+    def list(
+        self,
+        filter: MemoryFilter | Mapping[str, Any] | None = None,
+        *,
+        first: int = 20,
+        after: str | None = None,
+        project_id: str | None = None,
+    ) -> Page:
+        """A page of memories, newest first, continued with ``after=page.end_cursor``."""
+        flt = parse(MemoryFilter, filter or {})
+        if not 1 <= first <= MAX_PAGE_SIZE:
+            raise InvalidInputError(f"first: must be between 1 and {MAX_PAGE_SIZE}", field="first")
+        after_created_at, after_id = _decode_cursor(after) if after else (None, None)
+        rows = self.store.read(
+            "list_memories",
+            {
+                "project_id": self._project(project_id),
+                "tier": flt.tier.value if flt.tier else None,
+                "status": flt.status.value if flt.status else None,
+                "memory_type": flt.memory_type.value if flt.memory_type else None,
+                "session_id": flt.session_id,
+                "pinned": flt.pinned,
+                "tags": flt.tags,
+                "include_archived": flt.include_archived,
+                "after_created_at": after_created_at,
+                "after_id": after_id,
+                "limit": first + 1,
+            },
+        )
+        items = [_memory(row) for row in rows[:first]]
+        return Page(
+            items=items,
+            has_next=len(rows) > first,
+            start_cursor=_encode_cursor(items[0]) if items else None,
+            end_cursor=_encode_cursor(items[-1]) if items else None,
+        )
+
+    def update(
+        self,
+        memory_id: str,
+        changes: MemoryUpdate | Mapping[str, Any],
+        *,
+        project_id: str | None = None,
+    ) -> Memory:
+        update = parse(MemoryUpdate, changes)
+        fields = update.model_dump(mode="json", exclude_none=True)
+        if not fields:
+            raise InvalidInputError("changes: name at least one field to change", field="changes")
+        project = self._project(project_id)
+        current = self.get(memory_id, project_id=project)
+        now = self._now()
+        merged = current.model_copy(update=fields)
+        fields.update(self.scorer.stored_fields(merged, now))
+        fields["updated_at"] = now
+        rows = self.store.write(
+            "update_memory", {"id": memory_id, "project_id": project, "changes": fields}
+        )
+        if not rows:
+            raise self._missing(memory_id, project)
+        return _memory(rows[0])
+
+    def record_access(self, memory_id: str, *, project_id: str | None = None) -> Memory:
+        """Count one use of a memory and rescore it."""
+        project = self._project(project_id)
+        rows = self.store.write(
+            "record_access", {"id": memory_id, "project_id": project, "now": self._now()}
+        )
+        if not rows:
+            raise self._missing(memory_id, project)
+        return self._rescore(_memory(rows[0]), project)
+
+    def feedback(self, memory_id: str, value: int, *, project_id: str | None = None) -> Memory:
+        """Record +1 (useful), 0 (neutral) or -1 (wrong or unhelpful)."""
+        if value not in (-1, 0, 1):
+            raise InvalidInputError("value: feedback must be -1, 0 or 1", field="value")
+        project = self._project(project_id)
+        rows = self.store.write(
+            "add_feedback",
+            {"id": memory_id, "project_id": project, "value": value, "now": self._now()},
+        )
+        if not rows:
+            raise self._missing(memory_id, project)
+        return self._rescore(_memory(rows[0]), project)
+
+    def _rescore(self, memory: Memory, project: str) -> Memory:
+        fields = self.scorer.stored_fields(memory, self._now())
+        self.store.write(
+            "set_importance",
+            {
+                "id": memory.id,
+                "project_id": project,
+                "access_count": memory.access_count,
+                "feedback_count": memory.feedback_count,
+                "fields": fields,
+            },
+        )
+        return memory.model_copy(update={"importance": fields["importance"]})
+
+    def pin(self, memory_id: str, *, project_id: str | None = None) -> Memory:
+        return self._set_pinned(memory_id, True, project_id)
+
+    def unpin(self, memory_id: str, *, project_id: str | None = None) -> Memory:
+        return self._set_pinned(memory_id, False, project_id)
+
+    def _set_pinned(self, memory_id: str, pinned: bool, project_id: str | None) -> Memory:
+        project = self._project(project_id)
+        rows = self.store.write(
+            "set_pinned",
+            {"id": memory_id, "project_id": project, "pinned": pinned, "now": self._now()},
+        )
+        if not rows:
+            raise self._missing(memory_id, project)
+        return _memory(rows[0])
+
+    def importance_breakdown(self, memory: Memory) -> ImportanceBreakdown:
+        """The score as of now, factor by factor (stored scores age between writes)."""
+        return self.scorer.score_with_breakdown(memory, self._now())
+
+    def forget(self, memory_id: str, *, project_id: str | None = None) -> None:
+        """Delete a memory and its edges: the only path that deletes anything."""
+        project = self._project(project_id)
+        rows = self.store.write("forget_memory", {"id": memory_id, "project_id": project})
+        if not rows or not rows[0]["deleted"]:
+            raise self._missing(memory_id, project)
+
+    # -- relations ---------------------------------------------------------
+
+    def relate(
+        self,
+        from_id: str,
+        to_id: str,
+        type: RelationType | str,
+        *,
+        rationale: str | None = None,
+        weight: float = 1.0,
+        project_id: str | None = None,
+    ) -> Relation:
+        """Add (or update) a typed edge between two memories of one project."""
+        try:
+            relation_type = RelationType(type)
+        except ValueError:
+            allowed = ", ".join(t.value for t in RelationType)
+            raise InvalidInputError(f"type: must be one of {allowed}", field="type") from None
+        if from_id == to_id:
+            raise InvalidInputError("to_id: a memory cannot relate to itself", field="to_id")
+        if not 0.0 <= weight <= 1.0:
+            raise InvalidInputError("weight: must be between 0 and 1", field="weight")
+        if rationale is not None and len(rationale) > 4_000:
+            raise InvalidInputError("rationale: at most 4000 characters", field="rationale")
+        project = self._project(project_id)
+        check = self.store.read(
+            "memory_pair", {"from_id": from_id, "to_id": to_id, "project_id": project}
+        )[0]
+        if not check["from_exists"]:
+            raise self._missing(from_id, project, field="from_id")
+        if not check["to_exists"]:
+            raise self._missing(to_id, project, field="to_id")
+        if relation_type is RelationType.SUPERSEDES and check["to_supersedes_from"]:
+            raise ConflictError(
+                f"to_id: {to_id} already supersedes {from_id}; the edge would close a cycle",
+                field="to_id",
+            )
+        rows = self.store.write(
+            _RELATE_STATEMENT[relation_type],
+            {
+                "from_id": from_id,
+                "to_id": to_id,
+                "project_id": project,
+                "rationale": rationale,
+                "weight": weight,
+                "now": self._now(),
+            },
+        )
+        if not rows:  # deleted between the check and the write
+            raise self._missing(from_id, project, field="from_id")
+        return Relation(type=relation_type, **rows[0])
+
+    def supersede(
+        self,
+        old_id: str,
+        new_id: str,
+        *,
+        rationale: str | None = None,
+        project_id: str | None = None,
+    ) -> Relation:
+        """Mark ``new_id`` as replacing ``old_id``; the old memory is kept, not deleted."""
+        try:
+            return self.relate(
+                new_id, old_id, RelationType.SUPERSEDES, rationale=rationale, project_id=project_id
+            )
+        except (InvalidInputError, NotFoundError, ConflictError) as exc:
+            renamed = {"from_id": "new_id", "to_id": "old_id"}
+            field = renamed.get(exc.field or "", exc.field)
+            message = exc.message
+            if exc.field in renamed:
+                message = message.replace(f"{exc.field}:", f"{field}:", 1)
+            raise type(exc)(message, field=field) from None
+
+    def relations(
+        self, memory_ids: Sequence[str], *, project_id: str | None = None
+    ) -> list[list[Relation]]:
+        """Edges touching each memory, grouped per id in the order asked for."""
+        rows = self.store.read(
+            "relations_of", {"ids": list(memory_ids), "project_id": self._project(project_id)}
+        )
+        grouped: dict[str, list[Relation]] = {memory_id: [] for memory_id in memory_ids}
+        for row in rows:
+            memory_id = row.pop("memory_id")
+            grouped[memory_id].append(Relation(**row))
+        return [grouped[memory_id] for memory_id in memory_ids]
+
+    # -- sessions ----------------------------------------------------------
+
+    def open_session(
+        self,
+        session_id: str | None = None,
+        *,
+        name: str | None = None,
+        project_id: str | None = None,
+    ) -> Session:
+        session_id = _check_identifier("session_id", session_id) if session_id else new_id()
+        if name is not None and len(name) > 200:
+            raise InvalidInputError("name: at most 200 characters", field="name")
+        rows = self.store.write(
+            "open_session",
+            {
+                "project_id": self._project(project_id),
+                "session_id": session_id,
+                "name": name,
+                "now": self._now(),
+            },
+        )
+        return _session(rows[0])
+
+    def pause_session(self, session_id: str, *, project_id: str | None = None) -> Session:
+        return self._set_session_state(session_id, SessionState.PAUSED, project_id)
+
+    def close_session(self, session_id: str, *, project_id: str | None = None) -> Session:
+        return self._set_session_state(session_id, SessionState.CLOSED, project_id)
+
+    def _set_session_state(
+        self, session_id: str, state: SessionState, project_id: str | None
+    ) -> Session:
+        project = self._project(project_id)
+        rows = self.store.write(
+            "set_session_state",
+            {
+                "project_id": project,
+                "session_id": session_id,
+                "state": state.value,
+                "now": self._now(),
+            },
+        )
+        if not rows:
+            raise NotFoundError(
+                f"session_id: no session {session_id!r} in project {project!r}", field="session_id"
+            )
+        return _session(rows[0])
+
+    def get_sessions(
+        self, session_ids: Iterable[str], *, project_id: str | None = None
+    ) -> list[Session | None]:
+        ids = list(session_ids)
+        rows = self.store.read(
+            "get_sessions", {"ids": ids, "project_id": self._project(project_id)}
+        )
+        found = {row["session"]["id"]: _session(row) for row in rows}
+        return [found.get(session_id) for session_id in ids]
+
+    def get_session(self, session_id: str, *, project_id: str | None = None) -> Session:
+        (session,) = self.get_sessions([session_id], project_id=project_id)
+        if session is None:
+            project = self._project(project_id)
+            raise NotFoundError(
+                f"session_id: no session {session_id!r} in project {project!r}", field="session_id"
+            )
+        return session
+
+    # -- helpers -----------------------------------------------------------
+
+    def _now(self) -> float:
+        """Milliseconds: FalkorDB returns doubles to 15 significant digits, and
+        cursors compare stored times exactly, so stored times must survive that."""
+        return round(self.clock.now(), 3)
+
+    def _project(self, project_id: str | None) -> str:
+        return (
+            self.default_project
+            if project_id is None
+            else _check_identifier("project_id", project_id)
+        )
+
+    def _missing(
+        self, memory_id: str, project_id: str | None, *, field: str = "id"
+    ) -> NotFoundError:
+        project = self._project(project_id)
+        return NotFoundError(
+            f"{field}: no memory {memory_id!r} in project {project!r}", field=field
+        )
+
+
+def _memory(row: Row) -> Memory:
+    # Absent properties come back as nulls; dropping them lets the model's
+    # defaults stand in, so memories written by older versions still read.
+    return Memory.model_validate(_present(row["memory"]))
+
+
+def _session(row: Row) -> Session:
+    return Session.model_validate(_present(row["session"]))
+
+
+def _present(fields: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def _check_identifier(field: str, value: str) -> str:
+    try:
+        return _identifier.validate_python(value)
+    except ValidationError:
+        raise InvalidInputError(
+            f"{field}: must be 1-128 characters of letters, digits and . _ : @ -", field=field
+        ) from None
+
+
+def _encode_cursor(memory: Memory) -> str:
+    raw = json.dumps([memory.created_at, memory.id]).encode()
+    return base64.urlsafe_b64encode(raw).decode()
+
+
+def _decode_cursor(cursor: str) -> tuple[float, str]:
+    try:
+        created_at, memory_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        return float(created_at), str(memory_id)
+    except (ValueError, TypeError, binascii.Error):
+        raise InvalidInputError("after: not a cursor this API returned", field="after") from None

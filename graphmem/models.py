@@ -1,0 +1,260 @@
+"""Domain models: what a memory, a session and a relation are.
+
+Pure data with validation and no I/O. Inputs are validated here so every
+surface (Python, GraphQL, CLI) rejects the same bad values with the same
+message naming the field and the limit.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, TypeVar
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
+
+from graphmem.errors import InvalidInputError
+
+# Documented input limits (README "Limits").
+MAX_CONTENT_CHARS = 10_000
+MAX_RATIONALE_CHARS = 4_000
+MAX_TAGS = 32
+MAX_TAG_CHARS = 64
+MAX_EVIDENCE_ITEMS = 32
+MAX_EVIDENCE_CHARS = 2_000
+MAX_PAGE_SIZE = 200
+MAX_BATCH_SIZE = 5_000
+DEFAULT_PROJECT = "default"
+DEFAULT_SESSION = "default"
+
+Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")]
+"""Caller-chosen ids (projects, sessions, agents): 1-128 safe characters."""
+
+Tag = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TAG_CHARS)
+]
+
+
+class MemoryType(StrEnum):
+    DECISION = "decision"
+    ARCHITECTURAL_DECISION = "architectural_decision"
+    CONVENTION = "convention"
+    CODING_STANDARD = "coding_standard"
+    LESSON_LEARNED = "lesson_learned"
+    RISK = "risk"
+    DISCOVERY = "discovery"
+    FACT = "fact"
+    HYPOTHESIS = "hypothesis"
+    ASSUMPTION = "assumption"
+    PREFERENCE = "preference"
+    GOAL = "goal"
+    ERROR_PATTERN = "error_pattern"
+    RULE = "rule"
+
+
+class Tier(StrEnum):
+    WORKING = "working"
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+    PROCEDURAL = "procedural"
+    ARCHIVED = "archived"
+
+
+class Status(StrEnum):
+    CANDIDATE = "candidate"
+    ACTIVE = "active"
+
+
+class RelationType(StrEnum):
+    CONSTRAINS = "CONSTRAINS"
+    ENABLES = "ENABLES"
+    SUPERSEDES = "SUPERSEDES"
+    RELATED_TO = "RELATED_TO"
+
+
+class Source(StrEnum):
+    MANUAL = "manual"
+    AGENT = "agent"
+    AUTO_EXTRACTED = "auto_extracted"
+    IMPORT = "import"
+
+
+class SuggestedBy(StrEnum):
+    IMPLICIT = "implicit"
+    AGENT = "agent"
+
+
+class SelfAssessment(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+
+class SessionState(StrEnum):
+    ACTIVE = "active"
+    PAUSED = "paused"
+    CLOSED = "closed"
+
+
+def initial_status(source: Source) -> Status:
+    """Auto-extracted items must earn trust; everything else starts trusted."""
+    return Status.CANDIDATE if source is Source.AUTO_EXTRACTED else Status.ACTIVE
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True)
+
+
+class MemoryInput(_Input):
+    """What a caller supplies to ``remember``."""
+
+    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
+    memory_type: MemoryType | None = None
+    confidence: float = Field(default=0.7, ge=0.0, le=1.0, allow_inf_nan=False)
+    source: Source = Source.AGENT
+    suggested_by: SuggestedBy = SuggestedBy.IMPLICIT
+    self_assessment: SelfAssessment | None = None
+    tier: Tier = Tier.WORKING
+    pinned: bool = False
+    tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
+    rationale: str | None = Field(default=None, max_length=MAX_RATIONALE_CHARS)
+    evidence: list[Annotated[str, StringConstraints(max_length=MAX_EVIDENCE_CHARS)]] = Field(
+        default_factory=list, max_length=MAX_EVIDENCE_ITEMS
+    )
+    session_id: Identifier | None = None
+    agent_id: Identifier | None = None
+
+    @field_validator("tier")
+    @classmethod
+    def _not_archived(cls, tier: Tier) -> Tier:
+        if tier is Tier.ARCHIVED:
+            raise ValueError("a new memory cannot start archived")
+        return tier
+
+    @field_validator("tags")
+    @classmethod
+    def _unique_tags(cls, tags: list[str]) -> list[str]:
+        return list(dict.fromkeys(tags))
+
+
+class MemoryUpdate(_Input):
+    """Fields a caller may change; ``None`` leaves a field as it is."""
+
+    content: str | None = Field(default=None, min_length=1, max_length=MAX_CONTENT_CHARS)
+    memory_type: MemoryType | None = None
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
+    self_assessment: SelfAssessment | None = None
+    tags: list[Tag] | None = Field(default=None, max_length=MAX_TAGS)
+    rationale: str | None = Field(default=None, max_length=MAX_RATIONALE_CHARS)
+    evidence: list[Annotated[str, StringConstraints(max_length=MAX_EVIDENCE_CHARS)]] | None = Field(
+        default=None, max_length=MAX_EVIDENCE_ITEMS
+    )
+
+
+class MemoryFilter(_Input):
+    tier: Tier | None = None
+    status: Status | None = None
+    memory_type: MemoryType | None = None
+    session_id: Identifier | None = None
+    tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
+    pinned: bool | None = None
+    include_archived: bool = False
+
+
+class Memory(BaseModel):
+    """A stored memory item, as every backend returns it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    project_id: str
+    session_id: str
+    content: str
+    memory_type: MemoryType | None = None
+    tier: Tier = Tier.WORKING
+    status: Status = Status.ACTIVE
+    confidence: float = 0.7
+    importance: float = 0.0
+    access_count: int = 0
+    occurrence_count: int = 1
+    feedback: float = 0.0
+    feedback_count: int = 0
+    pinned: bool = False
+    source: Source = Source.AGENT
+    suggested_by: SuggestedBy = SuggestedBy.IMPLICIT
+    self_assessment: SelfAssessment | None = None
+    tags: list[str] = Field(default_factory=list)
+    rationale: str | None = None
+    evidence: list[str] = Field(default_factory=list)
+    agent_id: str | None = None
+    superseded_by: str | None = None
+    created_at: float
+    updated_at: float
+    last_accessed_at: float | None = None
+    promoted_at: float | None = None
+    archived_at: float | None = None
+
+    @property
+    def last_seen_at(self) -> float:
+        """When the memory was last touched: accessed, or else created."""
+        return self.last_accessed_at if self.last_accessed_at is not None else self.created_at
+
+
+class Session(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    project_id: str
+    state: SessionState = SessionState.ACTIVE
+    name: str | None = None
+    created_at: float
+    updated_at: float
+
+
+class Relation(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    type: RelationType
+    from_id: str
+    to_id: str
+    rationale: str | None = None
+    weight: float = 1.0
+    created_at: float
+
+
+class Page(BaseModel):
+    """One page of a cursor-paginated listing."""
+
+    items: list[Memory]
+    has_next: bool
+    end_cursor: str | None = None
+    start_cursor: str | None = None
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse(model: type[M], data: Any) -> M:
+    """Validate ``data`` into ``model``, or raise one error naming each bad field."""
+    if isinstance(data, model):
+        return data
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise invalid_input(exc) from None
+
+
+def invalid_input(exc: ValidationError) -> InvalidInputError:
+    problems = []
+    first_field = None
+    for err in exc.errors():
+        field = ".".join(str(part) for part in err["loc"]) or "input"
+        first_field = first_field or field
+        problems.append(f"{field}: {err['msg']}")
+    return InvalidInputError("; ".join(problems), field=first_field)

@@ -1,0 +1,48 @@
+"""Named Cypher statements, loaded from the ``cypher/`` folder.
+
+Keeping every statement in a file of its own makes the full set reviewable,
+lintable with each backend's own tools, and impossible to build from user text.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from graphmem.errors import GraphMemError
+
+_PACKAGED = Path(__file__).resolve().parent / "cypher"
+_SOURCE_TREE = Path(__file__).resolve().parent.parent / "cypher"
+CYPHER_DIR = _PACKAGED if _PACKAGED.is_dir() else _SOURCE_TREE
+DIALECTS = ("falkordb", "neo4j")
+
+
+class Statements:
+    """The statements of one dialect: a dialect file wins over the shared one."""
+
+    def __init__(self, dialect: str, root: Path = CYPHER_DIR) -> None:
+        if dialect not in DIALECTS:
+            raise ValueError(f"unknown dialect {dialect!r}")
+        self.dialect = dialect
+        self.root = root
+
+    def __getitem__(self, name: str) -> str:
+        return _load(self.root, self.dialect, name)
+
+    def script(self, name: str) -> list[str]:
+        """A multi-statement file (schema DDL), split on lines holding a lone ``;``."""
+        parts = [p.strip() for p in self[name].split("\n;\n")]
+        return [p for p in parts if p]
+
+    def names(self) -> set[str]:
+        shared = {p.stem for p in self.root.glob("*.cypher")}
+        own = {p.stem for p in (self.root / self.dialect).glob("*.cypher")}
+        return shared | own
+
+
+@cache
+def _load(root: Path, dialect: str, name: str) -> str:
+    for candidate in (root / dialect / f"{name}.cypher", root / f"{name}.cypher"):
+        if candidate.is_file():
+            return candidate.read_text(encoding="utf-8")
+    raise GraphMemError(f"no Cypher statement named {name!r} for {dialect}")

@@ -1,0 +1,59 @@
+"""Shared fixtures: one real embedded FalkorDB server per test worker, one
+fresh graph per test, so tests are isolated and can run in parallel."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from falkordb import FalkorDB
+
+from graphmem.api import GraphMem
+from graphmem.clock import ManualClock
+from graphmem.store.embedded import EmbeddedFalkorDB
+from graphmem.store.falkordb import FalkorStore
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(scope="session")
+def falkordb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedFalkorDB]:
+    """A real FalkorDB server, started the way graphmem starts it."""
+    server = EmbeddedFalkorDB(tmp_path_factory.mktemp("falkordb"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def store(falkordb_server: EmbeddedFalkorDB) -> Iterator[FalkorStore]:
+    """A store on a graph of its own, deleted after the test."""
+    db = FalkorDB(
+        unix_socket_path=str(falkordb_server.socket_path),
+        socket_timeout=30.0,
+        client_name=falkordb_server.client_name,
+    )
+    store = FalkorStore(db, f"test-{uuid.uuid4().hex[:12]}")
+    store.setup_schema()
+    yield store
+    store.drop()
+    db.close()
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(start=1_800_000_000.0)
+
+
+@pytest.fixture
+def gm(store: FalkorStore, clock: ManualClock) -> GraphMem:
+    return GraphMem(store, clock=clock)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    """A short per-test data directory (unix socket paths are length-limited)."""
+    return tmp_path

@@ -1,0 +1,106 @@
+"""The embedded FalkorDB server's life: start, reuse, crash recovery, shutdown."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from graphmem.api import GraphMem
+from graphmem.config import Settings
+from graphmem.store.embedded import EmbeddedFalkorDB
+
+
+@pytest.fixture
+def short_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("db")
+
+
+def server_pid(data_dir: Path) -> int:
+    return int((data_dir / "falkordb.pid").read_text())
+
+
+def test_data_survives_a_clean_restart(short_dir: Path):
+    settings = Settings(data_dir=short_dir)
+    with GraphMem.open(settings) as gm:
+        memory = gm.remember({"content": "kept across restarts", "tags": ["aof"]})
+    assert not (short_dir / "falkordb.sock").exists(), "the last user shuts the server down"
+    with GraphMem.open(settings) as gm:
+        assert gm.get(memory.id).tags == ["aof"]
+
+
+def test_a_second_process_reuses_the_running_server(short_dir: Path):
+    settings = Settings(data_dir=short_dir)
+    first = GraphMem.open(settings)
+    pid = server_pid(short_dir)
+    memory = first.remember({"content": "shared"})
+    script = textwrap.dedent(
+        f"""
+        from graphmem import GraphMem, Settings
+        with GraphMem.open(Settings(data_dir={str(short_dir)!r})) as gm:
+            print(gm.get({memory.id!r}).content)
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "shared"
+    # The second process left; the first still uses the same server.
+    assert server_pid(short_dir) == pid
+    assert first.get(memory.id).content == "shared"
+    first.close()
+    assert not (short_dir / "falkordb.sock").exists()
+
+
+def test_a_user_leaving_does_not_stop_the_server_under_another(short_dir: Path):
+    settings = Settings(data_dir=short_dir)
+    first = GraphMem.open(settings)
+    second = GraphMem.open(settings)
+    first.close()
+    assert second.remember({"content": "still served"}).content == "still served"
+    second.close()
+    assert not (short_dir / "falkordb.sock").exists()
+
+
+def test_recovers_after_the_server_is_killed(short_dir: Path):
+    settings = Settings(data_dir=short_dir, durability="strict")
+    gm = GraphMem.open(settings)
+    memory = gm.remember({"content": "acknowledged before the crash"})
+    os.kill(server_pid(short_dir), signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and gm.store._server._process.poll() is None:
+        time.sleep(0.05)
+    assert (short_dir / "falkordb.sock").exists(), "a crash leaves the socket behind"
+    with GraphMem.open(settings) as again:
+        assert again.get(memory.id).content == "acknowledged before the crash"
+
+
+def test_stale_pid_of_an_unrelated_process_is_ignored(short_dir: Path):
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        (short_dir / "falkordb.pid").write_text(str(sleeper.pid))
+        (short_dir / "falkordb.sock").write_text("")
+        with GraphMem.open(Settings(data_dir=short_dir)) as gm:
+            assert gm.remember({"content": "x"}).content == "x"
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_unusable_data_dir_is_a_clear_error(tmp_path: Path):
+    deep = tmp_path / ("d" * 90)
+    server = EmbeddedFalkorDB(deep)
+    with pytest.raises(Exception, match="too long for a unix socket"):
+        server.start()
+
+
+def test_unknown_durability_is_refused(short_dir: Path):
+    with pytest.raises(ValueError, match="durability"):
+        EmbeddedFalkorDB(short_dir, durability="yolo")

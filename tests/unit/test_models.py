@@ -1,0 +1,64 @@
+"""Input validation: bad values name the field and the limit."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem.errors import InvalidInputError
+from graphmem.models import (
+    MAX_CONTENT_CHARS,
+    MAX_TAGS,
+    MemoryFilter,
+    MemoryInput,
+    Source,
+    Status,
+    initial_status,
+    parse,
+)
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "fragment"),
+    [
+        ({"content": ""}, "content", "at least 1"),
+        ({"content": "   "}, "content", "at least 1"),
+        ({"content": "x" * (MAX_CONTENT_CHARS + 1)}, "content", str(MAX_CONTENT_CHARS)),
+        ({"content": "a", "confidence": 1.5}, "confidence", "less than or equal to 1"),
+        ({"content": "a", "confidence": -0.1}, "confidence", "greater than or equal to 0"),
+        ({"content": "a", "memory_type": "gossip"}, "memory_type", "decision"),
+        ({"content": "a", "source": "rumour"}, "source", "auto_extracted"),
+        ({"content": "a", "tier": "archived"}, "tier", "archived"),
+        ({"content": "a", "tags": ["t"] * (MAX_TAGS + 1)}, "tags", str(MAX_TAGS)),
+        ({"content": "a", "session_id": "has space"}, "session_id", "pattern"),
+        ({"content": "a", "colour": "red"}, "colour", "Extra inputs"),
+    ],
+)
+def test_bad_input_names_the_field(data, field, fragment):
+    with pytest.raises(InvalidInputError) as error:
+        parse(MemoryInput, data)
+    assert error.value.field == field
+    assert error.value.message.startswith(f"{field}:")
+    assert fragment in error.value.message
+
+
+def test_content_is_stripped_and_tags_deduplicated():
+    item = parse(MemoryInput, {"content": "  keep me  ", "tags": ["a", "b", "a"]})
+    assert item.content == "keep me"
+    assert item.tags == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    ("source", "status"),
+    [
+        (Source.AUTO_EXTRACTED, Status.CANDIDATE),
+        (Source.MANUAL, Status.ACTIVE),
+        (Source.AGENT, Status.ACTIVE),
+        (Source.IMPORT, Status.ACTIVE),
+    ],
+)
+def test_initial_status_follows_source(source, status):
+    assert initial_status(source) is status
+
+
+def test_filter_defaults_hide_archived():
+    assert parse(MemoryFilter, {}).include_archived is False
