@@ -124,7 +124,8 @@ class GraphMem:
         if not inputs:
             return []
         now = self._now()
-        rows = [self._new_row(item, project, now) for item in inputs]
+        initial_scores: dict[tuple[Any, ...], dict[str, float]] = {}
+        rows = [self._new_row(item, project, now, initial_scores) for item in inputs]
         self.store.write(
             "remember_many",
             {
@@ -136,13 +137,18 @@ class GraphMem:
         )
         return [row["id"] for row in rows]
 
-    def _new_row(self, item: MemoryInput, project: str, now: float) -> dict[str, Any]:
+    def _new_row(
+        self,
+        item: MemoryInput,
+        project: str,
+        now: float,
+        initial_scores: dict[tuple[Any, ...], dict[str, float]],
+    ) -> dict[str, Any]:
         row: dict[str, Any] = {
             "id": new_id(),
             "project_id": project,
             "session_id": item.session_id or DEFAULT_SESSION,
             "content": item.content,
-            "memory_type": item.memory_type.value if item.memory_type else None,
             "tier": item.tier.value,
             "status": initial_status(item.source).value,
             "confidence": item.confidence,
@@ -153,23 +159,34 @@ class GraphMem:
             "pinned": item.pinned,
             "source": item.source.value,
             "suggested_by": item.suggested_by.value,
-            "self_assessment": item.self_assessment.value if item.self_assessment else None,
             "tags": item.tags,
-            "rationale": item.rationale,
             "evidence": item.evidence,
-            "agent_id": item.agent_id,
             "created_at": now,
             "updated_at": now,
         }
-        inputs = ScoreInputs(
-            memory_type=item.memory_type,
-            confidence=item.confidence,
-            access_count=0,
-            last_seen_at=now,
-            self_assessment=item.self_assessment,
-        )
-        row.update(self.scorer.stored_fields(inputs, now))
-        return {key: value for key, value in row.items() if value is not None}
+        if item.memory_type is not None:
+            row["memory_type"] = item.memory_type.value
+        if item.self_assessment is not None:
+            row["self_assessment"] = item.self_assessment.value
+        if item.rationale is not None:
+            row["rationale"] = item.rationale
+        if item.agent_id is not None:
+            row["agent_id"] = item.agent_id
+        # A memory that was just created and never used scores on three facts
+        # only, so a batch scores each distinct combination once.
+        key = (item.memory_type, item.confidence, item.self_assessment)
+        scores = initial_scores.get(key)
+        if scores is None:
+            inputs = ScoreInputs(
+                memory_type=item.memory_type,
+                confidence=item.confidence,
+                access_count=0,
+                last_seen_at=now,
+                self_assessment=item.self_assessment,
+            )
+            scores = initial_scores[key] = self.scorer.stored_fields(inputs, now)
+        row.update(scores)
+        return row
 
     def get(self, memory_id: str, *, project_id: str | None = None) -> Memory:
         (memory,) = self.get_many([memory_id], project_id=project_id)

@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Annotated, Any, TypeVar
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -36,9 +37,19 @@ DEFAULT_SESSION = "default"
 Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")]
 """Caller-chosen ids (projects, sessions, agents): 1-128 safe characters."""
 
+
+def _no_nul(text: str) -> str:
+    # The graph databases' query parsers end a string at a NUL character.
+    if "\x00" in text:
+        raise ValueError("must not contain NUL characters")
+    return text
+
+
+Text = Annotated[str, AfterValidator(_no_nul)]
 Tag = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TAG_CHARS)
+    Text, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TAG_CHARS)
 ]
+Evidence = Annotated[Text, StringConstraints(max_length=MAX_EVIDENCE_CHARS)]
 
 
 class MemoryType(StrEnum):
@@ -114,7 +125,7 @@ class _Input(BaseModel):
 class MemoryInput(_Input):
     """What a caller supplies to ``remember``."""
 
-    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
+    content: Text = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
     memory_type: MemoryType | None = None
     confidence: float = Field(default=0.7, ge=0.0, le=1.0, allow_inf_nan=False)
     source: Source = Source.AGENT
@@ -123,10 +134,8 @@ class MemoryInput(_Input):
     tier: Tier = Tier.WORKING
     pinned: bool = False
     tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
-    rationale: str | None = Field(default=None, max_length=MAX_RATIONALE_CHARS)
-    evidence: list[Annotated[str, StringConstraints(max_length=MAX_EVIDENCE_CHARS)]] = Field(
-        default_factory=list, max_length=MAX_EVIDENCE_ITEMS
-    )
+    rationale: Text | None = Field(default=None, max_length=MAX_RATIONALE_CHARS)
+    evidence: list[Evidence] = Field(default_factory=list, max_length=MAX_EVIDENCE_ITEMS)
     session_id: Identifier | None = None
     agent_id: Identifier | None = None
 
@@ -146,15 +155,13 @@ class MemoryInput(_Input):
 class MemoryUpdate(_Input):
     """Fields a caller may change; ``None`` leaves a field as it is."""
 
-    content: str | None = Field(default=None, min_length=1, max_length=MAX_CONTENT_CHARS)
+    content: Text | None = Field(default=None, min_length=1, max_length=MAX_CONTENT_CHARS)
     memory_type: MemoryType | None = None
     confidence: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
     self_assessment: SelfAssessment | None = None
     tags: list[Tag] | None = Field(default=None, max_length=MAX_TAGS)
-    rationale: str | None = Field(default=None, max_length=MAX_RATIONALE_CHARS)
-    evidence: list[Annotated[str, StringConstraints(max_length=MAX_EVIDENCE_CHARS)]] | None = Field(
-        default=None, max_length=MAX_EVIDENCE_ITEMS
-    )
+    rationale: Text | None = Field(default=None, max_length=MAX_RATIONALE_CHARS)
+    evidence: list[Evidence] | None = Field(default=None, max_length=MAX_EVIDENCE_ITEMS)
 
 
 class MemoryFilter(_Input):

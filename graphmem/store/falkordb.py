@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -101,15 +102,68 @@ class FalkorStore:
                 self._server.stop()
 
     def _run(self, name: str, params: Mapping[str, Any] | None, *, read_only: bool) -> list[Row]:
-        text = self.statements[name]
+        text = params_header(params) + self.statements[name]
         run = self._graph.ro_query if read_only else self._graph.query
         try:
             try:
-                result = run(text, dict(params or {}), timeout=self._timeout_ms)
+                result = run(text, timeout=self._timeout_ms)
             except SchemaVersionMismatchException:
                 # The client refreshed its schema cache; the retry sees the new schema.
-                result = run(text, dict(params or {}), timeout=self._timeout_ms)
+                result = run(text, timeout=self._timeout_ms)
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             raise StoreUnavailableError(f"the graph database did not answer: {exc}") from exc
         columns = [column[1] for column in result.header]
         return [dict(zip(columns, row, strict=True)) for row in result.result_set]
+
+
+def params_header(params: Mapping[str, Any] | None) -> str:
+    """FalkorDB receives parameters as a ``CYPHER name=literal ...`` prefix.
+
+    The client library builds it with a generic recursive encoder that
+    dominates the cost of bulk writes; this one handles the value types
+    graphmem sends with one type dispatch per value. Strings are quoted with
+    backslash and double quote escaped, which is all FalkorDB's literal
+    syntax needs; parameter values are data, never statement text.
+    """
+    if not params:
+        return ""
+    return "CYPHER " + " ".join(f"{_key(k)}={_literal(v)}" for k, v in params.items()) + " "
+
+
+def _literal(value: Any) -> str:
+    kind = type(value)
+    if kind is str:
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if kind is float:
+        if not math.isfinite(value):
+            raise ValueError("a parameter cannot be NaN or infinite")
+        return repr(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return str(value)
+    if value is None:
+        return "null"
+    if kind is list or kind is tuple:
+        return "[" + ",".join(map(_literal, value)) + "]"
+    if kind is dict:
+        return "{" + ",".join(f"{_key(k)}:{_literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, str):  # enums and other str subclasses
+        return _literal(str(value))
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, float):
+        return _literal(float(value))
+    raise TypeError(f"cannot send a {kind.__name__} as a Cypher parameter")
+
+
+def _key(name: str) -> str:
+    quoted = _QUOTED_KEYS.get(name)
+    if quoted is None:
+        if not name or "`" in name:
+            raise ValueError(f"invalid parameter name {name!r}")
+        quoted = _QUOTED_KEYS[name] = f"`{name}`"
+    return quoted
+
+
+_QUOTED_KEYS: dict[str, str] = {}

@@ -31,6 +31,8 @@ from graphmem.models import (
         ({"content": "a", "tags": ["t"] * (MAX_TAGS + 1)}, "tags", str(MAX_TAGS)),
         ({"content": "a", "session_id": "has space"}, "session_id", "pattern"),
         ({"content": "a", "colour": "red"}, "colour", "Extra inputs"),
+        ({"content": "nul\x00byte"}, "content", "NUL"),
+        ({"content": "a", "evidence": ["ok", "b\x00"]}, "evidence.1", "NUL"),
     ],
 )
 def test_bad_input_names_the_field(data, field, fragment):

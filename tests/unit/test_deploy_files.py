@@ -1,0 +1,61 @@
+"""docker-compose.yml and the Dockerfile cannot be run here (no container
+engine), so their structure is checked instead."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from graphmem.config import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+
+def test_services_and_volumes(compose: dict):
+    assert set(compose["services"]) == {"neo4j", "graphmem"}
+    declared = set(compose["volumes"])
+    for service in compose["services"].values():
+        for volume in service.get("volumes", []):
+            name = volume.split(":", 1)[0]
+            assert name in declared, f"volume {name} is not declared"
+
+
+def test_neo4j_is_version_5_with_health_check_and_auth(compose: dict):
+    neo4j = compose["services"]["neo4j"]
+    assert re.fullmatch(r"neo4j:5[\w.-]*", neo4j["image"])
+    assert {"test", "interval", "retries"} <= set(neo4j["healthcheck"])
+    assert "NEO4J_AUTH" in neo4j["environment"]
+    published = {port.rsplit(":", 1)[-1] for port in neo4j["ports"]}
+    assert {"7474", "7687"} <= published
+
+
+def test_graphmem_builds_here_and_waits_for_neo4j(compose: dict):
+    graphmem = compose["services"]["graphmem"]
+    assert (ROOT / graphmem["build"]["context"] / graphmem["build"]["dockerfile"]).is_file()
+    assert graphmem["depends_on"]["neo4j"]["condition"] == "service_healthy"
+
+
+def test_every_graphmem_variable_is_a_setting(compose: dict):
+    known = {f"GRAPHMEM_{name.upper()}" for name in Settings.model_fields}
+    environment = compose["services"]["graphmem"]["environment"]
+    assert environment, "graphmem's environment is empty"
+    for name in environment:
+        assert name in known, f"{name} is not read by graphmem"
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    for name in re.findall(r"\b(GRAPHMEM_[A-Z_]+)=", dockerfile):
+        assert name in known, f"Dockerfile sets {name}, which graphmem does not read"
+
+
+def test_dockerfile_copies_what_the_package_needs():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    for needed in ("pyproject.toml", "graphmem", "cypher"):
+        assert re.search(rf"^COPY .*\b{needed}\b", dockerfile, re.M), needed
+    assert re.search(r'^CMD \["graphmem", "serve"\]', dockerfile, re.M)

@@ -1,0 +1,44 @@
+"""Every statement the code names exists, and none is built from strings."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from graphmem.statements import CYPHER_DIR, Statements
+
+PACKAGE = Path(__file__).resolve().parents[2] / "graphmem"
+NAMED = re.compile(r"""\.(?:read|write)\(\s*["']([a-z_]+)["']""")
+MAPPED = re.compile(r""":\s*["'](relate_[a-z_]+)["']""")
+
+
+def referenced_names() -> set[str]:
+    names: set[str] = set()
+    for source in PACKAGE.rglob("*.py"):
+        text = source.read_text()
+        names |= set(NAMED.findall(text)) | set(MAPPED.findall(text))
+    return names
+
+
+def test_the_code_names_statements():
+    assert {"remember_many", "get_memories", "relate_supersedes"} <= referenced_names()
+
+
+@pytest.mark.parametrize("name", sorted(referenced_names()))
+def test_every_referenced_statement_exists_for_falkordb(name):
+    assert Statements("falkordb")[name].strip()
+
+
+def test_statements_use_parameters_not_placeholders():
+    for path in CYPHER_DIR.rglob("*.cypher"):
+        text = path.read_text()
+        assert "{}" not in text and "%s" not in text and "{0}" not in text, path
+
+
+def test_schema_scripts_split_into_statements():
+    for dialect in ("falkordb", "neo4j"):
+        statements = Statements(dialect).script("schema")
+        assert len(statements) >= 5
+        assert all(s.upper().startswith("CREATE") for s in statements)
