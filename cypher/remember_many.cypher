@@ -13,4 +13,8 @@ MATCH (s:Session {project_id: $project_id, id: row.session_id})
 CREATE (m:Memory)
 SET m = row
 CREATE (m)-[:IN_SESSION]->(s)
-RETURN count(m) AS created
+WITH s, count(m) AS created
+// Each touched session's working-tier size, for the memory-limit trigger.
+MATCH (w:Memory {session_id: s.id})
+WHERE w.project_id = $project_id AND w.tier = 'working'
+RETURN s.id AS session_id, s.max_items AS max_items, created, count(w) AS working

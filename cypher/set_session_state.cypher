@@ -1,3 +1,4 @@
 MATCH (s:Session {project_id: $project_id, id: $session_id})
 SET s.state = $state, s.updated_at = $now
-RETURN s {.id, .project_id, .state, .name, .created_at, .updated_at, .promotion_enabled} AS session
+RETURN s {.id, .project_id, .state, .name, .created_at, .updated_at, .promotion_enabled,
+     .promotion_interval_seconds, .max_items} AS session

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from graphmem.archival import Archiver, ArchiveResult
 from graphmem.clock import Clock, SystemClock
 from graphmem.config import Settings
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
@@ -29,16 +30,23 @@ from graphmem.models import (
     MemoryInput,
     MemoryUpdate,
     Page,
+    PromotionEvent,
+    PromotionStats,
     Relation,
     RelationType,
     Session,
     SessionState,
+    SuggestedBy,
     initial_status,
     invalid_input,
+    memory_from_fields,
     parse,
 )
+from graphmem.promotion import CLOSE_LIMIT, PromotionEngine, RunResult, Trigger
+from graphmem.retention import RetentionRules
 from graphmem.scoring import ImportanceBreakdown, ImportanceScorer, ScoreInputs
 from graphmem.store import Row, Store
+from graphmem.telemetry import Telemetry
 
 _identifier = TypeAdapter(Identifier)
 _RELATE_STATEMENT = {
@@ -58,12 +66,24 @@ class GraphMem:
         *,
         clock: Clock | None = None,
         scorer: ImportanceScorer | None = None,
+        rules: RetentionRules | None = None,
+        telemetry: Telemetry | None = None,
         project_id: str = "default",
     ) -> None:
         self.store = store
         self.clock = clock or SystemClock()
         self.scorer = scorer or ImportanceScorer()
+        self.rules = rules or RetentionRules()
+        self.telemetry = telemetry or Telemetry()
         self.default_project = _check_identifier("project_id", project_id)
+        services = {
+            "clock": self.clock,
+            "scorer": self.scorer,
+            "rules": self.rules,
+            "telemetry": self.telemetry,
+        }
+        self.promotion = PromotionEngine(store, **services)
+        self.archiver = Archiver(store, **services)
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, clock: Clock | None = None) -> GraphMem:
@@ -75,6 +95,7 @@ class GraphMem:
             open_store(settings),
             clock=clock,
             scorer=ImportanceScorer(settings.scoring_preset),
+            rules=RetentionRules.load(settings.retention_file),
             project_id=settings.project,
         )
 
@@ -126,7 +147,7 @@ class GraphMem:
         now = self._now()
         initial_scores: dict[tuple[Any, ...], dict[str, float]] = {}
         rows = [self._new_row(item, project, now, initial_scores) for item in inputs]
-        self.store.write(
+        sessions = self.store.write(
             "remember_many",
             {
                 "project_id": project,
@@ -135,6 +156,20 @@ class GraphMem:
                 "now": now,
             },
         )
+        decisions = [row for row in rows if row["suggested_by"] == SuggestedBy.AGENT.value]
+        if decisions:
+            self.promotion.promote_now(
+                [memory_from_fields(row) for row in decisions], project_id=project
+            )
+        for session in sessions:
+            limit = session["max_items"] or self.rules.short_term_max
+            if session["working"] >= limit:
+                self.promotion.run(
+                    session["session_id"],
+                    project_id=project,
+                    trigger=Trigger.MEMORY_LIMIT,
+                    rotate_limit=limit,
+                )
         return [row["id"] for row in rows]
 
     def _new_row(
@@ -174,7 +209,8 @@ class GraphMem:
             row["agent_id"] = item.agent_id
         # A memory that was just created and never used scores on three facts
         # only, so a batch scores each distinct combination once.
-        key = (item.memory_type, item.confidence, item.self_assessment)
+        agent_decision = item.suggested_by is SuggestedBy.AGENT
+        key = (item.memory_type, item.confidence, item.self_assessment, agent_decision)
         scores = initial_scores.get(key)
         if scores is None:
             inputs = ScoreInputs(
@@ -183,6 +219,7 @@ class GraphMem:
                 access_count=0,
                 last_seen_at=now,
                 self_assessment=item.self_assessment,
+                agent_decision=agent_decision,
             )
             scores = initial_scores[key] = self.scorer.stored_fields(inputs, now)
         row.update(scores)
@@ -422,27 +459,39 @@ class GraphMem:
         session_id: str | None = None,
         *,
         name: str | None = None,
+        max_items: int | None = None,
         project_id: str | None = None,
     ) -> Session:
         session_id = _check_identifier("session_id", session_id) if session_id else new_id()
         if name is not None and len(name) > 200:
             raise InvalidInputError("name: at most 200 characters", field="name")
+        if max_items is not None and not 1 <= max_items <= 1_000_000:
+            raise InvalidInputError("max_items: must be between 1 and 1000000", field="max_items")
         rows = self.store.write(
             "open_session",
             {
                 "project_id": self._project(project_id),
                 "session_id": session_id,
                 "name": name,
+                "max_items": max_items,
                 "now": self._now(),
             },
         )
         return _session(rows[0])
 
     def pause_session(self, session_id: str, *, project_id: str | None = None) -> Session:
-        return self._set_session_state(session_id, SessionState.PAUSED, project_id)
+        """Promote what is worth keeping, then pause: the run finishes before the pause does."""
+        project = self._project(project_id)
+        self.get_session(session_id, project_id=project)
+        self.promotion.run(session_id, project_id=project, trigger=Trigger.PAUSE)
+        return self._set_session_state(session_id, SessionState.PAUSED, project)
 
     def close_session(self, session_id: str, *, project_id: str | None = None) -> Session:
-        return self._set_session_state(session_id, SessionState.CLOSED, project_id)
+        """A final, uncapped promotion run, then close: every pending item gets its chance."""
+        project = self._project(project_id)
+        self.get_session(session_id, project_id=project)
+        self.promotion.run(session_id, project_id=project, trigger=Trigger.CLOSE, limit=CLOSE_LIMIT)
+        return self._set_session_state(session_id, SessionState.CLOSED, project)
 
     def _set_session_state(
         self, session_id: str, state: SessionState, project_id: str | None
@@ -482,6 +531,108 @@ class GraphMem:
             )
         return session
 
+    # -- promotion and archival ---------------------------------------------
+
+    def run_promotion(
+        self, session_id: str, *, dry_run: bool = False, project_id: str | None = None
+    ) -> RunResult:
+        """Promote a session's worthy short-term memories now (or show what would move)."""
+        project = self._project(project_id)
+        return self.promotion.run(
+            session_id, project_id=project, trigger=Trigger.MANUAL, dry_run=dry_run
+        )
+
+    def promotion_stats(self, session_id: str, *, project_id: str | None = None) -> PromotionStats:
+        project = self._project(project_id)
+        rows = self.store.read("session_stats", {"project_id": project, "session_id": session_id})
+        if not rows:
+            raise _missing_session(session_id, project)
+        stats = {k: v for k, v in rows[0]["stats"].items() if v is not None}
+        return PromotionStats(
+            session_id=stats["id"],
+            project_id=stats["project_id"],
+            enabled=stats.get("promotion_enabled", True),
+            interval_seconds=stats.get(
+                "promotion_interval_seconds", self.rules.promotion_interval_seconds
+            ),
+            next_run_at=stats.get("next_promotion_at"),
+            runs=stats.get("promotion_runs", 0),
+            total_promoted=stats.get("promotion_total", 0),
+            **{k: v for k, v in stats.items() if k.startswith("last_")},
+        )
+
+    def promotion_events(
+        self,
+        *,
+        memory_id: str | None = None,
+        session_id: str | None = None,
+        limit: int = 50,
+        project_id: str | None = None,
+    ) -> list[PromotionEvent]:
+        """The promotion log of a memory or a session, newest first."""
+        if (memory_id is None) == (session_id is None):
+            raise InvalidInputError(
+                "memory_id: name exactly one of memory_id and session_id", field="memory_id"
+            )
+        if not 1 <= limit <= MAX_PAGE_SIZE:
+            raise InvalidInputError(f"limit: must be between 1 and {MAX_PAGE_SIZE}", field="limit")
+        rows = self.store.read(
+            "promotion_events",
+            {
+                "project_id": self._project(project_id),
+                "memory_id": memory_id,
+                "session_id": session_id,
+                "limit": limit,
+            },
+        )
+        return [PromotionEvent.model_validate(row["event"]) for row in rows]
+
+    def enable_promotion(
+        self,
+        session_id: str,
+        *,
+        interval_seconds: float | None = None,
+        project_id: str | None = None,
+    ) -> PromotionStats:
+        """Turn the periodic trigger on; the next run is one interval from now."""
+        if interval_seconds is not None and not 1 <= interval_seconds <= 86_400:
+            raise InvalidInputError(
+                "interval_seconds: must be between 1 and 86400", field="interval_seconds"
+            )
+        return self._set_promotion(session_id, True, interval_seconds, project_id)
+
+    def disable_promotion(
+        self, session_id: str, *, project_id: str | None = None
+    ) -> PromotionStats:
+        return self._set_promotion(session_id, False, None, project_id)
+
+    def _set_promotion(
+        self, session_id: str, enabled: bool, interval: float | None, project_id: str | None
+    ) -> PromotionStats:
+        project = self._project(project_id)
+        rows = self.store.write(
+            "set_promotion_enabled",
+            {
+                "project_id": project,
+                "session_id": session_id,
+                "enabled": enabled,
+                "interval_seconds": interval,
+                "default_interval": self.rules.promotion_interval_seconds,
+                "now": self._now(),
+            },
+        )
+        if not rows:
+            raise _missing_session(session_id, project)
+        return self.promotion_stats(session_id, project_id=project)
+
+    def archive_stale(
+        self, *, dry_run: bool = False, project_id: str | None = None
+    ) -> ArchiveResult:
+        return self.archiver.archive_stale(project_id=self._project(project_id), dry_run=dry_run)
+
+    def restore(self, memory_id: str, *, project_id: str | None = None) -> Memory:
+        return self.archiver.restore(memory_id, project_id=self._project(project_id))
+
     # -- helpers -----------------------------------------------------------
 
     def _now(self) -> float:
@@ -505,18 +656,18 @@ class GraphMem:
         )
 
 
+def _missing_session(session_id: str, project: str) -> NotFoundError:
+    return NotFoundError(
+        f"session_id: no session {session_id!r} in project {project!r}", field="session_id"
+    )
+
+
 def _memory(row: Row) -> Memory:
-    # Absent properties come back as nulls; dropping them lets the model's
-    # defaults stand in, so memories written by older versions still read.
-    return Memory.model_validate(_present(row["memory"]))
+    return memory_from_fields(row["memory"])
 
 
 def _session(row: Row) -> Session:
-    return Session.model_validate(_present(row["session"]))
-
-
-def _present(fields: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in fields.items() if value is not None}
+    return Session.model_validate({k: v for k, v in row["session"].items() if v is not None})
 
 
 def _check_identifier(field: str, value: str) -> str:

@@ -26,5 +26,9 @@ class Settings(BaseSettings):
     project: str = "default"
     """The project used when a call names none."""
     scoring_preset: Literal["default", "jarvis"] = "default"
+    retention_file: Path | None = None
+    """YAML retention rules (retention_rules.yaml); GRAPHMEM_* variables override single rules."""
+    scheduler: bool = True
+    """Run periodic promotion and archival inside ``graphmem serve``."""
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)

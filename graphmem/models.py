@@ -7,6 +7,7 @@ message naming the field and the limit.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Annotated, Any, TypeVar
 
@@ -213,6 +214,15 @@ class Memory(BaseModel):
         return self.last_accessed_at if self.last_accessed_at is not None else self.created_at
 
 
+def memory_from_fields(fields: Mapping[str, Any]) -> Memory:
+    """A memory from a store row.
+
+    Absent properties come back as nulls; dropping them lets the model's
+    defaults stand in, so memories written by older versions still read.
+    """
+    return Memory.model_validate({k: v for k, v in fields.items() if v is not None})
+
+
 class Session(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -220,8 +230,54 @@ class Session(BaseModel):
     project_id: str
     state: SessionState = SessionState.ACTIVE
     name: str | None = None
+    promotion_enabled: bool = True
+    promotion_interval_seconds: float | None = None
+    """``None``: the retention rules' interval."""
+    max_items: int | None = None
+    """Working-tier size that triggers promotion and rotation; ``None``: ``short_term_max``."""
     created_at: float
     updated_at: float
+
+
+class PromotionStats(BaseModel):
+    """A session's promotion record: totals and the last run's result."""
+
+    model_config = ConfigDict(frozen=True)
+
+    session_id: str
+    project_id: str
+    enabled: bool = True
+    interval_seconds: float
+    next_run_at: float | None = None
+    runs: int = 0
+    total_promoted: int = 0
+    last_run_at: float | None = None
+    last_run_id: str | None = None
+    last_trigger: str | None = None
+    last_promoted: int = 0
+    last_failed: int = 0
+    last_rotated: int = 0
+    last_remaining: int = 0
+    last_threshold: float | None = None
+
+
+class PromotionEvent(BaseModel):
+    """One logged move of one memory between tiers."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    run_id: str
+    memory_id: str
+    session_id: str
+    trigger: str
+    from_tier: Tier
+    to_tier: Tier
+    score: float
+    component_names: list[str] = Field(default_factory=list)
+    component_values: list[float] = Field(default_factory=list)
+    component_contributions: list[float] = Field(default_factory=list)
+    at: float
 
 
 class Relation(BaseModel):

@@ -10,12 +10,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from graphmem.errors import InvalidInputError
-from graphmem.models import Memory, MemoryType, SelfAssessment, invalid_input
+from graphmem.models import Memory, MemoryType, SelfAssessment, SuggestedBy, invalid_input
+
+AGENT_DECISION = "agent_decision"
 
 SALIENCE: dict[MemoryType | None, float] = {
     MemoryType.DECISION: 1.0,
@@ -121,6 +123,8 @@ class ScoreInputs:
     last_seen_at: float
     feedback_mean: float = 0.0
     self_assessment: SelfAssessment | str | None = None
+    agent_decision: bool = False
+    """An agent's explicit "remember this": importance 1.0, whatever the factors."""
 
     @classmethod
     def of(cls, memory: Memory) -> ScoreInputs:
@@ -132,6 +136,7 @@ class ScoreInputs:
             last_seen_at=memory.last_seen_at,
             feedback_mean=mean,
             self_assessment=memory.self_assessment,
+            agent_decision=memory.suggested_by is SuggestedBy.AGENT,
         )
 
 
@@ -217,7 +222,30 @@ class ImportanceScorer:
         self, item: ScoreInputs | Memory, now: float
     ) -> list[tuple[str, float, float]]:
         inputs = item if isinstance(item, ScoreInputs) else ScoreInputs.of(item)
+        if inputs.agent_decision:
+            return [(AGENT_DECISION, 1.0, 1.0)]
         return [(f.value, self.factor(f, inputs, now), w) for f, w in self._weights]
+
+    def query_params(self) -> dict[str, Any]:
+        """The preset as parameters of the Cypher scoring expression.
+
+        Promotion and archival score inside the database so that only what
+        moves is returned; the statements use these parameters and a test
+        keeps their result equal to ``score``.
+        """
+        p = self._preset
+        weights = dict.fromkeys((f.value for f in Factor), 0.0)
+        weights.update({f.value: w for f, w in self._weights})
+        return {
+            "w": weights,
+            "recency_exponential": p.recency_curve == "exponential",
+            "recency_minutes": p.recency_minutes,
+            "frequency_log": p.frequency_curve == "log",
+            "frequency_cap": float(p.frequency_cap),
+            "salience": {t.value: v for t, v in SALIENCE.items() if t is not None},
+            "default_salience": DEFAULT_SALIENCE,
+            "self_assessment": {level.value: v for level, v in SELF_ASSESSMENT_VALUE.items()},
+        }
 
     def score(self, item: ScoreInputs | Memory, now: float) -> float:
         return _clamp(sum(value * w for _, value, w in self._contributions(item, now)))

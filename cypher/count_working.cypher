@@ -1,0 +1,3 @@
+MATCH (m:Memory {session_id: $session_id})
+WHERE m.project_id = $project_id AND m.tier = 'working'
+RETURN count(m) AS working

@@ -1,0 +1,41 @@
+// Promotion candidates of one session: short-term, typed, non-empty, current
+// (not superseded), scored in the database so only what moves comes back.
+MATCH (m:Memory {session_id: $session_id})
+WHERE m.project_id = $project_id
+  AND m.tier IN $tiers
+  AND m.memory_type IS NOT NULL
+  AND m.content <> ''
+  AND m.superseded_by IS NULL
+// Importance as graphmem.scoring computes it, from ImportanceScorer.query_params();
+// tests keep this expression and the Python scorer equal.
+WITH m,
+     ($now - coalesce(m.last_accessed_at, m.created_at)) / 60.0 AS age_minutes,
+     toFloat(coalesce(m.access_count, 0)) AS accesses,
+     CASE WHEN coalesce(m.feedback_count, 0) = 0 THEN 0.0
+          ELSE toFloat(m.feedback) / m.feedback_count END AS feedback_mean
+WITH m, accesses, feedback_mean,
+     CASE WHEN age_minutes < 0 THEN 0.0 ELSE age_minutes END AS age_minutes
+WITH m,
+     CASE WHEN $recency_exponential THEN exp(-age_minutes / $recency_minutes)
+          ELSE 1.0 / (1.0 + age_minutes / $recency_minutes) END AS recency,
+     CASE WHEN $frequency_log THEN log(1.0 + accesses) / log(1.0 + $frequency_cap)
+          ELSE accesses / $frequency_cap END AS frequency,
+     (feedback_mean + 1.0) / 2.0 AS feedback
+WITH m,
+     CASE WHEN m.suggested_by = 'agent' THEN 1.0 ELSE
+       $w.recency * recency
+       + $w.frequency * (CASE WHEN frequency > 1.0 THEN 1.0 ELSE frequency END)
+       + $w.confidence * coalesce(m.confidence, 0.0)
+       + $w.salience * coalesce($salience[coalesce(m.memory_type, '')], $default_salience)
+       + $w.self_assessment * coalesce($self_assessment[coalesce(m.self_assessment, 'medium')], 0.6)
+       + $w.feedback * (CASE WHEN feedback < 0.0 THEN 0.0 WHEN feedback > 1.0 THEN 1.0 ELSE feedback END)
+     END AS raw_score
+WITH m, CASE WHEN raw_score < 0.0 THEN 0.0 WHEN raw_score > 1.0 THEN 1.0 ELSE raw_score END AS score
+WHERE score >= $threshold
+WITH m, score
+ORDER BY score DESC, m.created_at ASC
+LIMIT $limit
+OPTIONAL MATCH (m)-[c:CONSTRAINS]->(:Memory)
+WITH m, score, count(c) > 0 AS constrains
+RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .updated_at, .last_accessed_at, .promoted_at, .archived_at} AS memory, score, constrains
+ORDER BY score DESC, memory.created_at ASC

@@ -1,0 +1,9 @@
+MATCH (m:Memory {id: $id})
+WHERE m.project_id = $project_id AND m.tier = 'archived'
+SET m.tier = coalesce(m.archived_from, 'working'),
+    m.archived_at = null,
+    m.archived_from = null,
+    m.archive_reason = null,
+    m.last_accessed_at = $now,
+    m.updated_at = $now
+RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .updated_at, .last_accessed_at, .promoted_at, .archived_at} AS memory

@@ -1,0 +1,342 @@
+"""The promotion engine: short-term memories that proved their worth move to
+long-term tiers, highest importance first, every move logged in the graph.
+
+Scoring happens inside the database (see ``evaluate_session.cypher``) so a
+session of 100,000 working items returns only the few that will move.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from graphmem.clock import Clock
+from graphmem.errors import NotFoundError
+from graphmem.ids import new_id
+from graphmem.lifecycle import SHORT_TERM, long_term_target, promotion_target
+from graphmem.models import Memory, Tier, memory_from_fields
+from graphmem.retention import RetentionRules
+from graphmem.scoring import ImportanceBreakdown, ImportanceScorer
+from graphmem.store import Store
+from graphmem.telemetry import Telemetry
+
+log = logging.getLogger(__name__)
+
+
+CLOSE_LIMIT = 100_000
+"""The final run at close is not capped per run: every pending item gets its chance."""
+
+
+class Trigger(StrEnum):
+    MANUAL = "manual"
+    PERIODIC = "periodic"
+    PAUSE = "pause"
+    CLOSE = "close"
+    MEMORY_LIMIT = "memory_limit"
+    AGENT_DECISION = "agent_decision"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    memory: Memory
+    score: float
+    breakdown: ImportanceBreakdown
+    to_tier: Tier
+
+
+@dataclass(frozen=True)
+class PromotionFailure:
+    memory_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class PromoteResult:
+    promoted: list[str]
+    failures: list[PromotionFailure]
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    session_id: str
+    project_id: str
+    trigger: Trigger
+    dry_run: bool
+    threshold: float
+    candidates: list[Candidate] = field(default_factory=list)
+    promoted: list[str] = field(default_factory=list)
+    failures: list[PromotionFailure] = field(default_factory=list)
+    rotated: int = 0
+    remaining: int = 0
+    duration_ms: float = 0.0
+
+    @property
+    def count(self) -> int:
+        return len(self.promoted)
+
+
+class PromotionEngine:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock,
+        scorer: ImportanceScorer,
+        rules: RetentionRules,
+        telemetry: Telemetry,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.scorer = scorer
+        self.rules = rules
+        self.telemetry = telemetry
+
+    def _now(self) -> float:
+        return round(self.clock.now(), 3)
+
+    def evaluate(
+        self,
+        session_id: str,
+        *,
+        project_id: str,
+        threshold: float | None = None,
+        limit: int | None = None,
+    ) -> list[Candidate]:
+        """The session's promotable items at or above the threshold, best first, capped."""
+        now = self._now()
+        rows = self.store.read(
+            "evaluate_session",
+            {
+                "project_id": project_id,
+                "session_id": session_id,
+                "tiers": [t.value for t in SHORT_TERM],
+                "threshold": self.rules.promote_threshold if threshold is None else threshold,
+                "limit": limit or self.rules.max_promotions_per_run,
+                "now": now,
+                **self.scorer.query_params(),
+            },
+        )
+        candidates = []
+        for row in rows:
+            memory = memory_from_fields(row["memory"])
+            target = promotion_target(
+                memory.tier, memory.memory_type, pinned=memory.pinned, constrains=row["constrains"]
+            )
+            if target is None:
+                continue
+            candidates.append(
+                Candidate(
+                    memory=memory,
+                    score=row["score"],
+                    breakdown=self.scorer.score_with_breakdown(memory, now),
+                    to_tier=target,
+                )
+            )
+        return candidates
+
+    def promote(
+        self,
+        candidates: Sequence[Candidate],
+        *,
+        project_id: str,
+        trigger: Trigger = Trigger.MANUAL,
+        run_id: str | None = None,
+    ) -> PromoteResult:
+        """Move each candidate one step; report the ones that could not move.
+
+        A candidate fails alone (deleted, or moved by a concurrent run since it
+        was evaluated); the others still move.
+        """
+        if not candidates:
+            return PromoteResult(promoted=[], failures=[])
+        now = self._now()
+        moves = []
+        for c in candidates:
+            fields = {f"importance_{x.name}": x.contribution for x in c.breakdown.components}
+            fields["importance"] = c.breakdown.total
+            moves.append(
+                {
+                    "id": c.memory.id,
+                    "event_id": new_id(),
+                    "from_tier": c.memory.tier.value,
+                    "to_tier": c.to_tier.value,
+                    "score": c.score,
+                    "importance_fields": fields,
+                    "component_names": [x.name for x in c.breakdown.components],
+                    "component_values": [x.value for x in c.breakdown.components],
+                    "component_contributions": [x.contribution for x in c.breakdown.components],
+                }
+            )
+        rows = self.store.write(
+            "promote_memories",
+            {
+                "moves": moves,
+                "project_id": project_id,
+                "run_id": run_id or new_id(),
+                "trigger": trigger.value,
+                "now": now,
+            },
+        )
+        moved = {row["id"] for row in rows}
+        promoted = [c.memory.id for c in candidates if c.memory.id in moved]
+        failures = [
+            PromotionFailure(
+                c.memory.id, f"no longer in tier {c.memory.tier.value} (moved or deleted)"
+            )
+            for c in candidates
+            if c.memory.id not in moved
+        ]
+        for failure in failures:
+            log.info("promotion of %s skipped: %s", failure.memory_id, failure.reason)
+        return PromoteResult(promoted=promoted, failures=failures)
+
+    def run(
+        self,
+        session_id: str,
+        *,
+        project_id: str,
+        trigger: Trigger = Trigger.MANUAL,
+        dry_run: bool = False,
+        limit: int | None = None,
+        rotate_limit: int | None = None,
+    ) -> RunResult:
+        """Evaluate, promote, record the run on the session, and report it.
+
+        With ``rotate_limit`` (the memory-limit trigger), the oldest working
+        items are then archived until the session is back under the limit.
+        """
+        started = time.perf_counter()
+        started_at = self._now()
+        self._require_session(session_id, project_id)
+        threshold = self.rules.promote_threshold
+        result = RunResult(
+            run_id=new_id(),
+            session_id=session_id,
+            project_id=project_id,
+            trigger=trigger,
+            dry_run=dry_run,
+            threshold=threshold,
+        )
+        self.telemetry.emit(
+            "promotion.triggered",
+            started_at,
+            trigger=trigger.value,
+            session_id=session_id,
+            project_id=project_id,
+            dry_run=dry_run,
+        )
+        result.candidates = self.evaluate(session_id, project_id=project_id, limit=limit)
+        if not dry_run:
+            outcome = self.promote(
+                result.candidates, project_id=project_id, trigger=trigger, run_id=result.run_id
+            )
+            result.promoted, result.failures = outcome.promoted, outcome.failures
+            if rotate_limit is not None:
+                result.rotated = self.rotate(session_id, project_id=project_id, limit=rotate_limit)
+        result.remaining = self.working_count(session_id, project_id=project_id)
+        if not dry_run:
+            self.store.write(
+                "finish_promotion_run",
+                {
+                    "project_id": project_id,
+                    "session_id": session_id,
+                    "run_id": result.run_id,
+                    "trigger": trigger.value,
+                    "started_at": started_at,
+                    "now": self._now(),
+                    "promoted": len(result.promoted),
+                    "failed": len(result.failures),
+                    "rotated": result.rotated,
+                    "remaining": result.remaining,
+                    "threshold": threshold,
+                },
+            )
+        result.duration_ms = (time.perf_counter() - started) * 1000
+        self.telemetry.emit(
+            "promotion.completed",
+            self._now(),
+            trigger=trigger.value,
+            session_id=session_id,
+            project_id=project_id,
+            run_id=result.run_id,
+            dry_run=dry_run,
+            candidates=len(result.candidates),
+            promoted=len(result.promoted),
+            failed=len(result.failures),
+            rotated=result.rotated,
+            remaining=result.remaining,
+            duration_ms=result.duration_ms,
+        )
+        return result
+
+    def promote_now(self, memories: Sequence[Memory], *, project_id: str) -> PromoteResult:
+        """An agent's "remember this": straight to long-term, no threshold."""
+        now = self._now()
+        candidates = [
+            Candidate(
+                memory=m,
+                score=1.0,
+                breakdown=self.scorer.score_with_breakdown(m, now),
+                to_tier=long_term_target(m.memory_type, pinned=m.pinned),
+            )
+            for m in memories
+        ]
+        for m in memories:
+            self.telemetry.emit(
+                "promotion.triggered",
+                now,
+                trigger=Trigger.AGENT_DECISION.value,
+                session_id=m.session_id,
+                project_id=project_id,
+                dry_run=False,
+            )
+        started = time.perf_counter()
+        result = self.promote(candidates, project_id=project_id, trigger=Trigger.AGENT_DECISION)
+        self.telemetry.emit(
+            "promotion.completed",
+            self._now(),
+            trigger=Trigger.AGENT_DECISION.value,
+            project_id=project_id,
+            promoted=len(result.promoted),
+            failed=len(result.failures),
+            duration_ms=(time.perf_counter() - started) * 1000,
+        )
+        return result
+
+    def working_count(self, session_id: str, *, project_id: str) -> int:
+        rows = self.store.read(
+            "count_working", {"project_id": project_id, "session_id": session_id}
+        )
+        return rows[0]["working"] if rows else 0
+
+    def rotate(self, session_id: str, *, project_id: str, limit: int | None = None) -> int:
+        """Archive the oldest working items of a full session down to the headroom."""
+        maximum = limit or self.rules.short_term_max
+        working = self.working_count(session_id, project_id=project_id)
+        if working < maximum:
+            return 0
+        excess = working - self.rules.rotate_to(maximum)
+        rows = self.store.write(
+            "rotate_session",
+            {
+                "project_id": project_id,
+                "session_id": session_id,
+                "count": excess,
+                "reason": f"rotation: the session's working tier reached {maximum}",
+                "now": self._now(),
+            },
+        )
+        return len(rows)
+
+    def _require_session(self, session_id: str, project_id: str) -> None:
+        if not self.store.read(
+            "session_stats", {"project_id": project_id, "session_id": session_id}
+        ):
+            raise NotFoundError(
+                f"session_id: no session {session_id!r} in project {project_id!r}",
+                field="session_id",
+            )

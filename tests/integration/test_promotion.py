@@ -1,0 +1,468 @@
+"""The promotion engine, its triggers and the scheduler, on a real graph."""
+
+from __future__ import annotations
+
+import random
+import threading
+import uuid
+
+import pytest
+from falkordb import FalkorDB
+
+from graphmem.api import GraphMem
+from graphmem.clock import ManualClock
+from graphmem.errors import NotFoundError
+from graphmem.models import MemoryType, SessionState, Tier
+from graphmem.promotion import Trigger
+from graphmem.retention import RetentionRules
+from graphmem.scheduler import Scheduler
+from graphmem.scoring import ImportanceScorer
+from graphmem.store.embedded import EmbeddedFalkorDB
+from graphmem.store.falkordb import FalkorStore
+from graphmem.telemetry import Event
+
+S = "thread-1"
+
+
+def strong(content: str = "token expiry breaks the nightly job", **extra) -> dict:
+    """Scores 0.2 + 0.25*0.9 + 0.25*1.0 = 0.675 when fresh: above 0.6."""
+    return {"content": content, "memory_type": "risk", "confidence": 0.9, "session_id": S, **extra}
+
+
+def weak(content: str = "maybe the cache is cold", **extra) -> dict:
+    """Scores 0.2 + 0.25*0.2 + 0.25*0.4 = 0.35 when fresh: below 0.6."""
+    return {
+        "content": content,
+        "memory_type": "assumption",
+        "confidence": 0.2,
+        "session_id": S,
+        **extra,
+    }
+
+
+def tier_of(gm: GraphMem, memory_id: str) -> Tier:
+    return gm.get(memory_id).tier
+
+
+def count(store: FalkorStore, query: str, **params) -> int:
+    return store._graph.ro_query(query, params).result_set[0][0]
+
+
+class TestEvaluate:
+    def test_empty_session_promotes_nothing(self, gm: GraphMem):
+        gm.open_session(S)
+        result = gm.run_promotion(S)
+        assert (result.count, result.candidates, result.remaining) == (0, [], 0)
+
+    def test_threshold_splits_items(self, gm: GraphMem):
+        above = gm.remember(strong())
+        below = gm.remember(weak())
+        result = gm.run_promotion(S)
+        assert result.promoted == [above.id]
+        assert tier_of(gm, above.id) is Tier.EPISODIC
+        assert tier_of(gm, below.id) is Tier.WORKING
+        assert result.threshold == 0.6
+
+    def test_untyped_items_are_not_promotable(self, gm: GraphMem):
+        untyped = gm.remember({"content": "x", "confidence": 1.0, "session_id": S})
+        for _ in range(10):
+            gm.record_access(untyped.id)
+        assert gm.get(untyped.id).importance >= 0.6
+        assert gm.run_promotion(S).promoted == []
+
+    def test_sorted_by_importance_and_capped(self, gm: GraphMem, clock: ManualClock):
+        gm.rules = gm.promotion.rules = RetentionRules(max_promotions_per_run=3)
+        ids = [gm.remember(strong(f"risk {i}", confidence=0.5 + i * 0.05)).id for i in range(6)]
+        candidates = gm.promotion.evaluate(S, project_id="default")
+        assert [c.memory.id for c in candidates] == ids[::-1][:3]
+        scores = [c.score for c in candidates]
+        assert scores == sorted(scores, reverse=True)
+        assert gm.run_promotion(S).promoted == ids[::-1][:3]
+
+    def test_frequently_accessed_and_salient_rank_first(self, gm: GraphMem):
+        plain = gm.remember(strong("a fact", memory_type="fact", confidence=0.9))
+        salient = gm.remember(strong("a risk", confidence=0.9))
+        used = gm.remember(strong("a used fact", memory_type="fact", confidence=0.9))
+        for _ in range(8):
+            gm.record_access(used.id)
+        order = [c.memory.id for c in gm.promotion.evaluate(S, project_id="default", threshold=0)]
+        assert order == [used.id, salient.id, plain.id]
+
+    def test_recency_decay_changes_the_order_over_time(self, gm: GraphMem, clock: ManualClock):
+        old_but_used = gm.remember(strong("old", memory_type="fact", confidence=0.8))
+        for _ in range(3):
+            gm.record_access(old_but_used.id)
+        clock.advance(6 * 3600)
+        fresh = gm.remember(strong("fresh", memory_type="fact", confidence=0.8))
+
+        def order() -> list[str]:
+            return [
+                c.memory.id for c in gm.promotion.evaluate(S, project_id="default", threshold=0)
+            ]
+
+        # fresh: 0.2 + 0.375 = 0.575; old: 0.2/13 + 0.09 + 0.375 = 0.48
+        assert order() == [fresh.id, old_but_used.id]
+        gm.record_access(old_but_used.id)
+        assert order() == [old_but_used.id, fresh.id]
+
+    def test_dry_run_reports_breakdowns_and_writes_nothing(self, gm: GraphMem, store: FalkorStore):
+        memory = gm.remember(strong())
+        result = gm.run_promotion(S, dry_run=True)
+        (candidate,) = result.candidates
+        assert candidate.memory.id == memory.id and candidate.to_tier is Tier.EPISODIC
+        assert sum(c.contribution for c in candidate.breakdown.components) == pytest.approx(
+            candidate.score
+        )
+        assert result.promoted == []
+        assert tier_of(gm, memory.id) is Tier.WORKING
+        assert (
+            count(store, "MATCH (n) WHERE n:PromotionEvent OR n:PromotionRun RETURN count(n)") == 0
+        )
+        assert gm.promotion_stats(S).runs == 0
+
+
+class TestTiers:
+    def test_working_then_episodic_then_semantic(self, gm: GraphMem):
+        memory = gm.remember(strong())
+        gm.run_promotion(S)
+        assert tier_of(gm, memory.id) is Tier.EPISODIC
+        gm.run_promotion(S)
+        assert tier_of(gm, memory.id) is Tier.SEMANTIC
+        gm.run_promotion(S)
+        assert tier_of(gm, memory.id) is Tier.SEMANTIC
+        events = gm.promotion_events(memory_id=memory.id)
+        assert [(e.from_tier, e.to_tier) for e in events] == [
+            (Tier.EPISODIC, Tier.SEMANTIC),
+            (Tier.WORKING, Tier.EPISODIC),
+        ]
+
+    @pytest.mark.parametrize("kind", ["rule", "convention", "coding_standard"])
+    def test_rules_and_conventions_go_to_procedural(self, gm: GraphMem, kind):
+        memory = gm.remember(strong(memory_type=kind))
+        gm.run_promotion(S)
+        assert tier_of(gm, memory.id) is Tier.PROCEDURAL
+
+    def test_pinned_and_constraining_memories_go_to_procedural(self, gm: GraphMem):
+        pinned = gm.remember(strong("pinned"))
+        gm.pin(pinned.id)
+        constraint = gm.remember(strong("no network in tests"))
+        target = gm.remember(weak("add retries"))
+        gm.relate(constraint.id, target.id, "CONSTRAINS")
+        gm.run_promotion(S)
+        assert tier_of(gm, pinned.id) is Tier.PROCEDURAL
+        assert tier_of(gm, constraint.id) is Tier.PROCEDURAL
+
+    def test_each_move_is_logged_with_its_breakdown(self, gm: GraphMem, clock: ManualClock):
+        memory = gm.remember(strong())
+        result = gm.run_promotion(S)
+        (event,) = gm.promotion_events(session_id=S)
+        assert event.memory_id == memory.id and event.run_id == result.run_id
+        assert event.trigger == "manual" and event.at == clock.now()
+        assert sum(event.component_contributions) == pytest.approx(event.score)
+        assert gm.get(memory.id).promoted_at == clock.now()
+
+    def test_agent_decisions_score_one_and_are_promoted_at_once(self, gm: GraphMem):
+        events: list[Event] = []
+        gm.telemetry.subscribe(events.append)
+        decision = gm.remember(weak("remember: deploys need a change ticket", suggested_by="agent"))
+        stored = gm.get(decision.id)
+        assert stored.importance == 1.0
+        assert stored.tier is Tier.SEMANTIC
+        (event,) = gm.promotion_events(memory_id=decision.id)
+        assert event.trigger == "agent_decision"
+        assert {"promotion.triggered", "promotion.completed"} <= {e.name for e in events}
+        rule = gm.remember(weak("always squash", memory_type="rule", suggested_by="agent"))
+        assert tier_of(gm, rule.id) is Tier.PROCEDURAL
+
+
+class TestPromote:
+    def test_counts_successes_and_reports_partial_failure(self, gm: GraphMem):
+        ids = [gm.remember(strong(f"risk {i}")).id for i in range(3)]
+        candidates = gm.promotion.evaluate(S, project_id="default")
+        gm.forget(ids[1])
+        result = gm.promotion.promote(candidates, project_id="default")
+        assert sorted(result.promoted) == sorted([ids[0], ids[2]])
+        assert [f.memory_id for f in result.failures] == [ids[1]]
+        assert "no longer in tier working" in result.failures[0].reason
+
+    def test_run_clears_promoted_items_from_the_pending_set(self, gm: GraphMem):
+        promoted = gm.remember(strong())
+        pending = gm.remember(weak())
+        gm.run_promotion(S)
+        working = {m.id for m in gm.list({"session_id": S, "tier": "working"}).items}
+        assert working == {pending.id}
+        assert promoted.id not in working
+
+    def test_promotion_is_idempotent(self, gm: GraphMem, store: FalkorStore):
+        memory = gm.remember(strong())
+        candidates = gm.promotion.evaluate(S, project_id="default")
+        first = gm.promotion.promote(candidates, project_id="default")
+        again = gm.promotion.promote(candidates, project_id="default")
+        assert first.promoted == [memory.id] and again.promoted == []
+        assert count(store, "MATCH (e:PromotionEvent) RETURN count(e)") == 1
+
+    def test_two_concurrent_runners_never_promote_twice(
+        self, gm: GraphMem, store: FalkorStore, falkordb_server: EmbeddedFalkorDB, clock
+    ):
+        gm.rules = gm.promotion.rules = RetentionRules(max_promotions_per_run=500)
+        ids = gm.remember_many([strong(f"risk {i}") for i in range(300)])
+        runners = [GraphMem(_second_store(falkordb_server, store), clock=clock) for _ in range(2)]
+        for runner in runners:
+            runner.rules = runner.promotion.rules = gm.rules
+        results = []
+        barrier = threading.Barrier(2)
+
+        def run(runner: GraphMem) -> None:
+            barrier.wait()
+            results.append(runner.run_promotion(S))
+
+        threads = [threading.Thread(target=run, args=(r,)) for r in runners]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        promoted = results[0].promoted + results[1].promoted
+        assert sorted(promoted) == sorted(ids), "every item promoted exactly once"
+        assert count(store, "MATCH (e:PromotionEvent) RETURN count(e)") == 300
+        assert count(store, "MATCH (m:Memory {tier: 'episodic'}) RETURN count(m)") == 300
+
+
+class TestStatsAndTriggers:
+    def test_stats_accumulate_and_timestamps_move(self, gm: GraphMem, clock: ManualClock):
+        gm.remember(strong("one"))
+        first = gm.run_promotion(S)
+        stats = gm.promotion_stats(S)
+        assert (stats.runs, stats.total_promoted, stats.last_promoted) == (1, 1, 1)
+        assert stats.last_run_at == clock.now() and stats.last_run_id == first.run_id
+        clock.advance(60)
+        gm.remember_many([strong("two"), strong("three"), weak()])
+        gm.run_promotion(S)
+        stats = gm.promotion_stats(S)
+        assert (stats.runs, stats.total_promoted, stats.last_promoted) == (2, 4, 3)
+        assert stats.last_remaining == 1 and stats.last_threshold == 0.6
+        assert stats.last_run_at == clock.now()
+
+    def test_sessions_have_independent_stats(self, gm: GraphMem):
+        gm.remember(strong(session_id="a"))
+        gm.remember(strong(session_id="b"))
+        gm.remember(strong("b2", session_id="b"))
+        gm.run_promotion("b")
+        assert gm.promotion_stats("a").runs == 0
+        assert gm.promotion_stats("b").total_promoted == 2
+
+    def test_pause_runs_promotion_before_the_pause_completes(self, gm: GraphMem):
+        events: list[Event] = []
+        gm.telemetry.subscribe(events.append)
+        memory = gm.remember(strong())
+        session = gm.pause_session(S)
+        assert session.state is SessionState.PAUSED
+        assert tier_of(gm, memory.id) is Tier.EPISODIC
+        triggered = [e for e in events if e.name == "promotion.triggered"]
+        assert triggered[-1].fields == {
+            "trigger": "pause",
+            "session_id": S,
+            "project_id": "default",
+            "dry_run": False,
+        }
+        completed = [e for e in events if e.name == "promotion.completed"][-1]
+        assert completed.fields["promoted"] == 1 and completed.fields["duration_ms"] >= 0
+
+    def test_close_gives_every_pending_item_its_chance(self, gm: GraphMem):
+        gm.rules = gm.promotion.rules = RetentionRules(max_promotions_per_run=5)
+        ids = gm.remember_many([strong(f"risk {i}") for i in range(12)])
+        gm.close_session(S)
+        assert {tier_of(gm, i) for i in ids} == {Tier.EPISODIC}
+        assert gm.get_session(S).state is SessionState.CLOSED
+
+    def test_memory_limit_promotes_then_rotates(self, gm: GraphMem, clock: ManualClock):
+        gm.open_session(S, max_items=10)
+        weak_ids = []
+        for i in range(9):
+            weak_ids.append(gm.remember(weak(f"note {i}")).id)
+            clock.advance(1)
+        events: list[Event] = []
+        gm.telemetry.subscribe(events.append)
+        hot = gm.remember(strong())
+        assert tier_of(gm, hot.id) is Tier.EPISODIC
+        # 9 weak items remain, under the limit of 10: no rotation needed yet
+        assert gm.promotion_stats(S).last_trigger == "memory_limit"
+        gm.remember(weak("note 9"))
+        stats = gm.promotion_stats(S)
+        assert stats.last_rotated == 1 and stats.last_remaining == 9
+        assert tier_of(gm, weak_ids[0]) is Tier.ARCHIVED, "the oldest is archived"
+        archived = gm.get(weak_ids[0])
+        assert archived.archived_at == clock.now()
+        assert "memory_limit" in [
+            e.fields["trigger"] for e in events if e.name == "promotion.triggered"
+        ]
+
+    def test_missing_session(self, gm: GraphMem):
+        with pytest.raises(NotFoundError):
+            gm.run_promotion("nope")
+        with pytest.raises(NotFoundError):
+            gm.promotion_stats("nope")
+
+
+class TestScheduler:
+    def test_schedules_reschedules_stops_and_restarts(self, gm: GraphMem, clock: ManualClock):
+        gm.open_session(S)
+        scheduler = Scheduler(gm)
+        assert scheduler.tick() >= 1, "a new session is due at once"
+        assert gm.promotion_stats(S).runs == 1
+        clock.advance(10)
+        scheduler.tick()
+        assert gm.promotion_stats(S).runs == 1, "not due again before the interval"
+        clock.advance(20)
+        scheduler.tick()
+        assert gm.promotion_stats(S).runs == 2
+        gm.disable_promotion(S)
+        clock.advance(300)
+        scheduler.tick()
+        assert gm.promotion_stats(S).runs == 2, "disabled sessions are skipped"
+        stats = gm.enable_promotion(S, interval_seconds=5)
+        assert stats.enabled and stats.next_run_at == clock.now() + 5
+        scheduler.tick()
+        assert gm.promotion_stats(S).runs == 2, "re-enabled: first run one interval later"
+        clock.advance(5)
+        scheduler.tick()
+        stats = gm.promotion_stats(S)
+        assert stats.runs == 3 and stats.last_trigger == "periodic"
+
+    def test_paused_sessions_are_not_run(self, gm: GraphMem, clock: ManualClock):
+        gm.open_session(S)
+        gm.pause_session(S)
+        runs = gm.promotion_stats(S).runs
+        Scheduler(gm).tick()
+        assert gm.promotion_stats(S).runs == runs
+
+    def test_two_schedulers_on_one_database_do_not_duplicate_runs(
+        self, gm: GraphMem, store: FalkorStore, falkordb_server: EmbeddedFalkorDB, clock
+    ):
+        for i in range(40):
+            gm.open_session(f"s{i}")
+        schedulers = [
+            Scheduler(GraphMem(_second_store(falkordb_server, store), clock=clock), owner=name)
+            for name in ("a", "b")
+        ]
+        barrier = threading.Barrier(2)
+
+        def tick(scheduler: Scheduler) -> None:
+            barrier.wait()
+            scheduler.tick()
+
+        threads = [threading.Thread(target=tick, args=(s,)) for s in schedulers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        runs = store._graph.ro_query(
+            "MATCH (r:PromotionRun) RETURN r.session_id, count(r)"
+        ).result_set
+        assert len(runs) == 40 and all(n == 1 for _, n in runs)
+
+    def test_background_thread_starts_and_stops(self, gm: GraphMem):
+        gm.open_session(S)
+        scheduler = Scheduler(gm, tick_seconds=0.01)
+        scheduler.start()
+        try:
+            for _ in range(500):
+                if gm.promotion_stats(S).runs:
+                    break
+                threading.Event().wait(0.01)
+        finally:
+            scheduler.stop()
+        assert gm.promotion_stats(S).runs >= 1
+
+
+class TestArchival:
+    def test_stale_low_importance_items_are_archived_with_a_reason(
+        self, gm: GraphMem, clock: ManualClock
+    ):
+        stale = gm.remember(weak())
+        kept = gm.remember(strong())
+        pinned = gm.remember(weak("pinned note"))
+        gm.pin(pinned.id)
+        clock.advance(2 * 86_400)
+        dry = gm.archive_stale(dry_run=True)
+        assert [i.memory_id for i in dry.items] == [stale.id] and dry.archived == []
+        assert tier_of(gm, stale.id) is Tier.WORKING
+        result = gm.archive_stale()
+        assert result.archived == [stale.id]
+        archived = gm.get(stale.id)
+        assert archived.tier is Tier.ARCHIVED and archived.archived_at == clock.now()
+        assert tier_of(gm, kept.id) is Tier.WORKING and tier_of(gm, pinned.id) is Tier.WORKING
+
+    def test_archived_items_are_hidden_unless_asked_for_and_restorable(
+        self, gm: GraphMem, clock: ManualClock
+    ):
+        memory = gm.remember(weak(session_id="x"))
+        gm.run_promotion("x")
+        clock.advance(2 * 86_400)
+        gm.archive_stale()
+        assert gm.list().items == []
+        assert [m.id for m in gm.list({"include_archived": True}).items] == [memory.id]
+        restored = gm.restore(memory.id)
+        assert restored.tier is Tier.WORKING
+        assert [m.id for m in gm.list().items] == [memory.id]
+        with pytest.raises(NotFoundError):
+            gm.restore(memory.id)
+
+    def test_restore_returns_to_the_previous_tier(self, gm: GraphMem, clock: ManualClock):
+        gm.rules = gm.promotion.rules = gm.archiver.rules = RetentionRules(promote_threshold=0.3)
+        memory = gm.remember(weak())
+        gm.run_promotion(S)
+        assert tier_of(gm, memory.id) is Tier.EPISODIC
+        clock.advance(400 * 86_400)
+        gm.archive_stale()
+        assert tier_of(gm, memory.id) is Tier.ARCHIVED
+        assert gm.restore(memory.id).tier is Tier.EPISODIC
+
+
+def test_database_scoring_equals_the_python_scorer(gm: GraphMem, clock: ManualClock):
+    """evaluate_session scores in Cypher; it must agree with graphmem.scoring."""
+    rng = random.Random(7)
+    types = [t.value for t in MemoryType]
+    for preset in ("default", "jarvis"):
+        session = f"score-{preset}"
+        scorer = ImportanceScorer(preset)
+        gm.scorer = gm.promotion.scorer = scorer
+        for i in range(40):
+            memory = gm.remember(
+                {
+                    "content": f"item {i}",
+                    "memory_type": rng.choice(types),
+                    "confidence": round(rng.random(), 3),
+                    "self_assessment": rng.choice(["low", "medium", "high"]),
+                    "session_id": session,
+                }
+            )
+            for _ in range(rng.randrange(0, 15)):
+                gm.record_access(memory.id)
+            for _ in range(rng.randrange(0, 3)):
+                gm.feedback(memory.id, rng.choice([-1, 0, 1]))
+            clock.advance(rng.randrange(0, 7200))
+        candidates = gm.promotion.evaluate(session, project_id="default", threshold=0, limit=100)
+        assert len(candidates) == 40
+        for c in candidates:
+            assert c.score == pytest.approx(scorer.score(c.memory, clock.now()), abs=1e-9)
+
+
+def _second_store(server: EmbeddedFalkorDB, store: FalkorStore) -> FalkorStore:
+    """Another client on the same graph, as a second server process would have."""
+    db = FalkorDB(
+        unix_socket_path=str(server.socket_path),
+        socket_timeout=30.0,
+        client_name=f"{server.client_name}-{uuid.uuid4().hex[:6]}",
+    )
+    return FalkorStore(db, store.graph_name)
+
+
+def test_triggers_are_named(gm: GraphMem):
+    assert {t.value for t in Trigger} == {
+        "manual",
+        "periodic",
+        "pause",
+        "close",
+        "memory_limit",
+        "agent_decision",
+    }

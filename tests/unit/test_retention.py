@@ -1,0 +1,70 @@
+"""Retention rules: the YAML file, environment overrides and validation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graphmem.errors import InvalidInputError
+from graphmem.lifecycle import long_term_target, promotion_target
+from graphmem.models import MemoryType, Tier
+from graphmem.retention import RetentionRules
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_defaults_match_the_shipped_file():
+    assert RetentionRules.load(ROOT / "retention_rules.yaml") == RetentionRules()
+
+
+def test_file_values_and_environment_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    path = tmp_path / "rules.yaml"
+    path.write_text("promote_threshold: 0.7\nshort_term_max: 100\nstale_after_days: {working: 3}\n")
+    rules = RetentionRules.load(path)
+    assert (rules.promote_threshold, rules.short_term_max) == (0.7, 100)
+    assert rules.stale_seconds(Tier.WORKING) == 3 * 86_400
+    monkeypatch.setenv("GRAPHMEM_SHORT_TERM_MAX", "250")
+    assert RetentionRules.load(path).short_term_max == 250
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("promote_threshold: 1.5\n", "promote_threshold"),
+        ("short_term_max: 0\n", "short_term_max"),
+        ("unknown_rule: 1\n", "unknown_rule"),
+        ("- a list\n", "retention_file"),
+    ],
+)
+def test_bad_rules_name_the_field(tmp_path: Path, text: str, field: str):
+    path = tmp_path / "rules.yaml"
+    path.write_text(text)
+    with pytest.raises(InvalidInputError) as error:
+        RetentionRules.load(path)
+    assert error.value.field == field
+
+
+def test_rotation_keeps_headroom():
+    assert RetentionRules(rotate_headroom=0.1).rotate_to(5000) == 4500
+
+
+@pytest.mark.parametrize(
+    ("tier", "memory_type", "pinned", "constrains", "expected"),
+    [
+        (Tier.WORKING, MemoryType.FACT, False, False, Tier.EPISODIC),
+        (Tier.EPISODIC, MemoryType.FACT, False, False, Tier.SEMANTIC),
+        (Tier.WORKING, MemoryType.RULE, False, False, Tier.PROCEDURAL),
+        (Tier.WORKING, MemoryType.FACT, True, False, Tier.PROCEDURAL),
+        (Tier.EPISODIC, MemoryType.FACT, False, True, Tier.PROCEDURAL),
+        (Tier.SEMANTIC, MemoryType.FACT, False, False, None),
+        (Tier.ARCHIVED, MemoryType.FACT, False, False, None),
+    ],
+)
+def test_promotion_targets(tier, memory_type, pinned, constrains, expected):
+    assert promotion_target(tier, memory_type, pinned=pinned, constrains=constrains) is expected
+
+
+def test_agent_decisions_land_long_term():
+    assert long_term_target(MemoryType.FACT, pinned=False) is Tier.SEMANTIC
+    assert long_term_target(MemoryType.CONVENTION, pinned=False) is Tier.PROCEDURAL
