@@ -2,8 +2,9 @@
 // A memory written before statuses existed counts as active.
 MATCH (m:Memory {project_id: $project_id})
 WHERE ($tier IS NULL OR m.tier = $tier)
-  AND ($include_archived OR m.tier <> 'archived' OR $tier = 'archived')
+  AND ($include_archived OR coalesce(m.tier, 'working') <> 'archived' OR $tier = 'archived')
   AND ($status IS NULL OR coalesce(m.status, 'active') = $status)
+  AND ($include_candidates OR coalesce(m.status, 'active') <> 'candidate')
   AND ($memory_type IS NULL OR m.memory_type = $memory_type)
   AND ($session_id IS NULL OR m.session_id = $session_id)
   AND ($pinned IS NULL OR m.pinned = $pinned)
@@ -14,4 +15,4 @@ WHERE ($tier IS NULL OR m.tier = $tier)
 WITH m
 ORDER BY m.created_at DESC, m.id DESC
 LIMIT $limit
-RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .updated_at, .last_accessed_at, .promoted_at, .archived_at} AS memory
+RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .updated_at, .last_accessed_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance} AS memory

@@ -1,7 +1,6 @@
-// Pinning is a person's confirmation, so a pinned candidate becomes active.
+// Pinning is a person's confirmation: the API then activates a pinned candidate (logged).
 MATCH (m:Memory {id: $id})
 WHERE m.project_id = $project_id
 SET m.pinned = $pinned,
-    m.status = CASE WHEN $pinned THEN 'active' ELSE coalesce(m.status, 'active') END,
     m.updated_at = $now
-RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .updated_at, .last_accessed_at, .promoted_at, .archived_at} AS memory
+RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .updated_at, .last_accessed_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance} AS memory

@@ -20,10 +20,13 @@ from graphmem.clock import Clock, SystemClock
 from graphmem.config import Settings
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.ids import new_id
+from graphmem.lifecycle import SHORT_TERM
+from graphmem.migrations import MigrationReport, migrate
 from graphmem.models import (
     DEFAULT_SESSION,
     MAX_BATCH_SIZE,
     MAX_PAGE_SIZE,
+    BulkReviewResult,
     Identifier,
     Memory,
     MemoryFilter,
@@ -34,9 +37,16 @@ from graphmem.models import (
     PromotionStats,
     Relation,
     RelationType,
+    ReviewFilter,
+    ReviewItem,
+    ReviewPage,
     Session,
     SessionState,
+    StagingEvent,
+    Status,
     SuggestedBy,
+    Tier,
+    WriteOutcome,
     initial_status,
     invalid_input,
     memory_from_fields,
@@ -45,6 +55,7 @@ from graphmem.models import (
 from graphmem.promotion import CLOSE_LIMIT, PromotionEngine, RunResult, Trigger
 from graphmem.retention import RetentionRules
 from graphmem.scoring import ImportanceBreakdown, ImportanceScorer, ScoreInputs
+from graphmem.staging import Signal, Stager, content_key
 from graphmem.store import Row, Store
 from graphmem.telemetry import Telemetry
 
@@ -84,6 +95,7 @@ class GraphMem:
         }
         self.promotion = PromotionEngine(store, **services)
         self.archiver = Archiver(store, **services)
+        self.stager = Stager(store, clock=self.clock, rules=self.rules, telemetry=self.telemetry)
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, clock: Clock | None = None) -> GraphMem:
@@ -113,18 +125,86 @@ class GraphMem:
     def remember(
         self, item: MemoryInput | Mapping[str, Any], *, project_id: str | None = None
     ) -> Memory:
-        (memory_id,) = self.remember_many([item], project_id=project_id)
-        return self.get(memory_id, project_id=project_id)
+        return self.remember_detailed(item, project_id=project_id)[0]
+
+    def remember_detailed(
+        self, item: MemoryInput | Mapping[str, Any], *, project_id: str | None = None
+    ) -> tuple[Memory, WriteOutcome]:
+        """Like ``remember``, also saying whether it created a memory or merged into one."""
+        (outcome,) = self.remember_many_detailed([item], project_id=project_id)
+        return self.get(outcome.id, project_id=project_id), outcome
 
     def remember_many(
-        self, items: Sequence[MemoryInput | Mapping[str, Any]], *, project_id: str | None = None
+        self,
+        items: Sequence[MemoryInput | Mapping[str, Any]],
+        *,
+        project_id: str | None = None,
+        dedup: bool = True,
     ) -> list[str]:
-        """Write a batch in one statement and return the new ids, in input order.
+        """Write a batch; returns each item's memory id (an existing one where it merged)."""
+        outcomes = self.remember_many_detailed(items, project_id=project_id, dedup=dedup)
+        return [outcome.id for outcome in outcomes]
+
+    def remember_many_detailed(
+        self,
+        items: Sequence[MemoryInput | Mapping[str, Any]],
+        *,
+        project_id: str | None = None,
+        dedup: bool = True,
+    ) -> list[WriteOutcome]:
+        """Write a batch in one statement; duplicates merge instead of creating nodes.
 
         The whole batch is validated first: one bad item rejects the batch and
-        nothing is written.
+        nothing is written. With ``dedup``, an item whose normalised text
+        matches a live memory of the project (or an earlier item of the same
+        batch) counts as another occurrence of it.
         """
         project = self._project(project_id)
+        inputs = self._validate_batch(items)
+        if not inputs:
+            return []
+        now = self._now()
+        keys = [content_key(item.content) for item in inputs]
+        existing = self.stager.exact_duplicates(keys, project_id=project) if dedup else {}
+        initial_scores: dict[tuple[Any, ...], dict[str, float]] = {}
+        rows: list[dict[str, Any]] = []
+        new_by_key: dict[str, dict[str, Any]] = {}
+        merges: dict[str, dict[str, Any]] = {}
+        outcomes: list[WriteOutcome] = []
+        for item, key in zip(inputs, keys, strict=True):
+            if dedup and key in existing:
+                merge = merges.setdefault(
+                    existing[key],
+                    {"id": existing[key], "occurrences": 0, "evidence": [], "tags": []},
+                )
+                merge["occurrences"] += 1
+                merge["evidence"] = _union(merge["evidence"], item.evidence)
+                merge["tags"] = _union(merge["tags"], item.tags)
+                merge.update(match="exact", similarity=1.0)
+                outcomes.append(WriteOutcome(id=existing[key], created=False, match="exact"))
+            elif dedup and key in new_by_key:
+                first = new_by_key[key]
+                first["occurrence_count"] += 1
+                first["evidence"] = _union(first["evidence"], item.evidence)
+                first["tags"] = _union(first["tags"], item.tags)
+                outcomes.append(WriteOutcome(id=first["id"], created=False, match="exact"))
+            else:
+                row = self._new_row(item, project, now, initial_scores)
+                row["content_key"] = key
+                rows.append(row)
+                new_by_key[key] = row
+                outcomes.append(WriteOutcome(id=row["id"], created=True))
+        sessions = self._create(rows, project, now) if rows else []
+        merged = self.stager.merge_occurrences(list(merges.values()), project_id=project)
+        created = [memory_from_fields(row) for row in rows]
+        self.stager.activate_earned(created, project_id=project)
+        self._agent_decisions(inputs, outcomes, created + merged, project)
+        self._memory_limits(sessions, project)
+        return outcomes
+
+    def _validate_batch(
+        self, items: Sequence[MemoryInput | Mapping[str, Any]]
+    ) -> list[MemoryInput]:
         if len(items) > MAX_BATCH_SIZE:
             raise InvalidInputError(
                 f"items: at most {MAX_BATCH_SIZE} memories per batch, got {len(items)}",
@@ -142,12 +222,11 @@ class GraphMem:
                 raise InvalidInputError(
                     prefix + error.message, field=prefix + (error.field or "")
                 ) from None
-        if not inputs:
-            return []
-        now = self._now()
-        initial_scores: dict[tuple[Any, ...], dict[str, float]] = {}
-        rows = [self._new_row(item, project, now, initial_scores) for item in inputs]
-        sessions = self.store.write(
+        return inputs
+
+    def _create(self, rows: list[dict[str, Any]], project: str, now: float) -> list[Row]:
+        """Create the rows; returns each touched session's working-tier size."""
+        return self.store.write(
             "remember_many",
             {
                 "project_id": project,
@@ -156,11 +235,27 @@ class GraphMem:
                 "now": now,
             },
         )
-        decisions = [row for row in rows if row["suggested_by"] == SuggestedBy.AGENT.value]
-        if decisions:
-            self.promotion.promote_now(
-                [memory_from_fields(row) for row in decisions], project_id=project
-            )
+
+    def _agent_decisions(
+        self,
+        inputs: Sequence[MemoryInput],
+        outcomes: Sequence[WriteOutcome],
+        written: Sequence[Memory],
+        project: str,
+    ) -> None:
+        """An agent's "remember this" is promoted at once, new or merged."""
+        wanted = {
+            outcome.id
+            for item, outcome in zip(inputs, outcomes, strict=True)
+            if item.suggested_by is SuggestedBy.AGENT
+        }
+        if not wanted:
+            return
+        short_term = [m for m in written if m.id in wanted and m.tier in SHORT_TERM]
+        if short_term:
+            self.promotion.promote_now(short_term, project_id=project)
+
+    def _memory_limits(self, sessions: Sequence[Row], project: str) -> None:
         for session in sessions:
             limit = session["max_items"] or self.rules.short_term_max
             if session["working"] >= limit:
@@ -170,7 +265,6 @@ class GraphMem:
                     trigger=Trigger.MEMORY_LIMIT,
                     rotate_limit=limit,
                 )
-        return [row["id"] for row in rows]
 
     def _new_row(
         self,
@@ -217,7 +311,7 @@ class GraphMem:
                 memory_type=item.memory_type,
                 confidence=item.confidence,
                 access_count=0,
-                last_seen_at=now,
+                last_used_at=now,
                 self_assessment=item.self_assessment,
                 agent_decision=agent_decision,
             )
@@ -265,6 +359,7 @@ class GraphMem:
                 "pinned": flt.pinned,
                 "tags": flt.tags,
                 "include_archived": flt.include_archived,
+                "include_candidates": flt.include_candidates,
                 "after_created_at": after_created_at,
                 "after_id": after_id,
                 "limit": first + 1,
@@ -295,12 +390,22 @@ class GraphMem:
         merged = current.model_copy(update=fields)
         fields.update(self.scorer.stored_fields(merged, now))
         fields["updated_at"] = now
+        if update.content is not None:
+            fields["content_key"] = content_key(update.content)
         rows = self.store.write(
             "update_memory", {"id": memory_id, "project_id": project, "changes": fields}
         )
         if not rows:
             raise self._missing(memory_id, project)
-        return _memory(rows[0])
+        memory = _memory(rows[0])
+        # A person editing or re-categorising a candidate has confirmed it.
+        return self._activate(memory, Signal.EDIT, project)
+
+    def _activate(self, memory: Memory, signal: Signal, project: str) -> Memory:
+        if memory.status is not Status.CANDIDATE:
+            return memory
+        self.stager.activate([(memory.id, signal)], project_id=project)
+        return self.get(memory.id, project_id=project)
 
     def record_access(self, memory_id: str, *, project_id: str | None = None) -> Memory:
         """Count one use of a memory and rescore it."""
@@ -323,7 +428,10 @@ class GraphMem:
         )
         if not rows:
             raise self._missing(memory_id, project)
-        return self._rescore(_memory(rows[0]), project)
+        memory = self._rescore(_memory(rows[0]), project)
+        if self.stager.activate_earned([memory], project_id=project):
+            return self.get(memory_id, project_id=project)
+        return memory
 
     def _rescore(self, memory: Memory, project: str) -> Memory:
         fields = self.scorer.stored_fields(memory, self._now())
@@ -353,7 +461,8 @@ class GraphMem:
         )
         if not rows:
             raise self._missing(memory_id, project)
-        return _memory(rows[0])
+        memory = _memory(rows[0])
+        return self._activate(memory, Signal.PIN, project) if pinned else memory
 
     def importance_breakdown(self, memory: Memory) -> ImportanceBreakdown:
         """The score as of now, factor by factor (stored scores age between writes)."""
@@ -633,6 +742,187 @@ class GraphMem:
     def restore(self, memory_id: str, *, project_id: str | None = None) -> Memory:
         return self.archiver.restore(memory_id, project_id=self._project(project_id))
 
+    # -- staging and review --------------------------------------------------
+
+    def review_queue(
+        self,
+        filter: ReviewFilter | Mapping[str, Any] | None = None,
+        *,
+        order: str = "oldest",
+        first: int = 20,
+        after: str | None = None,
+        project_id: str | None = None,
+    ) -> ReviewPage:
+        """Candidates awaiting review, ``oldest`` or most-``evidence`` first."""
+        flt = parse(ReviewFilter, filter or {})
+        if order not in ("oldest", "evidence"):
+            raise InvalidInputError("order: must be 'oldest' or 'evidence'", field="order")
+        if not 1 <= first <= MAX_PAGE_SIZE:
+            raise InvalidInputError(f"first: must be between 1 and {MAX_PAGE_SIZE}", field="first")
+        skip = _decode_offset(after) if after else 0
+        now = self._now()
+        rows = self.store.read(
+            "review_queue",
+            {
+                "project_id": self._project(project_id),
+                "session_id": flt.session_id,
+                "memory_type": flt.memory_type.value if flt.memory_type else None,
+                "tags": flt.tags,
+                "min_occurrences": flt.min_occurrences,
+                "created_before": None
+                if flt.older_than_seconds is None
+                else now - flt.older_than_seconds,
+                "order": order,
+                "skip": skip,
+                "limit": first + 1,
+            },
+        )
+        items = [
+            ReviewItem(
+                memory=(memory := _memory(row)),
+                occurrences=memory.occurrence_count,
+                feedback=memory.feedback,
+                age_seconds=max(0.0, now - memory.created_at),
+                near_duplicates=self._near_duplicates(memory),
+            )
+            for row in rows[:first]
+        ]
+        has_next = len(rows) > first
+        return ReviewPage(
+            items=items,
+            has_next=has_next,
+            end_cursor=_encode_offset(skip + len(items)) if items else None,
+        )
+
+    def _near_duplicates(self, memory: Memory) -> list[str]:
+        """Live memories of the project whose text is close to this one's."""
+        finder = getattr(self, "near_duplicate_finder", None)
+        return finder(memory) if finder else []
+
+    def approve(self, memory_id: str, *, project_id: str | None = None) -> Memory:
+        """A reviewer's confirmation: candidate -> active (no-op if already active)."""
+        project = self._project(project_id)
+        memory = self.get(memory_id, project_id=project)
+        if memory.tier is Tier.ARCHIVED:
+            raise ConflictError(
+                f"id: memory {memory_id!r} is archived; restore it first", field="id"
+            )
+        return self._activate(memory, Signal.APPROVE, project)
+
+    def reject(self, memory_id: str, reason: str, *, project_id: str | None = None) -> Memory:
+        """Archive a candidate with the reviewer's reason; it stays retrievable."""
+        reason = (reason or "").strip()
+        if not 1 <= len(reason) <= 500:
+            raise InvalidInputError("reason: 1-500 characters", field="reason")
+        project = self._project(project_id)
+        memory = self.get(memory_id, project_id=project)
+        if memory.status is not Status.CANDIDATE or memory.tier is Tier.ARCHIVED:
+            raise ConflictError(f"id: memory {memory_id!r} is not a live candidate", field="id")
+        self.stager.reject([memory_id], f"rejected: {reason}", project_id=project)
+        return self.get(memory_id, project_id=project)
+
+    def merge_memories(
+        self, into_id: str, from_id: str, *, project_id: str | None = None
+    ) -> Memory:
+        """Fold ``from_id`` into ``into_id``; the absorbed memory is archived, not deleted."""
+        if into_id == from_id:
+            raise InvalidInputError("from_id: cannot merge a memory into itself", field="from_id")
+        project = self._project(project_id)
+        for field, memory_id in (("into_id", into_id), ("from_id", from_id)):
+            memory = self.get_many([memory_id], project_id=project)[0]
+            if memory is None:
+                raise self._missing(memory_id, project, field=field)
+            if memory.tier is Tier.ARCHIVED:
+                raise ConflictError(f"{field}: memory {memory_id!r} is archived", field=field)
+        rows = self.store.write(
+            "merge_memories",
+            {
+                "into_id": into_id,
+                "from_id": from_id,
+                "project_id": project,
+                "event_id": new_id(),
+                "now": self._now(),
+            },
+        )
+        if not rows:
+            raise self._missing(from_id, project, field="from_id")
+        merged = _memory(rows[0])
+        self.stager.activate_earned([merged], project_id=project)
+        return self.get(into_id, project_id=project)
+
+    def bulk_review(
+        self,
+        filter: ReviewFilter | Mapping[str, Any] | None,
+        action: str,
+        *,
+        reason: str | None = None,
+        dry_run: bool = True,
+        project_id: str | None = None,
+    ) -> BulkReviewResult:
+        """Approve or reject every candidate the filter selects; a dry run by default."""
+        if action not in ("approve", "reject"):
+            raise InvalidInputError("action: must be 'approve' or 'reject'", field="action")
+        if action == "reject" and not (reason or "").strip():
+            raise InvalidInputError("reason: a bulk reject needs a reason", field="reason")
+        project = self._project(project_id)
+        matched: list[str] = []
+        after = None
+        while True:
+            page = self.review_queue(filter, first=MAX_PAGE_SIZE, after=after, project_id=project)
+            matched += [item.memory.id for item in page.items]
+            if not page.has_next:
+                break
+            after = page.end_cursor
+        applied: list[str] = []
+        if not dry_run and matched:
+            if action == "approve":
+                applied = self.stager.activate(
+                    [(memory_id, Signal.APPROVE) for memory_id in matched], project_id=project
+                )
+            else:
+                applied = self.stager.reject(
+                    matched, f"rejected: {reason.strip()}", project_id=project
+                )
+        return BulkReviewResult(action=action, dry_run=dry_run, matched=matched, applied=applied)
+
+    def record_evidence(
+        self, memory_id: str, relevance: float, *, project_id: str | None = None
+    ) -> Memory:
+        """Evaluator relevance evidence for a memory, in [0, 1]; may activate a candidate.
+
+        The consistency evaluator reports through this one call; the strongest
+        evidence seen is kept.
+        """
+        if not 0.0 <= relevance <= 1.0 or relevance != relevance:
+            raise InvalidInputError("relevance: must be between 0 and 1", field="relevance")
+        project = self._project(project_id)
+        rows = self.store.write(
+            "set_evaluator_relevance",
+            {"id": memory_id, "project_id": project, "relevance": relevance, "now": self._now()},
+        )
+        if not rows:
+            raise self._missing(memory_id, project)
+        memory = _memory(rows[0])
+        if self.stager.activate_earned([memory], project_id=project):
+            return self.get(memory_id, project_id=project)
+        return memory
+
+    def staging_events(
+        self, memory_id: str, *, limit: int = 50, project_id: str | None = None
+    ) -> list[StagingEvent]:
+        rows = self.store.read(
+            "staging_events",
+            {"memory_id": memory_id, "project_id": self._project(project_id), "limit": limit},
+        )
+        return [
+            StagingEvent.model_validate({k: v for k, v in row["event"].items() if v is not None})
+            for row in rows
+        ]
+
+    def migrate(self) -> list[MigrationReport]:
+        """Bring the graph to the current schema version; safe to run again."""
+        return migrate(self.store, self.clock)
+
     # -- helpers -----------------------------------------------------------
 
     def _now(self) -> float:
@@ -656,6 +946,10 @@ class GraphMem:
         )
 
 
+def _union(first: list[str], more: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys([*first, *more]))
+
+
 def _missing_session(session_id: str, project: str) -> NotFoundError:
     return NotFoundError(
         f"session_id: no session {session_id!r} in project {project!r}", field="session_id"
@@ -677,6 +971,20 @@ def _check_identifier(field: str, value: str) -> str:
         raise InvalidInputError(
             f"{field}: must be 1-128 characters of letters, digits and . _ : @ -", field=field
         ) from None
+
+
+def _encode_offset(offset: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"offset": offset}).encode()).decode()
+
+
+def _decode_offset(cursor: str) -> int:
+    try:
+        offset = json.loads(base64.urlsafe_b64decode(cursor.encode()))["offset"]
+        if isinstance(offset, int) and offset >= 0:
+            return offset
+    except (ValueError, TypeError, KeyError, binascii.Error):
+        pass
+    raise InvalidInputError("after: not a cursor this API returned", field="after")
 
 
 def _encode_cursor(memory: Memory) -> str:

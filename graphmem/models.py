@@ -173,6 +173,8 @@ class MemoryFilter(_Input):
     tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
     pinned: bool | None = None
     include_archived: bool = False
+    include_candidates: bool = True
+    """Listing shows candidates unless told not to; hiding them deletes nothing."""
 
 
 class Memory(BaseModel):
@@ -207,9 +209,18 @@ class Memory(BaseModel):
     last_accessed_at: float | None = None
     promoted_at: float | None = None
     archived_at: float | None = None
+    archived_from: Tier | None = None
+    archive_reason: str | None = None
+    activated_at: float | None = None
+    """When a candidate became active."""
+    last_seen: float | None = None
+    """When a duplicate of this memory was last written (and merged into it)."""
+    merged_into: str | None = None
+    evaluator_relevance: float | None = None
+    """Relevance evidence from the consistency evaluator, in [0, 1]."""
 
     @property
-    def last_seen_at(self) -> float:
+    def last_used_at(self) -> float:
         """When the memory was last touched: accessed, or else created."""
         return self.last_accessed_at if self.last_accessed_at is not None else self.created_at
 
@@ -221,6 +232,74 @@ def memory_from_fields(fields: Mapping[str, Any]) -> Memory:
     defaults stand in, so memories written by older versions still read.
     """
     return Memory.model_validate({k: v for k, v in fields.items() if v is not None})
+
+
+class ReviewFilter(_Input):
+    """Which candidates a review (or a bulk action) covers."""
+
+    session_id: Identifier | None = None
+    memory_type: MemoryType | None = None
+    tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
+    min_occurrences: int = Field(default=1, ge=1)
+    older_than_seconds: float | None = Field(default=None, ge=0)
+
+
+class ReviewItem(BaseModel):
+    """A candidate and the evidence a reviewer weighs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory: Memory
+    occurrences: int
+    feedback: float
+    age_seconds: float
+    near_duplicates: list[str] = Field(default_factory=list)
+    """Ids of live memories whose text is close to this one's."""
+
+
+class ReviewPage(BaseModel):
+    items: list[ReviewItem]
+    has_next: bool
+    end_cursor: str | None = None
+
+
+class StagingEvent(BaseModel):
+    """One logged staging step of a memory: merged, activated or rejected."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    memory_id: str
+    kind: str
+    signal: str | None = None
+    before: str | None = None
+    after: str | None = None
+    similarity: float | None = None
+    merged_from: str | None = None
+    at: float
+
+
+class BulkReviewResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    action: str
+    dry_run: bool
+    matched: list[str]
+    """Candidates the filter selected."""
+    applied: list[str]
+    """Those the action changed (none in a dry run)."""
+
+
+class WriteOutcome(BaseModel):
+    """What ``remember`` did with one item."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    created: bool
+    """``False``: the item was a duplicate and merged into memory ``id``."""
+    match: str | None = None
+    """How a merged item matched: ``exact`` or ``near``."""
 
 
 class Session(BaseModel):

@@ -44,6 +44,20 @@ class RetentionRules(BaseSettings):
     )
     """Days without use after which a memory of the tier is stale; ``None``: never."""
 
+    # -- staging: how a candidate earns its way to active --------------------
+    dedup_similarity: float = Field(default=0.92, ge=0.0, le=1.0)
+    """Embedding cosine at or above which a new memory merges into an existing one."""
+    dedup_jaccard: float = Field(default=0.8, ge=0.0, le=1.0)
+    """Token Jaccard used instead while a memory has no embedding."""
+    recurrence_threshold: int = Field(default=2, ge=2)
+    """Occurrences at which a candidate becomes active."""
+    feedback_threshold: int = Field(default=2, ge=1)
+    """Net positive feedback at which a candidate becomes active."""
+    relevance_threshold: float = Field(default=0.7, ge=0.0, le=1.0)
+    """Evaluator relevance evidence at which a candidate becomes active."""
+    candidate_slot_min_score: float = Field(default=0.8, ge=0.0, le=1.0)
+    """The injection policy's optional candidate slot needs at least this score."""
+
     @classmethod
     def settings_customise_sources(
         cls,

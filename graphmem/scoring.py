@@ -120,7 +120,7 @@ class ScoreInputs:
     memory_type: MemoryType | str | None
     confidence: float
     access_count: int
-    last_seen_at: float
+    last_used_at: float
     feedback_mean: float = 0.0
     self_assessment: SelfAssessment | str | None = None
     agent_decision: bool = False
@@ -133,7 +133,7 @@ class ScoreInputs:
             memory_type=memory.memory_type,
             confidence=memory.confidence,
             access_count=memory.access_count,
-            last_seen_at=memory.last_seen_at,
+            last_used_at=memory.last_used_at,
             feedback_mean=mean,
             self_assessment=memory.self_assessment,
             agent_decision=memory.suggested_by is SuggestedBy.AGENT,
@@ -199,7 +199,7 @@ class ImportanceScorer:
         p = self._preset
         match factor:
             case Factor.RECENCY:
-                minutes = max(0.0, now - item.last_seen_at) / 60.0
+                minutes = max(0.0, now - item.last_used_at) / 60.0
                 if p.recency_curve == "hyperbolic":
                     return 1.0 / (1.0 + minutes / p.recency_minutes)
                 return math.exp(-minutes / p.recency_minutes)

@@ -8,8 +8,16 @@ CREATE INDEX FOR (m:Memory) ON (m.tier)
 ;
 CREATE INDEX FOR (m:Memory) ON (m.status)
 ;
+CREATE INDEX FOR (m:Memory) ON (m.content_key)
+;
 CREATE INDEX FOR (s:Session) ON (s.id)
 ;
 CREATE INDEX FOR (s:Session) ON (s.project_id)
 ;
 CREATE INDEX FOR (p:Project) ON (p.id)
+;
+CREATE INDEX FOR (e:PromotionEvent) ON (e.memory_id)
+;
+CREATE INDEX FOR (e:PromotionEvent) ON (e.session_id)
+;
+CREATE INDEX FOR (e:StagingEvent) ON (e.memory_id)

@@ -8,6 +8,14 @@ CREATE INDEX memory_tier IF NOT EXISTS FOR (m:Memory) ON (m.tier)
 ;
 CREATE INDEX memory_status IF NOT EXISTS FOR (m:Memory) ON (m.status)
 ;
+CREATE INDEX memory_content_key IF NOT EXISTS FOR (m:Memory) ON (m.content_key)
+;
 CREATE CONSTRAINT session_key IF NOT EXISTS FOR (s:Session) REQUIRE (s.project_id, s.id) IS UNIQUE
 ;
 CREATE CONSTRAINT project_id IF NOT EXISTS FOR (p:Project) REQUIRE p.id IS UNIQUE
+;
+CREATE INDEX promotion_event_memory IF NOT EXISTS FOR (e:PromotionEvent) ON (e.memory_id)
+;
+CREATE INDEX promotion_event_session IF NOT EXISTS FOR (e:PromotionEvent) ON (e.session_id)
+;
+CREATE INDEX staging_event_memory IF NOT EXISTS FOR (e:StagingEvent) ON (e.memory_id)

@@ -243,8 +243,8 @@ class TestStatsAndTriggers:
         assert stats.last_run_at == clock.now()
 
     def test_sessions_have_independent_stats(self, gm: GraphMem):
-        gm.remember(strong(session_id="a"))
-        gm.remember(strong(session_id="b"))
+        gm.remember(strong("a1", session_id="a"))
+        gm.remember(strong("b1", session_id="b"))
         gm.remember(strong("b2", session_id="b"))
         gm.run_promotion("b")
         assert gm.promotion_stats("a").runs == 0
@@ -429,7 +429,7 @@ def test_database_scoring_equals_the_python_scorer(gm: GraphMem, clock: ManualCl
         for i in range(40):
             memory = gm.remember(
                 {
-                    "content": f"item {i}",
+                    "content": f"{preset} item {i}",
                     "memory_type": rng.choice(types),
                     "confidence": round(rng.random(), 3),
                     "self_assessment": rng.choice(["low", "medium", "high"]),

@@ -26,7 +26,7 @@ def item(**overrides) -> ScoreInputs:
         "memory_type": MemoryType.FACT,
         "confidence": 0.8,
         "access_count": 0,
-        "last_seen_at": NOW,
+        "last_used_at": NOW,
     }
     values.update(overrides)
     return ScoreInputs(**values)
@@ -42,15 +42,15 @@ class TestRecency:
         assert component(ImportanceScorer(), item(), "recency") == 1.0
 
     def test_thirty_minutes_is_half(self):
-        value = component(ImportanceScorer(), item(last_seen_at=NOW - 30 * 60), "recency")
+        value = component(ImportanceScorer(), item(last_used_at=NOW - 30 * 60), "recency")
         assert value == pytest.approx(0.5)
 
     def test_sixty_minutes_is_a_third(self):
-        value = component(ImportanceScorer(), item(last_seen_at=NOW - 60 * 60), "recency")
+        value = component(ImportanceScorer(), item(last_used_at=NOW - 60 * 60), "recency")
         assert value == pytest.approx(1 / 3)
 
     def test_a_future_timestamp_does_not_exceed_one(self):
-        assert component(ImportanceScorer(), item(last_seen_at=NOW + 600), "recency") == 1.0
+        assert component(ImportanceScorer(), item(last_used_at=NOW + 600), "recency") == 1.0
 
 
 class TestFrequency:
@@ -90,7 +90,7 @@ class TestTotal:
             memory_type=MemoryType.DISCOVERY,
             confidence=0.6,
             access_count=4,
-            last_seen_at=NOW - 15 * 60,
+            last_used_at=NOW - 15 * 60,
         )
         expected = 0.2 * (1 / 1.5) + 0.3 * 0.4 + 0.25 * 0.6 + 0.25 * 0.8
         assert ImportanceScorer().score(inputs, NOW) == pytest.approx(expected)
@@ -100,11 +100,11 @@ class TestTotal:
     def test_breakdown_components_sum_to_total(self, minutes, count):
         scorer = ImportanceScorer()
         breakdown = scorer.score_with_breakdown(
-            item(access_count=count, last_seen_at=NOW - minutes * 60), NOW
+            item(access_count=count, last_used_at=NOW - minutes * 60), NOW
         )
         assert sum(c.contribution for c in breakdown.components) == pytest.approx(breakdown.total)
         assert breakdown.total == pytest.approx(
-            scorer.score(item(access_count=count, last_seen_at=NOW - minutes * 60), NOW)
+            scorer.score(item(access_count=count, last_used_at=NOW - minutes * 60), NOW)
         )
         assert {c.name for c in breakdown.components} == {
             "recency",
@@ -115,7 +115,7 @@ class TestTotal:
 
     def test_stored_fields_match_the_breakdown(self):
         scorer = ImportanceScorer()
-        inputs = item(access_count=3, last_seen_at=NOW - 100)
+        inputs = item(access_count=3, last_used_at=NOW - 100)
         fields = scorer.stored_fields(inputs, NOW)
         breakdown = scorer.score_with_breakdown(inputs, NOW)
         assert fields["importance"] == pytest.approx(breakdown.total)
@@ -124,14 +124,14 @@ class TestTotal:
 
     def test_recency_decay_lowers_the_score_over_time(self):
         scorer = ImportanceScorer()
-        inputs = item(last_seen_at=NOW)
+        inputs = item(last_used_at=NOW)
         assert scorer.score(inputs, NOW + 3600) < scorer.score(inputs, NOW)
 
 
 class TestConfigure:
     def test_configure_changes_weights(self):
         scorer = ImportanceScorer()
-        inputs = item(access_count=0, confidence=1.0, last_seen_at=NOW - 30 * 60)
+        inputs = item(access_count=0, confidence=1.0, last_used_at=NOW - 30 * 60)
         before = scorer.score(inputs, NOW)
         scorer.configure(recency=0.0, frequency=0.0, confidence=1.0, salience=0.0)
         assert scorer.score(inputs, NOW) == pytest.approx(1.0)
@@ -171,7 +171,7 @@ class TestJarvis:
         assert scorer.preset is JARVIS_PRESET
         inputs = item(
             access_count=100,
-            last_seen_at=NOW,
+            last_used_at=NOW,
             self_assessment=SelfAssessment.HIGH,
             feedback_mean=1.0,
         )
@@ -179,7 +179,7 @@ class TestJarvis:
 
     def test_exponential_recency_and_log_access(self):
         scorer = ImportanceScorer("jarvis")
-        one_day = item(last_seen_at=NOW - 24 * 3600, access_count=9)
+        one_day = item(last_used_at=NOW - 24 * 3600, access_count=9)
         assert component(scorer, one_day, "recency") == pytest.approx(math.exp(-1))
         assert component(scorer, one_day, "frequency") == pytest.approx(
             math.log(10) / math.log(101)

@@ -1,0 +1,14 @@
+// Candidates awaiting review with their evidence. "evidence" order: most
+// occurrences and net positive feedback first; "oldest": first written first.
+MATCH (m:Memory {project_id: $project_id})
+WHERE m.status = 'candidate' AND coalesce(m.tier, 'working') <> 'archived'
+  AND ($session_id IS NULL OR m.session_id = $session_id)
+  AND ($memory_type IS NULL OR m.memory_type = $memory_type)
+  AND all(t IN $tags WHERE t IN m.tags)
+  AND ($created_before IS NULL OR m.created_at < $created_before)
+  AND coalesce(m.occurrence_count, 1) >= $min_occurrences
+WITH m, coalesce(m.occurrence_count, 1) + coalesce(m.feedback, 0) AS weight
+ORDER BY CASE WHEN $order = 'evidence' THEN -weight ELSE 0 END ASC, m.created_at ASC, m.id ASC
+SKIP $skip
+LIMIT $limit
+RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .updated_at, .last_accessed_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance} AS memory, weight

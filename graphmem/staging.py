@@ -1,0 +1,174 @@
+"""Candidate staging: auto-extracted memories earn their way into injected context.
+
+Extraction stays fast and permissive (anything may be written, as a
+candidate); trust is earned by deterministic signals: the same thing written
+again (recurrence), positive feedback or evaluator evidence, or a person's
+confirmation. Every status change is logged and happens at most once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from graphmem.clock import Clock
+from graphmem.ids import new_id
+from graphmem.models import Memory, Status, memory_from_fields
+from graphmem.retention import RetentionRules
+from graphmem.store import Store
+from graphmem.telemetry import Telemetry
+
+_WORD = re.compile(r"\w+")
+
+
+def normalise(text: str) -> str:
+    """Case-, accent-form- and punctuation-insensitive text, for exact dedup."""
+    return " ".join(_WORD.findall(unicodedata.normalize("NFKC", text).casefold()))
+
+
+def content_key(text: str) -> str:
+    return hashlib.blake2b(normalise(text).encode(), digest_size=16).hexdigest()
+
+
+def tokens(text: str) -> frozenset[str]:
+    return frozenset(normalise(text).split())
+
+
+def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
+    left, right = set(a), set(b)
+    if not left and not right:
+        return 1.0
+    return len(left & right) / len(left | right)
+
+
+class Signal(StrEnum):
+    """Why a candidate became active."""
+
+    RECURRENCE = "recurrence"
+    FEEDBACK = "feedback"
+    EVALUATOR = "evaluator"
+    PIN = "manual:pin"
+    EDIT = "manual:edit"
+    APPROVE = "manual:approve"
+
+
+def earned_signal(memory: Memory, rules: RetentionRules) -> Signal | None:
+    """The automatic signal a candidate has accumulated, if any (pure)."""
+    if memory.status is not Status.CANDIDATE:
+        return None
+    if memory.occurrence_count >= rules.recurrence_threshold:
+        return Signal.RECURRENCE
+    if memory.feedback >= rules.feedback_threshold:
+        return Signal.FEEDBACK
+    if memory.evaluator_relevance is not None and (
+        memory.evaluator_relevance >= rules.relevance_threshold
+    ):
+        return Signal.EVALUATOR
+    return None
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    """A new item that matches an existing memory."""
+
+    existing_id: str
+    match: str
+    """``exact`` (same normalised text) or ``near`` (similar enough)."""
+    similarity: float
+
+
+class Stager:
+    def __init__(
+        self, store: Store, *, clock: Clock, rules: RetentionRules, telemetry: Telemetry
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.rules = rules
+        self.telemetry = telemetry
+
+    def _now(self) -> float:
+        return round(self.clock.now(), 3)
+
+    def exact_duplicates(self, keys: Sequence[str], *, project_id: str) -> dict[str, str]:
+        """Existing memory id per content key, oldest first (one indexed lookup per batch)."""
+        if not keys:
+            return {}
+        rows = self.store.read(
+            "find_by_content_key", {"keys": sorted(set(keys)), "project_id": project_id}
+        )
+        found: dict[str, str] = {}
+        for row in rows:
+            found.setdefault(row["key"], row["id"])
+        return found
+
+    def merge_occurrences(self, merges: Sequence[dict], *, project_id: str) -> list[Memory]:
+        """Count each duplicate into its memory and activate those that recurred enough.
+
+        ``merges``: dicts with ``id``, ``occurrences``, ``evidence``, ``tags``,
+        ``match`` and ``similarity``.
+        """
+        if not merges:
+            return []
+        rows = self.store.write(
+            "merge_occurrences",
+            {
+                "merges": [{**m, "event_id": new_id()} for m in merges],
+                "project_id": project_id,
+                "now": self._now(),
+            },
+        )
+        merged = [memory_from_fields(row["memory"]) for row in rows]
+        for memory in merged:
+            self.telemetry.emit(
+                "staging.merged", self._now(), memory_id=memory.id, project_id=project_id
+            )
+        self.activate_earned(merged, project_id=project_id)
+        return merged
+
+    def activate_earned(self, memories: Iterable[Memory], *, project_id: str) -> list[str]:
+        """Activate the candidates among ``memories`` whose signals crossed a threshold."""
+        earned = [(m.id, s) for m in memories if (s := earned_signal(m, self.rules))]
+        return self.activate(earned, project_id=project_id)
+
+    def activate(self, items: Sequence[tuple[str, Signal]], *, project_id: str) -> list[str]:
+        """candidate -> active for each (id, signal); active ones are left alone."""
+        if not items:
+            return []
+        rows = self.store.write(
+            "activate_candidates",
+            {
+                "items": [
+                    {"id": memory_id, "signal": signal.value, "event_id": new_id()}
+                    for memory_id, signal in items
+                ],
+                "project_id": project_id,
+                "now": self._now(),
+            },
+        )
+        activated = [row["id"] for row in rows]
+        signals = dict(items)
+        for memory_id in activated:
+            self.telemetry.emit(
+                "staging.activated",
+                self._now(),
+                memory_id=memory_id,
+                project_id=project_id,
+                signal=signals[memory_id].value,
+            )
+        return activated
+
+    def reject(self, memory_ids: Sequence[str], reason: str, *, project_id: str) -> list[str]:
+        rows = self.store.write(
+            "reject_candidates",
+            {
+                "ids": list(memory_ids),
+                "reason": reason,
+                "project_id": project_id,
+                "now": self._now(),
+            },
+        )
+        return [row["id"] for row in rows]
