@@ -369,8 +369,8 @@ class GraphMem:
         return Page(
             items=items,
             has_next=len(rows) > first,
-            start_cursor=_encode_cursor(items[0]) if items else None,
-            end_cursor=_encode_cursor(items[-1]) if items else None,
+            start_cursor=encode_cursor(items[0]) if items else None,
+            end_cursor=encode_cursor(items[-1]) if items else None,
         )
 
     def update(
@@ -987,7 +987,7 @@ def _decode_offset(cursor: str) -> int:
     raise InvalidInputError("after: not a cursor this API returned", field="after")
 
 
-def _encode_cursor(memory: Memory) -> str:
+def encode_cursor(memory: Memory) -> str:
     raw = json.dumps([memory.created_at, memory.id]).encode()
     return base64.urlsafe_b64encode(raw).decode()
 

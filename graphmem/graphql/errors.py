@@ -1,0 +1,212 @@
+"""How failures reach a GraphQL client: a clear message, ``extensions.code`` and,
+when known, ``extensions.field`` naming the argument path as the client wrote it.
+
+Three kinds of failure reach this module:
+
+- GraphMem's own errors (bad input, unknown ids, conflicts, an unreachable
+  store) carry a stable code and are safe to show, apart from the detail of an
+  unreachable store, which may name hosts or paths;
+- graphql-core's request errors (syntax, validation, variable coercion) are
+  already clear; they get a code and the argument path they are about;
+- anything else is a bug or an outage: it is logged and shown only as
+  ``Internal server error`` so no traceback or internal detail leaks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from graphql import (
+    BREAK,
+    SKIP,
+    ArgumentNode,
+    DocumentNode,
+    GraphQLError,
+    GraphQLSyntaxError,
+    ListValueNode,
+    Node,
+    ObjectValueNode,
+    ValueNode,
+    VariableDefinitionNode,
+    VariableNode,
+    Visitor,
+    visit,
+)
+from pydantic import BaseModel, ValidationError
+from strawberry.extensions import MaskErrors
+from strawberry.utils.str_converters import to_camel_case
+
+from graphmem.errors import GraphMemError, InvalidInputError, StoreUnavailableError
+
+INTERNAL_MESSAGE = "Internal server error"
+STORE_UNAVAILABLE_MESSAGE = "The graph database is unavailable; try again shortly"
+
+# GraphMem names a few things differently from the GraphQL arguments that carry them.
+_ARGUMENT_NAMES = {"changes": "input", "session_id": "id"}
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_input(model: type[M], data: dict[str, Any], argument: str) -> M:
+    """Validate a GraphQL input into its domain model, naming bad fields by their
+    path in the request (``input.tags[0]``) rather than the Python one."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            path = argument + "".join(
+                f"[{part}]" if isinstance(part, int) else f".{to_camel_case(str(part))}"
+                for part in err["loc"]
+            )
+            problems.append((path, err["msg"]))
+        message = "; ".join(f"{path}: {msg}" for path, msg in problems)
+        raise InvalidInputError(message, field=problems[0][0]) from None
+
+
+def is_unexpected(error: GraphQLError) -> bool:
+    """Errors raised by neither GraphMem nor graphql-core: bugs and outages."""
+    original = error.original_error
+    return original is not None and not isinstance(original, GraphMemError | GraphQLError)
+
+
+def should_log(error: GraphQLError) -> bool:
+    """Failures an operator needs to see; a client's mistakes are not among them."""
+    return is_unexpected(error) or isinstance(error.original_error, StoreUnavailableError)
+
+
+class ClientErrors(MaskErrors):
+    """Masks unexpected errors and gives every error a code (and field when known)."""
+
+    def __init__(self) -> None:
+        super().__init__(should_mask_error=is_unexpected, error_message=INTERNAL_MESSAGE)
+
+    def anonymise_error(self, error: GraphQLError) -> GraphQLError:
+        masked = super().anonymise_error(error)
+        masked.extensions = {"code": "INTERNAL"}
+        return masked
+
+    def on_operation(self) -> Iterator[None]:
+        yield from super().on_operation()
+        context = self.execution_context
+        result = context.result
+        if result is not None and result.errors:
+            result.errors = [
+                _for_client(error, context.graphql_document) for error in result.errors
+            ]
+
+
+def _for_client(error: GraphQLError, document: DocumentNode | None) -> GraphQLError:
+    if "code" in error.extensions:
+        return error
+    original = error.original_error
+    if isinstance(original, StoreUnavailableError):
+        return _rebuilt(error, STORE_UNAVAILABLE_MESSAGE, {"code": original.code})
+    if isinstance(original, GraphMemError):
+        return _from_graphmem(error, original)
+    return _from_request(error, document)
+
+
+def _from_graphmem(error: GraphQLError, original: GraphMemError) -> GraphQLError:
+    if original.field is None:
+        return _rebuilt(error, original.message, {"code": original.code})
+    field = _ARGUMENT_NAMES.get(original.field) or to_camel_case(original.field)
+    message = original.message
+    prefix = f"{original.field}:"
+    if message.startswith(prefix):
+        message = f"{field}:{message[len(prefix) :]}"
+    return _rebuilt(error, message, {"code": original.code, "field": field})
+
+
+def _rebuilt(error: GraphQLError, message: str, extensions: dict[str, Any]) -> GraphQLError:
+    """A fresh error without the original exception, so nothing else of it can leak."""
+    return GraphQLError(
+        message,
+        nodes=error.nodes,
+        source=error.source,
+        positions=error.positions,
+        path=error.path,
+        extensions={**error.extensions, **extensions},
+    )
+
+
+def _from_request(error: GraphQLError, document: DocumentNode | None) -> GraphQLError:
+    if isinstance(error, GraphQLSyntaxError):
+        return _rebuilt(error, error.message, {"code": "GRAPHQL_PARSE_FAILED"})
+    nodes = error.nodes or []
+    variable = next((n for n in nodes if isinstance(n, VariableDefinitionNode)), None)
+    if variable is not None and error.path is None and len(nodes) == 1:
+        # A variable's value failed coercion (or, if it is used nowhere, the
+        # document failed validation and the fallback below applies).
+        field = _variable_field(variable, error, document)
+        if field is not None:
+            return _rebuilt(
+                error, f"{field}: {error.message}", {"code": "INVALID_INPUT", "field": field}
+            )
+    # Matched by source span, not identity: cached validation results may hold the
+    # nodes of an earlier parse of the same text.
+    spans = {_span(n) for n in nodes} - {None}
+    field = _argument_path(document, lambda node: _span(node) in spans)
+    if field is None:
+        return _rebuilt(error, error.message, {"code": "GRAPHQL_VALIDATION_FAILED"})
+    return _rebuilt(error, f"{field}: {error.message}", {"code": "INVALID_INPUT", "field": field})
+
+
+def _span(node: Node) -> tuple[int, int] | None:
+    return (node.loc.start, node.loc.end) if node.loc else None
+
+
+def _variable_field(
+    definition: VariableDefinitionNode, error: GraphQLError, document: DocumentNode | None
+) -> str | None:
+    """Where the variable is used, plus the path inside its value that graphql-core
+    puts right after the variable name (the value itself is not echoed before it)."""
+    name = definition.variable.name.value
+    usage = _argument_path(
+        document, lambda node: isinstance(node, VariableNode) and node.name.value == name
+    )
+    if usage is None:
+        return None
+    inner = re.match(
+        rf"Variable '\${re.escape(name)}' has invalid value at ((?:\.\w+|\[\d+\])+):",
+        error.message,
+    )
+    return usage + inner.group(1) if inner else usage
+
+
+def _argument_path(document: DocumentNode | None, matches: Callable[[Node], bool]) -> str | None:
+    """The path (``input.tags[0]``) of the first argument value node that matches."""
+    if document is None:
+        return None
+    finder = _ArgumentFinder(matches)
+    visit(document, finder)
+    return finder.path
+
+
+class _ArgumentFinder(Visitor):
+    def __init__(self, matches: Callable[[Node], bool]) -> None:
+        super().__init__()
+        self.matches = matches
+        self.path: str | None = None
+
+    def enter_argument(self, node: ArgumentNode, *_: object) -> object:
+        name = node.name.value
+        self.path = name if self.matches(node) else _value_path(node.value, self.matches, name)
+        return SKIP if self.path is None else BREAK
+
+
+def _value_path(value: ValueNode, matches: Callable[[Node], bool], path: str) -> str | None:
+    if matches(value):
+        return path
+    children: Sequence[tuple[str, Node, ValueNode]] = ()
+    if isinstance(value, ObjectValueNode):
+        children = [(f"{path}.{f.name.value}", f, f.value) for f in value.fields]
+    elif isinstance(value, ListValueNode):
+        children = [(f"{path}[{i}]", item, item) for i, item in enumerate(value.values)]
+    for child_path, holder, child in children:
+        found = child_path if matches(holder) else _value_path(child, matches, child_path)
+        if found is not None:
+            return found
+    return None

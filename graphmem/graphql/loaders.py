@@ -1,0 +1,69 @@
+"""Per-request DataLoaders, so a page of memories costs one store read per field.
+
+Loaders are made per request (their caches must not outlive it) and per
+project (the tenant boundary is part of every read). Batch functions run the
+blocking GraphMem calls in a worker thread so the event loop keeps serving.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from starlette.concurrency import run_in_threadpool
+from strawberry.dataloader import DataLoader
+
+from graphmem.api import GraphMem
+from graphmem.models import Memory, Relation, Session
+
+V = TypeVar("V")
+Fetch = Callable[..., list[V]]
+"""A DataLoader-shaped GraphMem read: ``fetch(ids, project_id=...)``, one result per id."""
+
+
+class Loaders:
+    def __init__(self, gm: GraphMem) -> None:
+        self._gm = gm
+        self._memories: dict[str, DataLoader[str, Memory | None]] = {}
+        self._relations: dict[str, DataLoader[str, list[Relation]]] = {}
+        self._sessions: dict[str, DataLoader[str, Session | None]] = {}
+
+    def memories(self, project_id: str | None) -> DataLoader[str, Memory | None]:
+        return self._loader(self._memories, project_id, self._gm.get_many)
+
+    def relations(self, project_id: str | None) -> DataLoader[str, list[Relation]]:
+        return self._loader(self._relations, project_id, self._gm.relations)
+
+    def sessions(self, project_id: str | None) -> DataLoader[str, Session | None]:
+        return self._loader(self._sessions, project_id, self._gm.get_sessions)
+
+    def forget_cached(self) -> None:
+        """Drop what was read so far: called after each write, which may have changed it."""
+        for loaders in (self._memories, self._relations, self._sessions):
+            for loader in loaders.values():
+                loader.clear_all()
+
+    def _loader(
+        self, loaders: dict[str, DataLoader[str, Any]], project_id: str | None, fetch: Fetch[V]
+    ) -> DataLoader[str, V]:
+        project = self._gm.default_project if project_id is None else project_id
+        loader = loaders.get(project)
+        if loader is None:
+
+            async def batch(ids: list[str]) -> Sequence[V]:
+                return await run_in_threadpool(fetch, ids, project_id=project)
+
+            loader = loaders[project] = DataLoader(load_fn=batch)
+        return loader
+
+
+@dataclass
+class Context:
+    """What every resolver sees: the store API and this request's loaders."""
+
+    gm: GraphMem
+    loaders: Loaders = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.loaders = Loaders(self.gm)

@@ -1,0 +1,272 @@
+"""GraphQL types: views of the domain models, and inputs mirroring the domain inputs.
+
+Output types copy a domain model's values (times become ``DateTime``) and keep
+the model itself for fields computed from it. Input types only shape the
+request; validation stays in the domain models, so every surface rejects the
+same values with the same limits. Input defaults are read from those models
+so the SDL shows the defaults the domain applies.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import strawberry
+from pydantic import BaseModel
+from strawberry.relay import PageInfo
+
+from graphmem import models
+from graphmem.clock import to_datetime
+from graphmem.graphql.loaders import Context
+from graphmem.scoring import ImportanceBreakdown as DomainBreakdown
+
+# The domain enums serve as the GraphQL enums, so the two cannot drift apart;
+# GraphQL shows the member names (FACT, WORKING, ...).
+strawberry.enum(models.MemoryType, description="What kind of knowledge a memory holds.")
+strawberry.enum(models.Tier, description="How long-lived a memory is.")
+strawberry.enum(models.Status, description="How far a memory is trusted.")
+strawberry.enum(models.RelationType, description="The meaning of an edge between two memories.")
+strawberry.enum(models.Source, description="Where a memory came from.")
+strawberry.enum(models.SuggestedBy, description="Who decided that a memory is worth keeping.")
+strawberry.enum(models.SessionState, description="Where a session is in its lifecycle.")
+strawberry.enum(models.SelfAssessment, description="The writer's own rating of a memory.")
+
+Info = strawberry.Info[Context, None]
+
+
+def _at(epoch_seconds: float) -> datetime:
+    return datetime.fromtimestamp(epoch_seconds, tz=UTC)
+
+
+@strawberry.type(description="One component of an importance score.")
+class ScoreComponent:
+    name: str
+    value: float = strawberry.field(description="The factor on its own, in [0, 1].")
+    weight: float = strawberry.field(description="Its normalised weight; weights sum to 1.")
+    contribution: float = strawberry.field(description="value * weight; these sum to the total.")
+
+
+@strawberry.type(description="An importance score, factor by factor, as of the request.")
+class ImportanceBreakdown:
+    preset: str
+    total: float
+    components: list[ScoreComponent]
+
+    @classmethod
+    def of(cls, breakdown: DomainBreakdown) -> ImportanceBreakdown:
+        return cls(
+            preset=breakdown.preset,
+            total=breakdown.total,
+            components=[
+                ScoreComponent(
+                    name=c.name, value=c.value, weight=c.weight, contribution=c.contribution
+                )
+                for c in breakdown.components
+            ],
+        )
+
+
+@strawberry.type(description="A typed edge between two memories of one project.")
+class Relation:
+    type: models.RelationType
+    from_id: strawberry.ID
+    to_id: strawberry.ID
+    rationale: str | None
+    weight: float
+    created_at: datetime
+
+    @classmethod
+    def of(cls, relation: models.Relation) -> Relation:
+        return cls(
+            type=relation.type,
+            from_id=strawberry.ID(relation.from_id),
+            to_id=strawberry.ID(relation.to_id),
+            rationale=relation.rationale,
+            weight=relation.weight,
+            created_at=_at(relation.created_at),
+        )
+
+
+@strawberry.type(description="A thread of work that memories are recorded in.")
+class Session:
+    id: strawberry.ID
+    project_id: strawberry.ID
+    state: models.SessionState
+    name: str | None
+    promotion_enabled: bool
+    promotion_interval_seconds: float | None = strawberry.field(
+        description="Seconds between periodic promotion runs; null: the server's default."
+    )
+    max_items: int | None = strawberry.field(
+        description="Working-tier size that triggers promotion; null: the server's default."
+    )
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, session: models.Session) -> Session:
+        return cls(
+            id=strawberry.ID(session.id),
+            project_id=strawberry.ID(session.project_id),
+            state=session.state,
+            name=session.name,
+            promotion_enabled=session.promotion_enabled,
+            promotion_interval_seconds=session.promotion_interval_seconds,
+            max_items=session.max_items,
+            created_at=_at(session.created_at),
+            updated_at=_at(session.updated_at),
+        )
+
+
+@strawberry.type(description="A stored memory item.")
+class Memory:
+    model: strawberry.Private[models.Memory]
+    id: strawberry.ID
+    project_id: strawberry.ID
+    session_id: strawberry.ID
+    content: str
+    memory_type: models.MemoryType | None
+    tier: models.Tier
+    status: models.Status
+    confidence: float
+    importance: float = strawberry.field(
+        description="The score stored at the last write; importanceBreakdown is as of now."
+    )
+    access_count: int
+    occurrence_count: int
+    feedback: float = strawberry.field(description="The sum of all feedback values given.")
+    feedback_count: int
+    pinned: bool
+    source: models.Source
+    suggested_by: models.SuggestedBy
+    self_assessment: models.SelfAssessment | None
+    tags: list[str]
+    rationale: str | None
+    evidence: list[str]
+    agent_id: strawberry.ID | None
+    superseded_by: strawberry.ID | None
+    created_at: datetime
+    updated_at: datetime
+    last_accessed_at: datetime | None
+    promoted_at: datetime | None
+    archived_at: datetime | None
+    archived_from: models.Tier | None = strawberry.field(
+        description="The tier an archived memory left, where restoring puts it back."
+    )
+    archive_reason: str | None
+    activated_at: datetime | None = strawberry.field(description="When a candidate became active.")
+    last_seen: datetime | None = strawberry.field(
+        description="When a duplicate of this memory was last written and merged into it."
+    )
+    merged_into: strawberry.ID | None
+
+    @classmethod
+    def of(cls, memory: models.Memory) -> Memory:
+        return cls(
+            model=memory,
+            id=strawberry.ID(memory.id),
+            project_id=strawberry.ID(memory.project_id),
+            session_id=strawberry.ID(memory.session_id),
+            content=memory.content,
+            memory_type=memory.memory_type,
+            tier=memory.tier,
+            status=memory.status,
+            confidence=memory.confidence,
+            importance=memory.importance,
+            access_count=memory.access_count,
+            occurrence_count=memory.occurrence_count,
+            feedback=memory.feedback,
+            feedback_count=memory.feedback_count,
+            pinned=memory.pinned,
+            source=memory.source,
+            suggested_by=memory.suggested_by,
+            self_assessment=memory.self_assessment,
+            tags=memory.tags,
+            rationale=memory.rationale,
+            evidence=memory.evidence,
+            agent_id=strawberry.ID(memory.agent_id) if memory.agent_id else None,
+            superseded_by=strawberry.ID(memory.superseded_by) if memory.superseded_by else None,
+            created_at=_at(memory.created_at),
+            updated_at=_at(memory.updated_at),
+            last_accessed_at=to_datetime(memory.last_accessed_at),
+            promoted_at=to_datetime(memory.promoted_at),
+            archived_at=to_datetime(memory.archived_at),
+            archived_from=memory.archived_from,
+            archive_reason=memory.archive_reason,
+            activated_at=to_datetime(memory.activated_at),
+            last_seen=to_datetime(memory.last_seen),
+            merged_into=strawberry.ID(memory.merged_into) if memory.merged_into else None,
+        )
+
+    @strawberry.field(description="The importance score recomputed now, factor by factor.")
+    def importance_breakdown(self, info: Info) -> ImportanceBreakdown:
+        return ImportanceBreakdown.of(info.context.gm.importance_breakdown(self.model))
+
+    @strawberry.field(description="The typed edges touching this memory, oldest first.")
+    async def relations(self, info: Info) -> list[Relation]:
+        found = await info.context.loaders.relations(self.model.project_id).load(self.model.id)
+        return [Relation.of(relation) for relation in found]
+
+    @strawberry.field(description="The session this memory was recorded in.")
+    async def session(self, info: Info) -> Session | None:
+        loader = info.context.loaders.sessions(self.model.project_id)
+        found = await loader.load(self.model.session_id)
+        return Session.of(found) if found else None
+
+
+@strawberry.type(description="A memory in a page of memories.")
+class MemoryEdge:
+    cursor: str = strawberry.field(description="Pass as `after` to continue after this memory.")
+    node: Memory
+
+
+@strawberry.type(description="A page of memories, newest first.")
+class MemoryConnection:
+    edges: list[MemoryEdge]
+    page_info: PageInfo
+
+
+def _default(model: type[BaseModel], field: str) -> Any:
+    return model.model_fields[field].get_default(call_default_factory=True)
+
+
+@strawberry.input(description="A new memory. Limits are in the README.")
+class MemoryInput:
+    content: str
+    memory_type: models.MemoryType | None = None
+    confidence: float = _default(models.MemoryInput, "confidence")
+    source: models.Source = _default(models.MemoryInput, "source")
+    suggested_by: models.SuggestedBy = _default(models.MemoryInput, "suggested_by")
+    self_assessment: models.SelfAssessment | None = None
+    tier: models.Tier = _default(models.MemoryInput, "tier")
+    pinned: bool = _default(models.MemoryInput, "pinned")
+    tags: list[str] = strawberry.field(default_factory=list)
+    rationale: str | None = None
+    evidence: list[str] = strawberry.field(default_factory=list)
+    session_id: strawberry.ID | None = None
+    agent_id: strawberry.ID | None = None
+
+
+@strawberry.input(description="Changes to a memory; a field left out or null stays as it is.")
+class MemoryUpdateInput:
+    content: str | None = None
+    memory_type: models.MemoryType | None = None
+    confidence: float | None = None
+    self_assessment: models.SelfAssessment | None = None
+    tags: list[str] | None = None
+    rationale: str | None = None
+    evidence: list[str] | None = None
+
+
+@strawberry.input(description="Which memories to list; every field given must match.")
+class MemoryFilter:
+    tier: models.Tier | None = None
+    status: models.Status | None = None
+    memory_type: models.MemoryType | None = None
+    session_id: strawberry.ID | None = None
+    tags: list[str] = strawberry.field(
+        default_factory=list, description="Memories carrying every one of these tags."
+    )
+    pinned: bool | None = None
+    include_archived: bool = _default(models.MemoryFilter, "include_archived")

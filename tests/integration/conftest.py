@@ -1,0 +1,118 @@
+"""A real uvicorn server on a free local port, talked to over HTTP."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from falkordb import FalkorDB
+from starlette.types import ASGIApp
+
+from graphmem.api import GraphMem
+from graphmem.graphql.app import create_app
+from graphmem.store import Row, Store
+from graphmem.store.embedded import EmbeddedFalkorDB
+from graphmem.store.falkordb import FalkorStore
+
+
+class GraphQLClient:
+    def __init__(self, http: httpx.Client) -> None:
+        self.http = http
+
+    def execute(self, query: str, variables: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The whole response body, errors included."""
+        response = self.http.post("/graphql", json={"query": query, "variables": variables or {}})
+        assert response.headers["content-type"].startswith("application/json"), response.text
+        return response.json()
+
+    def data(self, query: str, variables: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The data of a response that must have no errors."""
+        body = self.execute(query, variables)
+        assert "errors" not in body, body
+        return body["data"]
+
+    def error(self, query: str, variables: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The only error of a response that must fail."""
+        body = self.execute(query, variables)
+        assert len(body.get("errors", [])) == 1, body
+        return body["errors"][0]
+
+
+@contextmanager
+def serve(app: ASGIApp) -> Iterator[httpx.Client]:
+    """Run ``app`` under uvicorn in a thread until the block ends."""
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        for _ in range(500):
+            if server.started or not thread.is_alive():
+                break
+            time.sleep(0.01)
+        assert server.started, "uvicorn did not start"
+        port = server.servers[0].sockets[0].getsockname()[1]
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30.0) as http:
+            yield http
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def graphql_http(gm: GraphMem) -> Iterator[httpx.Client]:
+    with serve(create_app(gm)) as client:
+        yield client
+
+
+@pytest.fixture
+def gql(graphql_http: httpx.Client) -> GraphQLClient:
+    return GraphQLClient(graphql_http)
+
+
+class CountingStore:
+    """The real store, counting the reads of each named statement."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self.reads: Counter[str] = Counter()
+
+    def read(self, name: str, params: Mapping[str, Any] | None = None) -> list[Row]:
+        self.reads[name] += 1
+        return self._store.read(name, params)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+@pytest.fixture
+def store_reads(gm: GraphMem) -> Counter[str]:
+    """Reads per statement from here on (the server shares ``gm``)."""
+    counting = CountingStore(gm.store)
+    gm.store = counting
+    return counting.reads
+
+
+@pytest.fixture
+def graph_snapshot(
+    falkordb_server: EmbeddedFalkorDB, store: FalkorStore
+) -> Iterator[Callable[[], Any]]:
+    """Everything in the test's graph, to show that a rejected call wrote nothing."""
+    db = FalkorDB(unix_socket_path=str(falkordb_server.socket_path), socket_timeout=30.0)
+    graph = db.select_graph(store.graph_name)
+
+    def take() -> tuple[list[str], list[str]]:
+        nodes = graph.ro_query("MATCH (n) RETURN labels(n), properties(n)").result_set
+        edges = graph.ro_query(
+            "MATCH (a)-[r]->(b) RETURN type(r), properties(a), properties(b), properties(r)"
+        ).result_set
+        return sorted(map(repr, nodes)), sorted(map(repr, edges))
+
+    yield take
+    db.close()
