@@ -54,7 +54,7 @@ from graphmem.models import (
 )
 from graphmem.promotion import CLOSE_LIMIT, PromotionEngine, RunResult, Trigger
 from graphmem.retention import RetentionRules
-from graphmem.scoring import ImportanceBreakdown, ImportanceScorer, ScoreInputs
+from graphmem.scoring import ImportanceBreakdown, ImportanceScorer
 from graphmem.staging import Signal, Stager, content_key
 from graphmem.store import Row, Store
 from graphmem.telemetry import Telemetry
@@ -166,7 +166,6 @@ class GraphMem:
         now = self._now()
         keys = [content_key(item.content) for item in inputs]
         existing = self.stager.exact_duplicates(keys, project_id=project) if dedup else {}
-        initial_scores: dict[tuple[Any, ...], dict[str, float]] = {}
         rows: list[dict[str, Any]] = []
         new_by_key: dict[str, dict[str, Any]] = {}
         merges: dict[str, dict[str, Any]] = {}
@@ -189,16 +188,22 @@ class GraphMem:
                 first["tags"] = _union(first["tags"], item.tags)
                 outcomes.append(WriteOutcome(id=first["id"], created=False, match="exact"))
             else:
-                row = self._new_row(item, project, now, initial_scores)
+                row = self._new_row(item, project, now)
                 row["content_key"] = key
                 rows.append(row)
                 new_by_key[key] = row
                 outcomes.append(WriteOutcome(id=row["id"], created=True))
         sessions = self._create(rows, project, now) if rows else []
-        merged = self.stager.merge_occurrences(list(merges.values()), project_id=project)
-        created = [memory_from_fields(row) for row in rows]
-        self.stager.activate_earned(created, project_id=project)
-        self._agent_decisions(inputs, outcomes, created + merged, project)
+        self.stager.merge_occurrences(list(merges.values()), project_id=project)
+        # Only a candidate that recurred within the batch can have earned
+        # activation already: fresh rows have no feedback or evidence.
+        recurred = [
+            memory_from_fields(row)
+            for row in rows
+            if row["occurrence_count"] > 1 and row["status"] == Status.CANDIDATE.value
+        ]
+        self.stager.activate_earned(recurred, project_id=project)
+        self._agent_decisions(inputs, outcomes, project)
         self._memory_limits(sessions, project)
         return outcomes
 
@@ -237,11 +242,7 @@ class GraphMem:
         )
 
     def _agent_decisions(
-        self,
-        inputs: Sequence[MemoryInput],
-        outcomes: Sequence[WriteOutcome],
-        written: Sequence[Memory],
-        project: str,
+        self, inputs: Sequence[MemoryInput], outcomes: Sequence[WriteOutcome], project: str
     ) -> None:
         """An agent's "remember this" is promoted at once, new or merged."""
         wanted = {
@@ -251,7 +252,8 @@ class GraphMem:
         }
         if not wanted:
             return
-        short_term = [m for m in written if m.id in wanted and m.tier in SHORT_TERM]
+        written = self.get_many(sorted(wanted), project_id=project)
+        short_term = [m for m in written if m is not None and m.tier in SHORT_TERM]
         if short_term:
             self.promotion.promote_now(short_term, project_id=project)
 
@@ -266,13 +268,7 @@ class GraphMem:
                     rotate_limit=limit,
                 )
 
-    def _new_row(
-        self,
-        item: MemoryInput,
-        project: str,
-        now: float,
-        initial_scores: dict[tuple[Any, ...], dict[str, float]],
-    ) -> dict[str, Any]:
+    def _new_row(self, item: MemoryInput, project: str, now: float) -> dict[str, Any]:
         row: dict[str, Any] = {
             "id": new_id(),
             "project_id": project,
@@ -301,22 +297,14 @@ class GraphMem:
             row["rationale"] = item.rationale
         if item.agent_id is not None:
             row["agent_id"] = item.agent_id
-        # A memory that was just created and never used scores on three facts
-        # only, so a batch scores each distinct combination once.
-        agent_decision = item.suggested_by is SuggestedBy.AGENT
-        key = (item.memory_type, item.confidence, item.self_assessment, agent_decision)
-        scores = initial_scores.get(key)
-        if scores is None:
-            inputs = ScoreInputs(
-                memory_type=item.memory_type,
-                confidence=item.confidence,
-                access_count=0,
-                last_used_at=now,
-                self_assessment=item.self_assessment,
-                agent_decision=agent_decision,
+        row.update(
+            self.scorer.fresh_fields(
+                item.memory_type,
+                item.confidence,
+                item.self_assessment,
+                agent_decision=item.suggested_by is SuggestedBy.AGENT,
             )
-            scores = initial_scores[key] = self.scorer.stored_fields(inputs, now)
-        row.update(scores)
+        )
         return row
 
     def get(self, memory_id: str, *, project_id: str | None = None) -> Memory:

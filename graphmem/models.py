@@ -8,6 +8,7 @@ message naming the field and the limit.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, TypeVar
 
@@ -290,10 +291,9 @@ class BulkReviewResult(BaseModel):
     """Those the action changed (none in a dry run)."""
 
 
-class WriteOutcome(BaseModel):
-    """What ``remember`` did with one item."""
-
-    model_config = ConfigDict(frozen=True)
+@dataclass(frozen=True, slots=True)
+class WriteOutcome:
+    """What ``remember`` did with one item (a dataclass: bulk writes make one per item)."""
 
     id: str
     created: bool

@@ -194,6 +194,43 @@ class ImportanceScorer:
     def _normalise(self) -> None:
         total = sum(self._preset.weights.values())
         self._weights = [(f, w / total) for f, w in self._preset.weights.items() if w > 0]
+        self._fresh: dict[tuple[Any, ...], tuple[dict[str, float], float]] = {}
+
+    def fresh_fields(
+        self,
+        memory_type: MemoryType | None,
+        confidence: float,
+        self_assessment: SelfAssessment | None,
+        *,
+        agent_decision: bool = False,
+    ) -> dict[str, float]:
+        """``stored_fields`` of a memory created this instant and never used.
+
+        Such a memory scores on its type, confidence and self-assessment only,
+        so everything but the confidence term is computed once per
+        combination: bulk writes call this for every item.
+        """
+        key = (memory_type, self_assessment, agent_decision)
+        cached = self._fresh.get(key)
+        if cached is None:
+            inputs = ScoreInputs(
+                memory_type=memory_type,
+                confidence=0.0,
+                access_count=0,
+                last_used_at=0.0,
+                self_assessment=self_assessment,
+                agent_decision=agent_decision,
+            )
+            base = self.stored_fields(inputs, 0.0)
+            weight = 0.0 if agent_decision else dict(self._weights).get(Factor.CONFIDENCE, 0.0)
+            cached = self._fresh[key] = (base, weight)
+        base, weight = cached
+        if not weight:
+            return base
+        fields = dict(base)
+        fields["importance_confidence"] = weight * confidence
+        fields["importance"] = _clamp(base["importance"] + weight * confidence)
+        return fields
 
     def factor(self, factor: Factor, item: ScoreInputs, now: float) -> float:
         p = self._preset

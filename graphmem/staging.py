@@ -17,7 +17,7 @@ from enum import StrEnum
 
 from graphmem.clock import Clock
 from graphmem.ids import new_id
-from graphmem.models import Memory, Status, memory_from_fields
+from graphmem.models import Memory, Status
 from graphmem.retention import RetentionRules
 from graphmem.store import Store
 from graphmem.telemetry import Telemetry
@@ -56,16 +56,37 @@ class Signal(StrEnum):
     APPROVE = "manual:approve"
 
 
-def earned_signal(memory: Memory, rules: RetentionRules) -> Signal | None:
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What a candidate has accumulated towards activation."""
+
+    memory_id: str
+    status: str
+    occurrence_count: int = 1
+    feedback: float = 0.0
+    evaluator_relevance: float | None = None
+
+    @classmethod
+    def of(cls, memory: Memory) -> Evidence:
+        return cls(
+            memory.id,
+            memory.status.value,
+            memory.occurrence_count,
+            memory.feedback,
+            memory.evaluator_relevance,
+        )
+
+
+def earned_signal(evidence: Evidence, rules: RetentionRules) -> Signal | None:
     """The automatic signal a candidate has accumulated, if any (pure)."""
-    if memory.status is not Status.CANDIDATE:
+    if evidence.status != Status.CANDIDATE.value:
         return None
-    if memory.occurrence_count >= rules.recurrence_threshold:
+    if evidence.occurrence_count >= rules.recurrence_threshold:
         return Signal.RECURRENCE
-    if memory.feedback >= rules.feedback_threshold:
+    if evidence.feedback >= rules.feedback_threshold:
         return Signal.FEEDBACK
-    if memory.evaluator_relevance is not None and (
-        memory.evaluator_relevance >= rules.relevance_threshold
+    if evidence.evaluator_relevance is not None and (
+        evidence.evaluator_relevance >= rules.relevance_threshold
     ):
         return Signal.EVALUATOR
     return None
@@ -105,11 +126,11 @@ class Stager:
             found.setdefault(row["key"], row["id"])
         return found
 
-    def merge_occurrences(self, merges: Sequence[dict], *, project_id: str) -> list[Memory]:
+    def merge_occurrences(self, merges: Sequence[dict], *, project_id: str) -> list[str]:
         """Count each duplicate into its memory and activate those that recurred enough.
 
         ``merges``: dicts with ``id``, ``occurrences``, ``evidence``, ``tags``,
-        ``match`` and ``similarity``.
+        ``match`` and ``similarity``. Returns the ids merged into.
         """
         if not merges:
             return []
@@ -121,17 +142,29 @@ class Stager:
                 "now": self._now(),
             },
         )
-        merged = [memory_from_fields(row["memory"]) for row in rows]
-        for memory in merged:
-            self.telemetry.emit(
-                "staging.merged", self._now(), memory_id=memory.id, project_id=project_id
+        evidence = [
+            Evidence(
+                row["id"],
+                row["status"] or Status.ACTIVE.value,
+                row["occurrence_count"],
+                row["feedback"] or 0.0,
+                row["evaluator_relevance"],
             )
-        self.activate_earned(merged, project_id=project_id)
-        return merged
+            for row in rows
+        ]
+        for item in evidence:
+            self.telemetry.emit(
+                "staging.merged", self._now(), memory_id=item.memory_id, project_id=project_id
+            )
+        self._activate_earned(evidence, project_id=project_id)
+        return [item.memory_id for item in evidence]
 
     def activate_earned(self, memories: Iterable[Memory], *, project_id: str) -> list[str]:
         """Activate the candidates among ``memories`` whose signals crossed a threshold."""
-        earned = [(m.id, s) for m in memories if (s := earned_signal(m, self.rules))]
+        return self._activate_earned([Evidence.of(m) for m in memories], project_id=project_id)
+
+    def _activate_earned(self, evidence: Iterable[Evidence], *, project_id: str) -> list[str]:
+        earned = [(e.memory_id, s) for e in evidence if (s := earned_signal(e, self.rules))]
         return self.activate(earned, project_id=project_id)
 
     def activate(self, items: Sequence[tuple[str, Signal]], *, project_id: str) -> list[str]:

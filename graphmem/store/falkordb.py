@@ -85,6 +85,8 @@ class FalkorStore:
             except redis.ResponseError as exc:
                 if "already indexed" not in str(exc):
                     raise
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                raise StoreUnavailableError(f"the graph database did not answer: {exc}") from exc
 
     def drop(self) -> None:
         """Delete the whole graph (tests and ``graphmem reset``)."""

@@ -1,0 +1,83 @@
+"""The raw FalkorDB side of every comparison.
+
+The baseline does what a hand-written FalkorDB application would do for the
+same data: one batched ``CREATE`` of nodes carrying the same properties
+graphmem stores, an index on ``id``, and point reads by that index. It skips
+everything graphmem adds (validation, scoring, sessions and their edges, the
+other indexes); the ratio between the two is that addition's price.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from falkordb import Graph
+
+RAW_WRITE = "UNWIND $rows AS r CREATE (m:Memory) SET m = r"
+RAW_READ = (
+    "MATCH (m:Memory {id: $id}) "
+    "RETURN m.id, m.content, m.memory_type, m.tier, m.status, m.importance"
+)
+RAW_SCHEMA = "CREATE INDEX FOR (m:Memory) ON (m.id)"
+FACTORS = ("recency", "frequency", "confidence", "salience")
+
+
+def raw_rows(
+    items: Sequence[dict[str, Any]], *, project: str, seed: int = 11
+) -> list[dict[str, Any]]:
+    """Node properties of the shape graphmem stores for these inputs.
+
+    Values are plausible rather than computed: the baseline must move the same
+    bytes to the server, not repeat graphmem's scoring.
+    """
+    rng = random.Random(seed)
+    now = round(time.time(), 3)
+    rows = []
+    for item in items:
+        contributions = {f"importance_{f}": rng.uniform(0.0, 0.25) for f in FACTORS}
+        row = {
+            "id": f"{time.time_ns() // 1_000_000:012x}{os.urandom(10).hex()}",
+            "project_id": project,
+            "session_id": item.get("session_id", "default"),
+            "content": item["content"],
+            "content_key": hashlib.blake2b(item["content"].encode(), digest_size=16).hexdigest(),
+            "memory_type": item.get("memory_type"),
+            "tier": "working",
+            "status": "candidate" if item.get("source") == "auto_extracted" else "active",
+            "confidence": item.get("confidence", 0.7),
+            "access_count": 0,
+            "occurrence_count": 1,
+            "feedback": 0,
+            "feedback_count": 0,
+            "pinned": False,
+            "source": item.get("source", "agent"),
+            "suggested_by": "implicit",
+            "self_assessment": item.get("self_assessment"),
+            "tags": item.get("tags", []),
+            "rationale": item.get("rationale"),
+            "evidence": item.get("evidence", []),
+            "agent_id": item.get("agent_id"),
+            "created_at": now,
+            "updated_at": now,
+            **contributions,
+            "importance": sum(contributions.values()),
+        }
+        rows.append({key: value for key, value in row.items() if value is not None})
+    return rows
+
+
+def prepare(graph: Graph) -> None:
+    graph.query(RAW_SCHEMA)
+
+
+def write(graph: Graph, rows: list[dict[str, Any]]) -> None:
+    graph.query(RAW_WRITE, {"rows": rows})
+
+
+def read(graph: Graph, memory_id: str) -> list[list[Any]]:
+    return graph.ro_query(RAW_READ, {"id": memory_id}).result_set

@@ -1,0 +1,313 @@
+"""The ``graphmem`` command: run the service and look at memories from a shell.
+
+Every command opens the store through the Python API, does one thing and
+closes it again, so the embedded database is only running while a command
+needs it. Errors the API raises on purpose become one red line and exit code
+1: a person at a terminal should learn what to fix, not read a traceback.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Annotated, Any, NoReturn
+
+import typer
+from pydantic import ValidationError
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from graphmem.api import GraphMem
+from graphmem.clock import to_datetime
+from graphmem.config import Settings
+from graphmem.errors import GraphMemError
+from graphmem.models import Memory, MemoryType, invalid_input
+
+app = typer.Typer(
+    name="graphmem",
+    help="A graph-backed memory store for AI agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+PIPE_WIDTH = 160
+# Piped output is read by scripts and people alike: do not cut it at 80 columns.
+out = Console(width=None if sys.stdout.isatty() else PIPE_WIDTH)
+err = Console(stderr=True, soft_wrap=True)
+
+TYPES_HELP = ", ".join(t.value for t in MemoryType)
+ProjectOption = Annotated[
+    str | None, typer.Option("--project", help="Project id (default: GRAPHMEM_PROJECT).")
+]
+
+
+@app.callback()
+def main(
+    ctx: typer.Context,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--data-dir",
+            envvar="GRAPHMEM_DATA_DIR",
+            help="Where the embedded database keeps its files.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Only gathers the global options: each command opens the store itself."""
+    ctx.obj = data_dir
+
+
+@contextmanager
+def reported_errors() -> Iterator[None]:
+    """Turn the API's deliberate errors into ``error [CODE]: message`` and exit 1."""
+    try:
+        yield
+    except GraphMemError as exc:
+        err.print(Text(f"error [{exc.code}]: {exc.message}", style="bold red"))
+        raise typer.Exit(1) from None
+
+
+def settings_for(ctx: typer.Context, **overrides: Any) -> Settings:
+    """Settings from the environment, with what the command line named on top."""
+    given = {key: value for key, value in overrides.items() if value is not None}
+    if ctx.obj is not None:
+        given["data_dir"] = ctx.obj
+    try:
+        return Settings(**given)
+    except ValidationError as exc:
+        raise invalid_input(exc) from None
+
+
+@contextmanager
+def opened(ctx: typer.Context) -> Iterator[GraphMem]:
+    with reported_errors(), GraphMem.open(settings_for(ctx)) as gm:
+        yield gm
+
+
+@app.command()
+def serve(
+    ctx: typer.Context,
+    host: Annotated[
+        str | None, typer.Option(help="Interface to bind (default: GRAPHMEM_HOST).")
+    ] = None,
+    port: Annotated[int | None, typer.Option(help="Port to bind (default: GRAPHMEM_PORT).")] = None,
+    log_level: Annotated[
+        str, typer.Option(help="uvicorn log level; 'warning' drops the per-request lines.")
+    ] = "info",
+) -> None:
+    """Serve the GraphQL API (GraphiQL in the browser) until Ctrl-C."""
+    # Imported here: the web stack takes ~0.4 s to import, which the other
+    # commands would pay for nothing.
+    import uvicorn
+
+    from graphmem.graphql.app import create_app
+
+    # uvicorn re-raises SIGTERM once it has shut down gracefully; a stop asked
+    # for by a service manager should end with status 0, as Ctrl-C does.
+    signal.signal(signal.SIGTERM, _exit_quietly)
+    with reported_errors():
+        settings = settings_for(ctx, host=host, port=port)
+        # Opened here rather than in the app's lifespan so that a store that
+        # cannot start is one red line, not a uvicorn startup traceback.
+        with GraphMem.open(settings) as gm:
+            where = f"http://{settings.host}:{settings.port}/graphql"
+            err.print(f"graphmem: GraphiQL at {where}", markup=False)
+            if not settings.falkordb_url:
+                err.print(f"graphmem: embedded FalkorDB in {settings.data_dir}", markup=False)
+            uvicorn.run(create_app(gm), host=settings.host, port=settings.port, log_level=log_level)
+
+
+def _exit_quietly(signum: int, frame: FrameType | None) -> NoReturn:
+    raise SystemExit(0)
+
+
+@app.command()
+def remember(
+    ctx: typer.Context,
+    content: Annotated[str, typer.Argument(help="What to remember.")],
+    memory_type: Annotated[
+        str | None, typer.Option("--type", help=f"One of: {TYPES_HELP}.", show_default=False)
+    ] = None,
+    confidence: Annotated[
+        float | None, typer.Option(help="0 to 1 (default 0.7).", show_default=False)
+    ] = None,
+    source: Annotated[
+        str, typer.Option(help="manual, agent, auto_extracted or import.")
+    ] = "manual",
+    tags: Annotated[
+        list[str] | None, typer.Option("--tag", help="A tag; repeat for more.", show_default=False)
+    ] = None,
+    session: Annotated[str | None, typer.Option(help="Session id.", show_default=False)] = None,
+    project: ProjectOption = None,
+) -> None:
+    """Store one memory and show how it was filed."""
+    item: dict[str, Any] = {"content": content, "source": source, "tags": tags or []}
+    optional = {"memory_type": memory_type, "confidence": confidence, "session_id": session}
+    item.update({key: value for key, value in optional.items() if value is not None})
+    with opened(ctx) as gm:
+        memory, outcome = gm.remember_detailed(item, project_id=project)
+    title = "Remembered" if outcome.created else f"Already known ({outcome.match} match)"
+    table = Table(title=title, show_header=False)
+    table.add_column("field", style="bold")
+    table.add_column("value", no_wrap=True)
+    for field, value in (
+        ("id", memory.id),
+        ("tier", memory.tier.value),
+        ("status", memory.status.value),
+        ("importance", f"{memory.importance:.3f}"),
+        ("type", memory.memory_type.value if memory.memory_type else "-"),
+        ("session", memory.session_id),
+        ("occurrences", str(memory.occurrence_count)),
+    ):
+        table.add_row(field, value)
+    out.print(table)
+
+
+@app.command(name="list")
+def list_memories(
+    ctx: typer.Context,
+    tier: Annotated[str | None, typer.Option(show_default=False)] = None,
+    status: Annotated[str | None, typer.Option(show_default=False)] = None,
+    memory_type: Annotated[
+        str | None, typer.Option("--type", help=f"One of: {TYPES_HELP}.", show_default=False)
+    ] = None,
+    session: Annotated[str | None, typer.Option(show_default=False)] = None,
+    tags: Annotated[
+        list[str] | None,
+        typer.Option("--tag", help="Only memories with this tag; repeat to require several."),
+    ] = None,
+    first: Annotated[int, typer.Option(help="Page size.")] = 20,
+    after: Annotated[
+        str | None, typer.Option(help="Cursor printed by the previous page.", show_default=False)
+    ] = None,
+    project: ProjectOption = None,
+) -> None:
+    """List memories, newest first, one page at a time."""
+    wanted = {"tier": tier, "status": status, "memory_type": memory_type, "session_id": session}
+    flt: dict[str, Any] = {key: value for key, value in wanted.items() if value is not None}
+    flt["tags"] = tags or []
+    with opened(ctx) as gm:
+        page = gm.list(flt, first=first, after=after, project_id=project)
+    if not page.items:
+        out.print("no memories match")
+        return
+    out.print(_listing(page.items), crop=False)
+    if page.has_next:
+        out.print(Text(f"next page: --after {page.end_cursor}"), soft_wrap=True)
+    else:
+        out.print("no more pages")
+
+
+@app.command()
+def show(
+    ctx: typer.Context,
+    memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory's id.")],
+    project: ProjectOption = None,
+) -> None:
+    """Show one memory, why it scores what it scores, and what it is related to."""
+    with opened(ctx) as gm:
+        memory = gm.get(memory_id, project_id=project)
+        breakdown = gm.importance_breakdown(memory)
+        (relations,) = gm.relations([memory.id], project_id=project)
+
+    fields = Table(title=f"Memory {memory.id}", show_header=False)
+    fields.add_column("field", style="bold", no_wrap=True)
+    fields.add_column("value")
+    for name, value in _fields(memory):
+        fields.add_row(name, Text(value))
+    out.print(fields)
+
+    scores = Table(title=f"Importance now ({breakdown.preset} preset)")
+    scores.add_column("component")
+    for column in ("value", "weight", "contribution"):
+        scores.add_column(column, justify="right")
+    for c in breakdown.components:
+        scores.add_row(c.name, f"{c.value:.3f}", f"{c.weight:.3f}", f"{c.contribution:.3f}")
+    scores.add_row("total", "", "", f"{breakdown.total:.3f}", style="bold")
+    out.print(scores)
+
+    if not relations:
+        out.print("no relations")
+        return
+    edges = Table(title="Relations")
+    for column in ("type", "from", "to", "weight", "rationale"):
+        edges.add_column(column, no_wrap=column in ("from", "to"))
+    for r in relations:
+        edges.add_row(r.type.value, r.from_id, r.to_id, f"{r.weight:.2f}", Text(r.rationale or ""))
+    out.print(edges)
+
+
+@app.command()
+def schema() -> None:
+    """Print the GraphQL schema (SDL)."""
+    from graphmem.graphql.schema import export_sdl
+
+    typer.echo(export_sdl().rstrip("\n"))
+
+
+LIST_COLUMNS = ("id", "tier", "status", "type", "importance", "content")
+MIN_PREVIEW = 20
+MAX_PREVIEW = 60
+
+
+def _listing(memories: list[Memory]) -> Table:
+    """A table that never cuts a field short.
+
+    Ids must survive whole to be pasted into ``show``, so only the content
+    preview gives way to a narrow terminal; below its minimum the lines wrap.
+    """
+    rows = [
+        [
+            m.id,
+            m.tier.value,
+            m.status.value,
+            m.memory_type.value if m.memory_type else "-",
+            f"{m.importance:.3f}",
+            " ".join(m.content.split()),
+        ]
+        for m in memories
+    ]
+    widths = [
+        max([len(name), *(len(row[i]) for row in rows)]) for i, name in enumerate(LIST_COLUMNS)
+    ]
+    padding = 3 * len(widths) + 1  # a space either side of every cell, one rule between
+    room = out.width - sum(widths[:-1]) - padding
+    preview = max(MIN_PREVIEW, min(MAX_PREVIEW, room))
+    for row in rows:
+        row[-1] = row[-1] if len(row[-1]) <= preview else row[-1][: preview - 1] + "…"
+    widths[-1] = min(widths[-1], preview)
+    needed = sum(widths) + padding
+    table = Table(
+        title=f"{len(rows)} memories",
+        box=box.SIMPLE_HEAD,
+        width=needed if needed > out.width else None,
+    )
+    for name, width in zip(LIST_COLUMNS, widths, strict=True):
+        justify = "right" if name == "importance" else "left"
+        table.add_column(name, no_wrap=True, min_width=width, justify=justify)
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))
+    return table
+
+
+def _fields(memory: Memory) -> Iterator[tuple[str, str]]:
+    """Every stored field as text; times as ISO-8601 UTC, absent values as '-'."""
+    for name, value in memory.model_dump(mode="json").items():
+        if value is None or value == []:
+            text = "-"
+        elif name.endswith("_at") or name == "last_seen":
+            text = to_datetime(value).isoformat(timespec="milliseconds")
+        elif isinstance(value, list):
+            text = ", ".join(str(v) for v in value)
+        elif isinstance(value, float):
+            text = f"{value:.3f}"
+        else:
+            text = str(value)
+        yield name, text

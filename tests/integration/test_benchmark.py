@@ -1,0 +1,69 @@
+"""The benchmark keeps working: its baseline does graphmem's work, and a tiny run
+produces every figure. Nothing here asserts speed; the machine is shared."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from falkordb import FalkorDB
+
+from benchmarks.baseline import raw_rows
+from benchmarks.data import generate
+from graphmem.api import GraphMem
+from graphmem.store.embedded import EmbeddedFalkorDB
+from graphmem.store.falkordb import FalkorStore
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_raw_rows_carry_the_properties_graphmem_stores(
+    gm: GraphMem, store: FalkorStore, falkordb_server: EmbeddedFalkorDB
+) -> None:
+    items = generate(60).memories
+    ids = gm.remember_many(items)
+    db = FalkorDB(unix_socket_path=str(falkordb_server.socket_path), socket_timeout=10.0)
+    try:
+        stored = (
+            db.select_graph(store.graph_name)
+            .ro_query("UNWIND $ids AS id MATCH (m:Memory {id: id}) RETURN keys(m)", {"ids": ids})
+            .result_set
+        )
+    finally:
+        db.close()
+    rows = raw_rows(items, project=gm.default_project)
+    assert [sorted(keys) for (keys,) in stored] == [sorted(row) for row in rows]
+
+
+def test_smoke_run_produces_every_figure() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    before = set(Path("/tmp").glob("gmbench-*"))
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--n", "200", "--requests", "50", "--json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "graphmem benchmark" in done.stderr  # the table, beside the JSON on stdout
+    report = json.loads(done.stdout)
+    assert report["memories_read_at"] == 200
+    assert report["memories"] == 200 + (50 + 4) * 10
+    assert report["relations"] > 0
+
+    figures = {f["key"]: f for f in report["figures"]}
+    assert list(figures) == ["write_api", "read_p50", "read_p95", "write_http"]
+    for figure in figures.values():
+        assert figure["value"] > 0 and figure["baseline"] > 0
+        assert math.isfinite(figure["ratio"]) and figure["ratio"] > 0
+    assert [f["count"] for f in figures.values()] == [200, 50, 50, 500]
+    assert isinstance(figures["write_api"]["passed"], bool)
+    assert isinstance(figures["read_p95"]["passed"], bool)
+    assert figures["read_p95"]["value"] >= figures["read_p50"]["value"]
+    assert set(Path("/tmp").glob("gmbench-*")) <= before, "the run left its data directory"
