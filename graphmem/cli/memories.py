@@ -1,94 +1,31 @@
-"""The ``graphmem`` command: run the service and look at memories from a shell.
-
-Every command opens the store through the Python API, does one thing and
-closes it again, so the embedded database is only running while a command
-needs it. Errors the API raises on purpose become one red line and exit code
-1: a person at a terminal should learn what to fix, not read a traceback.
-"""
+"""Commands that serve the API and read or write single memories."""
 
 from __future__ import annotations
 
 import signal
-import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from types import FrameType
 from typing import Annotated, Any, NoReturn
 
 import typer
-from pydantic import ValidationError
 from rich import box
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from graphmem.api import GraphMem
-from graphmem.clock import to_datetime
-from graphmem.config import Settings
-from graphmem.errors import GraphMemError
-from graphmem.models import Memory, MemoryType, invalid_input
-
-app = typer.Typer(
-    name="graphmem",
-    help="A graph-backed memory store for AI agents.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+from graphmem.cli.common import (
+    TYPES_HELP,
+    ProjectOption,
+    app,
+    err,
+    opened,
+    out,
+    reported_errors,
+    settings_for,
 )
-PIPE_WIDTH = 160
-# Piped output is read by scripts and people alike: do not cut it at 80 columns.
-out = Console(width=None if sys.stdout.isatty() else PIPE_WIDTH)
-err = Console(stderr=True, soft_wrap=True)
-
-TYPES_HELP = ", ".join(t.value for t in MemoryType)
-ProjectOption = Annotated[
-    str | None, typer.Option("--project", help="Project id (default: GRAPHMEM_PROJECT).")
-]
-
-
-@app.callback()
-def main(
-    ctx: typer.Context,
-    data_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--data-dir",
-            envvar="GRAPHMEM_DATA_DIR",
-            help="Where the embedded database keeps its files.",
-            show_default=False,
-        ),
-    ] = None,
-) -> None:
-    """Only gathers the global options: each command opens the store itself."""
-    ctx.obj = data_dir
-
-
-@contextmanager
-def reported_errors() -> Iterator[None]:
-    """Turn the API's deliberate errors into ``error [CODE]: message`` and exit 1."""
-    try:
-        yield
-    except GraphMemError as exc:
-        err.print(Text(f"error [{exc.code}]: {exc.message}", style="bold red"))
-        raise typer.Exit(1) from None
-
-
-def settings_for(ctx: typer.Context, **overrides: Any) -> Settings:
-    """Settings from the environment, with what the command line named on top."""
-    given = {key: value for key, value in overrides.items() if value is not None}
-    if ctx.obj is not None:
-        given["data_dir"] = ctx.obj
-    try:
-        return Settings(**given)
-    except ValidationError as exc:
-        raise invalid_input(exc) from None
-
-
-@contextmanager
-def opened(ctx: typer.Context) -> Iterator[GraphMem]:
-    with reported_errors(), GraphMem.open(settings_for(ctx)) as gm:
-        yield gm
+from graphmem.clock import to_datetime
+from graphmem.models import Memory
+from graphmem.scheduler import Scheduler
 
 
 @app.command()
@@ -121,7 +58,17 @@ def serve(
             err.print(f"graphmem: GraphiQL at {where}", markup=False)
             if not settings.falkordb_url:
                 err.print(f"graphmem: embedded FalkorDB in {settings.data_dir}", markup=False)
-            uvicorn.run(create_app(gm), host=settings.host, port=settings.port, log_level=log_level)
+            scheduler = Scheduler(gm) if settings.scheduler else None
+            if scheduler:
+                scheduler.start()
+            try:
+                uvicorn.run(
+                    create_app(gm), host=settings.host, port=settings.port, log_level=log_level
+                )
+            finally:
+                # uvicorn has drained the requests; let a running job finish too.
+                if scheduler:
+                    scheduler.stop()
 
 
 def _exit_quietly(signum: int, frame: FrameType | None) -> NoReturn:
@@ -183,6 +130,9 @@ def list_memories(
         list[str] | None,
         typer.Option("--tag", help="Only memories with this tag; repeat to require several."),
     ] = None,
+    exclude_candidates: Annotated[
+        bool, typer.Option("--exclude-candidates", help="Hide candidates awaiting review.")
+    ] = False,
     first: Annotated[int, typer.Option(help="Page size.")] = 20,
     after: Annotated[
         str | None, typer.Option(help="Cursor printed by the previous page.", show_default=False)
@@ -193,6 +143,7 @@ def list_memories(
     wanted = {"tier": tier, "status": status, "memory_type": memory_type, "session_id": session}
     flt: dict[str, Any] = {key: value for key, value in wanted.items() if value is not None}
     flt["tags"] = tags or []
+    flt["include_candidates"] = not exclude_candidates
     with opened(ctx) as gm:
         page = gm.list(flt, first=first, after=after, project_id=project)
     if not page.items:

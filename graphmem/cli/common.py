@@ -1,0 +1,87 @@
+"""What every ``graphmem`` command shares: the app, the consoles, opening the
+store and turning the API's deliberate errors into one red line.
+
+Every command opens the store through the Python API, does one thing and
+closes it again, so the embedded database is only running while a command
+needs it. Errors the API raises on purpose become one red line and exit code
+1: a person at a terminal should learn what to fix, not read a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.text import Text
+
+from graphmem.api import GraphMem
+from graphmem.config import Settings
+from graphmem.errors import GraphMemError
+from graphmem.models import MemoryType, invalid_input
+
+app = typer.Typer(
+    name="graphmem",
+    help="A graph-backed memory store for AI agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+PIPE_WIDTH = 160
+# Piped output is read by scripts and people alike: do not cut it at 80 columns.
+out = Console(width=None if sys.stdout.isatty() else PIPE_WIDTH)
+err = Console(stderr=True, soft_wrap=True)
+
+TYPES_HELP = ", ".join(t.value for t in MemoryType)
+ProjectOption = Annotated[
+    str | None, typer.Option("--project", help="Project id (default: GRAPHMEM_PROJECT).")
+]
+
+
+@app.callback()
+def main(
+    ctx: typer.Context,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--data-dir",
+            envvar="GRAPHMEM_DATA_DIR",
+            help="Where the embedded database keeps its files.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Only gathers the global options: each command opens the store itself."""
+    ctx.obj = data_dir
+
+
+@contextmanager
+def reported_errors() -> Iterator[None]:
+    """Turn the API's deliberate errors into ``error [CODE]: message`` and exit 1."""
+    try:
+        yield
+    except GraphMemError as exc:
+        err.print(Text(f"error [{exc.code}]: {exc.message}", style="bold red"))
+        raise typer.Exit(1) from None
+
+
+def settings_for(ctx: typer.Context, **overrides: Any) -> Settings:
+    """Settings from the environment, with what the command line named on top."""
+    given = {key: value for key, value in overrides.items() if value is not None}
+    if ctx.obj is not None:
+        given["data_dir"] = ctx.obj
+    try:
+        return Settings(**given)
+    except ValidationError as exc:
+        raise invalid_input(exc) from None
+
+
+@contextmanager
+def opened(ctx: typer.Context) -> Iterator[GraphMem]:
+    with reported_errors(), GraphMem.open(settings_for(ctx)) as gm:
+        yield gm

@@ -1,0 +1,214 @@
+"""Commands that move memories through their lifecycle: promotion, archival,
+review of candidates, and schema migration."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.progress import track
+from rich.table import Table
+from rich.text import Text
+
+from graphmem.archival import ArchiveResult
+from graphmem.cli.common import TYPES_HELP, ProjectOption, app, err, opened, out
+from graphmem.models import ReviewItem
+from graphmem.promotion import RunResult
+
+
+@app.command()
+def promote(
+    ctx: typer.Context,
+    sessions: Annotated[list[str], typer.Argument(metavar="SESSION...", help="Session ids.")],
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show what would move, with scores; write nothing.")
+    ] = False,
+    project: ProjectOption = None,
+) -> None:
+    """Run promotion for one or more sessions now."""
+    results: list[RunResult] = []
+    with opened(ctx) as gm:
+        steps = track(sessions, description="promoting", console=err, transient=True)
+        for session_id in steps if len(sessions) > 1 else sessions:
+            results.append(gm.run_promotion(session_id, dry_run=dry_run, project_id=project))
+    for result in results:
+        out.print(_candidates(result), crop=False)
+    summary = Table(title="Promotion dry run" if dry_run else "Promotion")
+    for column in ("session", "candidates", "promoted", "failed", "remaining", "threshold", "ms"):
+        summary.add_column(column, justify="left" if column == "session" else "right")
+    for r in results:
+        summary.add_row(
+            r.session_id,
+            str(len(r.candidates)),
+            "-" if dry_run else str(r.count),
+            str(len(r.failures)),
+            str(r.remaining),
+            f"{r.threshold:.2f}",
+            f"{r.duration_ms:.0f}",
+        )
+    out.print(summary)
+    for r in results:
+        for failure in r.failures:
+            err.print(Text(f"not promoted {failure.memory_id}: {failure.reason}", style="yellow"))
+
+
+def _candidates(result: RunResult) -> Table:
+    table = Table(title=f"{result.session_id}: {len(result.candidates)} to promote")
+    for column in ("id", "from", "to", "score", "breakdown", "content"):
+        table.add_column(column, no_wrap=column in ("id", "breakdown"))
+    for c in result.candidates:
+        parts = " ".join(f"{x.name}={x.contribution:.2f}" for x in c.breakdown.components)
+        table.add_row(
+            c.memory.id,
+            c.memory.tier.value,
+            c.to_tier.value,
+            f"{c.score:.3f}",
+            parts,
+            Text(" ".join(c.memory.content.split())[:60]),
+        )
+    return table
+
+
+@app.command()
+def archive(
+    ctx: typer.Context,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="List what would be archived; write nothing.")
+    ] = False,
+    project: ProjectOption = None,
+) -> None:
+    """Archive stale, low-importance memories (they stay restorable)."""
+    with opened(ctx) as gm, err.status("finding stale memories..."):
+        result = gm.archive_stale(dry_run=dry_run, project_id=project)
+    out.print(_archived(result), crop=False)
+
+
+def _archived(result: ArchiveResult) -> Table:
+    verb = "would archive" if result.dry_run else "archived"
+    count = len(result.items) if result.dry_run else len(result.archived)
+    table = Table(title=f"{verb} {count} memories")
+    for column in ("id", "tier", "importance", "reason"):
+        table.add_column(column, no_wrap=column == "id")
+    done = set(result.archived)
+    for item in result.items:
+        if result.dry_run or item.memory_id in done:
+            table.add_row(item.memory_id, item.tier.value, f"{item.score:.3f}", Text(item.reason))
+    return table
+
+
+@app.command()
+def restore(
+    ctx: typer.Context,
+    memory_id: Annotated[str, typer.Argument(metavar="ID")],
+    project: ProjectOption = None,
+) -> None:
+    """Bring an archived memory back to the tier it came from."""
+    with opened(ctx) as gm:
+        memory = gm.restore(memory_id, project_id=project)
+    out.print(f"restored {memory.id} to {memory.tier.value}")
+
+
+@app.command()
+def review(
+    ctx: typer.Context,
+    approve: Annotated[
+        list[str] | None, typer.Option("--approve", metavar="ID", help="Approve this candidate.")
+    ] = None,
+    reject: Annotated[
+        list[str] | None, typer.Option("--reject", metavar="ID", help="Reject this candidate.")
+    ] = None,
+    reason: Annotated[str | None, typer.Option(help="Why; required to reject.")] = None,
+    all_matching: Annotated[
+        str | None,
+        typer.Option(
+            "--all", metavar="ACTION", help="approve or reject every candidate the filters select."
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="With --all: list what would change.")
+    ] = False,
+    list_only: Annotated[bool, typer.Option("--list", help="Only list the queue.")] = False,
+    order: Annotated[str, typer.Option(help="oldest or evidence.")] = "oldest",
+    session: Annotated[str | None, typer.Option(show_default=False)] = None,
+    memory_type: Annotated[
+        str | None, typer.Option("--type", help=f"One of: {TYPES_HELP}.", show_default=False)
+    ] = None,
+    tags: Annotated[list[str] | None, typer.Option("--tag", show_default=False)] = None,
+    min_occurrences: Annotated[int, typer.Option(help="At least this many occurrences.")] = 1,
+    first: Annotated[int, typer.Option(help="How many candidates to go through.")] = 20,
+    project: ProjectOption = None,
+) -> None:
+    """Review candidates: interactively (approve / reject / skip), or with flags."""
+    flt: dict[str, Any] = {
+        "session_id": session,
+        "memory_type": memory_type,
+        "tags": tags or [],
+        "min_occurrences": min_occurrences,
+    }
+    flt = {k: v for k, v in flt.items() if v is not None}
+    with opened(ctx) as gm:
+        if approve or reject:
+            for memory_id in approve or []:
+                out.print(f"approved {gm.approve(memory_id, project_id=project).id}")
+            for memory_id in reject or []:
+                gm.reject(memory_id, reason or "", project_id=project)
+                out.print(f"rejected {memory_id}")
+            return
+        if all_matching is not None:
+            result = gm.bulk_review(
+                flt, all_matching, reason=reason, dry_run=dry_run, project_id=project
+            )
+            verb = f"would {result.action}" if result.dry_run else f"{result.action}d"
+            changed = result.matched if result.dry_run else result.applied
+            out.print(f"{verb} {len(changed)} candidates")
+            for memory_id in changed:
+                out.print(memory_id)
+            return
+        page = gm.review_queue(flt, order=order, first=first, project_id=project)
+        if list_only or not page.items:
+            out.print(_queue(page.items), crop=False)
+            return
+        for item in page.items:
+            out.print(_queue([item]), crop=False)
+            choice = typer.prompt("[a]pprove, [r]eject, [s]kip or [q]uit", default="s")
+            if choice.startswith("q"):
+                break
+            if choice.startswith("a"):
+                gm.approve(item.memory.id, project_id=project)
+                out.print("approved")
+            elif choice.startswith("r"):
+                why = reason or typer.prompt("reason")
+                gm.reject(item.memory.id, why, project_id=project)
+                out.print("rejected")
+
+
+def _queue(items: list[ReviewItem]) -> Table:
+    table = Table(title=f"{len(items)} candidates")
+    for column in ("id", "occurrences", "feedback", "age", "near duplicates", "content"):
+        table.add_column(column, no_wrap=column == "id")
+    for item in items:
+        table.add_row(
+            item.memory.id,
+            str(item.occurrences),
+            f"{item.feedback:+g}",
+            f"{item.age_seconds / 3600:.1f} h",
+            ", ".join(item.near_duplicates) or "-",
+            Text(" ".join(item.memory.content.split())[:80]),
+        )
+    return table
+
+
+@app.command()
+def migrate(ctx: typer.Context) -> None:
+    """Bring the graph up to the current schema; safe to run again."""
+    with opened(ctx) as gm:
+        reports = gm.migrate()
+    if not reports:
+        out.print("the graph is up to date")
+        return
+    table = Table(title="Migrations applied")
+    for column in ("version", "migration", "changed"):
+        table.add_column(column)
+    for r in reports:
+        table.add_row(str(r.version), r.name, str(r.changed))
+    out.print(table)
