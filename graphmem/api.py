@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from graphmem.archival import Archiver, ArchiveResult
-from graphmem.clock import Clock, SystemClock
+from graphmem.clock import Clock, SystemClock, stored_now
 from graphmem.config import Settings
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.ids import new_id
@@ -95,7 +95,7 @@ class GraphMem:
         }
         self.promotion = PromotionEngine(store, **services)
         self.archiver = Archiver(store, **services)
-        self.stager = Stager(store, clock=self.clock, rules=self.rules, telemetry=self.telemetry)
+        self.stager = Stager(store, **services)
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, clock: Clock | None = None) -> GraphMem:
@@ -914,9 +914,7 @@ class GraphMem:
     # -- helpers -----------------------------------------------------------
 
     def _now(self) -> float:
-        """Milliseconds: FalkorDB returns doubles to 15 significant digits, and
-        cursors compare stored times exactly, so stored times must survive that."""
-        return round(self.clock.now(), 3)
+        return stored_now(self.clock)
 
     def _project(self, project_id: str | None) -> str:
         return (

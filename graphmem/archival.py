@@ -9,13 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from graphmem.clock import Clock
 from graphmem.errors import NotFoundError
 from graphmem.models import Memory, Tier, memory_from_fields
-from graphmem.retention import RetentionRules
-from graphmem.scoring import ImportanceScorer
-from graphmem.store import Store
-from graphmem.telemetry import Telemetry
+from graphmem.service import Service
 
 ARCHIVABLE = (Tier.WORKING, Tier.EPISODIC, Tier.SEMANTIC, Tier.PROCEDURAL)
 
@@ -36,27 +32,12 @@ class ArchiveResult:
     archived: list[str] = field(default_factory=list)
 
 
-class Archiver:
-    def __init__(
-        self,
-        store: Store,
-        *,
-        clock: Clock,
-        scorer: ImportanceScorer,
-        rules: RetentionRules,
-        telemetry: Telemetry,
-    ) -> None:
-        self.store = store
-        self.clock = clock
-        self.scorer = scorer
-        self.rules = rules
-        self.telemetry = telemetry
-
+class Archiver(Service):
     def archive_stale(
         self, *, project_id: str, dry_run: bool = False, limit: int = 10_000
     ) -> ArchiveResult:
         """Archive memories unused for longer than their tier allows and scoring low."""
-        now = round(self.clock.now(), 3)
+        now = self._now()
         result = ArchiveResult(project_id=project_id, dry_run=dry_run)
         below = self.rules.archive_importance_below
         for tier in ARCHIVABLE:
@@ -118,7 +99,7 @@ class Archiver:
         """Bring an archived memory back to the tier it was archived from."""
         rows = self.store.write(
             "restore_memory",
-            {"id": memory_id, "project_id": project_id, "now": round(self.clock.now(), 3)},
+            {"id": memory_id, "project_id": project_id, "now": self._now()},
         )
         if not rows:
             raise NotFoundError(

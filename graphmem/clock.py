@@ -42,3 +42,9 @@ def to_datetime(epoch_seconds: float | None) -> datetime | None:
     if epoch_seconds is None:
         return None
     return datetime.fromtimestamp(epoch_seconds, tz=UTC)
+
+
+def stored_now(clock: Clock) -> float:
+    """The time to store: milliseconds, because FalkorDB returns doubles to 15
+    significant digits and cursors compare stored times exactly."""
+    return round(clock.now(), 3)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from graphmem.clock import Clock
+from graphmem.clock import Clock, stored_now
 from graphmem.staging import content_key
 from graphmem.store import Store
 
@@ -54,5 +54,5 @@ def migrate(store: Store, clock: Clock, *, rerun: bool = False) -> list[Migratio
         if version <= current:
             continue
         reports.append(MigrationReport(version, name, apply(store)))
-        store.write("set_schema_version", {"version": version, "now": round(clock.now(), 3)})
+        store.write("set_schema_version", {"version": version, "now": stored_now(clock)})
     return reports

@@ -13,15 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from graphmem.clock import Clock
 from graphmem.errors import NotFoundError
 from graphmem.ids import new_id
 from graphmem.lifecycle import SHORT_TERM, long_term_target, promotion_target
 from graphmem.models import Memory, Tier, memory_from_fields
-from graphmem.retention import RetentionRules
-from graphmem.scoring import ImportanceBreakdown, ImportanceScorer
-from graphmem.store import Store
-from graphmem.telemetry import Telemetry
+from graphmem.scoring import ImportanceBreakdown
+from graphmem.service import Service
 
 log = logging.getLogger(__name__)
 
@@ -79,25 +76,7 @@ class RunResult:
         return len(self.promoted)
 
 
-class PromotionEngine:
-    def __init__(
-        self,
-        store: Store,
-        *,
-        clock: Clock,
-        scorer: ImportanceScorer,
-        rules: RetentionRules,
-        telemetry: Telemetry,
-    ) -> None:
-        self.store = store
-        self.clock = clock
-        self.scorer = scorer
-        self.rules = rules
-        self.telemetry = telemetry
-
-    def _now(self) -> float:
-        return round(self.clock.now(), 3)
-
+class PromotionEngine(Service):
     def evaluate(
         self,
         session_id: str,

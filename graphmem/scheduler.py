@@ -13,6 +13,7 @@ import os
 import threading
 from typing import TYPE_CHECKING
 
+from graphmem.clock import stored_now
 from graphmem.ids import new_id
 from graphmem.promotion import Trigger
 
@@ -40,7 +41,7 @@ class Scheduler:
 
     def tick(self) -> int:
         """Run everything due now; returns how many jobs ran. Tests call this directly."""
-        now = round(self.gm.clock.now(), 3)
+        now = stored_now(self.gm.clock)
         rules = self.gm.rules
         ran = 0
         claimed = self.gm.store.write(

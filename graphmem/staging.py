@@ -15,12 +15,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from graphmem.clock import Clock
 from graphmem.ids import new_id
 from graphmem.models import Memory, Status
 from graphmem.retention import RetentionRules
-from graphmem.store import Store
-from graphmem.telemetry import Telemetry
+from graphmem.service import Service
 
 _WORD = re.compile(r"\w+")
 
@@ -102,18 +100,7 @@ class Duplicate:
     similarity: float
 
 
-class Stager:
-    def __init__(
-        self, store: Store, *, clock: Clock, rules: RetentionRules, telemetry: Telemetry
-    ) -> None:
-        self.store = store
-        self.clock = clock
-        self.rules = rules
-        self.telemetry = telemetry
-
-    def _now(self) -> float:
-        return round(self.clock.now(), 3)
-
+class Stager(Service):
     def exact_duplicates(self, keys: Sequence[str], *, project_id: str) -> dict[str, str]:
         """Existing memory id per content key, oldest first (one indexed lookup per batch)."""
         if not keys:
