@@ -60,6 +60,7 @@ from graphmem.store import Row, Store
 from graphmem.telemetry import Telemetry
 
 _identifier = TypeAdapter(Identifier)
+_batch = TypeAdapter(list[MemoryInput])
 _RELATE_STATEMENT = {
     RelationType.CONSTRAINS: "relate_constrains",
     RelationType.ENABLES: "relate_enables",
@@ -193,8 +194,17 @@ class GraphMem:
                 rows.append(row)
                 new_by_key[key] = row
                 outcomes.append(WriteOutcome(id=row["id"], created=True))
-        sessions = self._create(rows, project, now) if rows else []
-        self.stager.merge_occurrences(list(merges.values()), project_id=project)
+        (written,) = self.store.write(
+            "remember_many",
+            {
+                "project_id": project,
+                "session_ids": sorted({row["session_id"] for row in rows}),
+                "rows": rows,
+                "merges": self.stager.merge_params(list(merges.values())),
+                "now": now,
+            },
+        )
+        self.stager.merged(written["merged"], project_id=project)
         # Only a candidate that recurred within the batch can have earned
         # activation already: fresh rows have no feedback or evidence.
         recurred = [
@@ -204,7 +214,7 @@ class GraphMem:
         ]
         self.stager.activate_earned(recurred, project_id=project)
         self._agent_decisions(inputs, outcomes, project)
-        self._memory_limits(sessions, project)
+        self._memory_limits(written["sessions"], project)
         return outcomes
 
     def _validate_batch(
@@ -215,31 +225,18 @@ class GraphMem:
                 f"items: at most {MAX_BATCH_SIZE} memories per batch, got {len(items)}",
                 field="items",
             )
-        inputs = []
-        for index, item in enumerate(items):
-            try:
-                inputs.append(
-                    item if isinstance(item, MemoryInput) else MemoryInput.model_validate(item)
-                )
-            except ValidationError as exc:
-                error = invalid_input(exc)
-                prefix = f"items[{index}]." if len(items) > 1 else ""
-                raise InvalidInputError(
-                    prefix + error.message, field=prefix + (error.field or "")
-                ) from None
-        return inputs
+        try:
+            # One validator call for the whole batch: per-item calls cost as much
+            # as the database write.
+            return _batch.validate_python(items)
+        except ValidationError as exc:
 
-    def _create(self, rows: list[dict[str, Any]], project: str, now: float) -> list[Row]:
-        """Create the rows; returns each touched session's working-tier size."""
-        return self.store.write(
-            "remember_many",
-            {
-                "project_id": project,
-                "session_ids": sorted({row["session_id"] for row in rows}),
-                "rows": rows,
-                "now": now,
-            },
-        )
+            def locate(loc: tuple[Any, ...]) -> str:
+                index, *rest = loc
+                name = ".".join(str(part) for part in rest)
+                return name if len(items) == 1 else f"items[{index}].{name}"
+
+            raise invalid_input(exc, locate=locate) from None
 
     def _agent_decisions(
         self, inputs: Sequence[MemoryInput], outcomes: Sequence[WriteOutcome], project: str

@@ -7,7 +7,7 @@ message naming the field and the limit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, TypeVar
@@ -392,11 +392,16 @@ def parse(model: type[M], data: Any) -> M:
         raise invalid_input(exc) from None
 
 
-def invalid_input(exc: ValidationError) -> InvalidInputError:
+def invalid_input(
+    exc: ValidationError, *, locate: Callable[[tuple[Any, ...]], str] | None = None
+) -> InvalidInputError:
+    """One error naming every bad field; ``locate`` renames pydantic's locations."""
     problems = []
     first_field = None
     for err in exc.errors():
-        field = ".".join(str(part) for part in err["loc"]) or "input"
+        loc = tuple(err["loc"])
+        field = locate(loc) if locate else ".".join(str(part) for part in loc)
+        field = field or "input"
         first_field = first_field or field
         problems.append(f"{field}: {err['msg']}")
     return InvalidInputError("; ".join(problems), field=first_field)

@@ -25,7 +25,9 @@ _WORD = re.compile(r"\w+")
 
 def normalise(text: str) -> str:
     """Case-, accent-form- and punctuation-insensitive text, for exact dedup."""
-    return " ".join(_WORD.findall(unicodedata.normalize("NFKC", text).casefold()))
+    # ASCII is its own NFKC form and casefolds to lower case: skip the slow path.
+    folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(_WORD.findall(folded))
 
 
 def content_key(text: str) -> str:
@@ -113,22 +115,16 @@ class Stager(Service):
             found.setdefault(row["key"], row["id"])
         return found
 
-    def merge_occurrences(self, merges: Sequence[dict], *, project_id: str) -> list[str]:
-        """Count each duplicate into its memory and activate those that recurred enough.
+    def merge_params(self, merges: Sequence[dict]) -> list[dict]:
+        """The ``$merges`` of ``remember_many``: each duplicate counted into its memory.
 
         ``merges``: dicts with ``id``, ``occurrences``, ``evidence``, ``tags``,
-        ``match`` and ``similarity``. Returns the ids merged into.
+        ``match`` and ``similarity``; each gets the id of its log entry.
         """
-        if not merges:
-            return []
-        rows = self.store.write(
-            "merge_occurrences",
-            {
-                "merges": [{**m, "event_id": new_id()} for m in merges],
-                "project_id": project_id,
-                "now": self._now(),
-            },
-        )
+        return [{**m, "event_id": new_id()} for m in merges]
+
+    def merged(self, rows: Sequence[dict], *, project_id: str) -> list[str]:
+        """After a write merged duplicates: log them and activate what recurred enough."""
         evidence = [
             Evidence(
                 row["id"],

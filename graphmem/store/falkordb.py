@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -133,30 +133,47 @@ def params_header(params: Mapping[str, Any] | None) -> str:
 
 
 def _literal(value: Any) -> str:
-    kind = type(value)
-    if kind is str:
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if kind is float:
-        if not math.isfinite(value):
-            raise ValueError("a parameter cannot be NaN or infinite")
-        return repr(value)
-    if kind is bool:
-        return "true" if value else "false"
-    if kind is int:
-        return str(value)
+    encode = _ENCODERS.get(type(value))
+    if encode is not None:
+        return encode(value)
     if value is None:
         return "null"
-    if kind is list or kind is tuple:
-        return "[" + ",".join(map(_literal, value)) + "]"
-    if kind is dict:
-        return "{" + ",".join(f"{_key(k)}:{_literal(v)}" for k, v in value.items()) + "}"
     if isinstance(value, str):  # enums and other str subclasses
-        return _literal(str(value))
+        return _string(str(value))
     if isinstance(value, int):
         return str(int(value))
     if isinstance(value, float):
-        return _literal(float(value))
-    raise TypeError(f"cannot send a {kind.__name__} as a Cypher parameter")
+        return _float(float(value))
+    raise TypeError(f"cannot send a {type(value).__name__} as a Cypher parameter")
+
+
+def _string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _float(value: float) -> str:
+    if not math.isfinite(value):
+        raise ValueError("a parameter cannot be NaN or infinite")
+    return repr(value)
+
+
+def _list(value: list[Any] | tuple[Any, ...]) -> str:
+    return "[" + ",".join([_literal(v) for v in value]) + "]"
+
+
+def _map(value: dict[str, Any]) -> str:
+    return "{" + ",".join([_key(k) + ":" + _literal(v) for k, v in value.items()]) + "}"
+
+
+_ENCODERS: dict[type, Callable[[Any], str]] = {
+    str: _string,
+    float: _float,
+    bool: lambda value: "true" if value else "false",
+    int: str,
+    list: _list,
+    tuple: _list,
+    dict: _map,
+}
 
 
 def _key(name: str) -> str:
