@@ -221,7 +221,9 @@ def remember_payload(items: list[dict[str, Any]]) -> dict[str, Any]:
     """One request creating several memories: aliased mutations run in order."""
     variables = {f"i{k}": graphql_input(item) for k, item in enumerate(items)}
     params = ", ".join(f"$i{k}: MemoryInput!" for k in range(len(items)))
-    fields = " ".join(f"m{k}: remember(input: $i{k}) {{ id }}" for k in range(len(items)))
+    fields = " ".join(
+        f"m{k}: remember(input: $i{k}) {{ memory {{ id }} }}" for k in range(len(items))
+    )
     return {"query": f"mutation Write({params}) {{ {fields} }}", "variables": variables}
 
 

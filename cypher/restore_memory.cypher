@@ -1,9 +1,8 @@
 MATCH (m:Memory {id: $id})
 WHERE m.project_id = $project_id AND m.tier = 'archived'
+// REMOVE rather than SET to null: FalkorDB drops some of several nulls set in one SET.
 SET m.tier = coalesce(m.archived_from, 'working'),
-    m.archived_at = null,
-    m.archived_from = null,
-    m.archive_reason = null,
     m.last_accessed_at = $now,
     m.updated_at = $now
+REMOVE m.archived_at, m.archived_from, m.archive_reason
 RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .updated_at, .last_accessed_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance} AS memory

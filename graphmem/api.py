@@ -744,7 +744,7 @@ class GraphMem:
             raise InvalidInputError("order: must be 'oldest' or 'evidence'", field="order")
         if not 1 <= first <= MAX_PAGE_SIZE:
             raise InvalidInputError(f"first: must be between 1 and {MAX_PAGE_SIZE}", field="first")
-        skip = _decode_offset(after) if after else 0
+        skip = decode_offset(after) if after else 0
         now = self._now()
         rows = self.store.read(
             "review_queue",
@@ -776,7 +776,7 @@ class GraphMem:
         return ReviewPage(
             items=items,
             has_next=has_next,
-            end_cursor=_encode_offset(skip + len(items)) if items else None,
+            end_cursor=encode_offset(skip + len(items)) if items else None,
         )
 
     def _near_duplicates(self, memory: Memory) -> list[str]:
@@ -895,6 +895,8 @@ class GraphMem:
     def staging_events(
         self, memory_id: str, *, limit: int = 50, project_id: str | None = None
     ) -> list[StagingEvent]:
+        if not 1 <= limit <= MAX_PAGE_SIZE:
+            raise InvalidInputError(f"limit: must be between 1 and {MAX_PAGE_SIZE}", field="limit")
         rows = self.store.read(
             "staging_events",
             {"memory_id": memory_id, "project_id": self._project(project_id), "limit": limit},
@@ -956,11 +958,11 @@ def _check_identifier(field: str, value: str) -> str:
         ) from None
 
 
-def _encode_offset(offset: int) -> str:
+def encode_offset(offset: int) -> str:
     return base64.urlsafe_b64encode(json.dumps({"offset": offset}).encode()).decode()
 
 
-def _decode_offset(cursor: str) -> int:
+def decode_offset(cursor: str) -> int:
     try:
         offset = json.loads(base64.urlsafe_b64decode(cursor.encode()))["offset"]
         if isinstance(offset, int) and offset >= 0:

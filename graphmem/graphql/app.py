@@ -24,6 +24,7 @@ from graphmem.api import GraphMem
 from graphmem.config import Settings
 from graphmem.graphql.loaders import Context
 from graphmem.graphql.schema import schema
+from graphmem.scheduler import Scheduler
 
 
 class GraphQLView(GraphQL[Context, None]):
@@ -49,22 +50,34 @@ def _build(lifespan: Lifespan[Starlette] | None = None) -> Starlette:
 
 
 def create_app(gm: GraphMem) -> Starlette:
-    """Serve a GraphMem the caller opened (and will close)."""
+    """Serve a GraphMem the caller opened (and will close).
+
+    No periodic jobs run here: the caller owns the instance and its time, and
+    starts a ``Scheduler`` itself if it wants one.
+    """
     app = _build()
     app.state.gm = gm
     return app
 
 
 def create_app_from_settings(settings: Settings) -> Starlette:
-    """Open the store at startup and close it at shutdown, so the server owns it."""
+    """Open the store at startup and close it at shutdown, so the server owns it,
+    with periodic promotion and archival running meanwhile unless settings turn
+    them off."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         gm = await run_in_threadpool(GraphMem.open, settings)
         app.state.gm = gm
+        scheduler = Scheduler(gm) if settings.scheduler else None
         try:
+            if scheduler is not None:
+                scheduler.start()
             yield
         finally:
+            # The run in progress finishes before the store it writes to closes.
+            if scheduler is not None:
+                await run_in_threadpool(scheduler.stop)
             await run_in_threadpool(gm.close)
 
     return _build(lifespan)

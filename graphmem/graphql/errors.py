@@ -23,6 +23,7 @@ from graphql import (
     SKIP,
     ArgumentNode,
     DocumentNode,
+    FieldNode,
     GraphQLError,
     GraphQLSyntaxError,
     ListValueNode,
@@ -43,7 +44,9 @@ from graphmem.errors import GraphMemError, InvalidInputError, StoreUnavailableEr
 INTERNAL_MESSAGE = "Internal server error"
 STORE_UNAVAILABLE_MESSAGE = "The graph database is unavailable; try again shortly"
 
-# GraphMem names a few things differently from the GraphQL arguments that carry them.
+# GraphMem names a few things differently from the GraphQL arguments that carry
+# them, unless the operation has an argument of GraphMem's name (``sessionId`` in
+# ``runPromotion``, but ``id`` in ``pauseSession``).
 _ARGUMENT_NAMES = {"changes": "input", "session_id": "id"}
 
 M = TypeVar("M", bound=BaseModel)
@@ -112,12 +115,24 @@ def _for_client(error: GraphQLError, document: DocumentNode | None) -> GraphQLEr
 def _from_graphmem(error: GraphQLError, original: GraphMemError) -> GraphQLError:
     if original.field is None:
         return _rebuilt(error, original.message, {"code": original.code})
-    field = _ARGUMENT_NAMES.get(original.field) or to_camel_case(original.field)
+    field = to_camel_case(original.field)
+    if field not in _arguments(error):
+        field = _ARGUMENT_NAMES.get(original.field, field)
     message = original.message
     prefix = f"{original.field}:"
     if message.startswith(prefix):
         message = f"{field}:{message[len(prefix) :]}"
     return _rebuilt(error, message, {"code": original.code, "field": field})
+
+
+def _arguments(error: GraphQLError) -> set[str]:
+    """The argument names the failing field was called with."""
+    return {
+        argument.name.value
+        for node in error.nodes or []
+        if isinstance(node, FieldNode)
+        for argument in node.arguments
+    }
 
 
 def _rebuilt(error: GraphQLError, message: str, extensions: dict[str, Any]) -> GraphQLError:

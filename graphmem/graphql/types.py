@@ -10,16 +10,22 @@ so the SDL shows the defaults the domain applies.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any
 
 import strawberry
 from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 from strawberry.relay import PageInfo
 
 from graphmem import models
 from graphmem.clock import to_datetime
 from graphmem.graphql.loaders import Context
 from graphmem.scoring import ImportanceBreakdown as DomainBreakdown
+
+if TYPE_CHECKING:
+    from graphmem.graphql.promotion import PromotionEvent
+    from graphmem.graphql.review import StagingEvent
 
 # The domain enums serve as the GraphQL enums, so the two cannot drift apart;
 # GraphQL shows the member names (FACT, WORKING, ...).
@@ -35,7 +41,8 @@ strawberry.enum(models.SelfAssessment, description="The writer's own rating of a
 Info = strawberry.Info[Context, None]
 
 
-def _at(epoch_seconds: float) -> datetime:
+def from_epoch(epoch_seconds: float) -> datetime:
+    """A stored time (UTC epoch seconds) as the DateTime GraphQL shows."""
     return datetime.fromtimestamp(epoch_seconds, tz=UTC)
 
 
@@ -84,7 +91,7 @@ class Relation:
             to_id=strawberry.ID(relation.to_id),
             rationale=relation.rationale,
             weight=relation.weight,
-            created_at=_at(relation.created_at),
+            created_at=from_epoch(relation.created_at),
         )
 
 
@@ -114,8 +121,8 @@ class Session:
             promotion_enabled=session.promotion_enabled,
             promotion_interval_seconds=session.promotion_interval_seconds,
             max_items=session.max_items,
-            created_at=_at(session.created_at),
-            updated_at=_at(session.updated_at),
+            created_at=from_epoch(session.created_at),
+            updated_at=from_epoch(session.updated_at),
         )
 
 
@@ -187,8 +194,8 @@ class Memory:
             evidence=memory.evidence,
             agent_id=strawberry.ID(memory.agent_id) if memory.agent_id else None,
             superseded_by=strawberry.ID(memory.superseded_by) if memory.superseded_by else None,
-            created_at=_at(memory.created_at),
-            updated_at=_at(memory.updated_at),
+            created_at=from_epoch(memory.created_at),
+            updated_at=from_epoch(memory.updated_at),
             last_accessed_at=to_datetime(memory.last_accessed_at),
             promoted_at=to_datetime(memory.promoted_at),
             archived_at=to_datetime(memory.archived_at),
@@ -214,6 +221,41 @@ class Memory:
         found = await loader.load(self.model.session_id)
         return Session.of(found) if found else None
 
+    @strawberry.field(
+        description="This memory's moves between tiers, newest first "
+        "(one read per memory: meant for a few memories, not long pages)."
+    )
+    async def promotion_events(
+        self, info: Info, limit: int = 50
+    ) -> list[Annotated[PromotionEvent, strawberry.lazy("graphmem.graphql.promotion")]]:
+        from graphmem.graphql.promotion import PromotionEvent
+
+        project = self.model.project_id
+        events = await run_in_threadpool(
+            info.context.gm.promotion_events,
+            memory_id=self.model.id,
+            limit=limit,
+            project_id=project,
+        )
+        return [PromotionEvent.of(event, project) for event in events]
+
+    @strawberry.field(
+        description="This memory's staging steps (merged, activated, rejected), newest first "
+        "(one read per memory: meant for a few memories, not long pages)."
+    )
+    async def staging_events(
+        self, info: Info, limit: int = 50
+    ) -> list[Annotated[StagingEvent, strawberry.lazy("graphmem.graphql.review")]]:
+        from graphmem.graphql.review import StagingEvent
+
+        events = await run_in_threadpool(
+            info.context.gm.staging_events,
+            self.model.id,
+            limit=limit,
+            project_id=self.model.project_id,
+        )
+        return [StagingEvent.of(event) for event in events]
+
 
 @strawberry.type(description="A memory in a page of memories.")
 class MemoryEdge:
@@ -227,7 +269,35 @@ class MemoryConnection:
     page_info: PageInfo
 
 
-def _default(model: type[BaseModel], field: str) -> Any:
+@strawberry.enum(description="How a written memory matched the one it merged into.")
+class DuplicateMatch(StrEnum):
+    EXACT = "exact"
+    NEAR = "near"
+
+
+@strawberry.type(description="What remember did: created a memory, or merged into an existing one.")
+class RememberPayload:
+    memory: Memory = strawberry.field(
+        description="The new memory, or the existing one the write was counted into."
+    )
+    created: bool = strawberry.field(
+        description="False: the content duplicated a live memory and merged into it."
+    )
+    match: DuplicateMatch | None = strawberry.field(
+        description="How a merged write matched; null when a memory was created."
+    )
+
+    @classmethod
+    def of(cls, memory: models.Memory, outcome: models.WriteOutcome) -> RememberPayload:
+        return cls(
+            memory=Memory.of(memory),
+            created=outcome.created,
+            match=DuplicateMatch(outcome.match) if outcome.match else None,
+        )
+
+
+def domain_default(model: type[BaseModel], field: str) -> Any:
+    """An input field's default as the domain model applies it, for the SDL to show."""
     return model.model_fields[field].get_default(call_default_factory=True)
 
 
@@ -235,12 +305,12 @@ def _default(model: type[BaseModel], field: str) -> Any:
 class MemoryInput:
     content: str
     memory_type: models.MemoryType | None = None
-    confidence: float = _default(models.MemoryInput, "confidence")
-    source: models.Source = _default(models.MemoryInput, "source")
-    suggested_by: models.SuggestedBy = _default(models.MemoryInput, "suggested_by")
+    confidence: float = domain_default(models.MemoryInput, "confidence")
+    source: models.Source = domain_default(models.MemoryInput, "source")
+    suggested_by: models.SuggestedBy = domain_default(models.MemoryInput, "suggested_by")
     self_assessment: models.SelfAssessment | None = None
-    tier: models.Tier = _default(models.MemoryInput, "tier")
-    pinned: bool = _default(models.MemoryInput, "pinned")
+    tier: models.Tier = domain_default(models.MemoryInput, "tier")
+    pinned: bool = domain_default(models.MemoryInput, "pinned")
     tags: list[str] = strawberry.field(default_factory=list)
     rationale: str | None = None
     evidence: list[str] = strawberry.field(default_factory=list)
@@ -269,4 +339,8 @@ class MemoryFilter:
         default_factory=list, description="Memories carrying every one of these tags."
     )
     pinned: bool | None = None
-    include_archived: bool = _default(models.MemoryFilter, "include_archived")
+    include_archived: bool = domain_default(models.MemoryFilter, "include_archived")
+    include_candidates: bool = strawberry.field(
+        default=domain_default(models.MemoryFilter, "include_candidates"),
+        description="False hides candidates, leaving only active memories.",
+    )

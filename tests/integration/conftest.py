@@ -116,3 +116,29 @@ def graph_snapshot(
 
     yield take
     db.close()
+
+
+Rejected = Callable[[str, Mapping[str, Any], str, str | None], dict[str, Any]]
+
+
+@pytest.fixture
+def rejected(gql: GraphQLClient, graph_snapshot: Callable[[], Any]) -> Rejected:
+    """Send a document that must fail with one error of ``code`` naming ``field``,
+    return nothing, and leave the graph exactly as it was; returns the error."""
+
+    def check(
+        document: str, variables: Mapping[str, Any], code: str, field: str | None
+    ) -> dict[str, Any]:
+        before = graph_snapshot()
+        body = gql.execute(document, variables)
+        assert len(body.get("errors", [])) == 1, body
+        error = body["errors"][0]
+        assert error["extensions"].get("code") == code, error
+        assert error["extensions"].get("field") == field, error
+        if field is not None:
+            assert field in error["message"], error
+        assert not any((body.get("data") or {}).values()), body
+        assert graph_snapshot() == before
+        return error
+
+    return check

@@ -211,12 +211,13 @@ def test_serve_answers_graphql_and_stops_cleanly(data_dir: Path, stop_with: sign
         created = httpx.post(
             f"{url}/graphql",
             json={
-                "query": "mutation($i: MemoryInput!) { remember(input: $i) { id tier status } }",
+                "query": "mutation($i: MemoryInput!) "
+                "{ remember(input: $i) { memory { id tier status } } }",
                 "variables": {"i": {"content": "served over HTTP", "memoryType": "FACT"}},
             },
         ).json()
         assert "errors" not in created, created
-        memory_id = created["data"]["remember"]["id"]
+        memory_id = created["data"]["remember"]["memory"]["id"]
         read = httpx.post(
             f"{url}/graphql",
             json={

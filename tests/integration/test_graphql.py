@@ -31,7 +31,7 @@ MEMORY_FIELDS = """
 
 REMEMBER = f"""
 mutation Remember($input: MemoryInput!, $projectId: ID) {{
-  remember(input: $input, projectId: $projectId) {{ {MEMORY_FIELDS} }}
+  remember(input: $input, projectId: $projectId) {{ memory {{ {MEMORY_FIELDS} }} created match }}
 }}
 """
 
@@ -56,7 +56,7 @@ def iso(epoch_seconds: float) -> str:
 
 
 def remember(gql: GraphQLClient, content: str, **fields: object) -> dict:
-    return gql.data(REMEMBER, {"input": {"content": content, **fields}})["remember"]
+    return gql.data(REMEMBER, {"input": {"content": content, **fields}})["remember"]["memory"]
 
 
 def test_remember_stores_every_input_field_and_memory_reads_it_back(
@@ -77,8 +77,10 @@ def test_remember_stores_every_input_field_and_memory_reads_it_back(
         "sessionId": "s-1",
         "agentId": "coder",
     }
-    created = gql.data(REMEMBER, {"input": given})["remember"]
+    payload = gql.data(REMEMBER, {"input": given})["remember"]
+    created = payload["memory"]
 
+    assert (payload["created"], payload["match"]) == (True, None)
     assert {key: created[key] for key in given} == given
     assert created["projectId"] == "default"
     assert created["status"] == "ACTIVE"
@@ -112,10 +114,10 @@ def test_memory_of_an_unknown_id_is_null(gql: GraphQLClient) -> None:
 
 def test_the_project_is_a_tenant_boundary(gql: GraphQLClient) -> None:
     mine = gql.data(REMEMBER, {"input": {"content": "tenant A"}, "projectId": "tenant-a"})
-    mine_id = mine["remember"]["id"]
+    mine_id = mine["remember"]["memory"]["id"]
     remember(gql, "default project item")
 
-    assert mine["remember"]["projectId"] == "tenant-a"
+    assert mine["remember"]["memory"]["projectId"] == "tenant-a"
     assert gql.data(GET, {"id": mine_id})["memory"] is None
     assert gql.data(GET, {"id": mine_id, "projectId": "tenant-a"})["memory"]["id"] == mine_id
     listed = gql.data(PAGE, {"first": 10, "projectId": "tenant-a"})["memories"]["edges"]

@@ -32,7 +32,7 @@ def ids(gm: GraphMem) -> Ids:
     return {"a": a, "b": b, "old": old, "new": new, "elsewhere": elsewhere}
 
 
-REMEMBER = "mutation($input: MemoryInput!) { remember(input: $input) { id } }"
+REMEMBER = "mutation($input: MemoryInput!) { remember(input: $input) { memory { id } } }"
 RELATE = """mutation(
     $from: ID!, $to: ID!, $type: RelationType!, $weight: Float! = 1, $projectId: ID
 ) {
@@ -84,13 +84,13 @@ BAD_INPUT: dict[str, Case] = {
         "input.memoryType",
     ),
     "unknown memory type in the document": (
-        'mutation { remember(input: {content: "x", memoryType: GOSSIP}) { id } }',
+        'mutation { remember(input: {content: "x", memoryType: GOSSIP}) { memory { id } } }',
         lambda _: {},
         "INVALID_INPUT",
         "input.memoryType",
     ),
     "unknown input field": (
-        'mutation { remember(input: {content: "x", mood: "happy"}) { id } }',
+        'mutation { remember(input: {content: "x", mood: "happy"}) { memory { id } } }',
         lambda _: {},
         "INVALID_INPUT",
         "input.mood",
@@ -108,7 +108,7 @@ BAD_INPUT: dict[str, Case] = {
         "input.tags[1]",
     ),
     "malformed project id": (
-        'mutation { remember(input: {content: "x"}, projectId: "no spaces") { id } }',
+        'mutation { remember(input: {content: "x"}, projectId: "no spaces") { memory { id } } }',
         lambda _: {},
         "INVALID_INPUT",
         "projectId",
@@ -299,13 +299,13 @@ def test_bad_input_is_named_and_nothing_is_written(
 
 def test_a_bad_item_in_one_field_does_not_undo_the_others(gql: GraphQLClient, gm: GraphMem) -> None:
     body = gql.execute(
-        'mutation { ok: remember(input: {content: "kept"}) { id } '
-        'bad: remember(input: {content: ""}) { id } }'
+        'mutation { ok: remember(input: {content: "kept"}) { memory { id } } '
+        'bad: remember(input: {content: ""}) { memory { id } } }'
     )
 
     assert [e["extensions"]["field"] for e in body["errors"]] == ["input.content"]
     assert body["data"]["bad"] is None
-    assert gm.get(body["data"]["ok"]["id"]).content == "kept"
+    assert gm.get(body["data"]["ok"]["memory"]["id"]).content == "kept"
 
 
 def test_an_unreachable_store_is_reported_without_its_detail(
@@ -321,12 +321,13 @@ def test_an_unreachable_store_is_reported_without_its_detail(
     gm = GraphMem(store)
     with serve(create_app(gm)) as http:
         gql = GraphQLClient(http)
-        memory_id = gql.data('mutation { remember(input: {content: "x"}) { id } }')
+        created = gql.data('mutation { remember(input: {content: "x"}) { memory { id } } }')
         assert server.stop()
 
         with caplog.at_level(logging.ERROR):
             body = gql.execute(
-                "query($id: ID!) { memory(id: $id) { id } }", {"id": memory_id["remember"]["id"]}
+                "query($id: ID!) { memory(id: $id) { id } }",
+                {"id": created["remember"]["memory"]["id"]},
             )
 
     error = body["errors"][0]
@@ -350,7 +351,7 @@ def test_an_unexpected_failure_is_masked_and_logged(
         app = create_app(GraphMem(FalkorStore(db, key)))
         with serve(app) as http, caplog.at_level(logging.ERROR):
             body = GraphQLClient(http).execute(
-                'mutation { remember(input: {content: "x"}) { id } }'
+                'mutation { remember(input: {content: "x"}) { memory { id } } }'
             )
     finally:
         db.connection.delete(key)

@@ -403,6 +403,13 @@ class TestArchival:
         assert [m.id for m in gm.list({"include_archived": True}).items] == [memory.id]
         restored = gm.restore(memory.id)
         assert restored.tier is Tier.WORKING
+        assert (restored.archived_at, restored.archived_from, restored.archive_reason) == (
+            None,
+            None,
+            None,
+        )
+        assert restored.last_accessed_at == clock.now()
+        assert gm.archive_stale().archived == [], "a restored memory counts as just used"
         assert [m.id for m in gm.list().items] == [memory.id]
         with pytest.raises(NotFoundError):
             gm.restore(memory.id)

@@ -1,0 +1,232 @@
+"""Operations on memories, their relations and sessions: the core of the API.
+
+Resolvers stay thin: they shape arguments, call GraphMem off the event loop,
+and wrap the results in views.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Annotated
+
+import strawberry
+from starlette.concurrency import run_in_threadpool
+from strawberry.relay import PageInfo
+
+from graphmem import models
+from graphmem.api import encode_cursor as cursor_of
+from graphmem.graphql.errors import parse_input
+from graphmem.graphql.operations import ProjectId, write
+from graphmem.graphql.types import (
+    Info,
+    Memory,
+    MemoryConnection,
+    MemoryEdge,
+    MemoryFilter,
+    MemoryInput,
+    MemoryUpdateInput,
+    Relation,
+    RememberPayload,
+    Session,
+)
+
+
+@strawberry.type
+class MemoryQuery:
+    @strawberry.field(description="A memory by id; null when the project has no such memory.")
+    async def memory(
+        self,
+        info: Info,
+        id: strawberry.ID,
+        project_id: ProjectId = None,
+    ) -> Memory | None:
+        found = await info.context.loaders.memories(project_id).load(id)
+        return Memory.of(found) if found else None
+
+    @strawberry.field(description="Memories, newest first, a page at a time.")
+    async def memories(
+        self,
+        info: Info,
+        filter: MemoryFilter | None = None,
+        first: int = 20,
+        after: str | None = None,
+        project_id: ProjectId = None,
+    ) -> MemoryConnection:
+        parsed = (
+            parse_input(models.MemoryFilter, dataclasses.asdict(filter), "filter")
+            if filter
+            else None
+        )
+        page = await run_in_threadpool(
+            info.context.gm.list, parsed, first=first, after=after, project_id=project_id
+        )
+        return MemoryConnection(
+            edges=[MemoryEdge(cursor=cursor_of(m), node=Memory.of(m)) for m in page.items],
+            page_info=PageInfo(
+                has_next_page=page.has_next,
+                # Pages only go forwards: a page reached through a cursor has one before it.
+                has_previous_page=bool(after),
+                start_cursor=page.start_cursor,
+                end_cursor=page.end_cursor,
+            ),
+        )
+
+    @strawberry.field(description="A session by id; null when the project has no such session.")
+    async def session(
+        self, info: Info, id: strawberry.ID, project_id: ProjectId = None
+    ) -> Session | None:
+        found = await info.context.loaders.sessions(project_id).load(id)
+        return Session.of(found) if found else None
+
+
+@strawberry.type
+class MemoryMutation:
+    @strawberry.mutation(
+        description="Record a new memory; a duplicate of a live memory (same normalised "
+        "text) is counted into it instead, as another occurrence."
+    )
+    async def remember(
+        self, info: Info, input: MemoryInput, project_id: ProjectId = None
+    ) -> RememberPayload | None:
+        item = parse_input(models.MemoryInput, dataclasses.asdict(input), "input")
+        gm = info.context.gm
+        memory, outcome = await write(info, gm.remember_detailed, item, project_id=project_id)
+        return RememberPayload.of(memory, outcome)
+
+    @strawberry.mutation(description="Change some fields of a memory; it is rescored.")
+    async def update_memory(
+        self,
+        info: Info,
+        id: strawberry.ID,
+        input: MemoryUpdateInput,
+        project_id: ProjectId = None,
+    ) -> Memory | None:
+        changes = parse_input(models.MemoryUpdate, dataclasses.asdict(input), "input")
+        gm = info.context.gm
+        return Memory.of(await write(info, gm.update, id, changes, project_id=project_id))
+
+    @strawberry.mutation(description="Count one use of a memory; it is rescored.")
+    async def record_access(
+        self, info: Info, id: strawberry.ID, project_id: ProjectId = None
+    ) -> Memory | None:
+        gm = info.context.gm
+        return Memory.of(await write(info, gm.record_access, id, project_id=project_id))
+
+    @strawberry.mutation(description="Rate a memory: 1 useful, 0 neutral, -1 wrong or unhelpful.")
+    async def give_feedback(
+        self, info: Info, id: strawberry.ID, value: int, project_id: ProjectId = None
+    ) -> Memory | None:
+        gm = info.context.gm
+        return Memory.of(await write(info, gm.feedback, id, value, project_id=project_id))
+
+    @strawberry.mutation(
+        description="Pin a memory: a person's confirmation (a candidate becomes active), "
+        "and pinned memories are never archived."
+    )
+    async def pin(
+        self, info: Info, id: strawberry.ID, project_id: ProjectId = None
+    ) -> Memory | None:
+        return Memory.of(await write(info, info.context.gm.pin, id, project_id=project_id))
+
+    @strawberry.mutation(description="Unpin a memory; once stale it may be archived again.")
+    async def unpin(
+        self, info: Info, id: strawberry.ID, project_id: ProjectId = None
+    ) -> Memory | None:
+        return Memory.of(await write(info, info.context.gm.unpin, id, project_id=project_id))
+
+    @strawberry.mutation(description="Add (or update) a typed edge from one memory to another.")
+    async def relate(
+        self,
+        info: Info,
+        from_id: strawberry.ID,
+        to_id: strawberry.ID,
+        type: models.RelationType,
+        rationale: str | None = None,
+        weight: float = 1.0,
+        project_id: ProjectId = None,
+    ) -> Relation | None:
+        relation = await write(
+            info,
+            info.context.gm.relate,
+            from_id,
+            to_id,
+            type,
+            rationale=rationale,
+            weight=weight,
+            project_id=project_id,
+        )
+        return Relation.of(relation)
+
+    @strawberry.mutation(description="Mark newId as replacing oldId; the old memory is kept.")
+    async def supersede(
+        self,
+        info: Info,
+        old_id: strawberry.ID,
+        new_id: strawberry.ID,
+        rationale: str | None = None,
+        project_id: ProjectId = None,
+    ) -> Relation | None:
+        relation = await write(
+            info,
+            info.context.gm.supersede,
+            old_id,
+            new_id,
+            rationale=rationale,
+            project_id=project_id,
+        )
+        return Relation.of(relation)
+
+    @strawberry.mutation(
+        description="Delete a memory and its edges for good; returns its id. "
+        "Nothing else deletes: stale memories are archived."
+    )
+    async def forget(
+        self, info: Info, id: strawberry.ID, project_id: ProjectId = None
+    ) -> strawberry.ID | None:
+        await write(info, info.context.gm.forget, id, project_id=project_id)
+        return id
+
+    @strawberry.mutation(
+        description="Open a session, or reactivate an existing one; a new id when none is given."
+    )
+    async def open_session(
+        self,
+        info: Info,
+        id: strawberry.ID | None = None,
+        name: str | None = None,
+        max_items: Annotated[
+            int | None,
+            strawberry.argument(
+                description="Working-tier size that triggers promotion, then rotation; "
+                "null: the server's default."
+            ),
+        ] = None,
+        project_id: ProjectId = None,
+    ) -> Session | None:
+        session = await write(
+            info,
+            info.context.gm.open_session,
+            id,
+            name=name,
+            max_items=max_items,
+            project_id=project_id,
+        )
+        return Session.of(session)
+
+    @strawberry.mutation(
+        description="Pause a session; its promotion run finishes before the pause does."
+    )
+    async def pause_session(
+        self, info: Info, id: strawberry.ID, project_id: ProjectId = None
+    ) -> Session | None:
+        gm = info.context.gm
+        return Session.of(await write(info, gm.pause_session, id, project_id=project_id))
+
+    @strawberry.mutation(
+        description="Close a session after a final promotion run over every pending item."
+    )
+    async def close_session(
+        self, info: Info, id: strawberry.ID, project_id: ProjectId = None
+    ) -> Session | None:
+        gm = info.context.gm
+        return Session.of(await write(info, gm.close_session, id, project_id=project_id))

@@ -1,0 +1,255 @@
+"""Candidate review: the queue of candidates awaiting a person, the decisions on
+them (approve, reject, merge, in bulk), and each memory's staging log.
+
+Rejecting and merging archive; nothing here deletes, so every decision can be
+looked at again (``memories(filter: {includeArchived: true})``, ``restore``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from enum import StrEnum
+
+import strawberry
+from starlette.concurrency import run_in_threadpool
+from strawberry.relay import PageInfo
+
+from graphmem import models
+from graphmem.api import decode_offset, encode_offset
+from graphmem.graphql.errors import parse_input
+from graphmem.graphql.operations import ProjectId, write
+from graphmem.graphql.types import Info, Memory, domain_default, from_epoch
+
+
+@strawberry.enum(
+    description="Review queue order: OLDEST written first, or most EVIDENCE "
+    "(occurrences plus net positive feedback) first."
+)
+class ReviewOrder(StrEnum):
+    OLDEST = "oldest"
+    EVIDENCE = "evidence"
+
+
+@strawberry.enum(description="A reviewer's decision on a candidate.")
+class ReviewAction(StrEnum):
+    APPROVE = "approve"
+    REJECT = "reject"
+
+
+@strawberry.input(description="Which candidates to review; every field given must match.")
+class ReviewFilter:
+    session_id: strawberry.ID | None = None
+    memory_type: models.MemoryType | None = None
+    tags: list[str] = strawberry.field(
+        default_factory=list, description="Candidates carrying every one of these tags."
+    )
+    min_occurrences: int = domain_default(models.ReviewFilter, "min_occurrences")
+    older_than_seconds: float | None = strawberry.field(
+        default=None, description="Only candidates written at least this long ago."
+    )
+
+
+def _parsed(filter: ReviewFilter | None) -> models.ReviewFilter | None:
+    if filter is None:
+        return None
+    return parse_input(models.ReviewFilter, dataclasses.asdict(filter), "filter")
+
+
+@strawberry.type(description="A candidate and the evidence a reviewer weighs.")
+class ReviewItem:
+    near_duplicate_ids: strawberry.Private[list[str]]
+    memory: Memory
+    occurrences: int = strawberry.field(description="How often the same thing was written.")
+    feedback: float = strawberry.field(description="The sum of all feedback values given.")
+    age_seconds: float
+
+    @classmethod
+    def of(cls, item: models.ReviewItem) -> ReviewItem:
+        return cls(
+            near_duplicate_ids=item.near_duplicates,
+            memory=Memory.of(item.memory),
+            occurrences=item.occurrences,
+            feedback=item.feedback,
+            age_seconds=item.age_seconds,
+        )
+
+    @strawberry.field(description="Live memories whose text is close to this one's.")
+    async def near_duplicates(self, info: Info) -> list[Memory]:
+        loader = info.context.loaders.memories(self.memory.model.project_id)
+        found = await loader.load_many(self.near_duplicate_ids)
+        return [Memory.of(memory) for memory in found if memory]
+
+
+@strawberry.type(description="A candidate in a page of the review queue.")
+class ReviewEdge:
+    cursor: str = strawberry.field(description="Pass as `after` to continue after this item.")
+    node: ReviewItem
+
+
+@strawberry.type(description="A page of the review queue.")
+class ReviewConnection:
+    edges: list[ReviewEdge]
+    page_info: PageInfo
+
+
+@strawberry.type(description="What a bulk review selected and, unless a dry run, changed.")
+class BulkReviewResult:
+    action: ReviewAction
+    dry_run: bool
+    matched: list[strawberry.ID] = strawberry.field(description="Candidates the filter selected.")
+    applied: list[strawberry.ID] = strawberry.field(
+        description="Those the action changed; empty in a dry run."
+    )
+
+    @classmethod
+    def of(cls, result: models.BulkReviewResult) -> BulkReviewResult:
+        return cls(
+            action=ReviewAction(result.action),
+            dry_run=result.dry_run,
+            matched=[strawberry.ID(memory_id) for memory_id in result.matched],
+            applied=[strawberry.ID(memory_id) for memory_id in result.applied],
+        )
+
+
+@strawberry.type(description="One logged staging step of a memory.")
+class StagingEvent:
+    id: strawberry.ID
+    memory_id: strawberry.ID
+    kind: str = strawberry.field(description="merged, activated or rejected.")
+    signal: str | None = strawberry.field(
+        description="Why: the match of a merge (exact, near, manual), the signal that "
+        "activated (recurrence, feedback, evaluator, manual:pin, manual:edit, "
+        "manual:approve), or a rejection's reason."
+    )
+    before: str | None = strawberry.field(description="The status or tier before the step.")
+    after: str | None = strawberry.field(description="The status or tier after the step.")
+    similarity: float | None = strawberry.field(description="How close a merged write was.")
+    merged_from: strawberry.ID | None = strawberry.field(
+        description="The memory folded into this one by mergeMemories."
+    )
+    at: datetime
+
+    @classmethod
+    def of(cls, event: models.StagingEvent) -> StagingEvent:
+        return cls(
+            id=strawberry.ID(event.id),
+            memory_id=strawberry.ID(event.memory_id),
+            kind=event.kind,
+            signal=event.signal,
+            before=event.before,
+            after=event.after,
+            similarity=event.similarity,
+            merged_from=strawberry.ID(event.merged_from) if event.merged_from else None,
+            at=from_epoch(event.at),
+        )
+
+
+@strawberry.type
+class ReviewQuery:
+    @strawberry.field(description="Candidates awaiting review, a page at a time.")
+    async def review_queue(
+        self,
+        info: Info,
+        filter: ReviewFilter | None = None,
+        order: ReviewOrder = ReviewOrder.OLDEST,
+        first: int = 20,
+        after: str | None = None,
+        project_id: ProjectId = None,
+    ) -> ReviewConnection:
+        page = await run_in_threadpool(
+            info.context.gm.review_queue,
+            _parsed(filter),
+            order=order.value,
+            first=first,
+            after=after,
+            project_id=project_id,
+        )
+        # Cursors are positions in the queue: the API checked `after` already.
+        start = decode_offset(after) if after else 0
+        edges = [
+            ReviewEdge(cursor=encode_offset(start + n), node=ReviewItem.of(item))
+            for n, item in enumerate(page.items, start=1)
+        ]
+        return ReviewConnection(
+            edges=edges,
+            page_info=PageInfo(
+                has_next_page=page.has_next,
+                has_previous_page=start > 0,
+                start_cursor=edges[0].cursor if edges else None,
+                end_cursor=page.end_cursor,
+            ),
+        )
+
+    @strawberry.field(description="A memory's staging log, newest first.")
+    async def staging_events(
+        self,
+        info: Info,
+        memory_id: strawberry.ID,
+        limit: int = 50,
+        project_id: ProjectId = None,
+    ) -> list[StagingEvent]:
+        events = await run_in_threadpool(
+            info.context.gm.staging_events, memory_id, limit=limit, project_id=project_id
+        )
+        return [StagingEvent.of(event) for event in events]
+
+
+@strawberry.type
+class ReviewMutation:
+    @strawberry.mutation(
+        description="A reviewer's confirmation: the candidate becomes active "
+        "(an active memory stays as it is)."
+    )
+    async def approve_candidate(
+        self, info: Info, id: strawberry.ID, project_id: ProjectId = None
+    ) -> Memory | None:
+        return Memory.of(await write(info, info.context.gm.approve, id, project_id=project_id))
+
+    @strawberry.mutation(
+        description="Archive a candidate with the reviewer's reason; it stays retrievable."
+    )
+    async def reject_candidate(
+        self, info: Info, id: strawberry.ID, reason: str, project_id: ProjectId = None
+    ) -> Memory | None:
+        gm = info.context.gm
+        return Memory.of(await write(info, gm.reject, id, reason, project_id=project_id))
+
+    @strawberry.mutation(
+        description="Fold fromId into intoId (counts add up, tags and evidence unite); "
+        "fromId is archived pointing at intoId. Returns the merged memory."
+    )
+    async def merge_memories(
+        self,
+        info: Info,
+        into_id: strawberry.ID,
+        from_id: strawberry.ID,
+        project_id: ProjectId = None,
+    ) -> Memory | None:
+        gm = info.context.gm
+        merged = await write(info, gm.merge_memories, into_id, from_id, project_id=project_id)
+        return Memory.of(merged)
+
+    @strawberry.mutation(
+        description="Approve or reject every candidate the filter selects; a dry run "
+        "(the default) only lists them. Rejecting needs a reason."
+    )
+    async def bulk_review(
+        self,
+        info: Info,
+        action: ReviewAction,
+        filter: ReviewFilter | None = None,
+        reason: str | None = None,
+        dry_run: bool = True,
+        project_id: ProjectId = None,
+    ) -> BulkReviewResult | None:
+        result = await write(
+            info,
+            info.context.gm.bulk_review,
+            _parsed(filter),
+            action.value,
+            reason=reason,
+            dry_run=dry_run,
+            project_id=project_id,
+        )
+        return BulkReviewResult.of(result)
