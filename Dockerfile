@@ -10,7 +10,11 @@ WORKDIR /app
 COPY pyproject.toml README.md LICENSE ./
 COPY graphmem ./graphmem
 COPY cypher ./cypher
-RUN pip install --no-cache-dir . \
+# neo4j-rust: the Neo4j driver with its Rust extension (docker-compose.yml runs
+# graphmem on Neo4j); embed: the default sentence embeddings for vector search,
+# on PyTorch's CPU-only build (the default build adds GBs of CUDA libraries).
+RUN pip install --no-cache-dir --extra-index-url https://download.pytorch.org/whl/cpu \
+        '.[neo4j-rust,embed]' \
     && useradd --create-home --uid 10001 graphmem \
     && mkdir -p /data && chown graphmem /data
 

@@ -5,12 +5,14 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: serve test bench lint install-dev
+CYPHER_LINT := tools/cypher-lint
+
+.PHONY: serve test bench lint install-dev lint-cypher
 
 $(BIN)/graphmem: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install --quiet -e '.[embed]'
 	touch $@
 
 $(VENV)/.dev-installed: $(BIN)/graphmem
@@ -22,7 +24,15 @@ install-dev: $(VENV)/.dev-installed
 serve: $(BIN)/graphmem
 	$(BIN)/graphmem serve
 
-test: $(VENV)/.dev-installed
+# Neo4j's own Cypher linter, pinned by the committed lockfile; npm ci runs
+# again only when the lockfile changes (it writes node_modules/.package-lock.json).
+$(CYPHER_LINT)/node_modules/.package-lock.json: $(CYPHER_LINT)/package-lock.json
+	cd $(CYPHER_LINT) && npm ci --no-audit --no-fund --loglevel=error
+
+lint-cypher: $(CYPHER_LINT)/node_modules/.package-lock.json
+	node $(CYPHER_LINT)/lint.mjs
+
+test: $(VENV)/.dev-installed lint-cypher
 	$(BIN)/ruff check graphmem tests benchmarks
 	$(BIN)/ruff format --check graphmem tests benchmarks
 	$(BIN)/pytest -n auto -q

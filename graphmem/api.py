@@ -18,7 +18,9 @@ from pydantic import TypeAdapter, ValidationError
 from graphmem.archival import Archiver, ArchiveResult
 from graphmem.clock import Clock, SystemClock, stored_now
 from graphmem.config import Settings
+from graphmem.embeddings import Embedder, embedder_named, memory_text
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
+from graphmem.evaluator import ConsistencyReport, Evaluator, Job
 from graphmem.ids import new_id
 from graphmem.lifecycle import SHORT_TERM
 from graphmem.migrations import MigrationReport, migrate
@@ -52,14 +54,35 @@ from graphmem.models import (
     memory_from_fields,
     parse,
 )
+from graphmem.policy import InjectionPolicy
 from graphmem.promotion import CLOSE_LIMIT, PromotionEngine, RunResult, Trigger
 from graphmem.retention import RetentionRules
+from graphmem.retrieval import (
+    BackfillResult,
+    ContextRequest,
+    ContextResult,
+    Neighborhood,
+    Retrieval,
+    SearchFilters,
+    SearchMode,
+    SearchResult,
+)
+from graphmem.retrieval.context import (
+    DEFAULT_MAX_RESULTS,
+    DEFAULT_MIN_CONFIDENCE,
+    DEFAULT_RECENCY_WEIGHT,
+)
+from graphmem.retrieval.fulltext import query_terms
 from graphmem.scoring import ImportanceBreakdown, ImportanceScorer
-from graphmem.staging import Signal, Stager, content_key
+from graphmem.staging import Signal, Stager, content_key, jaccard, tokens
 from graphmem.store import Row, Store
 from graphmem.telemetry import Telemetry
 
 _identifier = TypeAdapter(Identifier)
+NEAR_DUPLICATE_K = 20
+"""Neighbours asked of the vector index per new memory when looking for a near duplicate."""
+NEAR_DUPLICATE_TEXT_K = 5
+"""Full-text matches whose token overlap is measured, without embeddings."""
 _batch = TypeAdapter(list[MemoryInput])
 _RELATE_STATEMENT = {
     RelationType.CONSTRAINS: "relate_constrains",
@@ -81,6 +104,7 @@ class GraphMem:
         rules: RetentionRules | None = None,
         telemetry: Telemetry | None = None,
         project_id: str = "default",
+        embedder: Embedder | None = None,
     ) -> None:
         self.store = store
         self.clock = clock or SystemClock()
@@ -97,6 +121,17 @@ class GraphMem:
         self.promotion = PromotionEngine(store, **services)
         self.archiver = Archiver(store, **services)
         self.stager = Stager(store, **services)
+        self.embedder = embedder
+        """Embeds memories as they are written; ``None``: full text and relations only."""
+        self.retrieval = Retrieval(
+            store,
+            clock=self.clock,
+            scorer=self.scorer,
+            telemetry=self.telemetry,
+            embedder=embedder,
+            policy=InjectionPolicy(candidate_min_score=self.rules.candidate_slot_min_score),
+        )
+        self.evaluator = Evaluator(store, **services, record_evidence=self.record_evidence)
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, clock: Clock | None = None) -> GraphMem:
@@ -110,9 +145,12 @@ class GraphMem:
             scorer=ImportanceScorer(settings.scoring_preset),
             rules=RetentionRules.load(settings.retention_file),
             project_id=settings.project,
+            embedder=embedder_named(settings.embedder),
         )
 
     def close(self) -> None:
+        # Queued evaluations finish before the store they write to closes.
+        self.evaluator.close()
         self.store.close()
 
     def __enter__(self) -> GraphMem:
@@ -194,6 +232,12 @@ class GraphMem:
                 rows.append(row)
                 new_by_key[key] = row
                 outcomes.append(WriteOutcome(id=row["id"], created=True))
+        # One embedding call per batch, before anything is written.
+        vectors = self.retrieval.embed_memories(
+            [memory_text(row["content"], row.get("rationale")) for row in rows]
+        )
+        if dedup and rows:
+            rows, vectors = self._merge_near_duplicates(rows, vectors, merges, outcomes, project)
         (written,) = self.store.write(
             "remember_many",
             {
@@ -204,6 +248,13 @@ class GraphMem:
                 "now": now,
             },
         )
+        if vectors:
+            self.retrieval.store_embeddings(
+                [
+                    {"id": row["id"], "project_id": project, "embedding": vector}
+                    for row, vector in zip(rows, vectors, strict=True)
+                ]
+            )
         self.stager.merged(written["merged"], project_id=project)
         # Only a candidate that recurred within the batch can have earned
         # activation already: fresh rows have no feedback or evidence.
@@ -216,6 +267,90 @@ class GraphMem:
         self._agent_decisions(inputs, outcomes, project)
         self._memory_limits(written["sessions"], project)
         return outcomes
+
+    def _merge_near_duplicates(
+        self,
+        rows: list[dict[str, Any]],
+        vectors: list[Any],
+        merges: dict[str, dict[str, Any]],
+        outcomes: list[WriteOutcome],
+        project: str,
+    ) -> tuple[list[dict[str, Any]], list[Any]]:
+        """Turn new rows close enough to a live memory into merges: embedding cosine
+        at or above ``dedup_similarity``, or, without embeddings, token Jaccard at
+        or above ``dedup_jaccard`` among the full-text index's best matches.
+
+        One index lookup per row, in one round trip; returns the rows (and their
+        vectors) that are still new.
+        """
+        found = (
+            self._nearest_by_vector(vectors, project)
+            if vectors
+            else self._nearest_by_words(rows, project)
+        )
+        if not found:
+            return rows, vectors
+        kept_rows, kept_vectors = [], []
+        for index, row in enumerate(rows):
+            if index not in found:
+                kept_rows.append(row)
+                if vectors:
+                    kept_vectors.append(vectors[index])
+                continue
+            existing, similarity = found[index]
+            merge = merges.setdefault(
+                existing, {"id": existing, "occurrences": 0, "evidence": [], "tags": []}
+            )
+            merge["occurrences"] += row["occurrence_count"]
+            merge["evidence"] = _union(merge["evidence"], row["evidence"])
+            merge["tags"] = _union(merge["tags"], row["tags"])
+            merge.setdefault("match", "near")
+            merge.setdefault("similarity", similarity)
+            for n, outcome in enumerate(outcomes):
+                if outcome.id == row["id"]:
+                    outcomes[n] = WriteOutcome(id=existing, created=False, match="near")
+        return kept_rows, kept_vectors
+
+    def _nearest_by_vector(self, vectors: list[Any], project: str) -> dict[int, tuple[str, float]]:
+        rows = self.store.read(
+            "near_duplicates",
+            {
+                "items": [{"index": i, "vector": v} for i, v in enumerate(vectors)],
+                "project_id": project,
+                "threshold": self.rules.dedup_similarity,
+                "k": NEAR_DUPLICATE_K,
+            },
+        )
+        return {r["index"]: (r["id"], r["similarity"]) for r in rows if r["id"] is not None}
+
+    def _nearest_by_words(
+        self, rows: list[dict[str, Any]], project: str
+    ) -> dict[int, tuple[str, float]]:
+        # A near duplicate shares at least 80% of the words, so it almost surely
+        # has the longest (rarest) few: requiring those keeps each match set small
+        # even in a project of 100,000 memories.
+        both = " AND " if self.store.dialect == "neo4j" else " "
+        items = [
+            {"index": i, "query": both.join(sorted(terms, key=len, reverse=True)[:3])}
+            for i, row in enumerate(rows)
+            if (terms := query_terms(row["content"]))
+        ]
+        if not items:
+            return {}
+        found: dict[int, tuple[str, float]] = {}
+        hits = self.store.read(
+            "near_duplicates_text",
+            {"items": items, "project_id": project, "k": NEAR_DUPLICATE_TEXT_K},
+        )
+        for hit in hits:
+            mine = tokens(rows[hit["index"]]["content"])
+            scored = [
+                (jaccard(mine, tokens(content)), memory_id) for memory_id, content in hit["hits"]
+            ]
+            best = max(scored, default=(0.0, ""))
+            if best[0] >= self.rules.dedup_jaccard:
+                found[hit["index"]] = (best[1], best[0])
+        return found
 
     def _validate_batch(
         self, items: Sequence[MemoryInput | Mapping[str, Any]]
@@ -377,11 +512,20 @@ class GraphMem:
         fields["updated_at"] = now
         if update.content is not None:
             fields["content_key"] = content_key(update.content)
+        reembed = update.content is not None or update.rationale is not None
+        if reembed:  # embedded before the write; with embeddings off the stale vector goes
+            text = memory_text(merged.content, merged.rationale)
+            vectors = self.retrieval.embed_memories([text])
         rows = self.store.write(
             "update_memory", {"id": memory_id, "project_id": project, "changes": fields}
         )
         if not rows:
             raise self._missing(memory_id, project)
+        if reembed:
+            vector = vectors[0] if vectors else None
+            self.retrieval.store_embeddings(
+                [{"id": memory_id, "project_id": project, "embedding": vector}]
+            )
         memory = _memory(rows[0])
         # A person editing or re-categorising a candidate has confirmed it.
         return self._activate(memory, Signal.EDIT, project)
@@ -725,7 +869,9 @@ class GraphMem:
         return self.archiver.archive_stale(project_id=self._project(project_id), dry_run=dry_run)
 
     def restore(self, memory_id: str, *, project_id: str | None = None) -> Memory:
-        return self.archiver.restore(memory_id, project_id=self._project(project_id))
+        """Back to its previous tier, counted as just used (and rescored so)."""
+        project = self._project(project_id)
+        return self._rescore(self.archiver.restore(memory_id, project_id=project), project)
 
     # -- staging and review --------------------------------------------------
 
@@ -831,7 +977,8 @@ class GraphMem:
         )
         if not rows:
             raise self._missing(from_id, project, field="from_id")
-        merged = _memory(rows[0])
+        # The survivor inherited counts and feedback: its score moves with them.
+        merged = self._rescore(_memory(rows[0]), project)
         self.stager.activate_earned([merged], project_id=project)
         return self.get(into_id, project_id=project)
 
@@ -892,6 +1039,48 @@ class GraphMem:
             return self.get(memory_id, project_id=project)
         return memory
 
+    def evaluate(
+        self,
+        *,
+        fix: bool = False,
+        dry_run: bool = False,
+        evidence: bool = False,
+        project_id: str | None = None,
+    ) -> ConsistencyReport:
+        """Run the consistency evaluator over the project and store its report.
+
+        ``fix`` applies the safe fixes (``dry_run``: only lists them);
+        ``evidence`` writes each candidate's relevance through ``record_evidence``.
+        """
+        return self.evaluator.evaluate(
+            self._project(project_id), fix=fix, dry_run=dry_run, evidence=evidence
+        )
+
+    def submit_consistency_check(
+        self, *, fix: bool = False, evidence: bool = False, project_id: str | None = None
+    ) -> Job:
+        """Evaluate the project on a background thread; poll ``evaluator.job(id)``."""
+        return self.evaluator.submit(self._project(project_id), fix=fix, evidence=evidence)
+
+    def consistency_job(self, job_id: str, *, project_id: str | None = None) -> Job | None:
+        """A job this process started for the project; ``None`` for any other id."""
+        job = self.evaluator.job(job_id)
+        return job if job is not None and job.project_id == self._project(project_id) else None
+
+    def consistency_reports(
+        self,
+        *,
+        limit: int = 20,
+        before: float | None = None,
+        report_id: str | None = None,
+        full: bool = True,
+        project_id: str | None = None,
+    ) -> list[ConsistencyReport]:
+        """Stored evaluator reports, newest first (``full=False``: summaries only)."""
+        return self.evaluator.reports(
+            self._project(project_id), limit=limit, before=before, report_id=report_id, full=full
+        )
+
     def staging_events(
         self, memory_id: str, *, limit: int = 50, project_id: str | None = None
     ) -> list[StagingEvent]:
@@ -911,6 +1100,102 @@ class GraphMem:
         return migrate(self.store, self.clock)
 
     # -- helpers -----------------------------------------------------------
+
+    # -- retrieval -----------------------------------------------------------
+
+    def knowledge_context(
+        self,
+        context_hint: str | ContextRequest | Mapping[str, Any],
+        *,
+        include_types: Sequence[str] | None = None,
+        min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+        max_results: int = DEFAULT_MAX_RESULTS,
+        recency_weight: float = DEFAULT_RECENCY_WEIGHT,
+        include_superseded: bool = False,
+        session_id: str | None = None,
+        record_access: bool | None = None,
+        project_id: str | None = None,
+    ) -> ContextResult:
+        """What an agent should know right now (seed 002's knowledgeContext), best first.
+
+        ``context_hint`` may also be the whole argument set: a ``ContextRequest``,
+        or the LLM tool's arguments (``graphmem.retrieval.tool_definition``) as
+        a mapping, validated the same way. Records an access on each memory
+        returned unless ``record_access=False``.
+        """
+        project = self._project(project_id)
+        if isinstance(context_hint, str):
+            arguments: ContextRequest | Mapping[str, Any] = {
+                "context_hint": context_hint,
+                "include_types": include_types,
+                "min_confidence": min_confidence,
+                "max_results": max_results,
+                "recency_weight": recency_weight,
+                "include_superseded": include_superseded,
+                "session_id": session_id,
+            }
+        else:
+            arguments = context_hint
+        return self.retrieval.knowledge_context(
+            arguments, project_id=project, record_access=record_access
+        )
+
+    def search(
+        self,
+        query: str,
+        *,
+        mode: SearchMode | str = SearchMode.HYBRID,
+        limit: int = 10,
+        filters: SearchFilters | Mapping[str, Any] | None = None,
+        depth: int = 1,
+        relation_types: Sequence[RelationType | str] | None = None,
+        project_id: str | None = None,
+    ) -> SearchResult:
+        """Hybrid search over vectors, full text and relations; every hit explains itself."""
+        project = self._project(project_id)
+        arguments: dict[str, Any] = {
+            "query": query,
+            "mode": mode,
+            "limit": limit,
+            "filters": filters if filters is not None else {},
+            "depth": depth,
+        }
+        if relation_types is not None:
+            arguments["relation_types"] = relation_types
+        return self.retrieval.search(arguments, project_id=project)
+
+    def neighborhood(
+        self,
+        memory_id: str,
+        *,
+        depth: int = 1,
+        relation_types: Sequence[RelationType | str] | None = None,
+        project_id: str | None = None,
+    ) -> Neighborhood:
+        """The memories within ``depth`` relations of one, and the relations between them."""
+        return self.retrieval.neighborhood(
+            memory_id,
+            project_id=self._project(project_id),
+            depth=depth,
+            relation_types=relation_types,
+        )
+
+    def backfill_embeddings(
+        self,
+        *,
+        batch_size: int = 256,
+        limit: int | None = None,
+        progress: bool = False,
+        all_projects: bool = False,
+        project_id: str | None = None,
+    ) -> BackfillResult:
+        """Embed the memories that have no embedding yet (``progress``: a bar on stderr)."""
+        return self.retrieval.backfill(
+            project_id=None if all_projects else self._project(project_id),
+            batch_size=batch_size,
+            limit=limit,
+            progress=progress,
+        )
 
     def _now(self) -> float:
         return stored_now(self.clock)

@@ -1,4 +1,5 @@
-"""Periodic jobs in the server: promotion per session, archival per project.
+"""Periodic jobs in the server: promotion per session, archival and the nightly
+consistency evaluation per project.
 
 Due work is claimed in the graph (the claim moves the next run time forward
 in the same write), so several server processes on one database share the
@@ -11,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from typing import TYPE_CHECKING
 
 from graphmem.clock import stored_now
@@ -29,12 +31,17 @@ class Scheduler:
         gm: GraphMem,
         *,
         tick_seconds: float = 1.0,
+        busy_fraction: float = 0.25,
         sessions_per_tick: int = 100,
         owner: str | None = None,
+        evaluation_interval_seconds: float | None = 86_400.0,
     ) -> None:
         self.gm = gm
         self.tick_seconds = tick_seconds
+        self.busy_fraction = busy_fraction
         self.sessions_per_tick = sessions_per_tick
+        self.evaluation_interval_seconds = evaluation_interval_seconds
+        """How often each project's consistency evaluation runs; ``None``: never."""
         self.owner = owner or f"{os.uname().nodename}:{os.getpid()}:{new_id()[-6:]}"
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -56,6 +63,7 @@ class Scheduler:
         for row in claimed:
             if self._stop.is_set():
                 break
+            began = time.perf_counter()
             try:
                 self.gm.promotion.run(
                     row["session_id"], project_id=row["project_id"], trigger=Trigger.PERIODIC
@@ -63,6 +71,7 @@ class Scheduler:
                 ran += 1
             except Exception:
                 log.exception("periodic promotion of session %s failed", row["session_id"])
+            self._pace(began)
         projects = self.gm.store.write(
             "claim_due_projects",
             {"now": now, "owner": self.owner, "interval": rules.archive_interval_seconds},
@@ -70,12 +79,42 @@ class Scheduler:
         for row in projects:
             if self._stop.is_set():
                 break
+            began = time.perf_counter()
             try:
                 self.gm.archiver.archive_stale(project_id=row["project_id"])
                 ran += 1
             except Exception:
                 log.exception("archival of project %s failed", row["project_id"])
+            self._pace(began)
+        if self.evaluation_interval_seconds is not None:
+            ran += self._evaluate_due(now, self.evaluation_interval_seconds)
         return ran
+
+    def _evaluate_due(self, now: float, interval: float) -> int:
+        """The nightly consistency evaluation of each due project (it stores its report)."""
+        ran = 0
+        projects = self.gm.store.write(
+            "claim_due_evaluations", {"now": now, "owner": self.owner, "interval": interval}
+        )
+        for row in projects:
+            if self._stop.is_set():
+                break
+            if not row["due"]:
+                continue
+            try:
+                self.gm.evaluator.evaluate(row["project_id"])
+                ran += 1
+            except Exception:
+                log.exception("consistency evaluation of project %s failed", row["project_id"])
+        return ran
+
+    def _pace(self, began: float) -> None:
+        """Rest in proportion to the job just done, so periodic work never takes
+        more than ``busy_fraction`` of the process: requests share its
+        interpreter and the database with it."""
+        if self.busy_fraction < 1.0:
+            spent = time.perf_counter() - began
+            self._stop.wait(spent * (1.0 / self.busy_fraction - 1.0))
 
     def start(self) -> None:
         if self._thread is not None:

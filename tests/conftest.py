@@ -13,6 +13,7 @@ from falkordb import FalkorDB
 
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
+from graphmem.embeddings import MiniLMEmbedder
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 
@@ -51,6 +52,18 @@ def clock() -> ManualClock:
 @pytest.fixture
 def gm(store: FalkorStore, clock: ManualClock) -> GraphMem:
     return GraphMem(store, clock=clock)
+
+
+@pytest.fixture(scope="session")
+def embedder() -> MiniLMEmbedder:
+    """One model per test worker: loading it takes seconds."""
+    return MiniLMEmbedder()
+
+
+@pytest.fixture
+def egm(store: FalkorStore, clock: ManualClock, embedder: MiniLMEmbedder) -> GraphMem:
+    """A store that embeds what it writes, with the real model."""
+    return GraphMem(store, clock=clock, embedder=embedder)
 
 
 @pytest.fixture

@@ -54,6 +54,10 @@ def serve(
         # Opened here rather than in the app's lifespan so that a store that
         # cannot start is one red line, not a uvicorn startup traceback.
         with GraphMem.open(settings) as gm:
+            if gm.embedder is not None:
+                # Load the model now, off the request path: the first search
+                # should not wait seconds for it.
+                gm.embedder.warm_up()
             where = f"http://{settings.host}:{settings.port}/graphql"
             err.print(f"graphmem: GraphiQL at {where}", markup=False)
             if not settings.falkordb_url:

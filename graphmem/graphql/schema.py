@@ -20,8 +20,10 @@ from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
 from graphmem.graphql.errors import ClientErrors, should_log
+from graphmem.graphql.evaluation import EvaluationMutation, EvaluationQuery
 from graphmem.graphql.memories import MemoryMutation, MemoryQuery
 from graphmem.graphql.promotion import PromotionMutation, PromotionQuery
+from graphmem.graphql.retrieval import RetrievalQuery
 from graphmem.graphql.review import ReviewMutation, ReviewQuery
 
 
@@ -33,8 +35,12 @@ def _merged(name: str, parts: tuple[type, ...]) -> type:
         return merge_types(name, parts)
 
 
-Query = _merged("Query", (MemoryQuery, PromotionQuery, ReviewQuery))
-Mutation = _merged("Mutation", (MemoryMutation, PromotionMutation, ReviewMutation))
+Query = _merged(
+    "Query", (MemoryQuery, PromotionQuery, ReviewQuery, EvaluationQuery, RetrievalQuery)
+)
+Mutation = _merged(
+    "Mutation", (MemoryMutation, PromotionMutation, ReviewMutation, EvaluationMutation)
+)
 
 
 class GraphMemSchema(strawberry.Schema):

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from graphmem.config import Settings
+from graphmem.errors import GraphMemError
 from graphmem.store import Store
 from graphmem.store.falkordb import FalkorStore
 
 
 def open_store(settings: Settings) -> Store:
-    if settings.falkordb_url:
+    store: Store
+    if settings.backend == "neo4j":
+        try:
+            from graphmem.store.neo4j import Neo4jStore
+        except ImportError as exc:  # the driver is an optional extra
+            raise GraphMemError(
+                "GRAPHMEM_BACKEND=neo4j needs the Neo4j driver: pip install 'graphmem[neo4j]'"
+            ) from exc
+        store = Neo4jStore.connect(settings)
+    elif settings.falkordb_url:
         store = FalkorStore.connect(
             settings.falkordb_url, settings.graph, timeout_ms=settings.query_timeout_ms
         )
@@ -19,5 +29,9 @@ def open_store(settings: Settings) -> Store:
             durability=settings.durability,
             timeout_ms=settings.query_timeout_ms,
         )
-    store.setup_schema()
+    try:
+        store.setup_schema()
+    except BaseException:
+        store.close()
+        raise
     return store

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+from array import array
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -161,6 +162,21 @@ def _list(value: list[Any] | tuple[Any, ...]) -> str:
     return "[" + ",".join([_literal(v) for v in value]) + "]"
 
 
+def _vector(value: array) -> str:
+    """An embedding (``array('f')``) at the precision it is stored in.
+
+    Nine significant digits give a float32 back exactly, in about half the
+    text and time of a float64 ``repr``; embeddings are most of what a bulk
+    write sends.
+    """
+    if value.typecode != "f":
+        raise TypeError(f"cannot send an array of {value.typecode!r} as a Cypher parameter")
+    text = ",".join([f"{x:.9g}" for x in value])
+    if "n" in text:  # nan or inf: no finite number prints an "n"
+        raise ValueError("a parameter cannot be NaN or infinite")
+    return "[" + text + "]"
+
+
 def _map(value: dict[str, Any]) -> str:
     return "{" + ",".join([_key(k) + ":" + _literal(v) for k, v in value.items()]) + "}"
 
@@ -173,6 +189,7 @@ _ENCODERS: dict[type, Callable[[Any], str]] = {
     list: _list,
     tuple: _list,
     dict: _map,
+    array: _vector,
 }
 
 

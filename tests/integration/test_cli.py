@@ -39,12 +39,15 @@ def clean_env(data_dir: Path) -> dict[str, str]:
     """The caller's environment without any GRAPHMEM_* setting but the data directory."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
     env["GRAPHMEM_DATA_DIR"] = str(data_dir)
+    # These commands do not need embeddings; loading the model costs seconds.
+    env["GRAPHMEM_EMBEDDER"] = "none"
     return env
 
 
 def cli(data_dir: Path, *args: str) -> Result:
     unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
-    result = CliRunner().invoke(app, list(args), env={**unset, "GRAPHMEM_DATA_DIR": str(data_dir)})
+    env = {**unset, "GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_EMBEDDER": "none"}
+    result = CliRunner().invoke(app, list(args), env=env)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     return result
 
@@ -100,7 +103,12 @@ def test_remembering_a_duplicate_says_it_merged(data_dir: Path) -> None:
 
 
 def test_list_pages_with_the_printed_cursor(data_dir: Path) -> None:
-    ids = [remember(data_dir, f"memory number {i}") for i in range(3)]
+    texts = [
+        "the cache lives in Redis",
+        "deploys go out on Tuesdays",
+        "tests never touch the network",
+    ]
+    ids = [remember(data_dir, text) for text in texts]
 
     first = cli(data_dir, "list", "--first", "2").stdout
     assert MEMORY_ID.findall(first) == [ids[2], ids[1]]

@@ -28,7 +28,7 @@ def data_dir() -> Iterator[Path]:
 
 def cli(data_dir: Path, *args: str, input: str | None = None) -> Result:
     unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
-    env = {**unset, "GRAPHMEM_DATA_DIR": str(data_dir)}
+    env = {**unset, "GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_EMBEDDER": "none"}
     result = CliRunner().invoke(app, list(args), env=env, input=input)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     return result
@@ -36,7 +36,7 @@ def cli(data_dir: Path, *args: str, input: str | None = None) -> Result:
 
 def store(data_dir: Path, *, days_ago: float = 0.0) -> GraphMem:
     clock = ManualClock(time.time() - days_ago * 86_400)
-    return GraphMem.open(Settings(data_dir=data_dir), clock=clock)
+    return GraphMem.open(Settings(data_dir=data_dir, embedder="none"), clock=clock)
 
 
 def test_promote_dry_run_then_for_real(data_dir: Path):

@@ -410,6 +410,7 @@ class TestArchival:
         )
         assert restored.last_accessed_at == clock.now()
         assert gm.archive_stale().archived == [], "a restored memory counts as just used"
+        assert [f for f in gm.evaluate().findings if f.code == "IMPORTANCE_STALE"] == []
         assert [m.id for m in gm.list().items] == [memory.id]
         with pytest.raises(NotFoundError):
             gm.restore(memory.id)

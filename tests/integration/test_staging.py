@@ -157,6 +157,8 @@ class TestReviewQueue:
         assert merged.tags == ["lint", "git"]
         absorbed = gm.get(source.id)
         assert absorbed.tier is Tier.ARCHIVED and absorbed.merged_into == into.id
+        stale = [f for f in gm.evaluate().findings if f.code == "IMPORTANCE_STALE"]
+        assert stale == [], "the survivor is rescored with what it inherited"
         with pytest.raises(ConflictError):
             gm.merge_memories(into.id, source.id)
         with pytest.raises(NotFoundError) as error:
@@ -194,8 +196,9 @@ class TestMigration:
         self, gm: GraphMem, store: FalkorStore
     ):
         store._graph.query(
-            "UNWIND range(1, 5) AS i CREATE (:Memory {id: 'old-' + toString(i), project_id: 'default',"
-            " session_id: 'default', content: 'legacy ' + toString(i), created_at: 1.0, updated_at: 1.0})"
+            "UNWIND range(1, 5) AS i CREATE (:Memory {id: 'old-' + toString(i), "
+            "project_id: 'default', session_id: 'default', content: 'legacy ' + toString(i), "
+            "created_at: 1.0, updated_at: 1.0})"
         )
         assert gm.get("old-1").status is Status.ACTIVE, "reads tolerate a missing status"
         reports = gm.migrate()
@@ -205,3 +208,33 @@ class TestMigration:
         # migrated memories now take part in exact dedup
         again = gm.remember({"content": "Legacy 3"})
         assert again.id == "old-3" and again.occurrence_count == 2
+
+
+class TestNearDuplicates:
+    """With embeddings on, a close paraphrase merges; a different memory does not."""
+
+    def test_a_near_duplicate_merges_and_a_different_memory_does_not(self, egm: GraphMem):
+        gm = egm
+        first = gm.remember(extracted("The nightly build fails when the Redis cache is cold"))
+        again, outcome = gm.remember_detailed(
+            extracted("Nightly build fails when the redis cache is cold, again", tags=["ci"])
+        )
+        assert not outcome.created and outcome.match == "near" and outcome.id == first.id
+        assert again.occurrence_count == 2 and again.status is Status.ACTIVE
+        assert again.tags == ["ci"]
+        other, created = gm.remember_detailed(extracted("Invoices are rendered with WeasyPrint"))
+        assert created.created and other.id != first.id
+        kinds = [(e.kind, e.signal) for e in gm.staging_events(first.id)]
+        assert ("merged", "near") in kinds
+
+    def test_without_embeddings_token_overlap_decides(self, gm: GraphMem):
+        assert gm.embedder is None
+        first = gm.remember(extracted("retry the payment webhook three times with jitter"))
+        again, outcome = gm.remember_detailed(
+            extracted("retry payment webhook three times with jitter", tags=["x"])
+        )
+        # 6 of the 7 distinct words shared: Jaccard 6/7 >= 0.8
+        assert (outcome.created, outcome.match, outcome.id) == (False, "near", first.id)
+        assert again.occurrence_count == 2
+        other, created = gm.remember_detailed(extracted("retry the upload three times"))
+        assert created.created and other.id != first.id

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -30,11 +31,38 @@ def test_services_and_volumes(compose: dict):
 
 def test_neo4j_is_version_5_with_health_check_and_auth(compose: dict):
     neo4j = compose["services"]["neo4j"]
-    assert re.fullmatch(r"neo4j:5[\w.-]*", neo4j["image"])
+    assert re.fullmatch(r"neo4j:5[\w.-]*community", neo4j["image"])
     assert {"test", "interval", "retries"} <= set(neo4j["healthcheck"])
     assert "NEO4J_AUTH" in neo4j["environment"]
     published = {port.rsplit(":", 1)[-1] for port in neo4j["ports"]}
-    assert {"7474", "7687"} <= published
+    assert {"7474", "7687"} <= published  # Browser and Bolt
+
+
+def test_neo4j_keeps_its_data_and_bounds_its_memory(compose: dict):
+    neo4j = compose["services"]["neo4j"]
+    assert any(volume.split(":")[1] == "/data" for volume in neo4j["volumes"])
+    memory = {key for key in neo4j["environment"] if key.startswith("NEO4J_server_memory_")}
+    assert {
+        "NEO4J_server_memory_heap_initial__size",
+        "NEO4J_server_memory_heap_max__size",
+        "NEO4J_server_memory_pagecache_size",
+    } <= memory
+
+
+def test_graphmem_talks_to_the_neo4j_service(compose: dict):
+    environment = compose["services"]["graphmem"]["environment"]
+    settings = Settings(
+        **{k[len("GRAPHMEM_") :].lower(): interpolate(v) for k, v in environment.items()}
+    )
+    assert settings.backend == "neo4j"
+    uri = urlsplit(settings.neo4j_uri or "")
+    assert (uri.scheme, uri.hostname, uri.port) == ("neo4j", "neo4j", 7687)
+    neo4j_env = compose["services"]["neo4j"]["environment"]
+    user, password = neo4j_env["NEO4J_AUTH"].split("/", 1)
+    assert settings.neo4j_user == user
+    # Both read the same variable, so the two cannot drift apart.
+    assert environment["GRAPHMEM_NEO4J_PASSWORD"] == password
+    assert password.startswith("${NEO4J_PASSWORD")
 
 
 def test_graphmem_builds_here_and_waits_for_neo4j(compose: dict):
@@ -52,6 +80,17 @@ def test_every_graphmem_variable_is_a_setting(compose: dict):
     dockerfile = (ROOT / "Dockerfile").read_text()
     for name in re.findall(r"\b(GRAPHMEM_[A-Z_]+)=", dockerfile):
         assert name in known, f"Dockerfile sets {name}, which graphmem does not read"
+
+
+def interpolate(value: object) -> str:
+    """Compose's ``${VAR:?message}`` / ``${VAR:-default}`` with a stand-in value."""
+    return re.sub(r"\$\{(\w+)(?::[?-][^}]*)?\}", lambda m: f"value-of-{m[1]}", str(value))
+
+
+def test_dockerfile_installs_the_neo4j_driver():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    extras = re.search(r"pip install [^']*'\.\[([\w,-]+)\]'", dockerfile, re.S)
+    assert extras and {"neo4j", "neo4j-rust"} & set(extras[1].split(","))
 
 
 def test_dockerfile_copies_what_the_package_needs():

@@ -1,0 +1,273 @@
+"""``python -m benchmarks.retrieval``: retrieval quality, ingest and latency figures.
+
+1. Quality: recall@5/@10 and MRR of FULLTEXT, VECTOR and HYBRID on the
+   labelled set of ``benchmarks/eval`` and on MADial-Bench.
+2. Bulk ingest with embeddings through ``remember_many`` against the
+   embedder's own batch throughput, in the same run.
+3. At each scale (10,000 and 100,000 by default; ``--million`` adds
+   1,000,000): knowledgeContext and hybrid search p50/p95 through the Python
+   API, query embedding included, beside the floor (one query embedding + one
+   raw vector-index query), and the memory the database uses.
+
+Everything runs on a throwaway embedded FalkorDB under /tmp that is removed
+afterwards; each phase is bounded by its own sizes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from falkordb import FalkorDB, Graph
+
+from benchmarks import retrieval_eval, retrieval_scale
+from benchmarks.data import generate
+from benchmarks.report import Figure, console, table
+from graphmem.api import GraphMem
+from graphmem.embeddings import MiniLMEmbedder, memory_text
+from graphmem.store.embedded import EmbeddedFalkorDB
+from graphmem.store.falkordb import FalkorStore
+
+LATENCY_TARGET_MS = 40.0
+FLOOR_RATIO = 2.5
+MILLION_TARGET_MS = 150.0
+INGEST_RATIO = 0.8
+DEFAULT_CACHE = Path(tempfile.gettempdir()) / "graphmem-bench-cache"
+
+
+class Env:
+    """An embedded FalkorDB in a temporary directory, and graphs on it."""
+
+    def __init__(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmret-"))
+        self.server = EmbeddedFalkorDB(self.dir)
+        self.server.start()
+        self.db = FalkorDB(
+            unix_socket_path=str(self.server.socket_path),
+            socket_timeout=600.0,
+            client_name=self.server.client_name,
+        )
+
+    def graph(
+        self, name: str, embedder: MiniLMEmbedder | None, *, vector_index: bool = True
+    ) -> tuple[GraphMem, Graph]:
+        store = FalkorStore(self.db, name)
+        raw = self.db.select_graph(name)
+        if vector_index:
+            store.setup_schema()
+        else:  # bulk loads build the vector index once, after the vectors are in
+            for ddl in store.statements.script("schema"):
+                if "VECTOR INDEX" not in ddl:
+                    raw.query(ddl)
+        return GraphMem(store, embedder=embedder, project_id=retrieval_scale.PROJECT), raw
+
+    def drop(self, raw: Graph) -> None:
+        raw.delete()
+
+    def close(self) -> None:
+        try:
+            self.db.close()
+        finally:
+            self.server.stop()
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def quality(env: Env, embedder: MiniLMEmbedder, *, madial: bool) -> list[dict[str, Any]]:
+    rows = []
+    sets = [("own", retrieval_eval.load_own_set)]
+    if madial and retrieval_eval.MADIAL_DIR.is_dir():
+        sets.append(("madial", retrieval_eval.load_madial))
+    for name, loader in sets:
+        gm, raw = env.graph(f"quality_{name}", embedder)
+        labelled = loader(gm)
+        for mode in retrieval_eval.MODES:
+            q = retrieval_eval.evaluate(gm, labelled, mode)
+            rows.append(
+                {
+                    "set": name,
+                    "mode": mode,
+                    "queries": q.queries,
+                    "recall@5": q.recall[5],
+                    "recall@10": q.recall[10],
+                    "mrr": q.mrr,
+                }
+            )
+        env.drop(raw)
+    return rows
+
+
+def main(
+    scales: Annotated[
+        str, typer.Option(help="Comma-separated store sizes to time retrieval at.")
+    ] = "10000,100000",
+    million: Annotated[
+        bool, typer.Option("--million", help="Also load 1,000,000 memories (minutes).")
+    ] = False,
+    queries: Annotated[int, typer.Option(min=30, max=2_000, help="Queries per scale.")] = 220,
+    pool: Annotated[
+        int, typer.Option(min=100, max=200_000, help="Memories embedded for real.")
+    ] = 20_000,
+    ingest: Annotated[
+        int, typer.Option(min=100, max=20_000, help="Memories in the ingest comparison.")
+    ] = 2_000,
+    madial: Annotated[bool, typer.Option(help="Also evaluate on MADial-Bench.")] = True,
+    cache: Annotated[Path, typer.Option(help="Where pool embeddings are kept.")] = DEFAULT_CACHE,
+    json_out: Annotated[bool, typer.Option("--json", help="Also print JSON on stdout.")] = False,
+) -> None:
+    """Measure retrieval quality, ingest throughput and latency at scale."""
+    out = console(stderr=True)
+    sizes = [int(s) for s in scales.split(",") if s.strip()]
+    if million:
+        sizes.append(1_000_000)
+    embedder = MiniLMEmbedder()
+    embedder.embed(["warm up"])
+    env = Env()
+    figures: list[Figure] = []
+    info: dict[str, Any] = {"scales": sizes, "queries": queries, "pool": pool}
+    try:
+        out.print("[bold]quality[/]")
+        info["quality"] = quality(env, embedder, madial=madial)
+
+        out.print("[bold]ingest[/]")
+        gm, raw = env.graph("ingest", embedder)
+        embed_rate, ingest_rate = retrieval_scale.ingest_throughput(gm, embedder, ingest)
+        env.drop(raw)
+        figures.append(
+            Figure(
+                key="ingest_with_embeddings",
+                name="bulk ingest with embeddings",
+                value=ingest_rate,
+                unit="memories/s",
+                baseline=embed_rate,
+                ratio=embed_rate / ingest_rate,
+                target=f">= {INGEST_RATIO:.0%} of the embedder's rate",
+                passed=ingest_rate >= INGEST_RATIO * embed_rate,
+                count=ingest,
+            )
+        )
+
+        texts = [
+            memory_text(m["content"], m.get("rationale"))
+            for m in generate(min(pool, max(sizes)), seed=7).memories
+        ]
+        vectors = retrieval_scale.pool_vectors(
+            embedder, texts, cache / f"pool-{len(texts)}-seed7.npy"
+        )
+        hints = retrieval_scale.queries(queries)
+        for n in sizes:
+            out.print(f"[bold]{n:,} memories[/]: loading")
+            gm, raw = env.graph(f"scale_{n}", embedder, vector_index=False)
+            load = retrieval_scale.bulk_load(gm, raw, n, vectors, log=out.print)
+            info[f"load_{n}"] = load
+            info[f"used_memory_mb_{n}"] = retrieval_scale.used_memory_mb(env.db)
+            out.print(f"  loaded: {load}; timing {len(hints)} queries")
+            figures += scale_figures(n, retrieval_scale.measure(gm, raw, embedder, hints))
+            figures.append(
+                Figure(
+                    key=f"db_memory_mb_{n}",
+                    name=f"database memory at {n:,}",
+                    value=info[f"used_memory_mb_{n}"],
+                    unit="MB",
+                    count=n,
+                )
+            )
+            env.drop(raw)
+    finally:
+        env.close()
+    out.print(quality_table(info["quality"]))
+    out.print(table(figures, title="graphmem retrieval benchmark"))
+    if json_out:
+        sys.stdout.write(
+            json.dumps({**info, "figures": [asdict(f) for f in figures]}, indent=2) + "\n"
+        )
+    if any(f.passed is False for f in figures) or not hybrid_wins(info["quality"]):
+        raise typer.Exit(1)
+
+
+def scale_figures(n: int, latencies: list[retrieval_scale.Latency]) -> list[Figure]:
+    by_name = {lat.name: lat for lat in latencies}
+    floor = by_name["floor"]
+    figures = [
+        Figure(
+            key=f"floor_p50_{n}",
+            name=f"floor p50 at {n:,}",
+            value=floor.p50_ms,
+            unit="ms",
+            count=floor.count,
+        ),
+        Figure(
+            key=f"floor_p95_{n}",
+            name=f"floor p95 at {n:,}",
+            value=floor.p95_ms,
+            unit="ms",
+            count=floor.count,
+        ),
+    ]
+    for name in ("knowledge_context", "search_hybrid"):
+        lat = by_name[name]
+        figures.append(
+            Figure(
+                key=f"{name}_p50_{n}",
+                name=f"{name} p50 at {n:,}",
+                value=lat.p50_ms,
+                unit="ms",
+                count=lat.count,
+            )
+        )
+        if n >= 1_000_000:
+            target, passed = f"<= {MILLION_TARGET_MS:.0f} ms", lat.p95_ms <= MILLION_TARGET_MS
+            if name != "search_hybrid":
+                target, passed = "-", None
+        elif n >= 100_000:
+            target = f"<= {LATENCY_TARGET_MS:.0f} ms and <= {FLOOR_RATIO}x floor"
+            passed = lat.p95_ms <= LATENCY_TARGET_MS and lat.p95_ms <= FLOOR_RATIO * floor.p95_ms
+        else:
+            target, passed = None, None
+        figures.append(
+            Figure(
+                key=f"{name}_p95_{n}",
+                name=f"{name} p95 at {n:,}",
+                value=lat.p95_ms,
+                unit="ms",
+                baseline=floor.p95_ms,
+                ratio=lat.p95_ms / floor.p95_ms,
+                target=target,
+                passed=passed,
+                count=lat.count,
+            )
+        )
+    return figures
+
+
+def quality_table(rows: list[dict[str, Any]]) -> Any:
+    from rich.table import Table
+
+    out = Table(title="retrieval quality")
+    for column in ("set", "mode", "queries", "recall@5", "recall@10", "MRR"):
+        out.add_column(column, justify="left" if column in ("set", "mode") else "right")
+    for row in rows:
+        out.add_row(
+            row["set"],
+            row["mode"],
+            str(row["queries"]),
+            f"{row['recall@5']:.3f}",
+            f"{row['recall@10']:.3f}",
+            f"{row['mrr']:.3f}",
+        )
+    return out
+
+
+def hybrid_wins(rows: list[dict[str, Any]]) -> bool:
+    """HYBRID beats the best single mode on recall@5 on the labelled set."""
+    own = {row["mode"]: row["recall@5"] for row in rows if row["set"] == "own"}
+    return own["HYBRID"] > max(own["FULLTEXT"], own["VECTOR"])
+
+
+if __name__ == "__main__":
+    typer.run(main)

@@ -1,0 +1,266 @@
+"""Retrieval at scale: loading 10,000 to 1,000,000 memories with embeddings,
+and timing knowledgeContext and hybrid search against a floor.
+
+Memories come from the write benchmark's generator (every memory type, real
+sessions, relations, supersessions) and are written through the Python API.
+Their vectors take the fast path a bulk import takes: written while the
+graph has no vector index, which is then built once (FalkorDB builds it in
+the background; the load waits for it). Embedding a million texts on two CPU
+cores would take over two hours, so real embeddings are computed for a pool
+of the first ``pool`` memories (cached on disk between runs) and memory ``i``
+beyond it takes the vector of memory ``i mod pool`` turned by a small random
+rotation (cosine ~0.97 to its source): the index then holds ``n`` distinct
+vectors with the clustering real text has.
+
+The floor of a query is what no implementation can skip: embedding the query
+text and one raw vector-index kNN (k=20) on the same server, measured in the
+same run, interleaved with the calls it is compared to.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from array import array
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from falkordb import FalkorDB, Graph
+
+from benchmarks.data import COMPONENTS, ERRORS, FILES, TECH, Dataset, generate
+from graphmem.api import GraphMem
+from graphmem.embeddings import Embedder, memory_text
+from graphmem.store.falkordb import params_header
+
+PROJECT = "bench"
+LOAD_BATCH = 5_000
+VECTOR_BATCH = 2_000
+NOISE = 0.012
+"""Per-dimension noise on a unit 384-d vector: cosine to the source ~0.97."""
+
+RAW_KNN = (
+    "CALL db.idx.vector.queryNodes('Memory', 'embedding', 20, vecf32($vector)) "
+    "YIELD node, score RETURN node.id, score"
+)
+BULK_RELATE = (
+    "UNWIND $rows AS row "
+    "MATCH (a:Memory {id: row.from_id}), (b:Memory {id: row.to_id}) "
+    "CREATE (a)-[r:REL]->(b)"
+)
+QUERY_TEMPLATES = [
+    "why does {component} time out when {tech} is slow",
+    "how do we deploy {component}",
+    "{error} in {file}",
+    "what did we decide about {tech} for {component}",
+    "rules for database migrations in {component}",
+    "flaky test in {file} after upgrading {tech}",
+    "latency of {component} under load",
+    "who owns {component} and how is it configured",
+    "retry and backoff settings of {component}",
+    "is it safe to cache {tech} lookups in {component}",
+]
+
+
+@dataclass(frozen=True)
+class Latency:
+    name: str
+    p50_ms: float
+    p95_ms: float
+    count: int
+
+
+def pool_vectors(embedder: Embedder, texts: Sequence[str], cache: Path) -> np.ndarray:
+    """Real embeddings of ``texts``, cached on disk (keyed by count and content)."""
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    if cache.exists():
+        stored = np.load(cache)
+        if stored.shape[0] == len(texts):
+            return stored
+    vectors = np.stack(
+        [np.frombuffer(v, dtype=np.float32) for v in embedder.embed(list(texts))]
+    ).astype(np.float32)
+    np.save(cache, vectors)
+    return vectors
+
+
+def vectors_for(pool: np.ndarray, start: int, stop: int, rng: np.random.Generator) -> np.ndarray:
+    """Vectors of memories ``start..stop``: the pool's own, then perturbed copies."""
+    index = np.arange(start, stop)
+    out = pool[index % len(pool)].copy()
+    beyond = index >= len(pool)
+    if beyond.any():
+        out[beyond] += rng.normal(0.0, NOISE, size=(int(beyond.sum()), pool.shape[1]))
+        out[beyond] /= np.linalg.norm(out[beyond], axis=1, keepdims=True)
+    return out.astype(np.float32)
+
+
+def bulk_load(
+    gm: GraphMem,
+    raw: Graph,
+    n: int,
+    pool: np.ndarray,
+    *,
+    seed: int = 7,
+    log: Callable[[str], None] = print,
+) -> dict[str, float]:
+    """``n`` memories through the API, their vectors by the fast path, then the index.
+
+    The memories are written without embeddings (their vectors follow in bulk);
+    ``gm``'s store and services are used as they are.
+    """
+    dataset = generate(n, seed=seed)
+    loader = GraphMem(gm.store, clock=gm.clock, project_id=PROJECT)
+    started = time.perf_counter()
+    ids: list[str] = []
+    for start in range(0, n, LOAD_BATCH):
+        ids += loader.remember_many(
+            dataset.memories[start : start + LOAD_BATCH], project_id=PROJECT, dedup=False
+        )
+        if start and start % (LOAD_BATCH * 20) == 0:
+            log(f"  {start:,} memories written")
+    written = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    for start in range(0, n, VECTOR_BATCH):
+        stop = min(start + VECTOR_BATCH, n)
+        matrix = vectors_for(pool, start, stop, rng)
+        gm.retrieval.store_embeddings(
+            [
+                {"id": ids[i], "project_id": PROJECT, "embedding": array("f", row.tobytes())}
+                for i, row in zip(range(start, stop), matrix, strict=True)
+            ]
+        )
+    vectors_done = time.perf_counter()
+    build_vector_index(raw, pool.shape[1])
+    indexed = time.perf_counter()
+    relate(raw, ids, dataset)
+    return {
+        "memories_s": written - started,
+        "vectors_s": vectors_done - written,
+        "index_build_s": indexed - vectors_done,
+        "relations_s": time.perf_counter() - indexed,
+        "relations": float(len(dataset.relations)),
+    }
+
+
+def build_vector_index(raw: Graph, dimension: int, timeout: float = 3_600.0) -> None:
+    """Create the vector index over the loaded vectors and wait until it answers."""
+    raw.query(
+        "CREATE VECTOR INDEX FOR (m:Memory) ON (m.embedding) "
+        f"OPTIONS {{dimension: {int(dimension)}, similarityFunction: 'cosine'}}"
+    )
+    probe = params_header({"vector": array("f", [1.0] + [0.0] * (dimension - 1))}) + RAW_KNN
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            raw.ro_query(probe)
+            return
+        except Exception:  # the index refuses queries while it is being built
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1.0)
+
+
+def relate(raw: Graph, ids: Sequence[str], dataset: Dataset) -> None:
+    """The dataset's relations, written in bulk; a supersession also marks the old memory."""
+    by_type: dict[str, list[dict[str, str]]] = {}
+    for rel in dataset.relations:
+        by_type.setdefault(rel.type.value, []).append(
+            {"from_id": ids[rel.from_index], "to_id": ids[rel.to_index]}
+        )
+    for rel_type, rows in by_type.items():
+        statement = BULK_RELATE.replace("REL", rel_type)  # one of four known names
+        for start in range(0, len(rows), 5_000):
+            raw.query(params_header({"rows": rows[start : start + 5_000]}) + statement)
+    supersede = by_type.get("SUPERSEDES", [])
+    for start in range(0, len(supersede), 5_000):
+        raw.query(
+            params_header({"rows": supersede[start : start + 5_000]})
+            + "UNWIND $rows AS row MATCH (b:Memory {id: row.to_id}) "
+            "SET b.superseded_by = row.from_id"
+        )
+
+
+def queries(count: int, seed: int = 11) -> list[str]:
+    """Distinct agent-style hints over the dataset's vocabulary."""
+    rng = random.Random(seed)
+    seen: dict[str, None] = {}
+    while len(seen) < count:
+        template = rng.choice(QUERY_TEMPLATES)
+        seen.setdefault(
+            template.format(
+                component=rng.choice(list(COMPONENTS)),
+                tech=rng.choice(TECH),
+                error=rng.choice(ERRORS),
+                file=rng.choice(FILES),
+            ),
+            None,
+        )
+    return list(seen)
+
+
+def measure(
+    gm: GraphMem,
+    raw: Graph,
+    embedder: Embedder,
+    texts: Sequence[str],
+    *,
+    warmup: int = 20,
+) -> list[Latency]:
+    """Floor, knowledgeContext and hybrid search, interleaved query by query."""
+    timings: dict[str, list[float]] = {"floor": [], "knowledge_context": [], "search_hybrid": []}
+
+    def floor(text: str) -> None:
+        (vector,) = embedder.embed([text])
+        raw.ro_query(params_header({"vector": vector}) + RAW_KNN)
+
+    calls = {
+        "floor": floor,
+        "knowledge_context": lambda text: gm.knowledge_context(text, project_id=PROJECT),
+        "search_hybrid": lambda text: gm.search(text, project_id=PROJECT),
+    }
+    for index, text in enumerate(texts):
+        for name, call in calls.items():
+            started = time.perf_counter()
+            call(text)
+            if index >= warmup:
+                timings[name].append((time.perf_counter() - started) * 1000.0)
+    return [
+        Latency(name=name, p50_ms=statistics.median(values), p95_ms=_p95(values), count=len(values))
+        for name, values in timings.items()
+    ]
+
+
+def ingest_throughput(
+    gm: GraphMem, embedder: Embedder, n: int, *, batch: int = 500
+) -> tuple[float, float]:
+    """Memories per second: the embedder alone, and ``remember_many`` with embeddings.
+
+    The two alternate batch by batch on the same texts' kind, so a change in
+    the machine's load touches both alike.
+    """
+    items = generate(2 * n, seed=23, session_prefix="ingest").memories
+    texts = [memory_text(item["content"], item.get("rationale")) for item in items[n:]]
+    embedder.embed(texts[:batch])  # warm
+    embedding = writing = 0.0
+    for start in range(0, n, batch):
+        started = time.perf_counter()
+        embedder.embed(texts[start : start + batch])
+        embedding += time.perf_counter() - started
+        started = time.perf_counter()
+        gm.remember_many(items[start : start + batch], project_id=PROJECT, dedup=False)
+        writing += time.perf_counter() - started
+    return n / embedding, n / writing
+
+
+def used_memory_mb(db: FalkorDB) -> float:
+    """What the database server holds in memory (all graphs), in MB."""
+    info = db.connection.info("memory")
+    return info["used_memory"] / 1e6
+
+
+def _p95(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]

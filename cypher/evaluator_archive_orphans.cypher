@@ -1,0 +1,11 @@
+// Safe fix: a live memory outside any session of its project is archived (not
+// deleted: restore brings it back), conditional on the tier it was seen in.
+UNWIND $items AS item
+MATCH (m:Memory {id: item.id})
+WHERE m.project_id = $project_id AND coalesce(m.tier, 'working') = item.tier
+SET m.archived_from = coalesce(m.tier, 'working'),
+    m.tier = 'archived',
+    m.archived_at = $now,
+    m.archive_reason = $reason,
+    m.updated_at = $now
+RETURN m.id AS id

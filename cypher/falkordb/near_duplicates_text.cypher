@@ -1,0 +1,11 @@
+// Without embeddings: for each new item, the live memories of the project that
+// best match its words in the full-text index; the caller measures token
+// overlap (Jaccard) on these few. One round trip per batch.
+UNWIND $items AS item
+CALL db.idx.fulltext.queryNodes('Memory', item.query) YIELD node, score
+WITH item, node, score
+WHERE node.project_id = $project_id AND coalesce(node.tier, 'working') <> 'archived'
+WITH item, node, score
+ORDER BY score DESC
+WITH item, collect([node.id, node.content])[0..$k] AS hits
+RETURN item.index AS index, hits

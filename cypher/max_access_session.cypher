@@ -1,0 +1,3 @@
+MATCH (m:Memory {session_id: $session_id})
+WHERE m.project_id = $project_id
+RETURN coalesce(max(m.access_count), 0) AS max_access_count

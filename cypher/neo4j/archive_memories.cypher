@@ -1,0 +1,17 @@
+// Conditional on the tier each memory was seen in, like promotion; the tier
+// is read again under the memory's write lock, so a concurrent archiver
+// cannot record 'archived' as the tier to restore to.
+UNWIND $items AS item
+MATCH (m:Memory {id: item.id})
+WHERE m.project_id = $project_id
+SET m._lock = true
+REMOVE m._lock
+WITH m, item
+WHERE m.tier = item.tier
+SET m.archived_from = m.tier,
+    m.tier = 'archived',
+    m.archived_at = $now,
+    m.archive_reason = item.reason,
+    m.importance = item.score,
+    m.updated_at = $now
+RETURN m.id AS id

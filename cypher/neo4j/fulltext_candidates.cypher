@@ -1,0 +1,29 @@
+// Full-text matches of $query (built from word tokens only, never user syntax)
+// over content and rationale, best first.
+// The index spans every project: its best $k are taken, then the project and
+// the filters apply to those (filtering every match first costs more than the
+// search). `seen` is how many the index gave: fewer than $k means there are no
+// more, so the caller does not ask again with a larger $k.
+// A missing status counts as active, a missing tier as working.
+// Candidates carry only what scoring and filtering read (parsing every field of
+// every candidate costs more than the query); results are re-read in full.
+CALL db.index.fulltext.queryNodes('memory_text', $query, {limit: $k}) YIELD node, score
+WITH collect([node, score]) AS top
+UNWIND top AS hit
+WITH hit[0] AS node, hit[1] AS score, size(top) AS seen, $tags AS tags
+WHERE node.project_id = $project_id
+  AND (size($types) = 0 OR node.memory_type IN $types)
+  AND (size($tiers) = 0 OR coalesce(node.tier, 'working') IN $tiers)
+  AND ($include_archived OR coalesce(node.tier, 'working') <> 'archived')
+  AND (size($statuses) = 0 OR coalesce(node.status, 'active') IN $statuses)
+  AND ($include_candidates OR coalesce(node.status, 'active') <> 'candidate')
+  AND ($include_superseded OR node.superseded_by IS NULL)
+  AND all(t IN tags WHERE t IN coalesce(node.tags, []))
+  AND ($session_id IS NULL OR node.session_id = $session_id)
+  AND coalesce(node.confidence, 0.7) >= $min_confidence
+  AND ($created_after IS NULL OR node.created_at >= $created_after)
+  AND ($created_before IS NULL OR node.created_at < $created_before)
+WITH node, score, seen
+ORDER BY score DESC, node.created_at DESC, node.id
+LIMIT $limit
+RETURN node {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .updated_at, .last_accessed_at} AS memory, score, seen

@@ -1,0 +1,39 @@
+// Fold one memory into another: counts add up, lists union, the absorbed one
+// is archived pointing at the survivor (its edges stay on it, nothing is lost).
+// Both are write-locked before their tiers are read again, so two concurrent
+// merges cannot fold the same memory twice; should two merges lock the pair
+// in opposite orders, Neo4j reports a deadlock and the driver retries one.
+MATCH (into:Memory {id: $into_id})
+WHERE into.project_id = $project_id
+MATCH (from:Memory {id: $from_id})
+WHERE from.project_id = $project_id
+SET into._lock = true, from._lock = true
+REMOVE into._lock, from._lock
+WITH into, from
+WHERE coalesce(into.tier, 'working') <> 'archived' AND coalesce(from.tier, 'working') <> 'archived'
+SET into.occurrence_count = coalesce(into.occurrence_count, 1) + coalesce(from.occurrence_count, 1),
+    into.access_count = coalesce(into.access_count, 0) + coalesce(from.access_count, 0),
+    into.feedback = coalesce(into.feedback, 0) + coalesce(from.feedback, 0),
+    into.feedback_count = coalesce(into.feedback_count, 0) + coalesce(from.feedback_count, 0),
+    into.evidence = coalesce(into.evidence, []) + [x IN coalesce(from.evidence, []) WHERE NOT x IN coalesce(into.evidence, [])],
+    into.tags = coalesce(into.tags, []) + [t IN coalesce(from.tags, []) WHERE NOT t IN coalesce(into.tags, [])],
+    into.last_seen = $now,
+    into.updated_at = $now,
+    from.archived_from = from.tier,
+    from.tier = 'archived',
+    from.archived_at = $now,
+    from.archive_reason = 'merged into ' + into.id,
+    from.merged_into = into.id,
+    from.updated_at = $now
+CREATE (e:StagingEvent {
+  id: $event_id,
+  memory_id: into.id,
+  project_id: $project_id,
+  kind: 'merged',
+  signal: 'manual',
+  merged_from: from.id,
+  at: $now
+})
+CREATE (e)-[:CHANGED]->(into)
+WITH into AS m
+RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .updated_at, .last_accessed_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance} AS memory

@@ -1,0 +1,27 @@
+// Rejection archives with the reason; nothing is deleted. Status and tier are
+// read again under the memory's write lock, so a concurrent rejection or
+// archival cannot make it log twice or remember 'archived' as its tier.
+UNWIND $ids AS wanted
+MATCH (m:Memory {id: wanted})
+WHERE m.project_id = $project_id
+SET m._lock = true
+REMOVE m._lock
+WITH m, wanted
+WHERE m.status = 'candidate' AND coalesce(m.tier, 'working') <> 'archived'
+SET m.archived_from = m.tier,
+    m.tier = 'archived',
+    m.archived_at = $now,
+    m.archive_reason = $reason,
+    m.updated_at = $now
+CREATE (e:StagingEvent {
+  id: wanted + ':' + toString($now),
+  memory_id: m.id,
+  project_id: $project_id,
+  kind: 'rejected',
+  signal: $reason,
+  before: 'candidate',
+  after: 'archived',
+  at: $now
+})
+CREATE (e)-[:CHANGED]->(m)
+RETURN m.id AS id

@@ -1,0 +1,15 @@
+// The tier is read again under the memory's write lock: of two concurrent
+// restores, the second finds it restored and changes nothing.
+MATCH (m:Memory {id: $id})
+WHERE m.project_id = $project_id
+SET m._lock = true
+REMOVE m._lock
+WITH m
+WHERE m.tier = 'archived'
+SET m.tier = coalesce(m.archived_from, 'working'),
+    m.archived_at = null,
+    m.archived_from = null,
+    m.archive_reason = null,
+    m.last_accessed_at = $now,
+    m.updated_at = $now
+RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .updated_at, .last_accessed_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance} AS memory

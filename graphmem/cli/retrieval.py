@@ -1,0 +1,223 @@
+"""Commands that retrieve: hybrid search, knowledgeContext and the embedding backfill.
+
+Every hit is printed with why it was found (its score's parts, the retrievers
+and ranks, the relations walked, what it replaces), so a person can debug what
+an agent was shown.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from graphmem.cli.common import TYPES_HELP, ProjectOption, app, opened, out
+from graphmem.retrieval import ContextResult, RetrieverHit, SearchResult
+from graphmem.retrieval.context import (
+    DEFAULT_MAX_RESULTS,
+    DEFAULT_MIN_CONFIDENCE,
+    DEFAULT_RECENCY_WEIGHT,
+)
+from graphmem.scoring import ScoreComponent
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")]
+
+
+@app.command()
+def search(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    mode: Annotated[str, typer.Option(help="HYBRID, VECTOR, FULLTEXT or GRAPH.")] = "HYBRID",
+    limit: Annotated[int, typer.Option(help="How many hits, 1 to 50.")] = 10,
+    depth: Annotated[int, typer.Option(help="Relations walked from each hit, 0 to 3.")] = 1,
+    types: Annotated[
+        list[str] | None,
+        typer.Option("--type", help=f"Only this type; repeat for more. {TYPES_HELP}."),
+    ] = None,
+    tiers: Annotated[
+        list[str] | None, typer.Option("--tier", help="Only this tier; repeat for more.")
+    ] = None,
+    tags: Annotated[
+        list[str] | None, typer.Option("--tag", help="Only hits with this tag; repeat for more.")
+    ] = None,
+    session: Annotated[str | None, typer.Option(help="Only this session's memories.")] = None,
+    min_confidence: Annotated[float, typer.Option(help="Lowest confidence shown.")] = 0.0,
+    include_archived: Annotated[
+        bool, typer.Option("--include-archived", help="Also archived memories.")
+    ] = False,
+    exclude_candidates: Annotated[
+        bool, typer.Option("--exclude-candidates", help="Hide candidates awaiting review.")
+    ] = False,
+    include_superseded: Annotated[
+        bool,
+        typer.Option(
+            "--include-superseded", help="Show superseded hits rather than their successors."
+        ),
+    ] = False,
+    as_json: JsonOption = False,
+    project: ProjectOption = None,
+) -> None:
+    """Search memories by meaning, words and relations; every hit explains its score."""
+    filters: dict[str, Any] = {
+        "types": types or [],
+        "tiers": tiers or [],
+        "tags": tags or [],
+        "session_id": session,
+        "min_confidence": min_confidence,
+        "include_archived": include_archived,
+        "include_candidates": not exclude_candidates,
+        "include_superseded": include_superseded,
+    }
+    with opened(ctx) as gm:
+        result = gm.search(
+            query,
+            mode=mode.upper(),
+            limit=limit,
+            filters=filters,
+            depth=depth,
+            project_id=project,
+        )
+    if as_json:
+        out.print_json(result.model_dump_json())
+        return
+    _show_search(result)
+
+
+def _show_search(result: SearchResult) -> None:
+    ran = ", ".join(r.value for r in result.retrievers) or "none"
+    out.print(
+        Text(
+            f"{len(result.hits)} hits ({result.mode}, retrievers: {ran}, {result.took_ms:.0f} ms)",
+            style="bold",
+        )
+    )
+    for note in result.notes:
+        out.print(Text(f"note: {note}", style="yellow"))
+    for n, hit in enumerate(result.hits, start=1):
+        memory, why = hit.memory, hit.explanation
+        out.print()
+        out.print(Text(f"{n}. {hit.score:.3f}  {memory.id}  ", style="bold").append(_kind(memory)))
+        out.print(Text(f"   {' '.join(memory.content.split())}"), crop=False)
+        if why.retrievers:
+            out.print(Text(f"   found by: {_retrievers(why.retrievers)}"))
+        if why.path is not None:
+            steps = ", ".join(f"{s.from_id} -[{s.type.value}]-> {s.to_id}" for s in why.path.steps)
+            out.print(
+                Text(
+                    f"   path from {why.path.seed_id} (x{why.path.factor:.2f}): {steps}",
+                    style="cyan",
+                )
+            )
+        if why.replaces:
+            out.print(Text(f"   replaces: {', '.join(why.replaces)}", style="magenta"))
+        out.print(Text(f"   score: {_components(why.components)}", style="dim"))
+        for note in why.notes:
+            out.print(Text(f"   note: {note}", style="yellow"))
+
+
+@app.command()
+def context(
+    ctx: typer.Context,
+    hint: Annotated[str, typer.Argument(help="What the agent is about to do or discuss.")],
+    types: Annotated[
+        list[str] | None,
+        typer.Option("--type", help=f"Only this type; repeat for more. {TYPES_HELP}."),
+    ] = None,
+    min_confidence: Annotated[
+        float, typer.Option(help="Leave out memories below this confidence.")
+    ] = DEFAULT_MIN_CONFIDENCE,
+    max_results: Annotated[
+        int, typer.Option(help="How many memories, 1 to 50.")
+    ] = DEFAULT_MAX_RESULTS,
+    recency_weight: Annotated[
+        float, typer.Option(help="Weight of recency; the others rebalance around it.")
+    ] = DEFAULT_RECENCY_WEIGHT,
+    include_superseded: Annotated[
+        bool, typer.Option("--include-superseded", help="Also superseded memories.")
+    ] = False,
+    session: Annotated[str | None, typer.Option(help="Only this session's memories.")] = None,
+    no_record_access: Annotated[
+        bool,
+        typer.Option("--no-record-access", help="Do not count this as an access of the results."),
+    ] = False,
+    as_json: JsonOption = False,
+    project: ProjectOption = None,
+) -> None:
+    """What an agent should know right now (knowledgeContext), each score explained."""
+    with opened(ctx) as gm:
+        result = gm.knowledge_context(
+            hint,
+            include_types=types or None,
+            min_confidence=min_confidence,
+            max_results=max_results,
+            recency_weight=recency_weight,
+            include_superseded=include_superseded,
+            session_id=session,
+            record_access=False if no_record_access else None,
+            project_id=project,
+        )
+    if as_json:
+        out.print_json(result.model_dump_json())
+        return
+    _show_context(result)
+
+
+def _show_context(result: ContextResult) -> None:
+    weights = " ".join(f"{name}={weight:.2f}" for name, weight in result.weights.items())
+    out.print(
+        Text(
+            f"{len(result.items)} of {result.candidates} candidates ({result.took_ms:.0f} ms); "
+            f"weights: {weights}",
+            style="bold",
+        )
+    )
+    for note in result.notes:
+        out.print(Text(f"note: {note}", style="yellow"))
+    if not result.items:
+        return
+    table = Table()
+    for column in ("score", "id", "content", "components", "found by"):
+        table.add_column(column, no_wrap=column in ("score", "id"))
+    for item in result.items:
+        table.add_row(
+            f"{item.score:.3f}",
+            item.memory.id,
+            Text(" ".join(item.memory.content.split())),
+            _components(item.components),
+            _retrievers(item.retrievers) or "-",
+        )
+    out.print(table, crop=False)
+
+
+@app.command("backfill-embeddings")
+def backfill_embeddings(
+    ctx: typer.Context,
+    batch_size: Annotated[int, typer.Option(help="Memories embedded per batch.")] = 256,
+    all_projects: Annotated[
+        bool, typer.Option("--all-projects", help="Every project, not only the default one.")
+    ] = False,
+    project: ProjectOption = None,
+) -> None:
+    """Embed the memories that have no embedding yet (after enabling embeddings)."""
+    with opened(ctx) as gm:
+        result = gm.backfill_embeddings(
+            batch_size=batch_size, all_projects=all_projects, progress=True, project_id=project
+        )
+    out.print(f"embedded {result.embedded}, {result.remaining} remaining ({result.took_s:.1f} s)")
+
+
+def _kind(memory: Any) -> Text:
+    kind = memory.memory_type.value if memory.memory_type else "-"
+    return Text(f"[{kind}, {memory.tier.value}, {memory.status.value}]", style="dim")
+
+
+def _retrievers(hits: list[RetrieverHit]) -> str:
+    return ", ".join(f"{h.retriever.value} #{h.rank} ({h.score:.3f})" for h in hits)
+
+
+def _components(components: list[ScoreComponent]) -> str:
+    return " + ".join(
+        f"{c.name} {c.value:.2f}x{c.weight:.2f}={c.contribution:.3f}" for c in components
+    )

@@ -1,0 +1,353 @@
+"""Retrieval: knowledgeContext, hybrid search and neighbourhoods for graph views.
+
+Every result explains itself: the parts of each score, the retrievers that
+found a memory and at what rank, the relations that brought it in and what it
+replaces. knowledgeContext records an access on each memory it returns (unless
+``recordAccess: false``), so it is a query with a side effect: the request's
+cached reads are dropped after it, as after a mutation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from typing import Any
+
+import strawberry
+from starlette.concurrency import run_in_threadpool
+from strawberry.scalars import JSON
+
+from graphmem import models
+from graphmem import retrieval as domain
+from graphmem.graphql.errors import parse_input
+from graphmem.graphql.operations import ProjectId, write
+from graphmem.graphql.types import Info, Memory, Relation, ScoreComponent, domain_default
+from graphmem.retrieval.context import (
+    DEFAULT_MAX_RESULTS,
+    DEFAULT_MIN_CONFIDENCE,
+    DEFAULT_RECENCY_WEIGHT,
+)
+from graphmem.scoring import ScoreComponent as DomainComponent
+
+strawberry.enum(
+    domain.SearchMode,
+    description="Which retrievers run: HYBRID both plus traversal, VECTOR or FULLTEXT one, "
+    "GRAPH both but fills most results by traversal from the best few hits.",
+)
+strawberry.enum(domain.Retriever, description="An index that offers candidates.")
+
+
+def _components(components: list[DomainComponent]) -> list[ScoreComponent]:
+    return [
+        ScoreComponent(name=c.name, value=c.value, weight=c.weight, contribution=c.contribution)
+        for c in components
+    ]
+
+
+@strawberry.type(description="One retriever's opinion of a memory.")
+class RetrieverHit:
+    retriever: domain.Retriever
+    rank: int = strawberry.field(description="1-based rank among that retriever's results.")
+    score: float = strawberry.field(
+        description="The retriever's own score: cosine similarity for vectors, "
+        "TF-IDF for full text."
+    )
+
+    @classmethod
+    def of(cls, hit: domain.RetrieverHit) -> RetrieverHit:
+        return cls(retriever=hit.retriever, rank=hit.rank, score=hit.score)
+
+
+@strawberry.type(description="One relation walked, as stored: fromId -[type]-> toId.")
+class PathStep:
+    type: models.RelationType
+    from_id: strawberry.ID
+    to_id: strawberry.ID
+
+
+@strawberry.type(description="How traversal reached a memory from a retrieved one.")
+class GraphPath:
+    seed_id: strawberry.ID = strawberry.field(
+        description="The memory a retriever found, where the walk started."
+    )
+    steps: list[PathStep] = strawberry.field(
+        description="Relations in walking order; the last one touches the explained memory."
+    )
+    factor: float = strawberry.field(
+        description="The share of the seed's relevance this memory inherits along the path."
+    )
+
+    @classmethod
+    def of(cls, path: domain.GraphPath) -> GraphPath:
+        return cls(
+            seed_id=strawberry.ID(path.seed_id),
+            steps=[
+                PathStep(
+                    type=s.type, from_id=strawberry.ID(s.from_id), to_id=strawberry.ID(s.to_id)
+                )
+                for s in path.steps
+            ],
+            factor=path.factor,
+        )
+
+
+@strawberry.type(description="Why a memory is a search hit.")
+class Explanation:
+    components: list[ScoreComponent] = strawberry.field(
+        description="Every part of the score; their contributions sum to it."
+    )
+    retrievers: list[RetrieverHit] = strawberry.field(
+        description="Which retrievers found the memory; empty when only traversal reached it."
+    )
+    path: GraphPath | None = strawberry.field(
+        description="The relations that brought the memory in, when traversal did."
+    )
+    replaces: list[strawberry.ID] = strawberry.field(
+        description="Superseded memories that were found and that this one stands in for, "
+        "oldest first."
+    )
+    notes: list[str]
+
+    @classmethod
+    def of(cls, explanation: domain.Explanation) -> Explanation:
+        return cls(
+            components=_components(explanation.components),
+            retrievers=[RetrieverHit.of(h) for h in explanation.retrievers],
+            path=GraphPath.of(explanation.path) if explanation.path else None,
+            replaces=[strawberry.ID(i) for i in explanation.replaces],
+            notes=list(explanation.notes),
+        )
+
+
+@strawberry.type(description="A memory found by search, with its score explained.")
+class SearchHit:
+    memory: Memory
+    score: float
+    explanation: Explanation
+
+
+@strawberry.type(description="The hits of a search, best first.")
+class SearchResult:
+    hits: list[SearchHit]
+    mode: domain.SearchMode
+    retrievers: list[domain.Retriever] = strawberry.field(
+        description="The retrievers that ran (vector is absent when embeddings are off)."
+    )
+    notes: list[str] = strawberry.field(description="Anything that limited the search.")
+    took_ms: float
+
+    @classmethod
+    def of(cls, result: domain.SearchResult) -> SearchResult:
+        return cls(
+            hits=[
+                SearchHit(
+                    memory=Memory.of(h.memory),
+                    score=h.score,
+                    explanation=Explanation.of(h.explanation),
+                )
+                for h in result.hits
+            ],
+            mode=domain.SearchMode(result.mode),
+            retrievers=list(result.retrievers),
+            notes=list(result.notes),
+            took_ms=result.took_ms,
+        )
+
+
+@strawberry.type(description="The weight one factor of the knowledgeContext score had.")
+class ContextWeight:
+    name: str
+    weight: float
+
+
+@strawberry.type(description="One memory of a knowledge context and its score, factor by factor.")
+class ContextItem:
+    memory: Memory
+    score: float
+    components: list[ScoreComponent]
+    retrievers: list[RetrieverHit] = strawberry.field(
+        description="How the memory became a candidate."
+    )
+
+
+@strawberry.type(description="What an agent should know right now, best first.")
+class ContextResult:
+    items: list[ContextItem]
+    weights: list[ContextWeight] = strawberry.field(
+        description="The weights used, after rebalancing around recencyWeight."
+    )
+    max_access_count: int = strawberry.field(
+        description="The access count that frequency is normalised by."
+    )
+    candidates: int = strawberry.field(
+        description="How many memories the indexes offered before scoring."
+    )
+    notes: list[str]
+    took_ms: float
+
+    @classmethod
+    def of(cls, result: domain.ContextResult) -> ContextResult:
+        return cls(
+            items=[
+                ContextItem(
+                    memory=Memory.of(i.memory),
+                    score=i.score,
+                    components=_components(i.components),
+                    retrievers=[RetrieverHit.of(h) for h in i.retrievers],
+                )
+                for i in result.items
+            ],
+            weights=[ContextWeight(name=n, weight=w) for n, w in result.weights.items()],
+            max_access_count=result.max_access_count,
+            candidates=result.candidates,
+            notes=list(result.notes),
+            took_ms=result.took_ms,
+        )
+
+
+@strawberry.type(description="The subgraph around a memory, for graph views.")
+class Neighborhood:
+    center_id: strawberry.ID
+    depth: int
+    nodes: list[Memory] = strawberry.field(
+        description="The centre first, then every memory within depth relations."
+    )
+    edges: list[Relation] = strawberry.field(
+        description="Every relation of the chosen types between two of the nodes."
+    )
+    truncated: bool = strawberry.field(
+        description="More memories were in reach than the node limit allowed."
+    )
+
+    @classmethod
+    def of(cls, hood: domain.Neighborhood) -> Neighborhood:
+        return cls(
+            center_id=strawberry.ID(hood.center_id),
+            depth=hood.depth,
+            nodes=[Memory.of(m) for m in hood.nodes],
+            edges=[Relation.of(r) for r in hood.edges],
+            truncated=hood.truncated,
+        )
+
+
+def _filters_default(field: str) -> Any:
+    return domain_default(domain.SearchFilters, field)
+
+
+@strawberry.input(description="What a search hit may be; every field given must match.")
+class SearchFilters:
+    types: list[models.MemoryType] = strawberry.field(default_factory=list)
+    tiers: list[models.Tier] = strawberry.field(default_factory=list)
+    statuses: list[models.Status] = strawberry.field(default_factory=list)
+    tags: list[str] = strawberry.field(
+        default_factory=list, description="Memories carrying every one of these tags."
+    )
+    session_id: strawberry.ID | None = None
+    min_confidence: float = _filters_default("min_confidence")
+    created_after: datetime | None = strawberry.field(default=None, description="Inclusive.")
+    created_before: datetime | None = strawberry.field(default=None, description="Exclusive.")
+    include_candidates: bool = _filters_default("include_candidates")
+    include_archived: bool = _filters_default("include_archived")
+    include_superseded: bool = strawberry.field(
+        default=_filters_default("include_superseded"),
+        description="Otherwise a superseded hit is replaced by its successor.",
+    )
+
+
+def _parsed(filters: SearchFilters | None) -> domain.SearchFilters | None:
+    if filters is None:
+        return None
+    data = dataclasses.asdict(filters)
+    for key in ("created_after", "created_before"):
+        if data[key] is not None:
+            data[key] = data[key].timestamp()
+    return parse_input(domain.SearchFilters, data, "filters")
+
+
+@strawberry.type
+class RetrievalQuery:
+    @strawberry.field(
+        description="What an agent should know right now, best first, each score factor by "
+        "factor. Records an access on each memory returned unless recordAccess is false."
+    )
+    async def knowledge_context(
+        self,
+        info: Info,
+        context_hint: str,
+        include_types: list[models.MemoryType] | None = None,
+        min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+        max_results: int = DEFAULT_MAX_RESULTS,
+        recency_weight: float = DEFAULT_RECENCY_WEIGHT,
+        include_superseded: bool = False,
+        session_id: strawberry.ID | None = None,
+        record_access: bool | None = None,
+        project_id: ProjectId = None,
+    ) -> ContextResult:
+        result = await write(
+            info,
+            info.context.gm.knowledge_context,
+            context_hint,
+            include_types=include_types,
+            min_confidence=min_confidence,
+            max_results=max_results,
+            recency_weight=recency_weight,
+            include_superseded=include_superseded,
+            session_id=session_id,
+            record_access=record_access,
+            project_id=project_id,
+        )
+        return ContextResult.of(result)
+
+    @strawberry.field(
+        description="knowledgeContext as an LLM tool: the function-calling JSON schema."
+    )
+    def knowledge_context_tool(self, project_id: ProjectId = None) -> JSON:
+        # The same in every project; projectId is accepted like on every operation.
+        return domain.tool_definition()
+
+    @strawberry.field(
+        description="Hybrid search over vectors, full text and relations; every hit explains "
+        "its score."
+    )
+    async def search(
+        self,
+        info: Info,
+        query: str,
+        mode: domain.SearchMode = domain.SearchMode.HYBRID,
+        limit: int = 10,
+        filters: SearchFilters | None = None,
+        depth: int = 1,
+        relation_types: list[models.RelationType] | None = None,
+        project_id: ProjectId = None,
+    ) -> SearchResult:
+        result = await run_in_threadpool(
+            info.context.gm.search,
+            query,
+            mode=mode,
+            limit=limit,
+            filters=_parsed(filters),
+            depth=depth,
+            relation_types=relation_types,
+            project_id=project_id,
+        )
+        return SearchResult.of(result)
+
+    @strawberry.field(
+        description="The memories within depth relations of one, and the relations between them."
+    )
+    async def neighborhood(
+        self,
+        info: Info,
+        id: strawberry.ID,
+        depth: int = 1,
+        relation_types: list[models.RelationType] | None = None,
+        project_id: ProjectId = None,
+    ) -> Neighborhood:
+        hood = await run_in_threadpool(
+            info.context.gm.neighborhood,
+            str(id),
+            depth=depth,
+            relation_types=relation_types,
+            project_id=project_id,
+        )
+        return Neighborhood.of(hood)

@@ -1,0 +1,712 @@
+"""Retrieval against the store: knowledgeContext, hybrid search, neighbourhoods
+and the embedding backfill.
+
+Candidates always come from the native indexes (vector kNN, full text), over-
+fetched and filtered in the database, and the exact scoring formulas run on
+those candidates only: nothing scans a project's memories in Python, which
+keeps a call at 100,000 memories to a few milliseconds of database work.
+
+The query embedding (the slowest step, ~9 ms on a CPU) is computed on a
+worker thread while the full-text query runs, so the two overlap.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphmem.clock import Clock, stored_now
+from graphmem.embeddings import Embedder, Vector, memory_text
+from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.models import Memory, Relation, RelationType, Status, memory_from_fields, parse
+from graphmem.policy import InjectionPolicy
+from graphmem.retrieval import context as ctx
+from graphmem.retrieval.explain import (
+    BackfillResult,
+    ContextItem,
+    ContextResult,
+    Explanation,
+    GraphPath,
+    Neighborhood,
+    PathStep,
+    Retriever,
+    RetrieverHit,
+    SearchHit,
+    SearchResult,
+)
+from graphmem.retrieval.fulltext import PROBE_SLOTS, TermCounts, build_query, query_terms
+from graphmem.retrieval.fusion import reciprocal_rank_fusion
+from graphmem.retrieval.search import (
+    MAX_DEPTH,
+    TRAVERSED,
+    RankWeights,
+    RelationFactors,
+    SearchFilters,
+    SearchMode,
+    SearchRequest,
+    rank_score,
+)
+from graphmem.scoring import ImportanceScorer
+from graphmem.store import Row, Store
+from graphmem.telemetry import Telemetry
+
+EMBEDDINGS_OFF = (
+    "embeddings are off (GRAPHMEM_EMBEDDER=none): vector retrieval skipped, "
+    "results come from full text and relations only"
+)
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    rrf_k: int = 5
+    fusion_weights: dict[str, float] = field(
+        default_factory=lambda: {Retriever.VECTOR.value: 1.0, Retriever.FULLTEXT.value: 0.5}
+    )
+    """Rank fusion: a small k and full text at half weight. Tuned on the labelled set
+    and MADial-Bench (python -m benchmarks.retrieval): with k=60 and equal weights
+    full text's one-shared-word matches outvoted the vector ranking (MADial recall@5
+    0.25 against vector alone 0.53); k=5 with full text at 0.5 beats both single
+    retrievers on both sets."""
+    context_overfetch: int = 10
+    """knowledgeContext asks each index for this many times ``max_results`` candidates."""
+    search_overfetch: int = 5
+    """Search asks each retriever for this many times ``limit`` candidates (at least 20)."""
+    index_k_max: int = 4_000
+    """Both indexes span every project: each is asked for its best k, the project
+    and filters apply to those, and when they leave too few, k grows fourfold up
+    to this cap."""
+    common_term_docs: int = 1_000
+    """A word matching at least this many memories is "common" (see fulltext.py)."""
+    term_cache_seconds: float = 300.0
+    max_access_cache_seconds: float = 5.0
+    """How long a scope's maximum access count is reused; finding it reads every
+    memory of the scope (~12 ms at 100,000), too slow for every call. 0: always read."""
+    context_min_similarity: float = 0.25
+    """knowledgeContext takes vector candidates from this cosine similarity up: in a
+    small store the nearest neighbours of a hint can be unrelated, and what it
+    returns goes into a prompt. (Unrelated MiniLM pairs score about 0.0-0.2.)"""
+    graph_seeds: int = 3
+    """GRAPH mode: hits that traversal starts from."""
+    max_paths: int = 2_000
+    neighborhood_max_nodes: int = 200
+    weights: RankWeights = field(default_factory=RankWeights)
+    factors: RelationFactors = field(default_factory=RelationFactors)
+    record_access: bool = True
+    """knowledgeContext records an access on each memory it returns."""
+
+
+@dataclass
+class _Candidates:
+    """What the retrievers found: each one's ranking and every memory seen."""
+
+    memories: dict[str, Memory] = field(default_factory=dict)
+    rankings: dict[Retriever, list[str]] = field(default_factory=dict)
+    hits: dict[str, list[RetrieverHit]] = field(default_factory=dict)
+
+    def add(self, retriever: Retriever, rows: Sequence[Row]) -> None:
+        ranking = self.rankings.setdefault(retriever, [])
+        for row in rows:
+            memory = memory_from_fields(row["memory"])
+            self.memories.setdefault(memory.id, memory)
+            ranking.append(memory.id)
+            self.hits.setdefault(memory.id, []).append(
+                RetrieverHit(retriever=retriever, rank=len(ranking), score=row["score"])
+            )
+
+
+class Retrieval:
+    """The retrieval service of one GraphMem: its store, clock, scorer, telemetry,
+    embedder (``None``: no embeddings) and injection policy."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock,
+        scorer: ImportanceScorer,
+        telemetry: Telemetry,
+        embedder: Embedder | None,
+        policy: InjectionPolicy | None = None,
+        config: RetrievalConfig | None = None,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.scorer = scorer
+        self.telemetry = telemetry
+        self.embedder = embedder
+        self.policy = policy or InjectionPolicy()
+        self.config = config or RetrievalConfig()
+        self.terms = TermCounts(self._probe_terms, ttl=self.config.term_cache_seconds)
+        self._max_access: dict[tuple[str, str | None], tuple[int, float]] = {}
+        self._lock = threading.Lock()
+        self._executor: ThreadPoolExecutor | None = None
+
+    # -- embeddings ----------------------------------------------------------
+
+    def embed_memories(self, texts: Sequence[str]) -> list[Vector] | None:
+        """Vectors for memories about to be written (one batch, one call)."""
+        return self.embedder.embed(texts) if self.embedder is not None else None
+
+    def store_embeddings(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Write ``{id, project_id, embedding}`` rows; a null embedding removes one."""
+        if rows:
+            self.store.write("set_embeddings", {"rows": list(rows)})
+
+    def backfill(
+        self,
+        *,
+        project_id: str | None,
+        batch_size: int = 256,
+        limit: int | None = None,
+        progress: bool = False,
+    ) -> BackfillResult:
+        """Embed every memory that has no vector yet (written with embeddings off,
+        or before they existed), a batch at a time; ``project_id=None``: all projects."""
+        if self.embedder is None:
+            raise InvalidInputError(
+                "embedder: embeddings are off (GRAPHMEM_EMBEDDER=none); nothing to backfill with",
+                field="embedder",
+            )
+        if not 1 <= batch_size <= 5_000:
+            raise InvalidInputError("batch_size: must be between 1 and 5000", field="batch_size")
+        started = time.perf_counter()
+        (total,) = self.store.read("count_missing_embeddings", {"project_id": project_id})
+        goal = total["missing"] if limit is None else min(limit, total["missing"])
+        done = 0
+        after = ""
+        with _progress(progress, goal) as advance:
+            while done < goal:
+                rows = self.store.read(
+                    "missing_embeddings",
+                    {
+                        "project_id": project_id,
+                        "after": after,
+                        "limit": min(batch_size, goal - done),
+                    },
+                )
+                if not rows:
+                    break
+                vectors = self.embedder.embed(
+                    [memory_text(row["content"], row["rationale"]) for row in rows]
+                )
+                self.store_embeddings(
+                    [
+                        {"id": row["id"], "project_id": row["project_id"], "embedding": vector}
+                        for row, vector in zip(rows, vectors, strict=True)
+                    ]
+                )
+                done += len(rows)
+                after = rows[-1]["id"]
+                advance(len(rows))
+        (left,) = self.store.read("count_missing_embeddings", {"project_id": project_id})
+        return BackfillResult(
+            embedded=done, remaining=left["missing"], took_s=time.perf_counter() - started
+        )
+
+    # -- knowledgeContext ----------------------------------------------------
+
+    def knowledge_context(
+        self,
+        arguments: ctx.ContextRequest | Mapping[str, Any],
+        *,
+        project_id: str,
+        record_access: bool | None = None,
+    ) -> ContextResult:
+        """Seed 002's knowledgeContext over index candidates (see module docstring).
+
+        Only what the injection policy allows is returned: active, not
+        archived, not superseded (unless ``include_superseded``); candidates
+        only in the policy's candidate slots. Every call, rejected ones
+        included, emits a ``knowledge.context`` event with its status and
+        duration.
+        """
+        started = time.perf_counter()
+        status = "error"
+        result: ContextResult | None = None
+        try:
+            request = ctx.parse_request(arguments)
+            result = self._knowledge_context(request, project_id, record_access, started)
+            status = "ok"
+            return result
+        except InvalidInputError:
+            status = "invalid"
+            raise
+        finally:
+            self.telemetry.emit(
+                "knowledge.context",
+                self.clock.now(),
+                status=status,
+                duration_ms=(time.perf_counter() - started) * 1000.0,
+                project_id=project_id,
+                results=len(result.items) if result else 0,
+                candidates=result.candidates if result else 0,
+            )
+
+    def _knowledge_context(
+        self,
+        request: ctx.ContextRequest,
+        project_id: str,
+        record_access: bool | None,
+        started: float,
+    ) -> ContextResult:
+        now = stored_now(self.clock)
+        filters = SearchFilters(
+            types=request.include_types or [],
+            session_id=request.session_id,
+            min_confidence=request.min_confidence,
+            statuses=[] if self.policy.candidate_slots else [Status.ACTIVE],
+            include_candidates=self.policy.candidate_slots > 0,
+            include_superseded=request.include_superseded,
+        )
+        fetch = request.max_results * self.config.context_overfetch
+        found = self._candidates(
+            request.context_hint,
+            filters,
+            project_id,
+            fetch,
+            vector=True,
+            fulltext=True,
+            min_similarity=self.config.context_min_similarity,
+        )
+        max_access = self._scope_max_access(project_id, request.session_id)
+        weights = ctx.context_weights(request.recency_weight)
+        hint = ctx.words(request.context_hint)
+        scored = []
+        for memory in found.memories.values():
+            score, components = ctx.score_memory(
+                memory, hint, now=now, max_access_count=max_access, weights=weights
+            )
+            scored.append(
+                ContextItem(
+                    memory=memory,
+                    score=score,
+                    components=components,
+                    retrievers=found.hits.get(memory.id, []),
+                )
+            )
+        scored.sort(key=lambda item: (-item.score, item.memory.id))
+        chosen = self.policy.select(
+            scored,
+            memory=lambda item: _as_current(item.memory, request.include_superseded),
+            score=lambda item: item.score,
+            limit=request.max_results,
+        )
+        full = self._full([item.memory.id for item in chosen], project_id)
+        chosen = [
+            item.model_copy(update={"memory": full[item.memory.id]})
+            for item in chosen
+            if item.memory.id in full
+        ]
+        if self.config.record_access if record_access is None else record_access:
+            self._record_accesses([item.memory for item in chosen], project_id, now)
+        return ContextResult(
+            items=chosen,
+            weights=weights,
+            max_access_count=max_access,
+            candidates=len(scored),
+            notes=[] if self.embedder is not None else [EMBEDDINGS_OFF],
+            took_ms=(time.perf_counter() - started) * 1000.0,
+        )
+
+    def _full(self, ids: Sequence[str], project_id: str) -> dict[str, Memory]:
+        """Every field of the memories that made the cut (candidates carry a few)."""
+        rows = self.store.read("get_memories", {"ids": list(ids), "project_id": project_id})
+        return {row["memory"]["id"]: memory_from_fields(row["memory"]) for row in rows}
+
+    def _scope_max_access(self, project_id: str, session_id: str | None) -> int:
+        key = (project_id, session_id)
+        ttl = self.config.max_access_cache_seconds
+        with self._lock:
+            cached = self._max_access.get(key)
+        if cached is not None and cached[1] > time.monotonic():
+            return cached[0]
+        if session_id is None:
+            rows = self.store.read("max_access_project", {"project_id": project_id})
+        else:
+            rows = self.store.read(
+                "max_access_session", {"project_id": project_id, "session_id": session_id}
+            )
+        value = int(rows[0]["max_access_count"]) if rows else 0
+        if ttl > 0:
+            with self._lock:
+                self._max_access[key] = (value, time.monotonic() + ttl)
+        return value
+
+    def _record_accesses(self, memories: Sequence[Memory], project_id: str, now: float) -> None:
+        if not memories:
+            return
+        rows = []
+        for memory in memories:
+            accessed = memory.model_copy(
+                update={"access_count": memory.access_count + 1, "last_accessed_at": now}
+            )
+            rows.append(
+                {
+                    "id": memory.id,
+                    "access_count": accessed.access_count,
+                    "feedback_count": memory.feedback_count,
+                    "fields": self.scorer.stored_fields(accessed, now),
+                }
+            )
+        written = self.store.write(
+            "record_context_access", {"rows": rows, "project_id": project_id, "now": now}
+        )
+        # Accesses made here raise the scope maxima this process has cached.
+        highest = max((row["access_count"] for row in written), default=0)
+        sessions = {memory.session_id for memory in memories}
+        with self._lock:
+            for key, (value, expires) in list(self._max_access.items()):
+                if key[0] == project_id and (key[1] is None or key[1] in sessions):
+                    self._max_access[key] = (max(value, highest), expires)
+
+    # -- search --------------------------------------------------------------
+
+    def search(
+        self, arguments: SearchRequest | Mapping[str, Any], *, project_id: str
+    ) -> SearchResult:
+        """Hybrid search (see ``graphmem.retrieval.search``); emits ``retrieval.search``."""
+        started = time.perf_counter()
+        status = "error"
+        result: SearchResult | None = None
+        mode = None
+        try:
+            request = parse(SearchRequest, arguments)
+            mode = request.mode.value
+            result = self._search(request, project_id, started)
+            status = "ok"
+            return result
+        except InvalidInputError:
+            status = "invalid"
+            raise
+        finally:
+            self.telemetry.emit(
+                "retrieval.search",
+                self.clock.now(),
+                status=status,
+                duration_ms=(time.perf_counter() - started) * 1000.0,
+                project_id=project_id,
+                mode=mode,
+                results=len(result.hits) if result else 0,
+            )
+
+    def _search(self, request: SearchRequest, project_id: str, started: float) -> SearchResult:
+        mode = request.mode
+        notes: list[str] = []
+        if self.embedder is None:
+            if mode is SearchMode.VECTOR:
+                raise InvalidInputError(
+                    "mode: VECTOR search needs embeddings, which are off "
+                    "(GRAPHMEM_EMBEDDER=none); use HYBRID, FULLTEXT or GRAPH",
+                    field="mode",
+                )
+            notes.append(EMBEDDINGS_OFF)
+        use_vector = mode is not SearchMode.FULLTEXT and self.embedder is not None
+        use_fulltext = mode is not SearchMode.VECTOR
+        filters = request.filters
+        # Superseded hits are fetched so that they can be replaced by their successors.
+        fetch_filters = filters.model_copy(update={"include_superseded": True})
+        fetch = max(request.limit * self.config.search_overfetch, 20)
+        found = self._candidates(
+            request.query,
+            fetch_filters,
+            project_id,
+            fetch,
+            vector=use_vector,
+            fulltext=use_fulltext,
+        )
+        relevance = reciprocal_rank_fusion(
+            {r.value: ranking for r, ranking in found.rankings.items()},
+            k=self.config.rrf_k,
+            weights=self.config.fusion_weights,
+        )
+        memories = found.memories
+        if mode is SearchMode.GRAPH:
+            best = sorted(relevance, key=lambda i: (-relevance[i], i))[: self.config.graph_seeds]
+            relevance = {i: relevance[i] for i in best}
+        replaces: dict[str, list[str]] = {}
+        if not filters.include_superseded:
+            self._replace_superseded(relevance, memories, replaces, filters, notes, project_id)
+        paths: dict[str, GraphPath] = {}
+        depth = max(request.depth, 1) if mode is SearchMode.GRAPH else request.depth
+        if depth and mode in (SearchMode.HYBRID, SearchMode.GRAPH):
+            seeds = sorted(relevance, key=lambda i: (-relevance[i], i))[: request.limit]
+            self._expand(
+                seeds,
+                depth,
+                request.relation_types,
+                relevance,
+                memories,
+                paths,
+                filters,
+                project_id,
+            )
+        now = stored_now(self.clock)
+        weights = self.config.weights.normalised()
+        hits = []
+        for memory_id, rel in relevance.items():
+            memory = memories[memory_id]
+            score, components = rank_score(memory, rel, now=now, weights=weights)
+            hits.append(
+                SearchHit(
+                    memory=memory,
+                    score=score,
+                    explanation=Explanation(
+                        components=components,
+                        retrievers=found.hits.get(memory_id, []),
+                        path=paths.get(memory_id),
+                        replaces=replaces.get(memory_id, []),
+                    ),
+                )
+            )
+        hits.sort(key=lambda hit: (-hit.score, hit.memory.id))
+        hits = hits[: request.limit]
+        full = self._full([hit.memory.id for hit in hits], project_id)
+        hits = [
+            hit.model_copy(update={"memory": full[hit.memory.id]})
+            for hit in hits
+            if hit.memory.id in full
+        ]
+        retrievers = [
+            r
+            for r, used in ((Retriever.VECTOR, use_vector), (Retriever.FULLTEXT, use_fulltext))
+            if used
+        ]
+        return SearchResult(
+            hits=hits,
+            mode=mode.value,
+            retrievers=retrievers,
+            notes=notes,
+            took_ms=(time.perf_counter() - started) * 1000.0,
+        )
+
+    def _replace_superseded(
+        self,
+        relevance: dict[str, float],
+        memories: dict[str, Memory],
+        replaces: dict[str, list[str]],
+        filters: SearchFilters,
+        notes: list[str],
+        project_id: str,
+    ) -> None:
+        """Swap each superseded hit for the newest memory of its chain that the
+        filters allow; the successor keeps the better of the two relevances."""
+        superseded = [i for i in relevance if memories[i].superseded_by is not None]
+        if not superseded:
+            return
+        rows = self.store.read("supersede_heads", {"ids": superseded, "project_id": project_id})
+        options: dict[str, list[tuple[list[str], Memory]]] = {}
+        for row in rows:
+            successor = memory_from_fields(row["memory"])
+            if filters.allows(successor):
+                chain = list(reversed(row["chain"]))  # old ... successor
+                options.setdefault(row["old_id"], []).append((chain, successor))
+        for old_id in superseded:
+            rel = relevance.pop(old_id)
+            if old_id not in options:
+                notes.append(
+                    f"{old_id} was found but is superseded and no successor passes the filters"
+                )
+                continue
+            chain, successor = max(options[old_id], key=lambda o: (len(o[0]), o[1].created_at))
+            memories.setdefault(successor.id, successor)
+            relevance[successor.id] = max(relevance.get(successor.id, 0.0), rel)
+            stands_for = replaces.setdefault(successor.id, [])
+            stands_for.extend(i for i in chain[:-1] if i not in stands_for)
+
+    def _expand(
+        self,
+        seeds: list[str],
+        depth: int,
+        relation_types: Sequence[RelationType],
+        relevance: dict[str, float],
+        memories: dict[str, Memory],
+        paths: dict[str, GraphPath],
+        filters: SearchFilters,
+        project_id: str,
+    ) -> None:
+        """Pull in what the seeds relate to, each at its best inherited relevance."""
+        if not seeds or not relation_types:
+            return
+        rows = self.store.read(
+            "expand_relations",
+            {
+                "seed_ids": seeds,
+                "project_id": project_id,
+                "depth": min(depth, MAX_DEPTH),
+                "relation_types": [t.value for t in relation_types],
+                "max_paths": self.config.max_paths,
+            },
+        )
+        base = {seed: relevance[seed] for seed in seeds}
+        for row in rows:
+            memory = memory_from_fields(row["memory"])
+            if not filters.allows(memory):
+                continue
+            steps = [PathStep(**step) for step in row["steps"]]
+            factor = self.config.factors.along(steps, row["node_ids"])
+            inherited = base[row["seed_id"]] * factor
+            if inherited <= relevance.get(memory.id, 0.0):
+                continue  # found directly, or by a better path, already
+            memories.setdefault(memory.id, memory)
+            relevance[memory.id] = inherited
+            paths[memory.id] = GraphPath(seed_id=row["seed_id"], steps=steps, factor=factor)
+
+    # -- candidates ----------------------------------------------------------
+
+    def _candidates(
+        self,
+        text: str,
+        filters: SearchFilters,
+        project_id: str,
+        fetch: int,
+        *,
+        vector: bool,
+        fulltext: bool,
+        min_similarity: float = -1.0,
+    ) -> _Candidates:
+        """Each retriever's filtered top ``fetch``; the query embedding overlaps full text."""
+        found = _Candidates()
+        params = {"project_id": project_id, **filters.params()}
+        pending: Future[list[Vector]] | None = None
+        if vector and self.embedder is not None:
+            pending = self._pool().submit(self.embedder.embed, [text])
+        if fulltext:
+            found.add(Retriever.FULLTEXT, self._fulltext(text, params, fetch))
+        if pending is not None:
+            (query_vector,) = pending.result()
+            rows = self._vector(query_vector, params, fetch)
+            found.add(Retriever.VECTOR, [row for row in rows if row["score"] >= min_similarity])
+        return found
+
+    def _vector(self, vector: Vector, params: dict[str, Any], fetch: int) -> list[Row]:
+        return self._top(
+            "vector_candidates", {**params, "vector": vector}, fetch, matches_at_most=None
+        )
+
+    def _fulltext(self, text: str, params: dict[str, Any], fetch: int) -> list[Row]:
+        terms = query_terms(text)
+        if not terms:
+            return []
+        counts = self.terms.counts(terms)
+        query = build_query(
+            terms, counts, common=self.config.common_term_docs, dialect=self.store.dialect
+        )
+        if not query.text:
+            return []
+        return self._top(
+            "fulltext_candidates",
+            {**params, "query": query.text},
+            fetch,
+            matches_at_most=query.matches_at_most,
+        )
+
+    def _top(
+        self, statement: str, params: dict[str, Any], fetch: int, *, matches_at_most: int | None
+    ) -> list[Row]:
+        """An index's best ``fetch`` after the filters; k grows while they leave too few."""
+        k = fetch * 2
+        while True:
+            rows = self.store.read(statement, {**params, "k": k, "limit": fetch})
+            exhausted = (matches_at_most is not None and matches_at_most <= k) or (
+                bool(rows) and rows[0]["seen"] < k
+            )
+            if len(rows) >= fetch or exhausted or k >= self.config.index_k_max:
+                return rows
+            k = min(k * 4, self.config.index_k_max)
+
+    def _probe_terms(self, terms: list[str]) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for start in range(0, len(terms), PROBE_SLOTS):
+            chunk = terms[start : start + PROBE_SLOTS]
+            slots = chunk + [""] * (PROBE_SLOTS - len(chunk))
+            rows = self.store.read(
+                "fulltext_term_counts", {"terms": slots, "cap": self.config.common_term_docs}
+            )
+            for row in rows:
+                counts[chunk[row["slot"]]] = row["matches"]
+        return counts
+
+    def _pool(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(1, thread_name_prefix="graphmem-embed")
+            return self._executor
+
+    # -- neighbourhood -------------------------------------------------------
+
+    def neighborhood(
+        self,
+        memory_id: str,
+        *,
+        project_id: str,
+        depth: int = 1,
+        relation_types: Sequence[RelationType | str] | None = None,
+    ) -> Neighborhood:
+        if not 1 <= depth <= MAX_DEPTH:
+            raise InvalidInputError(f"depth: must be between 1 and {MAX_DEPTH}", field="depth")
+        try:
+            types = [
+                RelationType(t) for t in (relation_types or [*TRAVERSED, RelationType.SUPERSEDES])
+            ]
+        except ValueError:
+            allowed = ", ".join(t.value for t in RelationType)
+            raise InvalidInputError(
+                f"relation_types: each must be one of {allowed}", field="relation_types"
+            ) from None
+        type_names = [t.value for t in dict.fromkeys(types)]
+        rows = self.store.read(
+            "neighborhood",
+            {
+                "id": memory_id,
+                "project_id": project_id,
+                "depth": depth,
+                "relation_types": type_names,
+                "max_nodes": self.config.neighborhood_max_nodes,
+            },
+        )
+        if not rows:
+            raise NotFoundError(
+                f"id: no memory {memory_id!r} in project {project_id!r}", field="id"
+            )
+        (row,) = rows
+        nodes = [memory_from_fields(row["center"])]
+        nodes += [memory_from_fields(fields) for fields in row["nodes"]]
+        ids = [node.id for node in nodes]
+        edges = self.store.read(
+            "edges_between",
+            {"ids": ids, "project_id": project_id, "relation_types": type_names},
+        )
+        return Neighborhood(
+            center_id=memory_id,
+            depth=depth,
+            nodes=nodes,
+            edges=[Relation(**edge) for edge in edges],
+            truncated=row["reachable"] > self.config.neighborhood_max_nodes,
+        )
+
+
+def _as_current(memory: Memory, include_superseded: bool) -> Memory:
+    """The memory as the injection policy should judge it: with
+    ``include_superseded`` the caller asked for superseded memories too."""
+    if include_superseded and memory.superseded_by is not None:
+        return memory.model_copy(update={"superseded_by": None})
+    return memory
+
+
+@contextmanager
+def _progress(show: bool, total: int) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr when asked for; the callback advances it."""
+    if not show:
+        yield lambda _n: None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True)) as progress:
+        task = progress.add_task("embedding memories", total=total)
+        yield lambda n: progress.advance(task, n)

@@ -1,0 +1,109 @@
+"""The retrieval commands (search, context, backfill-embeddings), run for real."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from graphmem.api import GraphMem
+from graphmem.cli import app
+from graphmem.config import Settings
+
+
+@pytest.fixture
+def data_dir() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmrt-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def cli(data_dir: Path, *args: str, embedder: str = "none") -> Result:
+    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
+    env = {**unset, "GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_EMBEDDER": embedder}
+    result = CliRunner().invoke(app, list(args), env=env)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result
+
+
+def store(data_dir: Path) -> GraphMem:
+    return GraphMem.open(Settings(data_dir=data_dir, embedder="none"))
+
+
+def test_search_prints_each_hit_with_its_explanation(data_dir: Path):
+    with store(data_dir) as gm:
+        decision = gm.remember({"content": "Ship the mobile app through the beta channel"})
+        rule = gm.remember(
+            {"content": "Releases need sign-off from QA", "memory_type": "rule", "tags": ["qa"]}
+        )
+        gm.relate(rule.id, decision.id, "CONSTRAINS")
+
+    shown = cli(data_dir, "search", "mobile app beta channel")
+    assert shown.exit_code == 0, shown.output
+    text = shown.stdout
+    assert decision.id in text and rule.id in text
+    assert "fulltext #1" in text and "embeddings" in text.lower()  # the note: vectors are off
+    assert f"path from {decision.id}" in text and "-[CONSTRAINS]->" in text
+    assert "relevance" in text
+
+    as_json = cli(data_dir, "search", "mobile app beta channel", "--depth", "0", "--json")
+    assert as_json.exit_code == 0, as_json.output
+    body = json.loads(as_json.stdout)
+    assert [h["memory"]["id"] for h in body["hits"]] == [decision.id]
+
+    tagged = cli(data_dir, "search", "releases sign-off", "--tag", "qa", "--json")
+    assert [h["memory"]["id"] for h in json.loads(tagged.stdout)["hits"]] == [rule.id]
+    typed = cli(data_dir, "search", "releases sign-off", "--type", "decision", "--json")
+    assert json.loads(typed.stdout)["hits"] == []
+
+
+def test_context_prints_components_and_can_leave_accesses_alone(data_dir: Path):
+    with store(data_dir) as gm:
+        memory = gm.remember({"content": "the deploy script lives in tools/deploy.sh"})
+
+    shown = cli(data_dir, "context", "deploy script", "--no-record-access")
+    assert shown.exit_code == 0, shown.output
+    assert memory.id in shown.stdout and "text_similarity" in shown.stdout
+    with store(data_dir) as gm:
+        assert gm.get(memory.id).access_count == 0
+
+    as_json = cli(data_dir, "context", "deploy script", "--json")
+    body = json.loads(as_json.stdout)
+    assert [i["memory"]["id"] for i in body["items"]] == [memory.id]
+    assert sum(c["contribution"] for c in body["items"][0]["components"]) == pytest.approx(
+        body["items"][0]["score"]
+    )
+    with store(data_dir) as gm:
+        assert gm.get(memory.id).access_count == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("context", "ab"),
+        ("context", "deploy script", "--max-results", "51"),
+        ("search", "deploy", "--depth", "4"),
+        ("search", "deploy", "--mode", "SIDEWAYS"),
+        ("backfill-embeddings",),  # embeddings are off
+    ],
+)
+def test_bad_input_is_one_red_line(data_dir: Path, args: tuple[str, ...]):
+    result = cli(data_dir, *args)
+    assert result.exit_code == 1, result.output
+    assert "error [INVALID_INPUT]" in result.stderr
+
+
+def test_backfill_embeds_what_was_written_without_embeddings(data_dir: Path):
+    with store(data_dir) as gm:
+        gm.remember_many([{"content": f"note number {n}"} for n in range(3)])
+    done = cli(data_dir, "backfill-embeddings", "--batch-size", "2", embedder="minilm")
+    assert done.exit_code == 0, done.output
+    assert "embedded 3, 0 remaining" in done.stdout
+    again = cli(data_dir, "backfill-embeddings", embedder="minilm")
+    assert "embedded 0, 0 remaining" in again.stdout

@@ -1,0 +1,179 @@
+"""Embeddings: the packaged model, how memories get their vectors, the backfill,
+and the ``none`` mode, against a real FalkorDB."""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Iterator, Sequence
+
+import pytest
+from falkordb import FalkorDB, Graph
+
+from graphmem.api import GraphMem
+from graphmem.clock import ManualClock
+from graphmem.config import Settings
+from graphmem.embeddings import DIMENSION, MiniLMEmbedder, Vector, embedder_named
+from graphmem.errors import InvalidInputError
+from graphmem.store.embedded import EmbeddedFalkorDB
+from graphmem.store.falkordb import FalkorStore, params_header
+
+
+class CountingEmbedder:
+    """The real embedder, counting its calls."""
+
+    name = "counting"
+    dimension = DIMENSION
+
+    def __init__(self, inner: MiniLMEmbedder) -> None:
+        self.inner = inner
+        self.calls: list[int] = []
+
+    def embed(self, texts: Sequence[str]) -> list[Vector]:
+        self.calls.append(len(texts))
+        return self.inner.embed(texts)
+
+    def warm_up(self) -> None:
+        self.inner.warm_up()
+
+
+@pytest.fixture
+def graph(falkordb_server: EmbeddedFalkorDB, store: FalkorStore) -> Iterator[Graph]:
+    """The test's graph, read directly, to see what is stored."""
+    db = FalkorDB(unix_socket_path=str(falkordb_server.socket_path), socket_timeout=30.0)
+    yield db.select_graph(store.graph_name)
+    db.close()
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+def stored_vector(graph: Graph, memory_id: str) -> tuple[str | None, list[float] | None]:
+    rows = graph.ro_query(
+        params_header({"id": memory_id})
+        + "MATCH (m:Memory {id: $id}) RETURN typeof(m.embedding), m.embedding"
+    ).result_set
+    return rows[0][0] if rows[0][1] is not None else None, rows[0][1]
+
+
+def test_the_packaged_model_gives_384_dimension_unit_vectors(embedder: MiniLMEmbedder):
+    vectors = embedder.embed(["Kafka retries are capped at three", "the cat sat on the mat"])
+    assert len(vectors) == 2
+    for vector in vectors:
+        assert isinstance(vector, array) and vector.typecode == "f"
+        assert len(vector) == DIMENSION
+        assert math.sqrt(cosine(vector, vector)) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_batch_embeds_each_text_as_it_would_alone(embedder: MiniLMEmbedder):
+    texts = ["deploys happen on Tuesdays", "the billing service uses Kafka"]
+    batch = embedder.embed(texts)
+    for text, vector in zip(texts, batch, strict=True):
+        (alone,) = embedder.embed([text])
+        assert cosine(vector, alone) == pytest.approx(1.0, abs=1e-5)
+    assert embedder.embed([]) == []
+
+
+def test_paraphrases_are_closer_than_unrelated_sentences(embedder: MiniLMEmbedder):
+    a, b, c = embedder.embed(
+        ["Invoices are generated at midnight", "Bills get produced at 12am", "The cat is asleep"]
+    )
+    assert cosine(a, b) > 0.4 > cosine(a, c)
+
+
+def test_the_setting_chooses_the_embedder(monkeypatch: pytest.MonkeyPatch):
+    assert Settings().embedder == "minilm"
+    monkeypatch.setenv("GRAPHMEM_EMBEDDER", "none")
+    assert Settings().embedder == "none"
+    assert embedder_named("none") is None
+    assert isinstance(embedder_named("minilm"), MiniLMEmbedder)
+    with pytest.raises(ValueError):
+        embedder_named("word2vec")
+
+
+def test_a_batch_write_embeds_with_one_call_and_stores_native_vectors(
+    store: FalkorStore, clock: ManualClock, embedder: MiniLMEmbedder, graph: Graph
+):
+    counting = CountingEmbedder(embedder)
+    gm = GraphMem(store, clock=clock, embedder=counting)
+    ids = gm.remember_many(
+        [
+            {"content": "deploys happen on Tuesdays"},
+            {"content": "the billing service uses Kafka", "rationale": "ordering matters"},
+            {"content": "deploys happen on Tuesdays"},  # a duplicate: merged, not embedded
+        ]
+    )
+    assert counting.calls == [2]
+    kind, vector = stored_vector(graph, ids[1])
+    assert kind == "Vectorf32"
+    (expected,) = embedder.embed(["the billing service uses Kafka\nordering matters"])
+    assert vector == pytest.approx(list(expected), abs=1e-6)
+
+
+def test_changing_the_content_re_embeds_the_memory(
+    store: FalkorStore, clock: ManualClock, embedder: MiniLMEmbedder, graph: Graph
+):
+    counting = CountingEmbedder(embedder)
+    gm = GraphMem(store, clock=clock, embedder=counting)
+    memory = gm.remember({"content": "deploys happen on Tuesdays"})
+    gm.update(memory.id, {"confidence": 0.9})
+    assert counting.calls == [1]  # no text changed, no new vector
+    gm.update(memory.id, {"content": "invoices are emailed on the first of the month"})
+    assert counting.calls == [1, 1]
+    _, vector = stored_vector(graph, memory.id)
+    (expected,) = embedder.embed(["invoices are emailed on the first of the month"])
+    assert vector == pytest.approx(list(expected), abs=1e-6)
+    hits = gm.search("when are bills sent out", mode="VECTOR", limit=1).hits
+    assert hits[0].memory.id == memory.id
+
+
+def test_without_embeddings_nothing_is_embedded_and_an_edit_drops_a_stale_vector(
+    store: FalkorStore, clock: ManualClock, embedder: MiniLMEmbedder, graph: Graph
+):
+    with_vectors = GraphMem(store, clock=clock, embedder=embedder)
+    memory = with_vectors.remember({"content": "deploys happen on Tuesdays"})
+    assert stored_vector(graph, memory.id)[0] == "Vectorf32"
+    plain = GraphMem(store, clock=clock)
+    fresh = plain.remember({"content": "the billing service uses Kafka"})
+    assert stored_vector(graph, fresh.id) == (None, None)
+    plain.update(memory.id, {"content": "deploys happen on Thursdays"})
+    assert stored_vector(graph, memory.id) == (None, None)
+
+
+def test_backfill_embeds_what_has_no_vector_in_batches_with_progress(
+    store: FalkorStore,
+    clock: ManualClock,
+    embedder: MiniLMEmbedder,
+    graph: Graph,
+    capsys: pytest.CaptureFixture[str],
+):
+    plain = GraphMem(store, clock=clock)
+    ids = plain.remember_many([{"content": f"service {n} exposes /metrics"} for n in range(5)])
+    other = plain.remember({"content": "other project memory"}, project_id="other")
+    with pytest.raises(InvalidInputError):
+        plain.backfill_embeddings()
+
+    counting = CountingEmbedder(embedder)
+    gm = GraphMem(store, clock=clock, embedder=counting)
+    result = gm.backfill_embeddings(batch_size=2, progress=True)
+    assert (result.embedded, result.remaining) == (5, 0)
+    assert counting.calls == [2, 2, 1]
+    assert "embedding memories" in capsys.readouterr().err
+    assert all(stored_vector(graph, i)[0] == "Vectorf32" for i in ids)
+    assert stored_vector(graph, other.id) == (None, None)  # another project's
+
+    again = gm.backfill_embeddings(all_projects=True)
+    assert (again.embedded, again.remaining) == (1, 0)
+    assert gm.search("metrics endpoint of a service", mode="VECTOR").hits
+
+
+def test_vectors_travel_at_float32_precision_and_reject_nan():
+    vector = array("f", [0.1, -2.5e-7, 1.0])
+    header = params_header({"v": vector})
+    values = [float(x) for x in header.split("=", 1)[1].strip(" []").split(",")]
+    assert array("f", values) == vector  # float32 round-trips exactly
+    with pytest.raises(ValueError):
+        params_header({"v": array("f", [float("nan")])})
+    with pytest.raises(TypeError):
+        params_header({"v": array("d", [0.5])})

@@ -1,0 +1,301 @@
+"""Hybrid search, traversal and neighbourhoods against a real FalkorDB and the
+real embedding model."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem.api import GraphMem
+from graphmem.clock import ManualClock
+from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.retrieval.fusion import reciprocal_rank_fusion
+from graphmem.store.falkordb import FalkorStore
+from graphmem.telemetry import Event
+
+PARAPHRASE_TARGET = "The invoice generator crashes when the customer has no billing address"
+PARAPHRASE_QUERY = "program producing statements breaks if a client lacks a postal location"
+TOKEN_TARGET = "Facilities reissued the parking badge after the office move; the new one is QZX7731"
+TOKEN_QUERY = "QZX7731"
+DISTRACTORS = [
+    "Error QZX7713 means the upload exceeded the size limit",
+    "Error QXZ7731 means the upload token expired",
+    "Error ZQX1377 means the checksum did not match",
+    "Error QZX1773 means the archive is corrupt",
+    "The rate limiter rejects bursts above 100 requests per second",
+    "Session tokens expire after 15 minutes of inactivity",
+    "Database migrations run before every deploy",
+    "Nightly exports are written to the reports bucket",
+]
+MODES = ["HYBRID", "VECTOR", "FULLTEXT", "GRAPH"]
+
+
+@pytest.fixture
+def corpus(egm: GraphMem) -> dict[str, str]:
+    """Content -> id of a small store with a paraphrase target and a rare-token target."""
+    contents = [PARAPHRASE_TARGET, TOKEN_TARGET, *DISTRACTORS]
+    return dict(zip(contents, egm.remember_many([{"content": c} for c in contents]), strict=True))
+
+
+def ids(result) -> list[str]:
+    return [hit.memory.id for hit in result.hits]
+
+
+def test_vector_search_finds_a_paraphrase_that_shares_no_words(egm, corpus):
+    vector = egm.search(PARAPHRASE_QUERY, mode="VECTOR", limit=3)
+    assert ids(vector)[0] == corpus[PARAPHRASE_TARGET]
+    assert egm.search(PARAPHRASE_QUERY, mode="FULLTEXT").hits == []
+
+
+def test_full_text_finds_an_exact_rare_token_that_the_vector_misses(egm, corpus):
+    fulltext = egm.search(TOKEN_QUERY, mode="FULLTEXT", limit=3)
+    assert ids(fulltext) == [corpus[TOKEN_TARGET]]
+    vector = egm.search(TOKEN_QUERY, mode="VECTOR", limit=3)
+    assert corpus[TOKEN_TARGET] not in ids(vector)
+
+
+def test_hybrid_returns_what_either_retriever_alone_finds(egm, corpus):
+    paraphrase = egm.search(PARAPHRASE_QUERY, limit=3)
+    token = egm.search(TOKEN_QUERY, limit=3)
+    assert ids(paraphrase)[0] == corpus[PARAPHRASE_TARGET]
+    assert ids(token)[0] == corpus[TOKEN_TARGET]
+    found_by = {h.retriever.value: h.rank for h in token.hits[0].explanation.retrievers}
+    assert found_by["fulltext"] == 1
+    assert token.retrievers == ["vector", "fulltext"]
+
+
+def test_every_hit_explains_its_score_and_its_retrievers(egm, corpus):
+    result = egm.search(TOKEN_QUERY, limit=3)
+    for hit in result.hits:
+        parts = hit.explanation.components
+        assert {c.name for c in parts} == {"relevance", "importance", "recency", "confidence"}
+        assert sum(c.contribution for c in parts) == pytest.approx(hit.score)
+        assert sum(c.weight for c in parts) == pytest.approx(1.0)
+        assert hit.explanation.retrievers, "a direct hit names the retrievers that found it"
+    assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
+
+
+def test_traversal_pulls_in_a_constraint_one_hop_from_a_hit_and_shows_the_path(egm: GraphMem):
+    decision = egm.remember(
+        {"content": "Ship the mobile app update through the beta channel first"}
+    )
+    rule = egm.remember(
+        {"content": "Invoices need a VAT number from the customer", "memory_type": "rule"}
+    )
+    egm.remember_many([{"content": c} for c in DISTRACTORS])
+    egm.relate(rule.id, decision.id, "CONSTRAINS", rationale="company policy")
+    query = "roll out mobile app update beta channel"
+
+    without = egm.search(query, depth=0, limit=2)
+    assert rule.id not in ids(without)
+
+    result = egm.search(query, depth=1, limit=2)
+    assert ids(result) == [decision.id, rule.id]
+    path = result.hits[1].explanation.path
+    assert path is not None and path.seed_id == decision.id
+    assert [(s.type.value, s.from_id, s.to_id) for s in path.steps] == [
+        ("CONSTRAINS", rule.id, decision.id)
+    ]
+    assert path.factor == pytest.approx(0.9)
+    relevance = {c.name: c.value for c in result.hits[1].explanation.components}["relevance"]
+    assert relevance == pytest.approx(0.9)  # the hit's relevance (1.0) times the factor
+
+
+def test_traversal_follows_only_the_relation_types_asked_for(egm: GraphMem):
+    decision = egm.remember(
+        {"content": "Ship the mobile app update through the beta channel first"}
+    )
+    related = egm.remember({"content": "Crash reports arrive in Sentry within minutes"})
+    egm.relate(decision.id, related.id, "RELATED_TO")
+    query = "mobile app update beta channel"
+    assert related.id in ids(egm.search(query, mode="HYBRID", limit=3))
+    only_constraints = egm.search(query, limit=3, relation_types=["CONSTRAINS"])
+    assert all(hit.explanation.path is None for hit in only_constraints.hits)
+    with pytest.raises(InvalidInputError):
+        egm.search(query, relation_types=["SUPERSEDES"])
+
+
+def test_a_superseded_hit_is_replaced_by_its_successor_with_the_chain(egm: GraphMem):
+    old = egm.remember({"content": "Invoices are stored in PostgreSQL tables"})
+    middle = egm.remember({"content": "Billing documents moved to a document store"})
+    new = egm.remember({"content": "Billing documents now live in FalkorDB"})
+    egm.supersede(old.id, middle.id)
+    egm.supersede(middle.id, new.id)
+    result = egm.search("where are invoices stored in PostgreSQL", mode="FULLTEXT", limit=5)
+    assert old.id not in ids(result) and middle.id not in ids(result)
+    (hit,) = [h for h in result.hits if h.memory.id == new.id]
+    assert hit.explanation.replaces == [old.id, middle.id]
+    kept = egm.search(
+        "where are invoices stored in PostgreSQL",
+        mode="FULLTEXT",
+        filters={"include_superseded": True},
+    )
+    assert ids(kept)[0] == old.id
+
+
+def test_candidates_are_shown_by_search_unless_excluded(egm: GraphMem):
+    candidate = egm.remember(
+        {"content": "the deploy script may live in scripts/deploy.sh", "source": "auto_extracted"}
+    )
+    assert candidate.id in ids(egm.search("deploy script"))
+    excluded = egm.search("deploy script", filters={"include_candidates": False})
+    assert candidate.id not in ids(excluded)
+
+
+def test_archived_memories_appear_only_with_include_archived(egm: GraphMem):
+    keeper = egm.remember({"content": "the deploy script lives in tools/deploy.sh"})
+    archived = egm.remember({"content": "deploy script path: tools/deploy.sh (old note)"})
+    egm.merge_memories(keeper.id, archived.id)
+    for mode in MODES:
+        assert archived.id not in ids(egm.search("deploy script", mode=mode))
+        shown = egm.search("deploy script", mode=mode, filters={"include_archived": True})
+        assert archived.id in ids(shown), mode
+
+
+def test_filters_narrow_the_results(egm: GraphMem, clock: ManualClock):
+    rule = egm.remember(
+        {"content": "Never run migrations without a backup", "memory_type": "rule", "tags": ["db"]}
+    )
+    clock.advance(60)
+    later = egm.remember({"content": "Run migrations with alembic upgrade head", "confidence": 0.4})
+    query = "run database migrations"
+    assert set(ids(egm.search(query))) == {rule.id, later.id}
+    assert ids(egm.search(query, filters={"types": ["rule"]})) == [rule.id]
+    assert ids(egm.search(query, filters={"tags": ["db"]})) == [rule.id]
+    assert ids(egm.search(query, filters={"min_confidence": 0.5})) == [rule.id]
+    assert ids(egm.search(query, filters={"created_after": clock.now()})) == [later.id]
+    assert ids(egm.search(query, filters={"created_before": clock.now()})) == [rule.id]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_project_isolation_holds_in_every_mode(egm: GraphMem, mode: str):
+    mine = egm.remember({"content": TOKEN_TARGET})
+    theirs = egm.remember_many(
+        [{"content": TOKEN_TARGET}, {"content": PARAPHRASE_TARGET}], project_id="other"
+    )
+    egm.relate(theirs[0], theirs[1], "RELATED_TO", project_id="other")
+    for query in (TOKEN_QUERY, PARAPHRASE_QUERY):
+        result = egm.search(query, mode=mode, limit=10)
+        assert set(ids(result)) <= {mine.id}
+        assert all(hit.memory.project_id == "default" for hit in result.hits)
+    other = egm.search(TOKEN_QUERY, mode=mode, project_id="other")
+    assert set(ids(other)) <= set(theirs) and ids(other)
+
+
+def test_a_small_project_beside_a_big_one_still_gets_its_nearest_memory(egm: GraphMem):
+    # The vector index is shared by all projects: the 60 nearest neighbours all
+    # belong to the other project, so the search must look further.
+    egm.remember_many(
+        [
+            {"content": f"Invoice batch {n} failed because the billing address was empty"}
+            for n in range(60)
+        ],
+        project_id="big",
+    )
+    mine = egm.remember({"content": "Sandwich orders are due by ten"})
+    result = egm.search("invoice failed billing address empty", mode="VECTOR", limit=1)
+    assert ids(result) == [mine.id]
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "-zzz",
+        "*",
+        "@content:zzz",
+        '"(((',
+        "%zzz%",
+        "zzz | *",
+        "~zzz",
+        "{zzz}",
+        "\\",
+        "$x =>",
+        "AND OR NOT",
+    ],
+)
+def test_full_text_syntax_in_user_text_neither_errors_nor_widens(egm, corpus, hostile: str):
+    result = egm.search(hostile, mode="FULLTEXT")
+    assert result.hits == []
+
+
+def test_full_text_queries_are_tokens_so_punctuation_still_matches_words(egm, corpus):
+    result = egm.search("@content:QZX7731*", mode="FULLTEXT")
+    assert ids(result) == [corpus[TOKEN_TARGET]]
+
+
+def test_graph_mode_fills_results_from_the_best_hits_relations(egm: GraphMem):
+    decision = egm.remember(
+        {"content": "Ship the mobile app update through the beta channel first"}
+    )
+    enabler = egm.remember({"content": "Feature flags are managed in LaunchDarkly"})
+    egm.relate(enabler.id, decision.id, "ENABLES")
+    result = egm.search("mobile app update beta channel", mode="GRAPH", limit=5)
+    assert ids(result)[:2] == [decision.id, enabler.id]
+    assert result.hits[1].explanation.path.factor == pytest.approx(0.6)
+
+
+def test_search_emits_telemetry(egm, corpus):
+    events: list[Event] = []
+    egm.telemetry.subscribe(events.append)
+    egm.search(TOKEN_QUERY, mode="FULLTEXT")
+    (event,) = [e for e in events if e.name == "retrieval.search"]
+    assert event.fields["status"] == "ok" and event.fields["mode"] == "FULLTEXT"
+    assert event.fields["duration_ms"] > 0
+
+
+@pytest.mark.parametrize(
+    ("argument", "value"), [("limit", 51), ("depth", 4), ("query", ""), ("mode", "FUZZY")]
+)
+def test_invalid_search_arguments_are_rejected(egm: GraphMem, argument: str, value):
+    arguments = {"query": "deploy", argument: value}
+    with pytest.raises(InvalidInputError) as error:
+        egm.search(**arguments)
+    assert error.value.field == argument
+
+
+def test_without_embeddings_search_uses_full_text_and_says_so(
+    store: FalkorStore, clock: ManualClock
+):
+    gm = GraphMem(store, clock=clock)
+    target = gm.remember({"content": TOKEN_TARGET})
+    result = gm.search(TOKEN_QUERY)
+    assert ids(result) == [target.id]
+    assert result.retrievers == ["fulltext"]
+    assert any("GRAPHMEM_EMBEDDER=none" in note for note in result.notes)
+    with pytest.raises(InvalidInputError) as error:
+        gm.search(TOKEN_QUERY, mode="VECTOR")
+    assert error.value.field == "mode"
+
+
+def test_neighborhood_returns_nodes_and_typed_edges(egm: GraphMem):
+    a, b, c, d, far = egm.remember_many(
+        [{"content": f"memory {name}"} for name in ("a", "b", "c", "d", "far")]
+    )
+    egm.relate(a, b, "CONSTRAINS")
+    egm.relate(c, a, "ENABLES")
+    egm.supersede(d, a)  # a SUPERSEDES d
+    egm.relate(b, far, "RELATED_TO")
+
+    one = egm.neighborhood(a)
+    assert one.nodes[0].id == a
+    assert {n.id for n in one.nodes} == {a, b, c, d}
+    assert {(e.type.value, e.from_id, e.to_id) for e in one.edges} == {
+        ("CONSTRAINS", a, b),
+        ("ENABLES", c, a),
+        ("SUPERSEDES", a, d),
+    }
+    two = egm.neighborhood(a, depth=2)
+    assert far in {n.id for n in two.nodes}
+    assert ("RELATED_TO", b, far) in {(e.type.value, e.from_id, e.to_id) for e in two.edges}
+    only = egm.neighborhood(a, relation_types=["ENABLES"])
+    assert {n.id for n in only.nodes} == {a, c}
+    with pytest.raises(NotFoundError):
+        egm.neighborhood(a, project_id="other")
+    with pytest.raises(InvalidInputError):
+        egm.neighborhood(a, depth=4)
+
+
+def test_rank_fusion_rewards_agreement_and_normalises_to_one():
+    fused = reciprocal_rank_fusion({"vector": ["a", "b"], "fulltext": ["a", "c"]}, k=60)
+    assert fused["a"] == pytest.approx(1.0)
+    assert fused["b"] == pytest.approx(fused["c"]) == pytest.approx((1 / 62) / (2 / 61))
+    assert reciprocal_rank_fusion({"vector": ["x"]})["x"] == pytest.approx(1.0)
