@@ -83,6 +83,10 @@ NEAR_DUPLICATE_K = 20
 """Neighbours asked of the vector index per new memory when looking for a near duplicate."""
 NEAR_DUPLICATE_TEXT_K = 5
 """Full-text matches whose token overlap is measured, without embeddings."""
+NEAR_DUPLICATE_TEXT_MAX_BATCH = 50
+"""Without embeddings, near duplicates are looked for in batches up to this size (the
+writes of an agent at work); a full-text lookup per item would dominate a bulk load,
+which gets exact dedup only."""
 _batch = TypeAdapter(list[MemoryInput])
 _RELATE_STATEMENT = {
     RelationType.CONSTRAINS: "relate_constrains",
@@ -283,11 +287,12 @@ class GraphMem:
         One index lookup per row, in one round trip; returns the rows (and their
         vectors) that are still new.
         """
-        found = (
-            self._nearest_by_vector(vectors, project)
-            if vectors
-            else self._nearest_by_words(rows, project)
-        )
+        if vectors:
+            found = self._nearest_by_vector(vectors, project)
+        elif len(rows) <= NEAR_DUPLICATE_TEXT_MAX_BATCH:
+            found = self._nearest_by_words(rows, project)
+        else:
+            return rows, vectors
         if not found:
             return rows, vectors
         kept_rows, kept_vectors = [], []

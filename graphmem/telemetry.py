@@ -8,9 +8,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+
+from graphmem.clock import Clock
+from graphmem.errors import InvalidInputError
 
 log = logging.getLogger("graphmem.telemetry")
 
@@ -52,3 +57,20 @@ class Telemetry:
                 subscriber(event)
             except Exception:  # a broken subscriber must not break a write path
                 log.exception("telemetry subscriber failed on %s", name)
+
+    @contextmanager
+    def timed(self, name: str, clock: Clock, **fields: Any) -> Iterator[dict[str, Any]]:
+        """Emit ``name`` when the block ends, with its ``status`` (``ok``, ``invalid``
+        for rejected input, ``error``) and ``duration_ms``; the block may add or
+        change fields in the dict it is given."""
+        started = time.perf_counter()
+        status = "error"
+        try:
+            yield fields
+            status = "ok"
+        except InvalidInputError:
+            status = "invalid"
+            raise
+        finally:
+            duration_ms = (time.perf_counter() - started) * 1000.0
+            self.emit(name, clock.now(), status=status, duration_ms=duration_ms, **fields)

@@ -49,6 +49,7 @@ from graphmem.ids import new_id
 from graphmem.models import MAX_PAGE_SIZE, Memory, Status
 from graphmem.retention import RetentionRules
 from graphmem.scoring import ImportanceScorer
+from graphmem.service import Service
 from graphmem.store import Row, Store
 from graphmem.telemetry import Telemetry
 
@@ -96,7 +97,7 @@ class Job:
     error: str | None = None
 
 
-class Evaluator:
+class Evaluator(Service):
     def __init__(
         self,
         store: Store,
@@ -108,11 +109,7 @@ class Evaluator:
         record_evidence: EvidenceSink | None = None,
         settings: EvaluatorSettings | None = None,
     ) -> None:
-        self.store = store
-        self.clock = clock
-        self.scorer = scorer
-        self.rules = rules
-        self.telemetry = telemetry
+        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
         self.record_evidence = record_evidence
         self.settings = settings or EvaluatorSettings()
         self._jobs: OrderedDict[str, Job] = OrderedDict()

@@ -226,26 +226,13 @@ class Retrieval:
         duration.
         """
         started = time.perf_counter()
-        status = "error"
-        result: ContextResult | None = None
-        try:
+        with self.telemetry.timed(
+            "knowledge.context", self.clock, project_id=project_id, results=0, candidates=0
+        ) as event:
             request = ctx.parse_request(arguments)
             result = self._knowledge_context(request, project_id, record_access, started)
-            status = "ok"
+            event.update(results=len(result.items), candidates=result.candidates)
             return result
-        except InvalidInputError:
-            status = "invalid"
-            raise
-        finally:
-            self.telemetry.emit(
-                "knowledge.context",
-                self.clock.now(),
-                status=status,
-                duration_ms=(time.perf_counter() - started) * 1000.0,
-                project_id=project_id,
-                results=len(result.items) if result else 0,
-                candidates=result.candidates if result else 0,
-            )
 
     def _knowledge_context(
         self,
@@ -371,28 +358,14 @@ class Retrieval:
     ) -> SearchResult:
         """Hybrid search (see ``graphmem.retrieval.search``); emits ``retrieval.search``."""
         started = time.perf_counter()
-        status = "error"
-        result: SearchResult | None = None
-        mode = None
-        try:
+        with self.telemetry.timed(
+            "retrieval.search", self.clock, project_id=project_id, mode=None, results=0
+        ) as event:
             request = parse(SearchRequest, arguments)
-            mode = request.mode.value
+            event["mode"] = request.mode.value
             result = self._search(request, project_id, started)
-            status = "ok"
+            event["results"] = len(result.hits)
             return result
-        except InvalidInputError:
-            status = "invalid"
-            raise
-        finally:
-            self.telemetry.emit(
-                "retrieval.search",
-                self.clock.now(),
-                status=status,
-                duration_ms=(time.perf_counter() - started) * 1000.0,
-                project_id=project_id,
-                mode=mode,
-                results=len(result.hits) if result else 0,
-            )
 
     def _search(self, request: SearchRequest, project_id: str, started: float) -> SearchResult:
         mode = request.mode
