@@ -26,7 +26,8 @@ def falkordb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedd
     server = EmbeddedFalkorDB(tmp_path_factory.mktemp("falkordb"))
     server.start()
     yield server
-    server.stop()
+    # Every client of this server belongs to this test worker, which is done.
+    server.stop(force=True)
 
 
 @pytest.fixture

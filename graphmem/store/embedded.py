@@ -75,13 +75,13 @@ class EmbeddedFalkorDB:
             self._spawn()
         return self.socket_path
 
-    def stop(self) -> bool:
-        """Shut the server down unless another process still uses it."""
+    def stop(self, *, force: bool = False) -> bool:
+        """Shut the server down unless another process still uses it (or ``force``)."""
         with self._exclusive():
             if not self._answers():
                 self._reap()
                 return False
-            if self._others_connected():
+            if not force and self._others_connected():
                 log.info("FalkorDB server left running: other clients are connected")
                 return False
             with contextlib.suppress(redis.RedisError):
