@@ -32,3 +32,19 @@ class ConflictError(GraphMemError):
 
 class StoreUnavailableError(GraphMemError):
     code = "STORE_UNAVAILABLE"
+
+
+class UnauthenticatedError(GraphMemError):
+    """No credentials, or credentials that match no live key."""
+
+    code = "UNAUTHENTICATED"
+
+
+class ForbiddenError(GraphMemError):
+    """A valid key asked for a project or a role it does not hold."""
+
+    code = "FORBIDDEN"
+
+
+class RateLimitedError(GraphMemError):
+    code = "RATE_LIMITED"

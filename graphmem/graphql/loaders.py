@@ -15,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 from strawberry.dataloader import DataLoader
 
 from graphmem.api import GraphMem
+from graphmem.auth import OPEN, Principal
 from graphmem.models import Memory, Relation, Session
 
 V = TypeVar("V")
@@ -60,9 +61,11 @@ class Loaders:
 
 @dataclass
 class Context:
-    """What every resolver sees: the store API and this request's loaders."""
+    """What every resolver sees: the store API, who is calling and this
+    request's loaders."""
 
     gm: GraphMem
+    principal: Principal = OPEN
     loaders: Loaders = field(init=False)
 
     def __post_init__(self) -> None:
