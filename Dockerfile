@@ -1,3 +1,13 @@
+# The /explore page, bundled from the committed lockfile; only the built files
+# reach the image, which needs no Node.js.
+FROM node:20-slim AS explorer
+WORKDIR /src/tools/explorer
+COPY tools/explorer/package.json tools/explorer/package-lock.json ./
+RUN npm ci --no-audit --no-fund --loglevel=error
+COPY tools/explorer/build.mjs ./
+COPY tools/explorer/src ./src
+RUN node build.mjs
+
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -9,6 +19,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 COPY pyproject.toml README.md LICENSE ./
 COPY graphmem ./graphmem
+COPY --from=explorer /src/graphmem/explore/static ./graphmem/explore/static
 COPY cypher ./cypher
 # neo4j-rust: the Neo4j driver with its Rust extension (docker-compose.yml runs
 # graphmem on Neo4j); embed: the default sentence embeddings for vector search,

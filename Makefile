@@ -6,8 +6,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 
 CYPHER_LINT := tools/cypher-lint
+EXPLORER := tools/explorer
+EXPLORER_BUNDLE := graphmem/explore/static/explorer.js
 
-.PHONY: serve test bench lint install-dev lint-cypher
+.PHONY: serve test bench lint install-dev lint-cypher explorer
 
 $(BIN)/graphmem: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +23,7 @@ $(VENV)/.dev-installed: $(BIN)/graphmem
 
 install-dev: $(VENV)/.dev-installed
 
-serve: $(BIN)/graphmem
+serve: $(BIN)/graphmem explorer
 	$(BIN)/graphmem serve
 
 # Neo4j's own Cypher linter, pinned by the committed lockfile; npm ci runs
@@ -32,7 +34,17 @@ $(CYPHER_LINT)/node_modules/.package-lock.json: $(CYPHER_LINT)/package-lock.json
 lint-cypher: $(CYPHER_LINT)/node_modules/.package-lock.json
 	node $(CYPHER_LINT)/lint.mjs
 
-test: $(VENV)/.dev-installed lint-cypher
+# The /explore page: cytoscape bundled by esbuild, both pinned by the committed
+# lockfile, into graphmem/explore/static/ (a build artefact the server serves).
+$(EXPLORER)/node_modules/.package-lock.json: $(EXPLORER)/package-lock.json
+	cd $(EXPLORER) && npm ci --no-audit --no-fund --loglevel=error
+
+$(EXPLORER_BUNDLE): $(EXPLORER)/node_modules/.package-lock.json $(EXPLORER)/build.mjs $(wildcard $(EXPLORER)/src/*)
+	cd $(EXPLORER) && node build.mjs
+
+explorer: $(EXPLORER_BUNDLE)
+
+test: $(VENV)/.dev-installed lint-cypher explorer
 	$(BIN)/ruff check graphmem tests benchmarks
 	$(BIN)/ruff format --check graphmem tests benchmarks
 	$(BIN)/pytest -n auto -q

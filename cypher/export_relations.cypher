@@ -1,7 +1,8 @@
 // graphmem export: every relation leaving the given memories for another
-// memory, with all its properties.
+// memory of the same project, with all its properties (a relation that
+// crosses the tenant boundary is never exported).
 UNWIND $ids AS from_id
 MATCH (a:Memory {id: from_id})-[r]->(b:Memory)
-WHERE a.project_id = $project_id
+WHERE a.project_id = $project_id AND b.project_id = $project_id
 RETURN type(r) AS type, a.id AS from_id, b.id AS to_id, properties(r) AS props
 ORDER BY from_id, type, to_id

@@ -1,4 +1,7 @@
-// graphmem import: the project node, with the exported properties.
+// graphmem import: the project node, merged with the exported properties;
+// says whether the project is new.
+OPTIONAL MATCH (old:Project {id: $project_id})
+WITH count(old) = 0 AS fresh
 MERGE (p:Project {id: $project_id})
 SET p += $props
-RETURN p.id AS id
+RETURN fresh

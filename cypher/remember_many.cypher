@@ -1,7 +1,12 @@
-// One atomic write per batch: new memories are created (projects and sessions
-// on first use) and duplicates are counted into the memories they repeat.
+// One atomic write per batch: new memories are created with their embeddings
+// (projects and sessions on first use) and duplicates are counted into the
+// memories they repeat.
 MERGE (p:Project {id: $project_id})
   ON CREATE SET p.created_at = $now
+// Writers of one project queue on its node, so the duplicate lookups below see
+// every batch committed before this one.
+SET p._lock = true
+REMOVE p._lock
 WITH p
 CALL {
   WITH p
@@ -12,11 +17,46 @@ CALL {
   MERGE (s)-[:IN_PROJECT]->(p)
   RETURN count(s) AS opened_sessions
 }
+// A row whose text a live memory took since the batch looked (another writer
+// of the same text got there first) counts into that memory instead.
 CALL {
   UNWIND $rows AS row
-  MATCH (s:Session {project_id: $project_id, id: row.session_id})
+  MATCH (dup:Memory {content_key: row.props.content_key})
+  WHERE $dedup AND dup.project_id = $project_id AND coalesce(dup.tier, 'working') <> 'archived'
+  WITH row, dup
+  ORDER BY dup.created_at ASC
+  WITH row, collect(dup.id)[0] AS oldest
+  MATCH (m:Memory {id: oldest})
+  SET m.occurrence_count = coalesce(m.occurrence_count, 1) + row.props.occurrence_count,
+      m.evidence = coalesce(m.evidence, []) + [x IN row.props.evidence WHERE NOT x IN coalesce(m.evidence, [])],
+      m.tags = coalesce(m.tags, []) + [t IN row.props.tags WHERE NOT t IN coalesce(m.tags, [])],
+      m.last_seen = $now,
+      m.updated_at = $now
+  CREATE (e:StagingEvent {
+    id: row.event_id,
+    memory_id: m.id,
+    project_id: $project_id,
+    kind: 'merged',
+    signal: 'exact',
+    similarity: 1.0,
+    at: $now
+  })
+  CREATE (e)-[:CHANGED]->(m)
+  RETURN collect({row_id: row.props.id, id: m.id, status: m.status,
+                  occurrence_count: m.occurrence_count, feedback: m.feedback,
+                  evaluator_relevance: m.evaluator_relevance}) AS raced
+}
+CALL {
+  UNWIND $rows AS row
+  OPTIONAL MATCH (known:Memory {content_key: row.props.content_key})
+  WHERE $dedup AND known.project_id = $project_id
+    AND coalesce(known.tier, 'working') <> 'archived'
+  WITH row, count(known) AS known
+  WHERE known = 0
+  MATCH (s:Session {project_id: $project_id, id: row.props.session_id})
   CREATE (m:Memory)
-  SET m = row
+  SET m = row.props,
+      m.embedding = row.embedding
   CREATE (m)-[:IN_SESSION]->(s)
   RETURN count(m) AS created
 }
@@ -51,4 +91,4 @@ CALL {
   WITH sid, s, count(w) AS working
   RETURN collect({session_id: sid, max_items: s.max_items, working: working}) AS sessions
 }
-RETURN created, merged, sessions
+RETURN created, raced, merged, sessions

@@ -1,24 +1,72 @@
-"""graphmem: a graph-backed memory store for AI agents."""
+"""graphmem: a graph-backed memory store for AI agents.
 
-from graphmem.api import GraphMem
-from graphmem.clock import ManualClock, SystemClock
-from graphmem.config import Settings
-from graphmem.errors import ConflictError, GraphMemError, InvalidInputError, NotFoundError
-from graphmem.models import (
-    Memory,
-    MemoryFilter,
-    MemoryInput,
-    MemoryType,
-    MemoryUpdate,
-    Relation,
-    RelationType,
-    Session,
-    SessionState,
-    Source,
-    Status,
-    Tier,
-)
-from graphmem.scoring import DEFAULT_PRESET, JARVIS_PRESET, ImportanceScorer
+The public names are imported on first use: importing any submodule runs
+this file first, and the prompt hook (``graphmem inject``) must not pay for
+the store, the services and their dependencies on every prompt.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graphmem.api import GraphMem
+    from graphmem.clock import ManualClock, SystemClock
+    from graphmem.config import Settings
+    from graphmem.errors import ConflictError, GraphMemError, InvalidInputError, NotFoundError
+    from graphmem.models import (
+        Memory,
+        MemoryFilter,
+        MemoryInput,
+        MemoryType,
+        MemoryUpdate,
+        Relation,
+        RelationType,
+        Session,
+        SessionState,
+        Source,
+        Status,
+        Tier,
+    )
+    from graphmem.scoring import DEFAULT_PRESET, JARVIS_PRESET, ImportanceScorer
+
+_HOMES = {
+    "graphmem.api": ["GraphMem"],
+    "graphmem.clock": ["ManualClock", "SystemClock"],
+    "graphmem.config": ["Settings"],
+    "graphmem.errors": ["ConflictError", "GraphMemError", "InvalidInputError", "NotFoundError"],
+    "graphmem.models": [
+        "Memory",
+        "MemoryFilter",
+        "MemoryInput",
+        "MemoryType",
+        "MemoryUpdate",
+        "Relation",
+        "RelationType",
+        "Session",
+        "SessionState",
+        "Source",
+        "Status",
+        "Tier",
+    ],
+    "graphmem.scoring": ["DEFAULT_PRESET", "JARVIS_PRESET", "ImportanceScorer"],
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'graphmem' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOME_OF})
+
 
 __all__ = [
     "DEFAULT_PRESET",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -21,13 +22,16 @@ from graphmem.config import Settings
 from graphmem.embeddings import Embedder, embedder_named, memory_text
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.evaluator import ConsistencyReport, Evaluator, Job
+from graphmem.events import ChangeKind, EventBus
 from graphmem.ids import new_id
+from graphmem.keys import ApiKeys
 from graphmem.lifecycle import SHORT_TERM
 from graphmem.migrations import MigrationReport, migrate
 from graphmem.models import (
     DEFAULT_SESSION,
     MAX_BATCH_SIZE,
     MAX_PAGE_SIZE,
+    MAX_RATIONALE_CHARS,
     BulkReviewResult,
     Identifier,
     Memory,
@@ -49,6 +53,7 @@ from graphmem.models import (
     SuggestedBy,
     Tier,
     WriteOutcome,
+    check_text,
     initial_status,
     invalid_input,
     memory_from_fields,
@@ -74,7 +79,15 @@ from graphmem.retrieval.context import (
 )
 from graphmem.retrieval.fulltext import query_terms
 from graphmem.scoring import ImportanceBreakdown, ImportanceScorer
-from graphmem.staging import Signal, Stager, content_key, jaccard, tokens
+from graphmem.staging import (
+    Evidence,
+    Signal,
+    Stager,
+    content_key,
+    earned_signal,
+    jaccard,
+    tokens,
+)
 from graphmem.store import Row, Store
 from graphmem.telemetry import Telemetry
 
@@ -136,6 +149,9 @@ class GraphMem:
             policy=InjectionPolicy(candidate_min_score=self.rules.candidate_slot_min_score),
         )
         self.evaluator = Evaluator(store, **services, record_evidence=self.record_evidence)
+        self.keys = ApiKeys(store, self.clock)
+        self.events = EventBus(self.telemetry)
+        """What happens to memories, for live subscribers (GraphQL subscriptions)."""
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, clock: Clock | None = None) -> GraphMem:
@@ -149,7 +165,7 @@ class GraphMem:
             scorer=ImportanceScorer(settings.scoring_preset),
             rules=RetentionRules.load(settings.retention_file),
             project_id=settings.project,
-            embedder=embedder_named(settings.embedder),
+            embedder=embedder_named(settings.embedder, threads=settings.embedder_threads),
         )
 
     def close(self) -> None:
@@ -242,24 +258,29 @@ class GraphMem:
         )
         if dedup and rows:
             rows, vectors = self._merge_near_duplicates(rows, vectors, merges, outcomes, project)
+        # Memories, their embeddings and the merges go in one statement: a
+        # failure leaves the batch entirely unwritten, never half written.
         (written,) = self.store.write(
             "remember_many",
             {
                 "project_id": project,
                 "session_ids": sorted({row["session_id"] for row in rows}),
-                "rows": rows,
+                "rows": [
+                    {"props": row, "embedding": vector, "event_id": new_id()}
+                    for row, vector in zip(rows, vectors or [None] * len(rows), strict=True)
+                ],
                 "merges": self.stager.merge_params(list(merges.values())),
+                "dedup": dedup,
                 "now": now,
             },
         )
-        if vectors:
-            self.retrieval.store_embeddings(
-                [
-                    {"id": row["id"], "project_id": project, "embedding": vector}
-                    for row, vector in zip(rows, vectors, strict=True)
-                ]
-            )
-        self.stager.merged(written["merged"], project_id=project)
+        if written["raced"]:
+            rows = self._raced(rows, written["raced"], outcomes)
+        self._changed(ChangeKind.CREATED, [row["id"] for row in rows], project)
+        candidates = [row["id"] for row in rows if row["status"] == Status.CANDIDATE.value]
+        if candidates:
+            self.telemetry.emit("candidate.added", now, project_id=project, memory_ids=candidates)
+        self.stager.merged(written["merged"] + written["raced"], project_id=project)
         # Only a candidate that recurred within the batch can have earned
         # activation already: fresh rows have no feedback or evidence.
         recurred = [
@@ -271,6 +292,18 @@ class GraphMem:
         self._agent_decisions(inputs, outcomes, project)
         self._memory_limits(written["sessions"], project)
         return outcomes
+
+    @staticmethod
+    def _raced(
+        rows: list[dict[str, Any]], raced: Sequence[Row], outcomes: list[WriteOutcome]
+    ) -> list[dict[str, Any]]:
+        """Rows the write counted into a memory that another writer of the same
+        text created after this batch looked: they became exact merges."""
+        into = {merge["row_id"]: merge["id"] for merge in raced}
+        for n, outcome in enumerate(outcomes):
+            if outcome.id in into:
+                outcomes[n] = WriteOutcome(id=into[outcome.id], created=False, match="exact")
+        return [row for row in rows if row["id"] not in into]
 
     def _merge_near_duplicates(
         self,
@@ -372,9 +405,13 @@ class GraphMem:
         except ValidationError as exc:
 
             def locate(loc: tuple[Any, ...]) -> str:
+                if not loc:
+                    return "items"
                 index, *rest = loc
                 name = ".".join(str(part) for part in rest)
-                return name if len(items) == 1 else f"items[{index}].{name}"
+                if len(items) == 1:
+                    return name
+                return f"items[{index}].{name}" if name else f"items[{index}]"
 
             raise invalid_input(exc, locate=locate) from None
 
@@ -470,7 +507,7 @@ class GraphMem:
     ) -> Page:
         """A page of memories, newest first, continued with ``after=page.end_cursor``."""
         flt = parse(MemoryFilter, filter or {})
-        if not 1 <= first <= MAX_PAGE_SIZE:
+        if type(first) is not int or not 1 <= first <= MAX_PAGE_SIZE:
             raise InvalidInputError(f"first: must be between 1 and {MAX_PAGE_SIZE}", field="first")
         after_created_at, after_id = _decode_cursor(after) if after else (None, None)
         rows = self.store.read(
@@ -532,6 +569,7 @@ class GraphMem:
                 [{"id": memory_id, "project_id": project, "embedding": vector}]
             )
         memory = _memory(rows[0])
+        self._changed(ChangeKind.UPDATED, [memory_id], project)
         # A person editing or re-categorising a candidate has confirmed it.
         return self._activate(memory, Signal.EDIT, project)
 
@@ -563,6 +601,7 @@ class GraphMem:
         if not rows:
             raise self._missing(memory_id, project)
         memory = self._rescore(_memory(rows[0]), project)
+        self._changed(ChangeKind.FEEDBACK, [memory_id], project)
         if self.stager.activate_earned([memory], project_id=project):
             return self.get(memory_id, project_id=project)
         return memory
@@ -596,6 +635,7 @@ class GraphMem:
         if not rows:
             raise self._missing(memory_id, project)
         memory = _memory(rows[0])
+        self._changed(ChangeKind.PINNED if pinned else ChangeKind.UNPINNED, [memory_id], project)
         return self._activate(memory, Signal.PIN, project) if pinned else memory
 
     def importance_breakdown(self, memory: Memory) -> ImportanceBreakdown:
@@ -608,6 +648,7 @@ class GraphMem:
         rows = self.store.write("forget_memory", {"id": memory_id, "project_id": project})
         if not rows or not rows[0]["deleted"]:
             raise self._missing(memory_id, project)
+        self._changed(ChangeKind.FORGOTTEN, [memory_id], project)
 
     # -- relations ---------------------------------------------------------
 
@@ -629,10 +670,10 @@ class GraphMem:
             raise InvalidInputError(f"type: must be one of {allowed}", field="type") from None
         if from_id == to_id:
             raise InvalidInputError("to_id: a memory cannot relate to itself", field="to_id")
-        if not 0.0 <= weight <= 1.0:
+        if not isinstance(weight, int | float) or not 0.0 <= weight <= 1.0:
             raise InvalidInputError("weight: must be between 0 and 1", field="weight")
-        if rationale is not None and len(rationale) > 4_000:
-            raise InvalidInputError("rationale: at most 4000 characters", field="rationale")
+        if rationale is not None:
+            rationale = check_text("rationale", rationale, max_chars=MAX_RATIONALE_CHARS)
         project = self._project(project_id)
         check = self.store.read(
             "memory_pair", {"from_id": from_id, "to_id": to_id, "project_id": project}
@@ -659,6 +700,7 @@ class GraphMem:
         )
         if not rows:  # deleted between the check and the write
             raise self._missing(from_id, project, field="from_id")
+        self._changed(ChangeKind.RELATED, [from_id, to_id], project)
         return Relation(type=relation_type, **rows[0])
 
     def supersede(
@@ -876,7 +918,7 @@ class GraphMem:
     def restore(self, memory_id: str, *, project_id: str | None = None) -> Memory:
         """Back to its previous tier, counted as just used (and rescored so)."""
         project = self._project(project_id)
-        return self._rescore(self.archiver.restore(memory_id, project_id=project), project)
+        return self.archiver.restore(memory_id, project_id=project)
 
     # -- staging and review --------------------------------------------------
 
@@ -893,7 +935,7 @@ class GraphMem:
         flt = parse(ReviewFilter, filter or {})
         if order not in ("oldest", "evidence"):
             raise InvalidInputError("order: must be 'oldest' or 'evidence'", field="order")
-        if not 1 <= first <= MAX_PAGE_SIZE:
+        if type(first) is not int or not 1 <= first <= MAX_PAGE_SIZE:
             raise InvalidInputError(f"first: must be between 1 and {MAX_PAGE_SIZE}", field="first")
         skip = decode_offset(after) if after else 0
         now = self._now()
@@ -964,12 +1006,29 @@ class GraphMem:
         if into_id == from_id:
             raise InvalidInputError("from_id: cannot merge a memory into itself", field="from_id")
         project = self._project(project_id)
-        for field, memory_id in (("into_id", into_id), ("from_id", from_id)):
-            memory = self.get_many([memory_id], project_id=project)[0]
+        pair = self.get_many([into_id, from_id], project_id=project)
+        for field, memory_id, memory in zip(
+            ("into_id", "from_id"), (into_id, from_id), pair, strict=True
+        ):
             if memory is None:
                 raise self._missing(memory_id, project, field=field)
             if memory.tier is Tier.ARCHIVED:
                 raise ConflictError(f"{field}: memory {memory_id!r} is archived", field=field)
+        into, absorbed = pair
+        assert into is not None and absorbed is not None
+        now = self._now()
+        # The survivor's new score and any activation it earns are worked out
+        # here and written by the same statement as the merge: all or nothing.
+        survivor = into.model_copy(
+            update={
+                "occurrence_count": into.occurrence_count + absorbed.occurrence_count,
+                "access_count": into.access_count + absorbed.access_count,
+                "feedback": into.feedback + absorbed.feedback,
+                "feedback_count": into.feedback_count + absorbed.feedback_count,
+                "last_seen": now,
+            }
+        )
+        signal = earned_signal(Evidence.of(survivor), self.rules)
         rows = self.store.write(
             "merge_memories",
             {
@@ -977,14 +1036,18 @@ class GraphMem:
                 "from_id": from_id,
                 "project_id": project,
                 "event_id": new_id(),
-                "now": self._now(),
+                "importance_fields": self.scorer.stored_fields(survivor, now),
+                "access_count": survivor.access_count,
+                "feedback_count": survivor.feedback_count,
+                "signal": signal.value if signal else None,
+                "activation_id": new_id(),
+                "now": now,
             },
         )
         if not rows:
             raise self._missing(from_id, project, field="from_id")
-        # The survivor inherited counts and feedback: its score moves with them.
-        merged = self._rescore(_memory(rows[0]), project)
-        self.stager.activate_earned([merged], project_id=project)
+        if rows[0]["activated"]:
+            self.stager.activated([(into_id, Signal(rows[0]["activated"]))], project_id=project)
         return self.get(into_id, project_id=project)
 
     def bulk_review(
@@ -1001,6 +1064,8 @@ class GraphMem:
             raise InvalidInputError("action: must be 'approve' or 'reject'", field="action")
         if action == "reject" and not (reason or "").strip():
             raise InvalidInputError("reason: a bulk reject needs a reason", field="reason")
+        if reason is not None:  # the same limit as one rejection's reason
+            reason = check_text("reason", reason.strip(), max_chars=500)
         project = self._project(project_id)
         matched: list[str] = []
         after = None
@@ -1205,6 +1270,17 @@ class GraphMem:
     def _now(self) -> float:
         return stored_now(self.clock)
 
+    def _changed(self, kind: ChangeKind, memory_ids: Sequence[str], project: str) -> None:
+        """Report a write to telemetry, where live subscribers pick it up."""
+        if memory_ids:
+            self.telemetry.emit(
+                "memory.changed",
+                self._now(),
+                project_id=project,
+                memory_ids=list(memory_ids),
+                kind=kind.value,
+            )
+
     def _project(self, project_id: str | None) -> str:
         return (
             self.default_project
@@ -1255,7 +1331,7 @@ def encode_offset(offset: int) -> str:
 def decode_offset(cursor: str) -> int:
     try:
         offset = json.loads(base64.urlsafe_b64decode(cursor.encode()))["offset"]
-        if isinstance(offset, int) and offset >= 0:
+        if type(offset) is int and 0 <= offset < 2**63:
             return offset
     except (ValueError, TypeError, KeyError, binascii.Error):
         pass
@@ -1270,6 +1346,9 @@ def encode_cursor(memory: Memory) -> str:
 def _decode_cursor(cursor: str) -> tuple[float, str]:
     try:
         created_at, memory_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-        return float(created_at), str(memory_id)
+        finite = type(created_at) in (int, float) and math.isfinite(created_at)
+        if finite and isinstance(memory_id, str) and memory_id.isprintable():
+            return float(created_at), memory_id
     except (ValueError, TypeError, binascii.Error):
-        raise InvalidInputError("after: not a cursor this API returned", field="after") from None
+        pass
+    raise InvalidInputError("after: not a cursor this API returned", field="after")

@@ -96,13 +96,30 @@ class Archiver(Service):
         return result
 
     def restore(self, memory_id: str, *, project_id: str) -> Memory:
-        """Bring an archived memory back to the tier it was archived from."""
+        """Bring an archived memory back to the tier it was archived from, counted
+        as just used: the move and the new score are one write."""
+        missing = NotFoundError(
+            f"id: no archived memory {memory_id!r} in project {project_id!r}", field="id"
+        )
+        found = self.store.read("get_memories", {"ids": [memory_id], "project_id": project_id})
+        if not found:
+            raise missing
+        memory = memory_from_fields(found[0]["memory"])
+        now = self._now()
+        restored = memory.model_copy(
+            update={"tier": memory.archived_from or Tier.WORKING, "last_accessed_at": now}
+        )
         rows = self.store.write(
             "restore_memory",
-            {"id": memory_id, "project_id": project_id, "now": self._now()},
+            {
+                "id": memory_id,
+                "project_id": project_id,
+                "importance_fields": self.scorer.stored_fields(restored, now),
+                "access_count": memory.access_count,
+                "feedback_count": memory.feedback_count,
+                "now": now,
+            },
         )
         if not rows:
-            raise NotFoundError(
-                f"id: no archived memory {memory_id!r} in project {project_id!r}", field="id"
-            )
+            raise missing
         return memory_from_fields(rows[0]["memory"])

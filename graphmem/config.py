@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Literal, Self
 from urllib.parse import urlsplit
@@ -9,6 +10,17 @@ from urllib.parse import urlsplit
 from platformdirs import user_data_dir
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def is_loopback(host: str) -> bool:
+    """Whether only this machine can reach ``host`` (``0.0.0.0`` reaches everyone)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
 
 NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 
@@ -56,16 +68,47 @@ class Settings(BaseSettings):
     embedder: Literal["minilm", "none"] = "minilm"
     """Sentence embeddings for vector search: all-MiniLM-L6-v2 on the packaged model, or
     ``none`` to run on full text and relations only (no model is loaded)."""
+    embedder_threads: int | None = Field(default=1, ge=1)
+    """CPU threads one embedding call may use. One suits a server: requests embed
+    short texts side by side, and threads that fight over the cores make every
+    call slower. Raise it for bulk work (imports, backfills) on an idle machine."""
     retention_file: Path | None = None
     """YAML retention rules (retention_rules.yaml); GRAPHMEM_* variables override single rules."""
     scheduler: bool = True
     """Run periodic promotion and archival inside ``graphmem serve``."""
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
+    auth: Literal["auto", "required", "off"] = "auto"
+    """``auto``: API keys are required unless the server listens on loopback only.
+    ``off`` is refused on any other host: a memory store holds what people said."""
+    mode: Literal["development", "production"] = "development"
+    """``production`` turns off GraphiQL and schema introspection."""
+    rate_limit: float = Field(default=50.0, ge=0)
+    """Sustained requests per second allowed per API key (per client address when
+    open); 0 turns the limit off."""
+    rate_burst: int = Field(default=100, ge=1)
+    """Requests a caller may send at once above the sustained rate."""
+    max_body_bytes: int = Field(default=1_048_576, ge=1024)
+    """Largest request body the server reads; larger ones get 413 unread."""
+    max_query_depth: int = Field(default=10, ge=2)
+    max_aliases: int = Field(default=50, ge=1)
+    max_tokens: int = Field(default=5_000, ge=100)
+
+    @property
+    def loopback_only(self) -> bool:
+        return is_loopback(self.host)
+
+    @property
+    def auth_required(self) -> bool:
+        return self.auth == "required" or (self.auth == "auto" and not self.loopback_only)
 
     @model_validator(mode="after")
     def _neo4j_connection(self) -> Self:
         """A wrong Neo4j setting fails at start with its name, not at the first query."""
+        if self.auth == "off" and not self.loopback_only:
+            raise ValueError(
+                f"GRAPHMEM_AUTH=off is only allowed on a loopback host, not {self.host}"
+            )
         if self.neo4j_database == "":
             self.neo4j_database = None
         if self.backend != "neo4j":

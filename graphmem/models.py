@@ -18,6 +18,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    TypeAdapter,
     ValidationError,
     field_validator,
 )
@@ -41,17 +42,45 @@ Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._
 
 
 def _no_nul(text: str) -> str:
-    # The graph databases' query parsers end a string at a NUL character.
+    # The graph databases' query parsers end a string at a NUL character, and
+    # an unpaired surrogate has no UTF-8 form to send them.
     if "\x00" in text:
         raise ValueError("must not contain NUL characters")
+    if not text.isascii():
+        try:
+            text.encode()
+        except UnicodeEncodeError:
+            raise ValueError("must not contain unpaired surrogates") from None
     return text
 
 
 Text = Annotated[str, AfterValidator(_no_nul)]
+_text = TypeAdapter(Text)
+
+
+def check_text(field: str, value: Any, *, max_chars: int) -> str:
+    """Free text passed outside an input model (a relation's rationale), held to
+    the same rules as the models' text fields."""
+    try:
+        text = _text.validate_python(value)
+    except ValidationError as exc:
+        raise invalid_input(exc, locate=lambda _: field) from None
+    if len(text) > max_chars:
+        raise InvalidInputError(f"{field}: at most {max_chars} characters", field=field)
+    return text
+
+
+# Length limits go on the string itself, ahead of the NUL check: placed after it,
+# pydantic reports a too-long string in "items".
 Tag = Annotated[
-    Text, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TAG_CHARS)
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TAG_CHARS),
+    AfterValidator(_no_nul),
 ]
-Evidence = Annotated[Text, StringConstraints(max_length=MAX_EVIDENCE_CHARS)]
+Evidence = Annotated[str, StringConstraints(max_length=MAX_EVIDENCE_CHARS), AfterValidator(_no_nul)]
+Rationale = Annotated[
+    str, StringConstraints(max_length=MAX_RATIONALE_CHARS), AfterValidator(_no_nul)
+]
 
 
 class MemoryType(StrEnum):
@@ -136,7 +165,7 @@ class MemoryInput(_Input):
     tier: Tier = Tier.WORKING
     pinned: bool = False
     tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
-    rationale: Text | None = Field(default=None, max_length=MAX_RATIONALE_CHARS)
+    rationale: Rationale | None = None
     evidence: list[Evidence] = Field(default_factory=list, max_length=MAX_EVIDENCE_ITEMS)
     session_id: Identifier | None = None
     agent_id: Identifier | None = None
@@ -162,8 +191,13 @@ class MemoryUpdate(_Input):
     confidence: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
     self_assessment: SelfAssessment | None = None
     tags: list[Tag] | None = Field(default=None, max_length=MAX_TAGS)
-    rationale: Text | None = Field(default=None, max_length=MAX_RATIONALE_CHARS)
+    rationale: Rationale | None = None
     evidence: list[Evidence] | None = Field(default=None, max_length=MAX_EVIDENCE_ITEMS)
+
+    @field_validator("tags")
+    @classmethod
+    def _unique_tags(cls, tags: list[str] | None) -> list[str] | None:
+        return None if tags is None else list(dict.fromkeys(tags))
 
 
 class MemoryFilter(_Input):
@@ -242,7 +276,7 @@ class ReviewFilter(_Input):
     memory_type: MemoryType | None = None
     tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
     min_occurrences: int = Field(default=1, ge=1)
-    older_than_seconds: float | None = Field(default=None, ge=0)
+    older_than_seconds: float | None = Field(default=None, ge=0, allow_inf_nan=False)
 
 
 class ReviewItem(BaseModel):

@@ -162,6 +162,18 @@ class PromotionEngine(Service):
         )
         moved = {row["id"] for row in rows}
         promoted = [c.memory.id for c in candidates if c.memory.id in moved]
+        for c in candidates:
+            if c.memory.id in moved:
+                self.telemetry.emit(
+                    "memory.promoted",
+                    now,
+                    memory_id=c.memory.id,
+                    project_id=project_id,
+                    session_id=c.memory.session_id,
+                    from_tier=c.memory.tier.value,
+                    to_tier=c.to_tier.value,
+                    trigger=trigger.value,
+                )
         failures = [
             PromotionFailure(
                 c.memory.id, f"no longer in tier {c.memory.tier.value} (moved or deleted)"

@@ -167,15 +167,21 @@ class Stager(Service):
         )
         activated = [row["id"] for row in rows]
         signals = dict(items)
-        for memory_id in activated:
+        self.activated(
+            [(memory_id, signals[memory_id]) for memory_id in activated], project_id=project_id
+        )
+        return activated
+
+    def activated(self, items: Sequence[tuple[str, Signal]], *, project_id: str) -> None:
+        """Report activations, including those another statement wrote."""
+        for memory_id, signal in items:
             self.telemetry.emit(
                 "staging.activated",
                 self._now(),
                 memory_id=memory_id,
                 project_id=project_id,
-                signal=signals[memory_id].value,
+                signal=signal.value,
             )
-        return activated
 
     def reject(self, memory_ids: Sequence[str], reason: str, *, project_id: str) -> list[str]:
         rows = self.store.write(

@@ -44,5 +44,12 @@ class Statements:
 def _load(root: Path, dialect: str, name: str) -> str:
     for candidate in (root / dialect / f"{name}.cypher", root / f"{name}.cypher"):
         if candidate.is_file():
-            return candidate.read_text(encoding="utf-8")
+            return _without_comments(candidate.read_text(encoding="utf-8"))
     raise GraphMemError(f"no Cypher statement named {name!r} for {dialect}")
+
+
+def _without_comments(text: str) -> str:
+    """Comment lines are for the people reading the files; the database is sent
+    the statement alone (a shorter message, and one less thing for a server's
+    query parser to get wrong)."""
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))

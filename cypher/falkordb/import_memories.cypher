@@ -1,11 +1,23 @@
-// graphmem import: memories as exported, linked to the session they were in
-// (a memory that was in none stays in none); the embedding becomes the
-// float32 vector type FalkorDB's vector index reads.
+// graphmem import: memories as exported, merged by id (import has checked
+// that no other project holds these ids; an existing memory takes the file's
+// properties and embedding), linked to the session the file names and to no
+// other (a memory that was in none stays in none). A row naming a session
+// the project does not hold is not written; the lines written are returned.
+// The embedding becomes the float32 vector type FalkorDB's vector index
+// reads; the old one is removed first, as FalkorDB 4.16 can leave a vector
+// unchanged when SET writes over it.
 UNWIND $rows AS row
-CREATE (m:Memory)
-SET m = row.props,
-    m.embedding = CASE WHEN row.embedding IS NULL THEN NULL ELSE vecf32(row.embedding) END
-WITH m, row
 OPTIONAL MATCH (s:Session {project_id: $project_id, id: row.in_session})
-FOREACH (_ IN CASE WHEN s IS NULL THEN [] ELSE [1] END | CREATE (m)-[:IN_SESSION]->(s))
-RETURN count(m) AS written
+WITH row, s
+WHERE row.in_session IS NULL OR s IS NOT NULL
+MERGE (m:Memory {id: row.props.id})
+SET m += row.props
+REMOVE m.embedding
+FOREACH (_ IN CASE WHEN row.embedding IS NULL THEN [] ELSE [1] END |
+  SET m.embedding = vecf32(row.embedding))
+WITH m, row, s
+OPTIONAL MATCH (m)-[old:IN_SESSION]->(:Session)
+DELETE old
+WITH DISTINCT m, row, s
+FOREACH (_ IN CASE WHEN s IS NULL THEN [] ELSE [1] END | MERGE (m)-[:IN_SESSION]->(s))
+RETURN collect(row.line) AS written

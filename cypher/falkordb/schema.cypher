@@ -25,3 +25,7 @@ CREATE INDEX FOR (e:StagingEvent) ON (e.memory_id)
 CREATE VECTOR INDEX FOR (m:Memory) ON (m.embedding) OPTIONS {dimension: 384, similarityFunction: 'cosine'}
 ;
 CREATE FULLTEXT INDEX FOR (m:Memory) ON (m.content, m.rationale)
+;
+CREATE INDEX FOR (k:ApiKey) ON (k.hash)
+;
+CREATE INDEX FOR (k:ApiKey) ON (k.id)

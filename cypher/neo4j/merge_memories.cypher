@@ -1,5 +1,6 @@
 // Fold one memory into another: counts add up, lists union, the absorbed one
-// is archived pointing at the survivor (its edges stay on it, nothing is lost).
+// is archived pointing at the survivor (its edges stay on it, nothing is lost),
+// and the survivor is rescored and, if it earned it, activated: one write.
 // Both are write-locked before their tiers are read again, so two concurrent
 // merges cannot fold the same memory twice; should two merges lock the pair
 // in opposite orders, Neo4j reports a deadlock and the driver retries one.
@@ -35,5 +36,25 @@ CREATE (e:StagingEvent {
   at: $now
 })
 CREATE (e)-[:CHANGED]->(into)
-WITH into AS m
-RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .updated_at, .last_accessed_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance} AS memory
+// The survivor's score, worked out from the counts read before this write,
+// unless a concurrent writer has moved them since (its own rescore wins then).
+FOREACH (_ IN CASE WHEN into.access_count = $access_count
+                     AND into.feedback_count = $feedback_count THEN [1] ELSE [] END |
+  SET into += $importance_fields)
+// A candidate the merge made worthy ($signal) is activated by it, once.
+WITH into, CASE WHEN into.status = 'candidate' THEN $signal END AS activated
+FOREACH (_ IN CASE WHEN activated IS NULL THEN [] ELSE [1] END |
+  SET into.status = 'active', into.activated_at = $now
+  CREATE (a:StagingEvent {
+    id: $activation_id,
+    memory_id: into.id,
+    project_id: $project_id,
+    kind: 'activated',
+    signal: activated,
+    before: 'candidate',
+    after: 'active',
+    at: $now
+  })
+  CREATE (a)-[:CHANGED]->(into))
+WITH into AS m, activated
+RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .updated_at, .last_accessed_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance} AS memory, activated

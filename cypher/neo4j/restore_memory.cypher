@@ -12,4 +12,9 @@ SET m.tier = coalesce(m.archived_from, 'working'),
     m.archive_reason = null,
     m.last_accessed_at = $now,
     m.updated_at = $now
+// Rescored as just used, unless a concurrent writer moved its counters since
+// they were read (its own rescore wins then).
+FOREACH (_ IN CASE WHEN coalesce(m.access_count, 0) = $access_count
+                     AND coalesce(m.feedback_count, 0) = $feedback_count THEN [1] ELSE [] END |
+  SET m += $importance_fields)
 RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .updated_at, .last_accessed_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance} AS memory

@@ -27,6 +27,9 @@ from graphmem.clock import to_datetime
 from graphmem.models import Memory
 from graphmem.scheduler import Scheduler
 
+GRACEFUL_SHUTDOWN_SECONDS = 30
+"""How long a stopping server waits for requests in flight."""
+
 
 @app.command()
 def serve(
@@ -36,8 +39,13 @@ def serve(
     ] = None,
     port: Annotated[int | None, typer.Option(help="Port to bind (default: GRAPHMEM_PORT).")] = None,
     log_level: Annotated[
-        str, typer.Option(help="uvicorn log level; 'warning' drops the per-request lines.")
-    ] = "info",
+        str | None,
+        typer.Option(
+            help="Log level (default: GRAPHMEM_LOG_LEVEL, else info); "
+            "'warning' drops the per-request lines.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve the GraphQL API (GraphiQL in the browser) until Ctrl-C."""
     # Imported here: the web stack takes ~0.4 s to import, which the other
@@ -45,12 +53,14 @@ def serve(
     import uvicorn
 
     from graphmem.graphql.app import create_app
+    from graphmem.observability.process import configure_serving
 
     # uvicorn re-raises SIGTERM once it has shut down gracefully; a stop asked
     # for by a service manager should end with status 0, as Ctrl-C does.
     signal.signal(signal.SIGTERM, _exit_quietly)
     with reported_errors():
         settings = settings_for(ctx, host=host, port=port)
+        configure_serving(log_level=log_level)
         # Opened here rather than in the app's lifespan so that a store that
         # cannot start is one red line, not a uvicorn startup traceback.
         with GraphMem.open(settings) as gm:
@@ -60,6 +70,13 @@ def serve(
                 gm.embedder.warm_up()
             where = f"http://{settings.host}:{settings.port}/graphql"
             err.print(f"graphmem: GraphiQL at {where}", markup=False)
+            if settings.auth_required:
+                err.print("graphmem: API keys required (graphmem keys create)", markup=False)
+            else:
+                err.print(
+                    "graphmem: open access, no API key needed: listening on loopback only",
+                    markup=False,
+                )
             if not settings.falkordb_url:
                 err.print(f"graphmem: embedded FalkorDB in {settings.data_dir}", markup=False)
             scheduler = Scheduler(gm) if settings.scheduler else None
@@ -67,7 +84,17 @@ def serve(
                 scheduler.start()
             try:
                 uvicorn.run(
-                    create_app(gm), host=settings.host, port=settings.port, log_level=log_level
+                    create_app(gm, settings),
+                    host=settings.host,
+                    port=settings.port,
+                    # Logging is configured above; graphmem.access replaces uvicorn's
+                    # access log with lines that carry the operation and request id.
+                    log_config=None,
+                    access_log=False,
+                    # Requests in flight finish on SIGTERM, but a client that never
+                    # does must not hold the stop (and the database's clean
+                    # shutdown) hostage: after this long the rest are cut off.
+                    timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
                 )
             finally:
                 # uvicorn has drained the requests; let a running job finish too.

@@ -1,75 +1,70 @@
-"""``graphmem export`` and ``graphmem import``: a whole project as JSONL, to
-move it between backends (embedded FalkorDB and Neo4j) or keep a copy.
+"""``graphmem export`` and ``graphmem import``: a project in and out of the
+store the settings name, in graphmem's own JSONL (lossless, to move a
+project between FalkorDB and Neo4j or keep a copy), Sky's short-term /
+long-term JSONL, GraphML or a Cypher script.
 
-Both talk to the store the settings name (``GRAPHMEM_BACKEND`` and the rest),
-so moving a project from FalkorDB to Neo4j is an export with one set of
-variables and an import with the other.
+Both talk to the store directly (no embedding model is loaded), so moving a
+project from FalkorDB to Neo4j is an export with one set of ``GRAPHMEM_*``
+variables and an import with the other. A progress bar goes to standard
+error when it is a terminal; summaries and skipped lines go there too, so
+``graphmem export -`` pipes clean data.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import IO, Annotated
 
 import typer
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
 
 from graphmem.cli.common import ProjectOption, app, err, reported_errors, settings_for
+from graphmem.clock import SystemClock, stored_now
+from graphmem.scoring import ImportanceScorer
 from graphmem.store import Store
 from graphmem.store.factory import open_store
-from graphmem.transfer import TransferCounts, export_project, import_project
+from graphmem.transfer import ImportReport, TransferCounts, export_project, import_project
+from graphmem.transfer.cypher_script import export_cypher
+from graphmem.transfer.graphml import export_graphml
+from graphmem.transfer.paging import project_summary
+from graphmem.transfer.sky import Term, export_sky, import_sky
 
 
-@contextmanager
-def store_for(ctx: typer.Context) -> Iterator[tuple[Store, str]]:
-    """The configured store (no embedding model is loaded) and the default project."""
-    settings = settings_for(ctx)
-    with reported_errors():
-        store = open_store(settings)
-        try:
-            yield store, settings.project
-        finally:
-            store.close()
+class ExportFormat(StrEnum):
+    GRAPHMEM = "graphmem"
+    SKY = "sky"
+    GRAPHML = "graphml"
+    CYPHER = "cypher"
 
 
-@app.command("export")
-def export_command(
-    ctx: typer.Context,
-    output: Annotated[
-        str, typer.Option("--output", "-o", help="File to write; '-' for standard output.")
-    ] = "-",
-    project: ProjectOption = None,
-) -> None:
-    """Write a whole project (memories with embeddings, relations, sessions,
-    promotion and staging logs) as JSONL."""
-    with store_for(ctx) as (store, default_project):
-        if output == "-":
-            counts = export_project(store, project or default_project, sys.stdout)
-        else:
-            with open(output, "w", encoding="utf-8") as handle:
-                counts = export_project(store, project or default_project, handle)
-    _summary("exported", counts)
+class ImportFormat(StrEnum):
+    GRAPHMEM = "graphmem"
+    SKY = "sky"
 
 
-@app.command("import")
-def import_command(
-    ctx: typer.Context,
-    source: Annotated[str, typer.Argument(help="An export file; '-' for standard input.")],
-) -> None:
-    """Load a project from a graphmem export into the configured store; the
-    project must not hold sessions or memories there yet."""
-    with store_for(ctx) as (store, _):
-        if source == "-":
-            project_id, counts = import_project(store, sys.stdin)
-        else:
-            with Path(source).open(encoding="utf-8") as handle:
-                project_id, counts = import_project(store, handle)
-    _summary(f"imported project {project_id}:", counts)
+class SkyTerm(StrEnum):
+    SHORT = "short"
+    LONG = "long"
+    ALL = "all"
 
 
+SUFFIXES = {".graphml": ExportFormat.GRAPHML, ".cypher": ExportFormat.CYPHER,
+            ".cql": ExportFormat.CYPHER}  # fmt: skip
 PLURALS = {
+    "project": "project",
     "session": "sessions",
     "memory": "memories",
     "relation": "relations",
@@ -77,7 +72,181 @@ PLURALS = {
     "promotion_event": "promotion events",
     "staging_event": "staging events",
 }
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="No progress bar (there is none off a terminal).")
+]
 
 
-def _summary(verb: str, counts: TransferCounts) -> None:
-    err.print(f"{verb} " + ", ".join(f"{n} {PLURALS[k]}" for k, n in counts.counts.items()))
+@contextmanager
+def store_for(ctx: typer.Context, project: str | None) -> Iterator[tuple[Store, str]]:
+    """The configured store and the project to act in."""
+    settings = settings_for(ctx)
+    with reported_errors():
+        store = open_store(settings)
+        try:
+            yield store, project or settings.project
+        finally:
+            store.close()
+
+
+@app.command("export")
+def export_command(
+    ctx: typer.Context,
+    file: Annotated[str, typer.Argument(help="File to write; '-' for standard output.")] = "-",
+    format: Annotated[
+        ExportFormat | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="graphmem (lossless JSONL), sky, graphml or cypher; "
+            "default: by the file's suffix (.graphml, .cypher), else graphmem.",
+            show_default=False,
+        ),
+    ] = None,
+    project: ProjectOption = None,
+    term: Annotated[
+        SkyTerm, typer.Option(help="sky: short-term memories, long-term ones, or all.")
+    ] = SkyTerm.ALL,
+    quiet: QuietOption = False,
+) -> None:
+    """Write a project: graphmem's JSONL holds all of it (memories with
+    embeddings, relations, sessions, promotion and staging logs)."""
+    chosen = format or SUFFIXES.get(Path(file).suffix.lower(), ExportFormat.GRAPHMEM)
+    with store_for(ctx, project) as (store, project_id):
+        total = project_summary(store, project_id)["memories"]
+        with (
+            _output(file, binary=chosen is ExportFormat.GRAPHML) as out,
+            _bar("exporting memories", total, quiet, bytes_=False) as advance,
+        ):
+            if chosen is ExportFormat.GRAPHMEM:
+                counts = export_project(store, project_id, out, progress=advance)
+            elif chosen is ExportFormat.SKY:
+                only = None if term is SkyTerm.ALL else Term(term.value)
+                counts = export_sky(store, project_id, out, term=only, progress=advance)
+            elif chosen is ExportFormat.GRAPHML:
+                counts = export_graphml(store, project_id, out, progress=advance)
+            else:
+                counts = export_cypher(store, project_id, out, progress=advance)
+    _exported(project_id, chosen, counts)
+
+
+@app.command("import")
+def import_command(
+    ctx: typer.Context,
+    file: Annotated[str, typer.Argument(help="File to read; '-' for standard input.")],
+    format: Annotated[
+        ImportFormat, typer.Option("--format", "-f", help="graphmem (JSONL export) or sky.")
+    ] = ImportFormat.GRAPHMEM,
+    project: Annotated[
+        str | None,
+        typer.Option(
+            "--project",
+            help="Project to import into (default: graphmem: the exported one; "
+            "sky: GRAPHMEM_PROJECT).",
+            show_default=False,
+        ),
+    ] = None,
+    term: Annotated[
+        Term | None,
+        typer.Option(
+            help="sky: the file holds short-term or long-term memories "
+            "(default: long if the file name says 'long', else short).",
+            show_default=False,
+        ),
+    ] = None,
+    session: Annotated[
+        str, typer.Option(help="sky: the session imported memories go in.")
+    ] = "default",
+    quiet: QuietOption = False,
+) -> None:
+    """Load a file into a project. Importing the same file again adds
+    nothing: records already there are merged. Bad lines are skipped and
+    listed with their line numbers; the exit status is then 1."""
+    settings = settings_for(ctx)
+    with (
+        _input(file) as (lines, size),
+        store_for(ctx, None) as (store, default_project),
+        _bar("importing", size, quiet, bytes_=True) as advance,
+    ):
+        counted = _counting(lines, advance)
+        if format is ImportFormat.GRAPHMEM:
+            report = import_project(store, counted, project_id=project)
+        else:
+            report = import_sky(
+                store,
+                counted,
+                project_id=project or default_project,
+                term=term or _term_of(file),
+                session_id=session,
+                scorer=ImportanceScorer(settings.scoring_preset),
+                now=stored_now(SystemClock()),
+            )
+    _imported(report)
+    if not report.complete:
+        raise typer.Exit(1)
+
+
+def _term_of(file: str) -> Term:
+    """Sky names its files after their term (``long_term.jsonl``)."""
+    return Term.LONG if "long" in Path(file).name.lower() else Term.SHORT
+
+
+@contextmanager
+def _output(file: str, *, binary: bool) -> Iterator[IO]:
+    if file == "-":
+        yield sys.stdout.buffer if binary else sys.stdout
+        return
+    with open(file, "wb" if binary else "w", encoding=None if binary else "utf-8") as handle:
+        yield handle
+
+
+@contextmanager
+def _input(file: str) -> Iterator[tuple[IO[bytes], int | None]]:
+    if file == "-":
+        yield sys.stdin.buffer, None
+        return
+    path = Path(file)
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise typer.BadParameter(f"cannot read {file}: {exc.strerror}", param_hint="FILE") from None
+    with handle:
+        yield handle, path.stat().st_size
+
+
+def _counting(lines: IO[bytes], advance: Callable[[int], None]) -> Iterator[str]:
+    """The file's lines as text, telling the progress bar how many bytes went by."""
+    for raw in lines:
+        advance(len(raw))
+        yield raw.decode("utf-8", errors="replace")
+
+
+@contextmanager
+def _bar(
+    label: str, total: int | None, quiet: bool, *, bytes_: bool
+) -> Iterator[Callable[[int], None]]:
+    columns = [TextColumn(label), BarColumn(),
+               DownloadColumn() if bytes_ else MofNCompleteColumn(),
+               TimeElapsedColumn(), TimeRemainingColumn()]  # fmt: skip
+    with Progress(*columns, console=err, disable=quiet or not err.is_terminal) as progress:
+        task = progress.add_task(label, total=total)
+        yield lambda n: progress.advance(task, n)
+
+
+def _exported(project_id: str, format: ExportFormat, counts: TransferCounts) -> None:
+    held = ", ".join(f"{n} {PLURALS[k]}" for k, n in counts.counts.items())
+    err.print(f"exported project {project_id} ({format.value}): {held}")
+
+
+def _imported(report: ImportReport) -> None:
+    def listed(counts: dict[str, int]) -> str:
+        return ", ".join(f"{n} {PLURALS[k]}" for k, n in counts.items() if n) or "nothing"
+
+    err.print(
+        f"imported into project {report.project_id}: created {listed(report.created)}; "
+        f"merged {listed(report.merged)}; skipped {len(report.skipped)} lines"
+    )
+    for skipped in report.skipped:
+        err.print(Text(f"line {skipped.line}: {skipped.reason}", style="yellow"))
+    for warning in report.warnings:
+        err.print(Text(f"warning: {warning}", style="bold yellow"))

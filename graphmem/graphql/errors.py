@@ -9,7 +9,8 @@ Three kinds of failure reach this module:
 - graphql-core's request errors (syntax, validation, variable coercion) are
   already clear; they get a code and the argument path they are about;
 - anything else is a bug or an outage: it is logged and shown only as
-  ``Internal server error`` so no traceback or internal detail leaks.
+  ``Internal server error (request id ...)`` so no traceback or internal detail
+  leaks, and the id finds the logged traceback.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from strawberry.extensions import MaskErrors
 from strawberry.utils.str_converters import to_camel_case
 
 from graphmem.errors import GraphMemError, InvalidInputError, StoreUnavailableError
+from graphmem.observability.request_ids import current_request_id
 
 INTERNAL_MESSAGE = "Internal server error"
 STORE_UNAVAILABLE_MESSAGE = "The graph database is unavailable; try again shortly"
@@ -48,6 +50,12 @@ STORE_UNAVAILABLE_MESSAGE = "The graph database is unavailable; try again shortl
 # them, unless the operation has an argument of GraphMem's name (``sessionId`` in
 # ``runPromotion``, but ``id`` in ``pauseSession``).
 _ARGUMENT_NAMES = {"changes": "input", "session_id": "id"}
+
+# The document limits (GRAPHMEM_MAX_QUERY_DEPTH, _MAX_ALIASES, _MAX_TOKENS) report
+# through graphql-core's validation and parser errors; these are their messages.
+_LIMIT_MESSAGES = re.compile(
+    r"exceeds maximum operation depth|aliases found\. Allowed|Document contains more than"
+)
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -88,6 +96,9 @@ class ClientErrors(MaskErrors):
 
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         masked = super().anonymise_error(error)
+        request_id = current_request_id()
+        if request_id is not None:
+            masked.message = f"{INTERNAL_MESSAGE} (request id {request_id})"
         masked.extensions = {"code": "INTERNAL"}
         return masked
 
@@ -99,6 +110,15 @@ class ClientErrors(MaskErrors):
             result.errors = [
                 _for_client(error, context.graphql_document) for error in result.errors
             ]
+
+    def on_stream_result(self, result: Any) -> Iterator[None]:
+        """Subscriptions send each result as it comes, before the operation ends."""
+        self._stream_result_processed = True
+        self._process_stream_result(result)
+        if result.errors:
+            document = self.execution_context.graphql_document
+            result.errors = [_for_client(error, document) for error in result.errors]
+        yield
 
 
 def _for_client(error: GraphQLError, document: DocumentNode | None) -> GraphQLError:
@@ -131,7 +151,7 @@ def _arguments(error: GraphQLError) -> set[str]:
         argument.name.value
         for node in error.nodes or []
         if isinstance(node, FieldNode)
-        for argument in node.arguments
+        for argument in node.arguments or ()
     }
 
 
@@ -148,6 +168,8 @@ def _rebuilt(error: GraphQLError, message: str, extensions: dict[str, Any]) -> G
 
 
 def _from_request(error: GraphQLError, document: DocumentNode | None) -> GraphQLError:
+    if _LIMIT_MESSAGES.search(error.message):
+        return _rebuilt(error, error.message, {"code": "LIMIT_EXCEEDED"})
     if isinstance(error, GraphQLSyntaxError):
         return _rebuilt(error, error.message, {"code": "GRAPHQL_PARSE_FAILED"})
     nodes = error.nodes or []

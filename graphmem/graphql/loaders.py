@@ -7,12 +7,13 @@ blocking GraphMem calls in a worker thread so the event loop keeps serving.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from starlette.concurrency import run_in_threadpool
 from strawberry.dataloader import DataLoader
+from strawberry.extensions import SchemaExtension
 
 from graphmem.api import GraphMem
 from graphmem.auth import OPEN, Principal
@@ -70,3 +71,15 @@ class Context:
 
     def __post_init__(self) -> None:
         self.loaders = Loaders(self.gm)
+
+
+class FreshReads(SchemaExtension):
+    """Each operation starts with empty loaders: a websocket connection keeps one
+    context for all its operations, and must not answer a later query from what
+    an earlier one read."""
+
+    def on_operation(self) -> Iterator[None]:
+        context = self.execution_context.context
+        if isinstance(context, Context):
+            context.loaders.forget_cached()
+        yield

@@ -12,19 +12,34 @@ the other mutations in a document.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
+from functools import partial
 
 import strawberry
 from graphql import GraphQLError
-from strawberry.extensions import ValidationCache
+from strawberry.extensions import (
+    DisableIntrospection,
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    QueryDepthLimiter,
+    SchemaExtension,
+    ValidationCache,
+)
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
+from graphmem.auth import Role
+from graphmem.config import Settings
 from graphmem.graphql.errors import ClientErrors, should_log
 from graphmem.graphql.evaluation import EvaluationMutation, EvaluationQuery
+from graphmem.graphql.loaders import FreshReads
 from graphmem.graphql.memories import MemoryMutation, MemoryQuery
 from graphmem.graphql.promotion import PromotionMutation, PromotionQuery
 from graphmem.graphql.retrieval import RetrievalQuery
 from graphmem.graphql.review import ReviewMutation, ReviewQuery
+from graphmem.graphql.subscriptions import Subscription
+from graphmem.graphql.tenancy import ADMIN_MUTATIONS, guard
+from graphmem.observability.operations import OperationRecorder
 
 
 def _merged(name: str, parts: tuple[type, ...]) -> type:
@@ -35,11 +50,14 @@ def _merged(name: str, parts: tuple[type, ...]) -> type:
         return merge_types(name, parts)
 
 
-Query = _merged(
-    "Query", (MemoryQuery, PromotionQuery, ReviewQuery, EvaluationQuery, RetrievalQuery)
+Query = guard(
+    _merged("Query", (MemoryQuery, PromotionQuery, ReviewQuery, EvaluationQuery, RetrievalQuery)),
+    Role.READ,
 )
-Mutation = _merged(
-    "Mutation", (MemoryMutation, PromotionMutation, ReviewMutation, EvaluationMutation)
+Mutation = guard(
+    _merged("Mutation", (MemoryMutation, PromotionMutation, ReviewMutation, EvaluationMutation)),
+    Role.WRITE,
+    admin=ADMIN_MUTATIONS,
 )
 
 
@@ -54,7 +72,26 @@ class GraphMemSchema(strawberry.Schema):
 # Agents send the same few documents over and over; validating each text once
 # keeps memory(id) at a few milliseconds. (Parse caching is left out: its parse
 # errors would skip the error handling of ClientErrors.)
-schema = GraphMemSchema(query=Query, mutation=Mutation, extensions=[ClientErrors, ValidationCache])
+def build_schema(settings: Settings | None = None) -> GraphMemSchema:
+    """The schema with the server's limits: depth, aliases and tokens per document,
+    and, in production, no introspection."""
+    settings = settings or Settings.model_construct()
+    limits: list[Callable[[], SchemaExtension]] = [
+        partial(QueryDepthLimiter, max_depth=settings.max_query_depth),
+        partial(MaxAliasesLimiter, max_alias_count=settings.max_aliases),
+        partial(MaxTokensLimiter, max_token_count=settings.max_tokens),
+    ]
+    if settings.mode == "production":
+        limits.append(DisableIntrospection)
+    return GraphMemSchema(
+        query=Query,
+        mutation=Mutation,
+        subscription=Subscription,
+        extensions=[OperationRecorder, ClientErrors, *limits, ValidationCache, FreshReads],
+    )
+
+
+schema = build_schema()
 
 
 def export_sdl() -> str:

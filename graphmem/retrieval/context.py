@@ -117,7 +117,8 @@ def parse_request(arguments: Mapping[str, Any] | ContextRequest) -> ContextReque
         error = invalid_input(exc)
         camel = {name: to_camel(name) for name in ContextRequest.model_fields}
         field = (error.field or "").split(".")[0]
-        if camel.get(field) in arguments:  # the caller spoke camelCase: answer in it
+        spoke_camel = isinstance(arguments, Mapping) and camel.get(field) in arguments
+        if spoke_camel:  # the caller spoke camelCase: answer in it
             message = error.message.replace(f"{field}:", f"{camel[field]}:")
             raise InvalidInputError(message, field=camel[field]) from None
         raise error from None

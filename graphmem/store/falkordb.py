@@ -13,7 +13,7 @@ import redis
 from falkordb import FalkorDB
 from falkordb.exceptions import SchemaVersionMismatchException
 
-from graphmem.errors import StoreUnavailableError
+from graphmem.errors import InvalidInputError, StoreUnavailableError
 from graphmem.statements import Statements
 from graphmem.store import Row
 from graphmem.store.embedded import EmbeddedFalkorDB
@@ -115,8 +115,37 @@ class FalkorStore:
                 result = run(text, timeout=self._timeout_ms)
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             raise StoreUnavailableError(f"the graph database did not answer: {exc}") from exc
+        except (redis.ResponseError, UnicodeEncodeError) as exc:
+            # Looked for only once a statement failed, so sending costs nothing extra.
+            field = unsendable(params)
+            if field is None:
+                raise
+            raise InvalidInputError(
+                f"{field}: text must not contain NUL characters or unpaired surrogates",
+                field=field,
+            ) from exc
         columns = [column[1] for column in result.header]
         return [dict(zip(columns, row, strict=True)) for row in result.result_set]
+
+
+def unsendable(params: Mapping[str, Any] | None) -> str | None:
+    """The first parameter holding text the server cannot take: a NUL ends
+    FalkorDB's query text early, and an unpaired surrogate has no UTF-8 form."""
+
+    def bad(value: Any) -> bool:
+        if isinstance(value, str):
+            try:
+                value.encode()
+            except UnicodeEncodeError:
+                return True
+            return "\x00" in value
+        if isinstance(value, list | tuple):
+            return any(bad(item) for item in value)
+        if isinstance(value, dict):
+            return any(bad(key) or bad(item) for key, item in value.items())
+        return False
+
+    return next((name for name, value in (params or {}).items() if bad(value)), None)
 
 
 def params_header(params: Mapping[str, Any] | None) -> str:

@@ -4,6 +4,7 @@ the field at fault, nothing written, and no internal detail."""
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -358,9 +359,11 @@ def test_an_unexpected_failure_is_masked_and_logged(
         db.close()
 
     assert body["data"] == {"remember": None}
+    message = body["errors"][0]["message"]
+    assert re.fullmatch(r"Internal server error \(request id [0-9a-f]{32}\)", message), message
     assert body["errors"] == [
         {
-            "message": "Internal server error",
+            "message": message,
             "locations": [{"line": 1, "column": 12}],
             "path": ["remember"],
             "extensions": {"code": "INTERNAL"},

@@ -1,112 +1,38 @@
-"""graphmem export / import: a project survives a round trip unchanged."""
+"""graphmem's own JSONL: a project survives a round trip unchanged, import is
+idempotent, and bad lines are reported one by one without stopping the rest."""
 
 from __future__ import annotations
 
 import io
 import json
-import os
-import shutil
-import tempfile
-import uuid
-from array import array
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
-from falkordb import FalkorDB
-from typer.testing import CliRunner
 
 from graphmem.api import GraphMem
-from graphmem.cli import app
 from graphmem.clock import ManualClock
-from graphmem.config import Settings
-from graphmem.errors import ConflictError, InvalidInputError
+from graphmem.errors import InvalidInputError
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 from graphmem.transfer import export_project, import_project
-
-Snapshot = tuple[list[str], list[str]]
+from tests.integration.transfer_project import (
+    OTHER_PROJECT_TEXT,
+    build_project,
+    empty_store,
+    snapshot,
+)
 
 
 @pytest.fixture
 def other_store(falkordb_server: EmbeddedFalkorDB) -> Iterator[FalkorStore]:
-    """A second, empty graph on the same server: the import target."""
-    db = FalkorDB(unix_socket_path=str(falkordb_server.socket_path), socket_timeout=30.0)
-    store = FalkorStore(db, f"import-{uuid.uuid4().hex[:12]}")
-    store.setup_schema()
-    yield store
-    store.drop()
-    db.close()
+    with empty_store(falkordb_server) as store:
+        yield store
 
 
-IN_PROJECT = "(n.project_id = $p OR (n:Project AND n.id = $p))"
-B_IN_PROJECT = "(b.project_id = $p OR (b:Project AND b.id = $p))"
-
-
-def snapshot(store: FalkorStore, project: str = "default") -> Snapshot:
-    """Every node (labels and properties) of a project, and every edge between
-    two of them (type, properties, both ends)."""
-    graph = store._graph
-    nodes = graph.ro_query(
-        f"MATCH (n) WHERE {IN_PROJECT} RETURN labels(n), properties(n)", {"p": project}
-    ).result_set
-    edges = graph.ro_query(
-        f"MATCH (n)-[r]->(b) WHERE {IN_PROJECT} AND {B_IN_PROJECT} "
-        "RETURN type(r), properties(r), labels(n), n.id, labels(b), b.id",
-        {"p": project},
-    ).result_set
-    return sorted(map(repr, nodes)), sorted(map(repr, edges))
-
-
-def build_project(gm: GraphMem, store: FalkorStore, clock: ManualClock) -> None:
-    """Something of every kind export must carry."""
-    gm.open_session("s-1", name="first thread", max_items=50)
-    gm.enable_promotion("s-1", interval_seconds=60)
-    rule = gm.remember(
-        {"content": "Tests never call the network", "memory_type": "rule", "session_id": "s-1",
-         "tags": ["ci", "tests"], "evidence": ["ADR-3"], "rationale": 'CI has "no" network'}
-    )  # fmt: skip
-    task = gm.remember({"content": "Add retries to the HTTP client", "session_id": "s-1"})
-    old = gm.remember({"content": "Use SQLite", "memory_type": "decision", "session_id": "s-2"})
-    new = gm.remember(
-        {"content": "Use Postgres", "memory_type": "decision", "suggested_by": "agent"}
-    )
-    candidate = gm.remember({"content": "maybe cache it", "source": "auto_extracted"})
-    rejected = gm.remember({"content": "wrong idea", "source": "auto_extracted"})
-    twin = gm.remember({"content": "a twin of the rule", "source": "auto_extracted"})
-    gm.relate(rule.id, task.id, "CONSTRAINS", rationale="CI", weight=0.5)
-    gm.relate(task.id, old.id, "ENABLES")
-    gm.relate(task.id, candidate.id, "RELATED_TO", weight=0.25)
-    gm.supersede(old.id, new.id, rationale="scale")
-    gm.record_access(task.id)
-    gm.feedback(task.id, 1)
-    gm.pin(rule.id)
-    gm.reject(rejected.id, "not true")
-    gm.merge_memories(candidate.id, twin.id)
-    clock.advance(120)
-    gm.run_promotion("s-1")
-    gm.close_session("s-2")
-    store.write(
-        "set_embeddings",
-        {
-            "rows": [
-                {"id": m.id, "project_id": "default", "embedding": array("f", [0.1 * i] * 384)}
-                for i, m in enumerate((rule, task, new), start=1)
-            ]
-        },
-    )
-    gm.remember({"content": "another project's memory"}, project_id="elsewhere")
-
-
-def round_trip(source: FalkorStore, target: FalkorStore, page_size: int) -> tuple[str, str]:
-    first = io.StringIO()
-    export_project(source, "default", first, page_size=page_size)
-    first.seek(0)
-    project_id, _ = import_project(target, first, page_size=page_size)
-    assert project_id == "default"
-    second = io.StringIO()
-    export_project(target, "default", second, page_size=page_size)
-    return first.getvalue(), second.getvalue()
+def exported(store: FalkorStore, project: str = "default", page_size: int = 500) -> str:
+    out = io.StringIO()
+    export_project(store, project, out, page_size=page_size)
+    return out.getvalue()
 
 
 @pytest.mark.parametrize("page_size", [2, 500])
@@ -114,99 +40,209 @@ def test_round_trip_changes_nothing(
     gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock, page_size
 ):
     build_project(gm, store, clock)
-    exported, reexported = round_trip(store, other_store, page_size)
-    assert exported == reexported
-    records = [json.loads(line) for line in exported.splitlines()]
+    first = exported(store, page_size=page_size)
+    report = import_project(other_store, io.StringIO(first), page_size=page_size)
+    assert report.project_id == "default"
+    assert report.complete, report
+    assert not report.merged
+    assert exported(other_store, page_size=page_size) == first
+    records = [json.loads(line) for line in first.splitlines()]
     kinds = {r["kind"] for r in records}
     assert kinds == {"header", "project", "session", "memory", "relation", "promotion_run",
                      "promotion_event", "staging_event", "end"}  # fmt: skip
     assert sum(r["embedding"] is not None for r in records if r["kind"] == "memory") == 3
+    held = {k: sum(r["kind"] == k for r in records) for k in report.created}
+    assert dict(report.created) == held
     # The graphs themselves agree, node for node and edge for edge (structural
     # links included), apart from the project that was not exported.
     assert snapshot(other_store) == snapshot(store)
     assert len(snapshot(store)[1]) > 10
 
 
+def test_an_export_holds_no_other_project(gm: GraphMem, store: FalkorStore, clock: ManualClock):
+    ids = build_project(gm, store, clock)
+    text = exported(store)
+    assert OTHER_PROJECT_TEXT not in text
+    assert ids["other"] not in text
+    assert "elsewhere" not in text
+    elsewhere = exported(store, "elsewhere")
+    assert OTHER_PROJECT_TEXT in elsewhere
+    assert ids["rule"] not in elsewhere
+    assert [json.loads(line)["kind"] for line in elsewhere.splitlines()].count("relation") == 1
+
+
 def test_the_imported_project_works(
     gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
 ):
     build_project(gm, store, clock)
-    round_trip(store, other_store, 500)
+    import_project(other_store, io.StringIO(exported(store)))
     moved = GraphMem(other_store, clock=clock)
     original = {m.id: m for m in gm.list(first=50, filter={"include_archived": True}).items}
     copied = {m.id: m for m in moved.list(first=50, filter={"include_archived": True}).items}
     assert copied == original
     task = next(m for m in copied.values() if m.content.startswith("Add retries"))
-    assert moved.relations([task.id]) == gm.relations([task.id])
+    assert sorted(map(repr, *moved.relations([task.id]))) == sorted(
+        map(repr, *gm.relations([task.id]))
+    )
     assert moved.promotion_events(session_id="s-1") == gm.promotion_events(session_id="s-1")
     assert moved.promotion_stats("s-1") == gm.promotion_stats("s-1")
 
 
-def test_import_refuses_a_project_that_has_data(gm: GraphMem, store: FalkorStore):
-    gm.remember({"content": "already here"})
-    exported = io.StringIO()
-    export_project(store, "default", exported)
-    exported.seek(0)
-    with pytest.raises(ConflictError, match="already holds"):
-        import_project(store, exported)
-
-
-@pytest.mark.parametrize(
-    "mangle, message",
-    [
-        (lambda lines: lines[:-1], "cut off"),
-        (lambda lines: ['{"kind": "memory"}', *lines], "not a graphmem export"),
-        (lambda lines: [lines[0], lines[-2], *lines[1:-2], lines[-1]], "out of order"),
-        (
-            lambda lines: [line for line in lines if '"kind":"relation"' not in line],
-            "end line counts",
-        ),
-    ],
-)
-def test_a_damaged_file_is_refused(
-    gm: GraphMem,
-    store: FalkorStore,
-    other_store: FalkorStore,
-    clock: ManualClock,
-    mangle: Callable[[list[str]], list[str]],
-    message: str,
+def test_importing_twice_adds_nothing(
+    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
 ):
     build_project(gm, store, clock)
-    exported = io.StringIO()
-    export_project(store, "default", exported)
-    damaged = "\n".join(mangle(exported.getvalue().splitlines())) + "\n"
-    with pytest.raises(InvalidInputError, match=message):
-        import_project(other_store, io.StringIO(damaged))
+    text = exported(store)
+    first = import_project(other_store, io.StringIO(text), page_size=3)
+    before = snapshot(other_store)
+    again = import_project(other_store, io.StringIO(text), page_size=3)
+    assert not again.created
+    assert again.merged == first.created
+    assert again.complete
+    assert snapshot(other_store) == before
+    # Into the project it came from, too: everything is there already.
+    onto_itself = import_project(store, io.StringIO(text))
+    assert not onto_itself.created and onto_itself.complete
+    assert snapshot(store) == before
 
 
-def test_the_commands_move_a_project_between_data_directories():
-    source, target = (Path(tempfile.mkdtemp(dir="/tmp", prefix="gmx-")) for _ in range(2))
-    unset = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
-    runner = CliRunner()
-    try:
-        with GraphMem.open(_settings(source)) as gm:
-            kept = gm.remember({"content": "moves with its project", "tags": ["x"]})
-        dump = source / "project.jsonl"
-        exported = runner.invoke(
-            app, ["export", "-o", str(dump)], env={**unset, "GRAPHMEM_DATA_DIR": str(source)}
-        )
-        assert exported.exit_code == 0, exported.output
-        imported = runner.invoke(
-            app, ["import", str(dump)], env={**unset, "GRAPHMEM_DATA_DIR": str(target)}
-        )
-        assert imported.exit_code == 0, imported.output
-        assert "imported project default: 1 sessions, 1 memories" in imported.output
-        with GraphMem.open(_settings(target)) as gm:
-            assert gm.get(kept.id) == kept
-        again = runner.invoke(
-            app, ["import", str(dump)], env={**unset, "GRAPHMEM_DATA_DIR": str(target)}
-        )
-        assert again.exit_code == 1
-        assert "CONFLICT" in again.output
-    finally:
-        shutil.rmtree(source, ignore_errors=True)
-        shutil.rmtree(target, ignore_errors=True)
+def test_a_merged_memory_takes_the_file_s_properties(
+    gm: GraphMem, store: FalkorStore, clock: ManualClock
+):
+    ids = build_project(gm, store, clock)
+    text = exported(store)
+    gm.update(ids["task"], {"content": "edited after the export", "tags": ["later"]})
+    gm.forget(ids["old"])
+    report = import_project(store, io.StringIO(text))
+    assert report.created["memory"] == 1  # the forgotten one is back
+    assert gm.get(ids["task"]).content == "Add retries to the HTTP client"
+    assert gm.get(ids["old"]).content == "Use SQLite"
+    assert exported(store) == text
 
 
-def _settings(data_dir: Path) -> Settings:
-    return Settings(data_dir=data_dir, embedder="none")
+def test_bad_lines_are_skipped_and_reported(
+    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+):
+    ids = build_project(gm, store, clock)
+    lines = exported(store).splitlines()
+    memory_at = next(i for i, line in enumerate(lines) if ids["odd"] in line and '"memory"' in line)
+    bad_tier = json.loads(lines[memory_at])
+    bad_tier["props"]["tier"] = "forever"
+    lines[memory_at] = json.dumps(bad_tier)
+    relation_at = next(i for i, line in enumerate(lines) if '"kind":"relation"' in line)
+    dangling = json.loads(lines[relation_at])
+    dangling["to_id"] = "no-such-memory"
+    lines.insert(relation_at + 1, json.dumps(dangling))
+    homeless = json.loads(lines[memory_at - 1])
+    homeless["props"]["id"] = "0000homeless"
+    homeless["in_session"] = "s-9"
+    lines.insert(3, '{"kind": "memory", "props": {"id": "x"')  # cut JSON
+    # A relation ahead of the memories it joins: they are not there yet.
+    lines.insert(4, lines[relation_at + 2])
+    lines.insert(len(lines) - 1, json.dumps(homeless))
+    lines.insert(len(lines) - 1, '{"kind": "mystery"}')
+    lines.append('{"kind": "memory"}')
+    report = import_project(other_store, io.StringIO("\n".join(lines) + "\n"))
+
+    reasons = {s.line: s.reason for s in report.skipped}
+    assert sorted(reasons) == sorted(
+        [4, 5, memory_at + 3, relation_at + 4, len(lines) - 3, len(lines) - 2, len(lines)]
+    ), reasons
+    assert reasons[4].startswith("line: not JSON")
+    assert reasons[5].startswith("relation: unknown relation endpoint: from_id ")
+    assert reasons[memory_at + 3].startswith("memory: props.tier: Input should be 'working'")
+    assert "unknown relation endpoint: to_id no-such-memory" in reasons[relation_at + 4]
+    assert reasons[len(lines) - 3] == "memory: in_session: no session s-9 in project default"
+    assert "unknown kind 'mystery'" in reasons[len(lines) - 2]
+    assert "after the end line" in reasons[len(lines)]
+    # The end line's counts no longer match what the file holds.
+    assert len(report.warnings) == 1 and "end line counts" in report.warnings[0]
+    # Nothing of a skipped line was written; every other line went in.
+    moved = GraphMem(other_store, clock=clock)
+    assert moved.get_many([ids["odd"]]) == [None]
+    assert moved.get(ids["rule"]) == gm.get(ids["rule"])
+    assert report.created["memory"] == 7  # of the project's eight, all but the bad tier
+
+
+def test_a_cut_off_file_is_imported_and_reported(
+    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+):
+    build_project(gm, store, clock)
+    lines = exported(store).splitlines()
+    report = import_project(other_store, io.StringIO("\n".join(lines[:6])))
+    assert not report.skipped
+    assert report.warnings == [
+        "the file has no end line: it may be cut off (the lines it held were imported)"
+    ]
+    assert sum(report.created.values()) == 5
+
+
+def test_a_file_that_is_no_export_is_refused_whole(other_store: FalkorStore):
+    for text in ('{"kind": "memory"}\n', "not json\n", ""):
+        with pytest.raises(InvalidInputError, match="not a graphmem export"):
+            import_project(other_store, io.StringIO(text))
+    assert snapshot(other_store) == ([], [])
+
+
+def test_importing_under_another_project_name(
+    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+):
+    ids = build_project(gm, store, clock)
+    text = exported(store)
+    report = import_project(other_store, io.StringIO(text), project_id="copy")
+    assert report.complete and report.project_id == "copy"
+    moved = GraphMem(other_store, clock=clock, project_id="copy")
+    assert moved.get(ids["rule"]).content == gm.get(ids["rule"]).content
+    assert moved.get(ids["rule"]).project_id == "copy"
+    assert moved.get_session("s-1").project_id == "copy"
+    assert snapshot(other_store, "default") == ([], [])
+    # In the same store the ids are taken by the original project, which the
+    # import leaves alone: every memory line is reported, nothing is moved.
+    before = snapshot(store)
+    same_store = import_project(store, io.StringIO(text), project_id="copy")
+    assert not same_store.created["memory"] and not same_store.merged["memory"]
+    assert all(
+        "is taken by a memory of another project" in s.reason
+        for s in same_store.skipped
+        if s.reason.startswith("memory:")
+    )
+    assert snapshot(store) == before
+    with pytest.raises(InvalidInputError, match="project"):
+        import_project(other_store, io.StringIO(text), project_id="no spaces allowed")
+
+
+def test_a_record_the_store_refuses_is_skipped_alone(
+    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+):
+    """The target graph has a unique constraint the file breaks (as Neo4j's
+    would be broken by an id taken meanwhile): the page is written again
+    record by record, and only the record the database refuses is left out."""
+    ids = build_project(gm, store, clock)
+    graph = other_store.graph_name
+    other_store._db.connection.execute_command(
+        "GRAPH.CONSTRAINT", "CREATE", graph, "UNIQUE", "NODE", "Memory", "PROPERTIES", "1",
+        "content_key",
+    )  # fmt: skip
+    lines = exported(store).splitlines()
+    at = next(i for i, line in enumerate(lines) if ids["task"] in line and '"memory"' in line)
+    record = json.loads(lines[at])
+    rule = json.loads(next(line for line in lines if ids["rule"] in line and '"memory"' in line))
+    record["props"]["content_key"] = rule["props"]["content_key"]
+    lines[at] = json.dumps(record)
+    surrogate = json.loads(lines[at + 1])
+    surrogate["props"]["content"] = "broken \ud800 text"
+    lines[at + 1] = json.dumps(surrogate)
+    report = import_project(other_store, io.StringIO("\n".join(lines) + "\n"))
+    reasons = {s.line: s.reason for s in report.skipped}
+    assert reasons[at + 1] == (
+        "memory: the store refused it: unique constraint violation on node of type Memory"
+    )
+    assert reasons[at + 2] == (
+        "memory: props.content: must be valid Unicode (it holds a lone surrogate)"
+    )
+    moved = GraphMem(other_store, clock=clock)
+    assert moved.get_many([ids["task"]]) == [None]
+    assert moved.get(ids["rule"]) == gm.get(ids["rule"])
+    assert report.created["memory"] == 6
+    # What hangs off the refused memory is reported, not written half-way.
+    assert any(r.startswith("relation: unknown relation endpoint") for r in reasons.values())

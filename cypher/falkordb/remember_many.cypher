@@ -1,0 +1,93 @@
+// One atomic write per batch: new memories are created with their embeddings
+// (projects and sessions on first use) and duplicates are counted into the
+// memories they repeat.
+MERGE (p:Project {id: $project_id})
+  ON CREATE SET p.created_at = $now
+// FalkorDB runs one write at a time, so the duplicate lookups below see every
+// batch written before this one.
+WITH p
+CALL {
+  WITH p
+  UNWIND $session_ids AS sid
+  MERGE (s:Session {project_id: $project_id, id: sid})
+    ON CREATE SET s.state = 'active', s.created_at = $now, s.updated_at = $now,
+                  s.promotion_enabled = true
+  MERGE (s)-[:IN_PROJECT]->(p)
+  RETURN count(s) AS opened_sessions
+}
+// A row whose text a live memory took since the batch looked (another writer
+// of the same text got there first) counts into that memory instead.
+CALL {
+  UNWIND $rows AS row
+  MATCH (dup:Memory {content_key: row.props.content_key})
+  WHERE $dedup AND dup.project_id = $project_id AND coalesce(dup.tier, 'working') <> 'archived'
+  WITH row, dup
+  ORDER BY dup.created_at ASC
+  WITH row, collect(dup.id)[0] AS oldest
+  MATCH (m:Memory {id: oldest})
+  SET m.occurrence_count = coalesce(m.occurrence_count, 1) + row.props.occurrence_count,
+      m.evidence = coalesce(m.evidence, []) + [x IN row.props.evidence WHERE NOT x IN coalesce(m.evidence, [])],
+      m.tags = coalesce(m.tags, []) + [t IN row.props.tags WHERE NOT t IN coalesce(m.tags, [])],
+      m.last_seen = $now,
+      m.updated_at = $now
+  CREATE (e:StagingEvent {
+    id: row.event_id,
+    memory_id: m.id,
+    project_id: $project_id,
+    kind: 'merged',
+    signal: 'exact',
+    similarity: 1.0,
+    at: $now
+  })
+  CREATE (e)-[:CHANGED]->(m)
+  RETURN collect({row_id: row.props.id, id: m.id, status: m.status,
+                  occurrence_count: m.occurrence_count, feedback: m.feedback,
+                  evaluator_relevance: m.evaluator_relevance}) AS raced
+}
+CALL {
+  UNWIND $rows AS row
+  OPTIONAL MATCH (known:Memory {content_key: row.props.content_key})
+  WHERE $dedup AND known.project_id = $project_id
+    AND coalesce(known.tier, 'working') <> 'archived'
+  WITH row, count(known) AS known
+  WHERE known = 0
+  MATCH (s:Session {project_id: $project_id, id: row.props.session_id})
+  CREATE (m:Memory)
+  SET m = row.props
+  FOREACH (_ IN CASE WHEN row.embedding IS NULL THEN [] ELSE [1] END |
+    SET m.embedding = vecf32(row.embedding))
+  CREATE (m)-[:IN_SESSION]->(s)
+  RETURN count(m) AS created
+}
+CALL {
+  UNWIND $merges AS merge
+  MATCH (m:Memory {id: merge.id})
+  WHERE m.project_id = $project_id
+  SET m.occurrence_count = coalesce(m.occurrence_count, 1) + merge.occurrences,
+      m.evidence = coalesce(m.evidence, []) + [x IN merge.evidence WHERE NOT x IN coalesce(m.evidence, [])],
+      m.tags = coalesce(m.tags, []) + [t IN merge.tags WHERE NOT t IN coalesce(m.tags, [])],
+      m.last_seen = $now,
+      m.updated_at = $now
+  CREATE (e:StagingEvent {
+    id: merge.event_id,
+    memory_id: m.id,
+    project_id: $project_id,
+    kind: 'merged',
+    signal: merge.match,
+    similarity: merge.similarity,
+    at: $now
+  })
+  CREATE (e)-[:CHANGED]->(m)
+  RETURN collect({id: m.id, status: m.status, occurrence_count: m.occurrence_count,
+                  feedback: m.feedback, evaluator_relevance: m.evaluator_relevance}) AS merged
+}
+// Each touched session's working-tier size, for the memory-limit trigger.
+CALL {
+  UNWIND $session_ids AS sid
+  MATCH (s:Session {project_id: $project_id, id: sid})
+  OPTIONAL MATCH (w:Memory {session_id: sid})
+  WHERE w.project_id = $project_id AND w.tier = 'working'
+  WITH sid, s, count(w) AS working
+  RETURN collect({session_id: sid, max_items: s.max_items, working: working}) AS sessions
+}
+RETURN created, raced, merged, sessions

@@ -1,0 +1,102 @@
+"""``graphmem mcp``: the memory store as an MCP server for agent clients."""
+
+from __future__ import annotations
+
+import os
+import signal
+from enum import StrEnum
+from types import FrameType
+from typing import Annotated, NoReturn
+
+import typer
+
+from graphmem.api import GraphMem
+from graphmem.auth import OPEN
+from graphmem.cli.common import app, err, reported_errors, settings_for
+from graphmem.cli.memories import GRACEFUL_SHUTDOWN_SECONDS
+from graphmem.config import Settings
+from graphmem.scheduler import Scheduler
+
+DEFAULT_PORT = 8765
+
+
+class Transport(StrEnum):
+    STDIO = "stdio"
+    HTTP = "http"
+
+
+@app.command()
+def mcp(
+    ctx: typer.Context,
+    transport: Annotated[
+        Transport,
+        typer.Option(help="stdio: one client that spawned this process; http: streamable HTTP."),
+    ] = Transport.STDIO,
+    host: Annotated[
+        str | None, typer.Option(help="HTTP: interface to bind (default: GRAPHMEM_HOST).")
+    ] = None,
+    port: Annotated[
+        int, typer.Option(envvar="GRAPHMEM_MCP_PORT", help="HTTP: port to bind.")
+    ] = DEFAULT_PORT,
+) -> None:
+    """Serve the agent tools over MCP until the client leaves (stdio) or Ctrl-C (http).
+
+    Over stdio the tools act with the key in GRAPHMEM_API_KEY, or unrestricted
+    when it is unset. Over HTTP each request brings its own key, required unless
+    the server listens on loopback only (GRAPHMEM_AUTH=required: always).
+    """
+    # Imported here: the MCP SDK takes seconds to import, which the other
+    # commands would pay for nothing.
+    import anyio
+
+    from graphmem.mcp.server import create_server
+
+    # A client or service manager stops the server with SIGTERM: leave through
+    # the same path as end of input, so the store closes in order.
+    signal.signal(signal.SIGTERM, _exit_quietly)
+    with reported_errors():
+        settings = settings_for(ctx, host=host)
+        with GraphMem.open(settings) as gm:
+            key = os.environ.get("GRAPHMEM_API_KEY")
+            # Checked before serving: a wrong key is one red line, not a failing call.
+            principal = gm.keys.authenticate(key) if key and transport is Transport.STDIO else OPEN
+            if gm.embedder is not None:
+                # Loaded before the first call, which should not wait seconds for it.
+                gm.embedder.warm_up()
+            scheduler = Scheduler(gm) if settings.scheduler else None
+            if scheduler:
+                scheduler.start()
+            try:
+                if transport is Transport.HTTP:
+                    _serve_http(gm, settings, port)
+                else:
+                    anyio.run(create_server(gm, principal=principal).run_stdio_async)
+            finally:
+                if scheduler:
+                    scheduler.stop()
+
+
+def _serve_http(gm: GraphMem, settings: Settings, port: int) -> None:
+    import uvicorn
+
+    from graphmem.mcp.http import MCP_PATH, create_http_app
+
+    access = (
+        "API keys required"
+        if settings.auth_required
+        else "open access, no API key needed: listening on loopback only"
+    )
+    err.print(f"graphmem: MCP at http://{settings.host}:{port}{MCP_PATH} ({access})", markup=False)
+    uvicorn.run(
+        create_http_app(gm, settings),
+        host=settings.host,
+        port=port,
+        log_level="warning",
+        # Open event streams must not hold a stop (and the database's clean
+        # shutdown) hostage.
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+    )
+
+
+def _exit_quietly(signum: int, frame: FrameType | None) -> NoReturn:
+    raise SystemExit(0)

@@ -1,0 +1,164 @@
+"""The HTTP gate in front of the API: body size, who is calling, how often.
+
+One ASGI middleware so every API surface mounted behind it (GraphQL over HTTP
+and websockets, MCP over HTTP) gets the same rules, and a refused request is
+answered before any of it is parsed or reaches the store.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from graphmem.auth import OPEN, Principal
+from graphmem.errors import (
+    GraphMemError,
+    PayloadTooLargeError,
+    RateLimitedError,
+    UnauthenticatedError,
+)
+from graphmem.ratelimit import RateLimiter
+
+PRINCIPAL = "principal"
+"""Where the gate leaves the caller, in ``scope["state"]`` (``request.state.principal``);
+``None`` on a websocket whose credentials arrive in its first message."""
+
+
+class Gate:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        auth_required: bool,
+        limiter: RateLimiter,
+        max_body_bytes: int,
+        paths: Iterable[str] = ("/graphql",),
+    ) -> None:
+        self.app = app
+        self.auth_required = auth_required
+        self.limiter = limiter
+        self.max_body_bytes = max_body_bytes
+        self.paths = tuple(paths)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket") or not scope["path"].startswith(self.paths):
+            await self.app(scope, receive, send)
+            return
+        try:
+            if scope["type"] == "http" and _is_ide_page(scope):
+                # The GraphiQL page itself holds no data; its requests carry the key.
+                principal: Principal | None = OPEN
+            else:
+                principal = await self._principal(scope)
+                self._check_rate(principal)
+            if scope["type"] == "http":
+                receive = await self._bounded_body(scope, receive)
+        except GraphMemError as exc:
+            await _refuse(scope, send, exc)
+            return
+        scope.setdefault("state", {})[PRINCIPAL] = principal
+        await self.app(scope, receive, send)
+
+    async def _principal(self, scope: Scope) -> Principal | None:
+        token = bearer_token(_header(scope, b"authorization"))
+        if token is not None:
+            keys = scope["app"].state.gm.keys
+            return await run_in_threadpool(keys.authenticate, token)
+        if not self.auth_required:
+            return OPEN
+        if scope["type"] == "websocket":
+            return None  # graphql-transport-ws sends it in connection_init
+        raise UnauthenticatedError("an API key is required: send 'Authorization: Bearer <key>'")
+
+    def _check_rate(self, principal: Principal | None) -> None:
+        """Per key: open local access (no key) is the operator's own machine."""
+        if principal is None or principal.key_id is None:
+            return
+        wait = self.limiter.acquire(principal.key_id)
+        if wait > 0:
+            raise RateLimitedError(wait, self.limiter.rate)
+
+    async def _bounded_body(self, scope: Scope, receive: Receive) -> Receive:
+        """Read the body up to the limit, then hand the app a replay of it."""
+        declared = _header(scope, b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
+            raise PayloadTooLargeError(int(declared), self.max_body_bytes)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return _replay([message], receive)
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.max_body_bytes:
+                raise PayloadTooLargeError(size, self.max_body_bytes)
+            if not message.get("more_body", False):
+                break
+        body = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+        return _replay([body], receive)
+
+
+STATUS = {
+    "UNAUTHENTICATED": 401,
+    "FORBIDDEN": 403,
+    "PAYLOAD_TOO_LARGE": 413,
+    "RATE_LIMITED": 429,
+}
+
+
+def bearer_token(header: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer`` header; a malformed header is an
+    error, not an anonymous request."""
+    if header is None:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise UnauthenticatedError("the Authorization header must be 'Bearer <key>'")
+    return token.strip()
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return value.decode("latin-1")
+    return None
+
+
+def _is_ide_page(scope: Scope) -> bool:
+    if scope["method"] != "GET" or b"query=" in scope.get("query_string", b""):
+        return False
+    return "text/html" in (_header(scope, b"accept") or "")
+
+
+def _replay(messages: list[Message], receive: Receive) -> Receive:
+    pending = list(messages)
+
+    async def replay() -> Message:
+        return pending.pop(0) if pending else await receive()
+
+    return replay
+
+
+async def _refuse(scope: Scope, send: Send, error: GraphMemError) -> None:
+    if scope["type"] == "websocket":
+        # Closing before accepting answers the upgrade with 403.
+        await send({"type": "websocket.close", "code": 1008, "reason": error.code})
+        return
+    extensions: dict[str, Any] = {"code": error.code}
+    if error.field:
+        extensions["field"] = error.field
+    body = json.dumps({"errors": [{"message": error.message, "extensions": extensions}]})
+    headers = [(b"content-type", b"application/json")]
+    if isinstance(error, RateLimitedError):
+        headers.append((b"retry-after", str(max(1, round(error.retry_after))).encode()))
+    if isinstance(error, UnauthenticatedError):
+        headers.append((b"www-authenticate", b'Bearer realm="graphmem"'))
+    await send(
+        {"type": "http.response.start", "status": STATUS.get(error.code, 400), "headers": headers}
+    )
+    await send({"type": "http.response.body", "body": body.encode()})

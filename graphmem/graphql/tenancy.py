@@ -1,0 +1,59 @@
+"""The tenant check every root field passes before its resolver runs.
+
+Applied to the merged root types in one place rather than written into each
+resolver, so no operation can be added without it: the resolver receives the
+project already resolved for the caller (``projectId`` absent means the key's
+only project, or the server's default) and checked against the caller's role.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from strawberry.extensions import FieldExtension
+from strawberry.types.base import get_object_definition
+
+from graphmem.auth import Role
+from graphmem.graphql.types import Info
+
+ADMIN_MUTATIONS = frozenset(
+    {
+        "run_promotion",
+        "enable_promotion",
+        "disable_promotion",
+        "archive_stale",
+        "bulk_review",
+        "run_consistency_check",
+    }
+)
+"""Operations that act on a whole project or change how it runs, rather than on
+memories an agent holds: they need an ``admin`` key."""
+
+
+class Tenancy(FieldExtension):
+    def __init__(self, role: Role) -> None:
+        self.role = role
+
+    def _scoped(self, info: Info, kwargs: dict[str, Any]) -> dict[str, Any]:
+        context = info.context
+        kwargs["project_id"] = context.principal.project_for(
+            kwargs.get("project_id"), context.gm.default_project, self.role
+        )
+        return kwargs
+
+    def resolve(self, next_: Any, source: Any, info: Info, **kwargs: Any) -> Any:
+        return next_(source, info, **self._scoped(info, kwargs))
+
+    async def resolve_async(self, next_: Any, source: Any, info: Info, **kwargs: Any) -> Any:
+        return await next_(source, info, **self._scoped(info, kwargs))
+
+
+def guard(root: type, role: Role, *, admin: frozenset[str] = frozenset()) -> type:
+    """Attach the tenant check to every field of a root type; a field without a
+    ``projectId`` argument is a schema error, since nothing could scope it."""
+    for field in get_object_definition(root, strict=True).fields:
+        if not any(argument.python_name == "project_id" for argument in field.arguments):
+            raise TypeError(f"{root.__name__}.{field.python_name} takes no projectId")
+        needed = Role.ADMIN if field.python_name in admin else role
+        field.extensions.append(Tenancy(needed))
+    return root

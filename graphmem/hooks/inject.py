@@ -1,0 +1,168 @@
+"""``graphmem inject``: read one hook event on stdin, print the memories that
+bear on it for the agent to add to the model's context.
+
+The running server answers first (it has the embedding model loaded); when
+none is running, the hook reads the store itself on full text. Whatever goes
+wrong, the hook prints one line on stderr, nothing on stdout, and exits 0: a
+memory lookup must never stop an agent from working.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from typing import NoReturn
+
+from graphmem.hooks import client
+from graphmem.hooks.errors import HookError, ServerUnavailable
+from graphmem.hooks.events import EventError, context_hint, parse_event
+from graphmem.hooks.project import resolve_project
+from graphmem.hooks.render import (
+    DEFAULT_BUDGET_TOKENS,
+    MAX_BUDGET_TOKENS,
+    MIN_BUDGET_TOKENS,
+    Recalled,
+    context_block,
+    hook_output,
+)
+
+DEFAULT_MAX_RESULTS = 5
+MAX_RESULTS = 50
+MAX_TIMEOUT_S = 30.0
+FALLBACKS = ("running", "start", "off")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise HookError(message)
+
+
+def _bounded_int(low: int, high: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low} to {high}")
+        return value
+
+    return parse
+
+
+def _timeout(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= MAX_TIMEOUT_S:
+        raise argparse.ArgumentTypeError(f"must be over 0 and at most {MAX_TIMEOUT_S:g} seconds")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="graphmem inject",
+        description="Read a coding agent's hook event (UserPromptSubmit, PreToolUse) on "
+        "stdin and print the memories that bear on it as the hook's additionalContext.",
+    )
+    p.add_argument(
+        "--project",
+        help="project to read (default: GRAPHMEM_PROJECT, "
+        "else the git repository of the event's cwd)",
+    )
+    p.add_argument(
+        "--url",
+        default=None,
+        help=f"GraphQL endpoint (default: GRAPHMEM_URL, else {client.DEFAULT_URL})",
+    )
+    p.add_argument(
+        "--max-results",
+        type=_bounded_int(1, MAX_RESULTS),
+        default=DEFAULT_MAX_RESULTS,
+        help="memories asked for (default: %(default)s)",
+    )
+    p.add_argument(
+        "--budget",
+        type=_bounded_int(MIN_BUDGET_TOKENS, MAX_BUDGET_TOKENS),
+        default=DEFAULT_BUDGET_TOKENS,
+        help="most tokens the context block may take (default: %(default)s)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_timeout,
+        default=client.DEFAULT_TIMEOUT_S,
+        help="seconds to wait for the server (default: %(default)s)",
+    )
+    p.add_argument(
+        "--fallback",
+        choices=FALLBACKS,
+        default="running",
+        help="when no server is running: read the store if its database is running "
+        "(running, the default), starting it if need be (start: seconds per call), "
+        "or add nothing (off)",
+    )
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Always 0: an agent may treat any other status as a reason to stop."""
+    try:
+        text = run(argv, sys.stdin.buffer.read())
+    except Exception as exc:
+        sys.stderr.write(f"graphmem inject: {_one_line(exc)}\n")
+        return 0
+    if text:
+        sys.stdout.buffer.write(text.encode("utf-8") + b"\n")
+        sys.stdout.flush()
+    return 0
+
+
+def run(argv: list[str] | None, stdin: bytes) -> str | None:
+    """What to print for the event in ``stdin``; ``None`` when there is nothing to add."""
+    options = parser().parse_args(argv)
+    try:
+        event = parse_event(stdin)
+    except EventError as exc:
+        raise HookError(f"cannot read the hook event on stdin: {exc}") from None
+    if event is None:
+        return None
+    hint = context_hint(event)
+    if hint is None:
+        return None
+    project = resolve_project(options.project, event.cwd)
+    memories = _recall(hint, project, options)
+    block = context_block(memories, project=project, budget_tokens=options.budget)
+    return hook_output(event.hook_event_name, block) if block else None
+
+
+def _recall(hint: str, project: str | None, options: argparse.Namespace) -> list[Recalled]:
+    api_key = os.environ.get("GRAPHMEM_API_KEY") or None
+    try:
+        return client.recall(
+            hint,
+            project=project,
+            max_results=options.max_results,
+            url=options.url or client.server_url(),
+            timeout=options.timeout,
+            api_key=api_key,
+        )
+    except ServerUnavailable:
+        if options.fallback == "off":
+            raise
+    from graphmem.hooks import fallback
+
+    return fallback.recall(
+        hint,
+        project=project,
+        max_results=options.max_results,
+        api_key=api_key,
+        start=options.fallback == "start",
+    )
+
+
+def _one_line(exc: BaseException) -> str:
+    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    return " ".join(message.split())

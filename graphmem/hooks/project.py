@@ -1,0 +1,67 @@
+"""Which project a hook call reads: the flag, the environment, or the repository.
+
+A coding agent works inside a repository, so without an explicit project the
+repository is the scope: the name of the git work tree that holds ``cwd``
+(for a linked work tree, the name of the repository it belongs to, so every
+checkout of one repository shares its memories). Found by reading ``.git``
+on disk: starting ``git`` would cost more than the rest of the hook.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+MAX_PROJECT_CHARS = 128
+_NOT_ALLOWED = re.compile(r"[^A-Za-z0-9._:@-]+")
+
+
+def resolve_project(flag: str | None, cwd: str | None) -> str | None:
+    """``--project``, else ``GRAPHMEM_PROJECT``, else the repository of ``cwd``;
+    ``None`` leaves the choice to the server (or the API key's only project)."""
+    if flag:
+        return flag
+    configured = os.environ.get("GRAPHMEM_PROJECT")
+    if configured:
+        return configured
+    return repository_name(Path(cwd) if cwd else Path.cwd())
+
+
+def repository_name(start: Path) -> str | None:
+    """The git repository holding ``start``, as a project id; ``None`` outside one."""
+    for directory in (start, *start.parents):
+        marker = directory / ".git"
+        if marker.is_dir():
+            return _as_identifier(directory.name)
+        if marker.is_file():
+            return _as_identifier(_linked_repository(marker) or directory.name)
+    return None
+
+
+def _linked_repository(marker: Path) -> str | None:
+    """For a ``.git`` file (``gitdir: …``): the main repository of a linked work tree.
+
+    A linked work tree's git directory names the repository's common directory
+    in ``commondir``; a submodule's has none and keeps its own name.
+    """
+    try:
+        line = marker.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not line.startswith("gitdir:"):
+        return None
+    git_dir = (marker.parent / line.removeprefix("gitdir:").strip()).resolve()
+    try:
+        common = (git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if common.name == ".git":
+        return common.parent.name
+    return common.name.removesuffix(".git")
+
+
+def _as_identifier(name: str) -> str | None:
+    """A directory name as a project id: letters, digits and ``. _ : @ -`` only."""
+    cleaned = _NOT_ALLOWED.sub("-", name).strip("-")[:MAX_PROJECT_CHARS]
+    return cleaned or None

@@ -1,0 +1,129 @@
+"""API keys: created and revoked by an operator, presented as bearer tokens.
+
+A key is 32 random bytes, so a plain SHA-256 of it is a safe lookup value:
+nothing can be guessed from the hash, and no slow password hash is needed for
+a secret that was never chosen by a person. Only the hash is stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import threading
+import uuid
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from graphmem.auth import Principal, Role
+from graphmem.clock import Clock, stored_now
+from graphmem.errors import NotFoundError, UnauthenticatedError
+from graphmem.models import Identifier, invalid_input
+from graphmem.store import Store
+
+TOKEN_PREFIX = "gmk_"
+MAX_KEY_NAME = 128
+MAX_KEY_PROJECTS = 100
+TOUCH_EVERY_S = 60.0
+"""How stale ``last_used_at`` may get: writing it on every request would make
+every read a write."""
+
+
+class ApiKey(BaseModel):
+    id: str
+    name: str
+    prefix: str
+    """The first characters of the key, to recognise it in a list."""
+    projects: list[str]
+    role: Role
+    created_at: float
+    revoked_at: float | None = None
+    last_used_at: float | None = None
+
+    @property
+    def revoked(self) -> bool:
+        return self.revoked_at is not None
+
+    def principal(self) -> Principal:
+        return Principal.scoped(self.projects, self.role, key_id=self.id)
+
+
+class NewKey(BaseModel):
+    """What ``create`` takes; validated so a bad name or project is refused whole."""
+
+    name: str = Field(min_length=1, max_length=MAX_KEY_NAME)
+    projects: list[Identifier] = Field(min_length=1, max_length=MAX_KEY_PROJECTS)
+    role: Role
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class ApiKeys:
+    def __init__(self, store: Store, clock: Clock) -> None:
+        self._store = store
+        self._clock = clock
+        self._touched: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def create(self, name: str, projects: Iterable[str], role: Role | str) -> tuple[ApiKey, str]:
+        """A new key and its token; the token is never retrievable again."""
+        try:
+            new = NewKey.model_validate(
+                {"name": name, "projects": list(dict.fromkeys(projects)), "role": role}
+            )
+        except ValidationError as exc:
+            raise invalid_input(exc) from None
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        rows = self._store.write(
+            "create_api_key",
+            {
+                "id": uuid.uuid4().hex[:16],
+                "name": new.name,
+                "hash": hash_token(token),
+                "prefix": token[: len(TOKEN_PREFIX) + 6],
+                "projects": new.projects,
+                "role": new.role.value,
+                "now": stored_now(self._clock),
+            },
+        )
+        return _key(rows[0]), token
+
+    def list(self) -> list[ApiKey]:
+        return [_key(row) for row in self._store.read("list_api_keys")]
+
+    def revoke(self, key_id: str) -> ApiKey:
+        rows = self._store.write("revoke_api_key", {"id": key_id, "now": stored_now(self._clock)})
+        if not rows:
+            raise NotFoundError(f"id: no API key {key_id!r}", field="id")
+        return _key(rows[0])
+
+    def authenticate(self, token: str) -> Principal:
+        """The principal of a live key; revocation takes effect on the next request."""
+        if not token.startswith(TOKEN_PREFIX) or len(token) > 256:
+            raise UnauthenticatedError("invalid API key")
+        rows = self._store.read("find_api_key", {"hash": hash_token(token)})
+        if not rows:
+            raise UnauthenticatedError("invalid or revoked API key")
+        key = _key(rows[0])
+        self._touch(key.id)
+        return key.principal()
+
+    def _touch(self, key_id: str) -> None:
+        now = stored_now(self._clock)
+        with self._lock:
+            if now - self._touched.get(key_id, float("-inf")) < TOUCH_EVERY_S:
+                return
+            self._touched[key_id] = now
+        self._store.write("touch_api_key", {"id": key_id, "now": now})
+
+
+def _key(row: dict[str, Any]) -> ApiKey:
+    return ApiKey.model_validate(row["key"])
+
+
+def format_time(at: float | None) -> str:
+    return "" if at is None else datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M:%SZ")

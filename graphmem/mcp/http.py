@@ -1,0 +1,37 @@
+"""The streamable HTTP transport: the MCP endpoint at ``/mcp``, behind the gate.
+
+The same gate as the GraphQL API stands in front of it (keys, rate limit,
+body size), so both surfaces follow one rule: a key is required unless the
+server listens on loopback only, and a key that is sent always confines the
+request to its projects and role. Each HTTP request is checked on its own,
+so a revoked key stops working at its next request, and one MCP session
+cannot borrow another request's rights.
+"""
+
+from __future__ import annotations
+
+from starlette.applications import Starlette
+
+from graphmem.api import GraphMem
+from graphmem.config import Settings
+from graphmem.gate import Gate
+from graphmem.mcp.server import create_server
+from graphmem.ratelimit import RateLimiter
+
+MCP_PATH = "/mcp"
+
+
+def create_http_app(gm: GraphMem, settings: Settings) -> Starlette:
+    """The ASGI app serving ``gm``. ``settings.host`` is where it will listen,
+    which decides whether keys are required and the DNS rebinding protection
+    the SDK applies (on for loopback)."""
+    app = create_server(gm).streamable_http_app(streamable_http_path=MCP_PATH, host=settings.host)
+    app.state.gm = gm
+    app.add_middleware(
+        Gate,
+        auth_required=settings.auth_required,
+        limiter=RateLimiter(settings.rate_limit, settings.rate_burst),
+        max_body_bytes=settings.max_body_bytes,
+        paths=(MCP_PATH,),
+    )
+    return app

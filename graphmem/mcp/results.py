@@ -1,0 +1,210 @@
+"""What the MCP tools return: compact JSON an agent can read and act on.
+
+A stored memory carries bookkeeping (score parts, archive fields, dedup
+keys) that an agent has no use for and that would only crowd its context, so
+the tools return views with the fields that let an agent decide and refer
+back: ids, content, type, tier, status and the scores.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, Field
+
+from graphmem import models
+from graphmem import retrieval as domain
+
+
+def _iso(at: float | None) -> str | None:
+    return None if at is None else datetime.fromtimestamp(at, UTC).isoformat()
+
+
+class MemoryView(BaseModel):
+    id: str
+    content: str
+    memory_type: models.MemoryType | None
+    tier: models.Tier
+    status: models.Status
+    importance: float = Field(description="Stored importance in [0, 1].")
+    confidence: float
+    pinned: bool
+    tags: list[str]
+    rationale: str | None
+    session_id: str
+    occurrence_count: int
+    access_count: int
+    superseded_by: str | None = Field(description="The memory that replaces this one, if any.")
+    created_at: str = Field(description="ISO-8601, UTC.")
+    last_accessed_at: str | None
+
+    @classmethod
+    def of(cls, memory: models.Memory) -> MemoryView:
+        return cls(
+            id=memory.id,
+            content=memory.content,
+            memory_type=memory.memory_type,
+            tier=memory.tier,
+            status=memory.status,
+            importance=memory.importance,
+            confidence=memory.confidence,
+            pinned=memory.pinned,
+            tags=memory.tags,
+            rationale=memory.rationale,
+            session_id=memory.session_id,
+            occurrence_count=memory.occurrence_count,
+            access_count=memory.access_count,
+            superseded_by=memory.superseded_by,
+            created_at=_iso(memory.created_at) or "",
+            last_accessed_at=_iso(memory.last_accessed_at),
+        )
+
+
+class RememberResult(BaseModel):
+    memory: MemoryView
+    created: bool = Field(
+        description="False: the text matched a live memory and was counted into it."
+    )
+    match: str | None = Field(description="How a merged write matched: exact or near.")
+
+
+class ContextItemView(BaseModel):
+    memory: MemoryView
+    score: float
+    components: dict[str, float] = Field(
+        description="Each factor's contribution to the score; they sum to it."
+    )
+
+
+class ContextView(BaseModel):
+    context: str = Field(description="The memories as a text block to put in a prompt.")
+    items: list[ContextItemView] = Field(description="The same memories, best first.")
+    notes: list[str]
+
+
+class SearchHitView(BaseModel):
+    memory: MemoryView
+    score: float
+    components: dict[str, float] = Field(
+        description="Each factor's contribution to the score; they sum to it."
+    )
+    retrievers: list[domain.RetrieverHit] = Field(
+        description="Which indexes found the memory and at what rank; empty when only "
+        "traversal reached it."
+    )
+    path: domain.GraphPath | None = Field(
+        description="The relations walked from a found memory to this one."
+    )
+    replaces: list[str] = Field(description="Superseded memories this one stands in for.")
+
+
+class SearchView(BaseModel):
+    hits: list[SearchHitView]
+    retrievers: list[domain.Retriever] = Field(description="The indexes that ran.")
+    notes: list[str]
+
+
+class RelationView(BaseModel):
+    type: models.RelationType
+    from_id: str
+    to_id: str
+    rationale: str | None
+    weight: float
+
+    @classmethod
+    def of(cls, relation: models.Relation) -> RelationView:
+        return cls(
+            type=relation.type,
+            from_id=relation.from_id,
+            to_id=relation.to_id,
+            rationale=relation.rationale,
+            weight=relation.weight,
+        )
+
+
+class ForgetResult(BaseModel):
+    id: str
+    forgotten: bool
+
+
+class ReviewItemView(BaseModel):
+    memory: MemoryView
+    occurrences: int
+    feedback: float = Field(description="The sum of the feedback values given.")
+    age_seconds: float
+    near_duplicates: list[str] = Field(description="Ids of live memories with close text.")
+
+
+class ReviewView(BaseModel):
+    items: list[ReviewItemView]
+    next_cursor: str | None = Field(
+        description="Pass as `after` for the next page; null on the last page."
+    )
+
+
+def context_view(result: domain.ContextResult) -> ContextView:
+    return ContextView(
+        context=render_context(result),
+        items=[
+            ContextItemView(
+                memory=MemoryView.of(item.memory),
+                score=item.score,
+                components={c.name: c.contribution for c in item.components},
+            )
+            for item in result.items
+        ],
+        notes=list(result.notes),
+    )
+
+
+def render_context(result: domain.ContextResult) -> str:
+    """The block an agent pastes into its prompt: one numbered memory per entry,
+    with the id it needs to give feedback on, relate or supersede it."""
+    if not result.items:
+        return "No stored memories bear on this."
+    lines = ["Relevant memories, most relevant first:"]
+    for n, item in enumerate(result.items, start=1):
+        memory = item.memory
+        kind = memory.memory_type.value if memory.memory_type else "note"
+        lines.append(f"{n}. [{kind}] {memory.content}")
+        if memory.rationale:
+            lines.append(f"   why: {memory.rationale}")
+        lines.append(
+            f"   id={memory.id} tier={memory.tier.value} confidence={memory.confidence:.2f} "
+            f"score={item.score:.3f}"
+        )
+    return "\n".join(lines)
+
+
+def search_view(result: domain.SearchResult) -> SearchView:
+    return SearchView(
+        hits=[
+            SearchHitView(
+                memory=MemoryView.of(hit.memory),
+                score=hit.score,
+                components={c.name: c.contribution for c in hit.explanation.components},
+                retrievers=hit.explanation.retrievers,
+                path=hit.explanation.path,
+                replaces=hit.explanation.replaces,
+            )
+            for hit in result.hits
+        ],
+        retrievers=list(result.retrievers),
+        notes=list(result.notes),
+    )
+
+
+def review_view(page: models.ReviewPage) -> ReviewView:
+    return ReviewView(
+        items=[
+            ReviewItemView(
+                memory=MemoryView.of(item.memory),
+                occurrences=item.occurrences,
+                feedback=item.feedback,
+                age_seconds=item.age_seconds,
+                near_duplicates=item.near_duplicates,
+            )
+            for item in page.items
+        ],
+        next_cursor=page.end_cursor if page.has_next else None,
+    )

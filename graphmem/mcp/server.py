@@ -1,0 +1,509 @@
+"""The MCP tools: GraphMem's agent-facing operations, one tool each.
+
+Each tool maps its arguments onto the GraphMem call the GraphQL resolver of
+the same operation makes, after resolving its project through the caller's
+principal; validation and every rule stay in GraphMem. The parameter limits
+are the models' own constants, so the schema a client sees is what is
+enforced. Deliberate errors come back as tool error results (``is_error``)
+whose text and structured content name the code, the field and the limit,
+which an agent can correct; anything else is reported as a crash without
+detail.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic import Field, ValidationError
+
+from graphmem import models
+from graphmem import retrieval as domain
+from graphmem.api import GraphMem
+from graphmem.auth import OPEN, Principal, Role
+from graphmem.errors import (
+    GraphMemError,
+    StoreUnavailableError,
+    UnauthenticatedError,
+)
+from graphmem.gate import PRINCIPAL
+from graphmem.mcp.results import (
+    ContextView,
+    ForgetResult,
+    MemoryView,
+    RelationView,
+    RememberResult,
+    ReviewView,
+    SearchView,
+    context_view,
+    review_view,
+    search_view,
+)
+from graphmem.models import (
+    MAX_CONTENT_CHARS,
+    MAX_EVIDENCE_CHARS,
+    MAX_EVIDENCE_ITEMS,
+    MAX_PAGE_SIZE,
+    MAX_RATIONALE_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    Identifier,
+)
+from graphmem.retrieval import context as ctx_limits
+from graphmem.retrieval import search as search_limits
+
+STORE_UNAVAILABLE_MESSAGE = "The graph database is unavailable; try again shortly"
+_ARGUMENT_NAMES = {"id": "memory_id", "projectId": "project_id"}
+"""GraphMem's names for what the tools call otherwise."""
+
+log = logging.getLogger(__name__)
+
+INSTRUCTIONS = """\
+graphmem is this agent's long-term memory. Before starting a task, call
+knowledge_context with a sentence about the task and use what it returns.
+When you learn something worth keeping (a decision, a convention, a lesson, a
+risk), call remember; pass suggested_by="agent" when the user asked you to
+remember it. Rate what helped or misled you with record_feedback, pin rules
+that must not be forgotten, link memories with relate, and when a memory is
+replaced by a newer one, call supersede instead of forgetting the old one.
+"""
+
+ProjectId = Annotated[
+    Identifier | None,
+    Field(description="The project (tenant) to act in; the server's default when omitted."),
+]
+MemoryId = Annotated[str, Field(min_length=1, max_length=128, description="A memory's id.")]
+Tags = Annotated[
+    Sequence[Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]],
+    Field(max_length=MAX_TAGS, description="Every one of these tags."),
+]
+Rationale = Annotated[
+    str | None,
+    Field(max_length=MAX_RATIONALE_CHARS, description="Why; shown with the memory."),
+]
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+
+class GraphMemMCP(MCPServer[Any]):
+    """An MCPServer whose tool errors carry GraphMem's codes and fields."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            error = _deliberate(exc)
+            if error is None:
+                raise
+            return _error_result(error)
+
+
+def _deliberate(exc: ToolError) -> GraphMemError | None:
+    """The GraphMem error behind a tool failure, if it was one a caller can fix.
+
+    The SDK raises ``ToolError`` from a ``ValidationError`` when the arguments
+    fail the tool's schema, and ``UnexpectedToolError`` around whatever the
+    tool itself raised.
+    """
+    cause = exc.__cause__
+    if isinstance(cause, ValidationError) and not isinstance(exc, UnexpectedToolError):
+        return models.invalid_input(cause, locate=_argument_path)
+    if isinstance(cause, GraphMemError):
+        return cause
+    return None
+
+
+def _argument_path(loc: tuple[Any, ...]) -> str:
+    """``("tags", 3)`` -> ``tags[3]``: the path as the caller wrote the argument."""
+    path = str(loc[0]) if loc else ""
+    for part in loc[1:]:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return path
+
+
+def _error_result(error: GraphMemError) -> CallToolResult:
+    field, message = error.field, error.message
+    if field in _ARGUMENT_NAMES:
+        renamed = _ARGUMENT_NAMES[field]
+        if message.startswith(f"{field}:"):
+            message = renamed + message[len(field) :]
+        field = renamed
+    if isinstance(error, StoreUnavailableError):
+        # The detail may name hosts or paths; the operator's log keeps it.
+        log.warning("graph database unavailable: %s", error.message)
+        message = STORE_UNAVAILABLE_MESSAGE
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"error [{error.code}]: {message}")],
+        structured_content={"error": {"code": error.code, "field": field, "message": message}},
+        is_error=True,
+    )
+
+
+def _request_principal(ctx: Context[Any, Any], stdio: Principal) -> Principal:
+    """The principal the HTTP gate found for this request, or the process's own
+    over stdio (where there is no request)."""
+    request = ctx.request_context.request
+    if request is None:
+        return stdio
+    principal = getattr(request.state, PRINCIPAL, None)
+    if not isinstance(principal, Principal):
+        raise UnauthenticatedError("this request carries no credentials")
+    return principal
+
+
+def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
+    """The MCP server over ``gm``. ``principal`` is who stdio clients act as;
+    HTTP requests bring their own (see ``graphmem.mcp.http``)."""
+    server = GraphMemMCP(
+        "graphmem", instructions=INSTRUCTIONS, log_level="WARNING", warn_on_duplicate_tools=False
+    )
+
+    def project(ctx: Context[Any, Any], project_id: str | None, role: Role) -> str:
+        return _request_principal(ctx, principal).project_for(project_id, gm.default_project, role)
+
+    @server.tool(
+        description="What the memory store knows that bears on what you are about to do, "
+        "best first: a text block to put in your prompt plus each memory with its score. "
+        "Only active, current memories are returned; each one returned counts as a use.",
+        annotations=ToolAnnotations(read_only_hint=False, open_world_hint=False),
+    )
+    def knowledge_context(
+        ctx: Context[Any, Any],
+        context_hint: Annotated[
+            str,
+            Field(
+                min_length=ctx_limits.HINT_MIN_CHARS,
+                max_length=ctx_limits.HINT_MAX_CHARS,
+                description="What you are about to do or discuss; memories are matched against it.",
+            ),
+        ],
+        include_types: Annotated[
+            list[models.MemoryType] | None,
+            Field(description="Only memories of these types; all types when omitted."),
+        ] = None,
+        min_confidence: Annotated[
+            float, Field(ge=0.0, le=1.0, description="Leave out memories less certain than this.")
+        ] = ctx_limits.DEFAULT_MIN_CONFIDENCE,
+        max_results: Annotated[
+            int, Field(ge=1, le=ctx_limits.MAX_RESULTS, description="How many memories.")
+        ] = ctx_limits.DEFAULT_MAX_RESULTS,
+        recency_weight: Annotated[
+            float,
+            Field(
+                ge=0.0,
+                le=1.0,
+                description="Weight of recency; the other factors rebalance to sum to 1.",
+            ),
+        ] = ctx_limits.DEFAULT_RECENCY_WEIGHT,
+        include_superseded: Annotated[
+            bool, Field(description="Also return memories a newer one supersedes.")
+        ] = False,
+        session_id: Annotated[
+            Identifier | None, Field(description="Only this session's memories.")
+        ] = None,
+        record_access: Annotated[
+            bool | None,
+            Field(
+                description="Count each returned memory as used; the server's setting when omitted."
+            ),
+        ] = None,
+        project_id: ProjectId = None,
+    ) -> Annotated[CallToolResult, ContextView]:
+        result = gm.knowledge_context(
+            context_hint,
+            include_types=include_types,
+            min_confidence=min_confidence,
+            max_results=max_results,
+            recency_weight=recency_weight,
+            include_superseded=include_superseded,
+            session_id=session_id,
+            record_access=record_access,
+            project_id=project(ctx, project_id, Role.READ),
+        )
+        view = context_view(result)
+        # A client that hands the model only text content gives it the block itself.
+        return CallToolResult(
+            content=[TextContent(type="text", text=view.context)],
+            structured_content=view.model_dump(mode="json"),
+        )
+
+    @server.tool(
+        description="Hybrid search over meaning, words and relations; every hit says why it "
+        "scored what it did, which index found it and which relations brought it in. "
+        "A superseded hit is replaced by its successor unless include_superseded is set.",
+        annotations=READ_ONLY,
+    )
+    def search(
+        ctx: Context[Any, Any],
+        query: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=search_limits.MAX_QUERY_CHARS,
+                description="What to look for, in words.",
+            ),
+        ],
+        mode: Annotated[
+            domain.SearchMode,
+            Field(
+                description="HYBRID: both indexes plus relations; VECTOR or FULLTEXT: one "
+                "index; GRAPH: the best few hits and what relates to them."
+            ),
+        ] = domain.SearchMode.HYBRID,
+        limit: Annotated[
+            int, Field(ge=1, le=search_limits.MAX_LIMIT, description="How many hits.")
+        ] = 10,
+        depth: Annotated[
+            int,
+            Field(ge=0, le=search_limits.MAX_DEPTH, description="Relations walked from each hit."),
+        ] = 1,
+        relation_types: Annotated[
+            list[models.RelationType] | None,
+            Field(
+                description="Relations to walk (not SUPERSEDES); ENABLES, CONSTRAINS and "
+                "RELATED_TO when omitted."
+            ),
+        ] = None,
+        types: Annotated[
+            Sequence[models.MemoryType], Field(description="Only memories of these types.")
+        ] = (),
+        tiers: Annotated[Sequence[models.Tier], Field(description="Only these tiers.")] = (),
+        statuses: Annotated[
+            Sequence[models.Status], Field(description="Only these statuses.")
+        ] = (),
+        tags: Tags = (),
+        session_id: Annotated[Identifier | None, Field(description="Only this session's.")] = None,
+        min_confidence: Annotated[
+            float, Field(ge=0.0, le=1.0, description="Leave out memories less certain than this.")
+        ] = 0.0,
+        include_candidates: Annotated[
+            bool, Field(description="Also unconfirmed candidates.")
+        ] = True,
+        include_archived: Annotated[bool, Field(description="Also archived memories.")] = False,
+        include_superseded: Annotated[
+            bool, Field(description="Keep superseded hits instead of their successors.")
+        ] = False,
+        project_id: ProjectId = None,
+    ) -> SearchView:
+        result = gm.search(
+            query,
+            mode=mode,
+            limit=limit,
+            depth=depth,
+            relation_types=relation_types,
+            filters={
+                "types": types,
+                "tiers": tiers,
+                "statuses": statuses,
+                "tags": tags,
+                "session_id": session_id,
+                "min_confidence": min_confidence,
+                "include_candidates": include_candidates,
+                "include_archived": include_archived,
+                "include_superseded": include_superseded,
+            },
+            project_id=project(ctx, project_id, Role.READ),
+        )
+        return search_view(result)
+
+    @server.tool(
+        description="Store a memory. Text matching a live memory (ignoring case and "
+        "punctuation) is counted into it as another occurrence instead of stored twice.",
+        annotations=WRITES,
+    )
+    def remember(
+        ctx: Context[Any, Any],
+        content: Annotated[
+            str, Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="The memory.")
+        ],
+        memory_type: Annotated[
+            models.MemoryType | None,
+            Field(description="What kind of memory; decisions, rules and risks weigh most."),
+        ] = None,
+        confidence: Annotated[
+            float, Field(ge=0.0, le=1.0, description="How sure you are it is true.")
+        ] = 0.7,
+        source: Annotated[
+            models.Source,
+            Field(
+                description="auto_extracted memories start as candidates awaiting evidence; "
+                "the others start active."
+            ),
+        ] = models.Source.AGENT,
+        suggested_by: Annotated[
+            models.SuggestedBy,
+            Field(
+                description="agent: the user asked to remember this; it is kept long-term at once."
+            ),
+        ] = models.SuggestedBy.IMPLICIT,
+        self_assessment: Annotated[
+            models.SelfAssessment | None, Field(description="Your own rating of its value.")
+        ] = None,
+        pinned: Annotated[bool, Field(description="Never archive it.")] = False,
+        tags: Tags = (),
+        rationale: Rationale = None,
+        evidence: Annotated[
+            Sequence[Annotated[str, Field(max_length=MAX_EVIDENCE_CHARS)]],
+            Field(max_length=MAX_EVIDENCE_ITEMS, description="What supports it."),
+        ] = (),
+        session_id: Annotated[
+            Identifier | None, Field(description="The thread of work it belongs to.")
+        ] = None,
+        agent_id: Annotated[Identifier | None, Field(description="Who is writing it.")] = None,
+        project_id: ProjectId = None,
+    ) -> RememberResult:
+        item = {
+            "content": content,
+            "memory_type": memory_type,
+            "confidence": confidence,
+            "source": source,
+            "suggested_by": suggested_by,
+            "self_assessment": self_assessment,
+            "pinned": pinned,
+            "tags": tags,
+            "rationale": rationale,
+            "evidence": evidence,
+            "session_id": session_id,
+            "agent_id": agent_id,
+        }
+        memory, outcome = gm.remember_detailed(
+            item, project_id=project(ctx, project_id, Role.WRITE)
+        )
+        return RememberResult(
+            memory=MemoryView.of(memory), created=outcome.created, match=outcome.match
+        )
+
+    @server.tool(
+        description="Rate a memory you used: 1 helped, 0 neutral, -1 wrong or misleading. "
+        "It is rescored, and net positive feedback confirms a candidate.",
+        annotations=WRITES,
+    )
+    def record_feedback(
+        ctx: Context[Any, Any],
+        memory_id: MemoryId,
+        value: Annotated[Literal[-1, 0, 1], Field(description="1, 0 or -1.")],
+        project_id: ProjectId = None,
+    ) -> MemoryView:
+        memory = gm.feedback(memory_id, value, project_id=project(ctx, project_id, Role.WRITE))
+        return MemoryView.of(memory)
+
+    @server.tool(
+        description="Pin a memory: it is confirmed (a candidate becomes active) and never "
+        "archived.",
+        annotations=ToolAnnotations(
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+    def pin(
+        ctx: Context[Any, Any], memory_id: MemoryId, project_id: ProjectId = None
+    ) -> MemoryView:
+        return MemoryView.of(gm.pin(memory_id, project_id=project(ctx, project_id, Role.WRITE)))
+
+    @server.tool(
+        description="Add or update a typed relation from one memory to another: "
+        "CONSTRAINS (a rule that binds the other), ENABLES, RELATED_TO or SUPERSEDES.",
+        annotations=WRITES,
+    )
+    def relate(
+        ctx: Context[Any, Any],
+        from_id: MemoryId,
+        to_id: MemoryId,
+        type: Annotated[models.RelationType, Field(description="The relation's type.")],
+        rationale: Rationale = None,
+        weight: Annotated[float, Field(ge=0.0, le=1.0, description="How strong.")] = 1.0,
+        project_id: ProjectId = None,
+    ) -> RelationView:
+        relation = gm.relate(
+            from_id,
+            to_id,
+            type,
+            rationale=rationale,
+            weight=weight,
+            project_id=project(ctx, project_id, Role.WRITE),
+        )
+        return RelationView.of(relation)
+
+    @server.tool(
+        description="Mark new_id as replacing old_id. The old memory is kept but no longer "
+        "offered in its successor's place.",
+        annotations=WRITES,
+    )
+    def supersede(
+        ctx: Context[Any, Any],
+        old_id: MemoryId,
+        new_id: MemoryId,
+        rationale: Rationale = None,
+        project_id: ProjectId = None,
+    ) -> RelationView:
+        relation = gm.supersede(
+            old_id, new_id, rationale=rationale, project_id=project(ctx, project_id, Role.WRITE)
+        )
+        return RelationView.of(relation)
+
+    @server.tool(
+        description="Delete a memory and its relations for good. Prefer supersede for "
+        "outdated memories: stale ones are archived on their own.",
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=True, open_world_hint=False
+        ),
+    )
+    def forget(
+        ctx: Context[Any, Any], memory_id: MemoryId, project_id: ProjectId = None
+    ) -> ForgetResult:
+        gm.forget(memory_id, project_id=project(ctx, project_id, Role.WRITE))
+        return ForgetResult(id=memory_id, forgotten=True)
+
+    @server.tool(
+        description="Candidates awaiting review, with the evidence for each (occurrences, "
+        "feedback, age, near duplicates), a page at a time.",
+        annotations=READ_ONLY,
+    )
+    def review_candidates(
+        ctx: Context[Any, Any],
+        session_id: Annotated[Identifier | None, Field(description="Only this session's.")] = None,
+        memory_type: Annotated[
+            models.MemoryType | None, Field(description="Only this type.")
+        ] = None,
+        tags: Tags = (),
+        min_occurrences: Annotated[
+            int, Field(ge=1, description="Written at least this often.")
+        ] = 1,
+        older_than_seconds: Annotated[
+            float | None, Field(ge=0, description="Written at least this long ago.")
+        ] = None,
+        order: Annotated[
+            Literal["oldest", "evidence"],
+            Field(description="oldest first, or most evidence first."),
+        ] = "oldest",
+        first: Annotated[int, Field(ge=1, le=MAX_PAGE_SIZE, description="Page size.")] = 20,
+        after: Annotated[
+            str | None, Field(max_length=128, description="next_cursor of the previous page.")
+        ] = None,
+        project_id: ProjectId = None,
+    ) -> ReviewView:
+        page = gm.review_queue(
+            {
+                "session_id": session_id,
+                "memory_type": memory_type,
+                "tags": tags,
+                "min_occurrences": min_occurrences,
+                "older_than_seconds": older_than_seconds,
+            },
+            order=order,
+            first=first,
+            after=after,
+            project_id=project(ctx, project_id, Role.READ),
+        )
+        return review_view(page)
+
+    return server

@@ -1,0 +1,69 @@
+"""What observing one server takes: its metrics, the request middleware, the
+``/metrics`` endpoint, and the hooks on the GraphMem it serves."""
+
+from __future__ import annotations
+
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from graphmem.api import GraphMem
+from graphmem.auth import Role
+from graphmem.errors import ForbiddenError, GraphMemError, UnauthenticatedError
+from graphmem.gate import STATUS, bearer_token
+from graphmem.observability.instruments import observe_embeddings, observe_statements
+from graphmem.observability.logs import log_events
+from graphmem.observability.metrics import Metrics
+from graphmem.observability.middleware import RequestMiddleware
+from graphmem.observability.tracing import tracing
+
+
+class Observability:
+    def __init__(self, *, auth_required: bool) -> None:
+        self.metrics = Metrics()
+        self.auth_required = auth_required
+        """Metrics name every project, so a server that requires keys serves them to
+        admin keys only."""
+
+    def middleware(self) -> Middleware:
+        return Middleware(RequestMiddleware, metrics=self.metrics)
+
+    def watch(self, gm: GraphMem) -> None:
+        """Count and log what ``gm`` does: its events, statements and embeddings."""
+        gm.telemetry.subscribe(self.metrics.on_event)
+        log_events(gm.telemetry)
+        observe_statements(gm.store, self.metrics.observe_statement)
+        traced = tracing()
+        if traced is not None:
+            observe_statements(gm.store, traced.statement_observer(gm.store.dialect))
+        if gm.embedder is not None:
+            observe_embeddings(gm.embedder, self.metrics.observe_embedding)
+        self.metrics.count_candidates_of(gm)
+
+    async def endpoint(self, request: Request) -> Response:
+        """``GET /metrics`` in Prometheus' text format."""
+        if self.auth_required:
+            try:
+                await self._check_admin(request)
+            except GraphMemError as exc:
+                return JSONResponse(
+                    {"errors": [{"message": exc.message, "extensions": {"code": exc.code}}]},
+                    status_code=STATUS.get(exc.code, 400),
+                )
+        # Collecting may count candidates in the graph: off the event loop.
+        body = await run_in_threadpool(generate_latest, self.metrics.registry)
+        return Response(body, media_type=CONTENT_TYPE_LATEST)
+
+    async def _check_admin(self, request: Request) -> None:
+        token = bearer_token(request.headers.get("authorization"))
+        if token is None:
+            raise UnauthenticatedError(
+                "metrics need an admin API key: send 'Authorization: Bearer <key>'"
+            )
+        principal = await run_in_threadpool(request.app.state.gm.keys.authenticate, token)
+        if not principal.role.includes(Role.ADMIN):
+            raise ForbiddenError(
+                f"metrics need an admin API key; this key's role is {principal.role.value}"
+            )

@@ -1,0 +1,280 @@
+"""Each operation is all or nothing.
+
+Every operation below writes through exactly one statement, so the store's
+own atomicity is the operation's. The failures are injected into that
+statement's last step (a parameter the database rejects only once the earlier
+steps have run), and the graph must then be exactly as it was before.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import pytest
+import redis
+from falkordb import FalkorDB
+
+from graphmem.api import GraphMem
+from graphmem.clock import ManualClock
+from graphmem.models import Status, Tier
+from graphmem.store import Row, Store
+from graphmem.store.embedded import EmbeddedFalkorDB
+from graphmem.store.falkordb import FalkorStore
+
+Mutation = Callable[[dict[str, Any]], None]
+NOT_A_PROPERTY = {"a map": "is not a property value"}
+"""The database refuses to store this, at the step that tries to."""
+
+
+class FaultyStore:
+    """The real store, recording the writes and sabotaging a named one."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self.writes: list[str] = []
+        self.sabotage: dict[str, Mutation] = {}
+
+    def write(self, name: str, params: Mapping[str, Any] | None = None) -> list[Row]:
+        self.writes.append(name)
+        if name in self.sabotage:
+            params = copy.deepcopy(dict(params or {}))
+            self.sabotage[name](params)
+        return self._store.write(name, params)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+@pytest.fixture
+def faulty(store: FalkorStore) -> FaultyStore:
+    return FaultyStore(store)
+
+
+@pytest.fixture
+def fgm(faulty: FaultyStore, clock: ManualClock) -> GraphMem:
+    return GraphMem(faulty, clock=clock)
+
+
+@pytest.fixture
+def efgm(faulty: FaultyStore, clock: ManualClock, embedder: Any) -> GraphMem:
+    return GraphMem(faulty, clock=clock, embedder=embedder)
+
+
+@pytest.fixture
+def snapshot(falkordb_server: EmbeddedFalkorDB, store: FalkorStore) -> Iterator[Callable[[], Any]]:
+    """Every node and edge of the test's graph, embeddings included."""
+    db = FalkorDB(unix_socket_path=str(falkordb_server.socket_path), socket_timeout=30.0)
+    graph = db.select_graph(store.graph_name)
+
+    def take() -> tuple[list[str], list[str]]:
+        nodes = graph.ro_query("MATCH (n) RETURN labels(n), properties(n)").result_set
+        edges = graph.ro_query(
+            "MATCH (a)-[r]->(b) RETURN type(r), a.id, b.id, properties(r)"
+        ).result_set
+        return sorted(map(repr, nodes)), sorted(map(repr, edges))
+
+    yield take
+    db.close()
+
+
+def embedding_of(store: FalkorStore, memory_id: str) -> list[float] | None:
+    rows = store._graph.ro_query(
+        "MATCH (m:Memory {id: $id}) RETURN m.embedding", {"id": memory_id}
+    ).result_set
+    return rows[0][0] if rows else None
+
+
+def _spoil_last_row_embedding(params: dict[str, Any]) -> None:
+    params["rows"][-1]["embedding"] = ["not a number"]
+
+
+def _spoil_last_merge(params: dict[str, Any]) -> None:
+    params["merges"][-1]["event_id"] = NOT_A_PROPERTY
+
+
+class TestRemember:
+    ITEMS = [
+        {"content": "the billing service retries webhooks three times", "tags": ["billing"]},
+        {"content": "staging deploys need the VPN", "memory_type": "convention"},
+        {"content": "payments are reconciled nightly at 02:00 UTC", "memory_type": "fact"},
+    ]
+
+    def test_memories_and_their_embeddings_are_one_write(
+        self, efgm: GraphMem, faulty: FaultyStore, store: FalkorStore
+    ):
+        ids = efgm.remember_many(self.ITEMS)
+        assert faulty.writes == ["remember_many"]
+        for memory_id in ids:
+            vector = embedding_of(store, memory_id)
+            assert vector is not None and len(vector) == 384
+
+    def test_a_failure_at_the_last_embedding_writes_nothing(
+        self, efgm: GraphMem, faulty: FaultyStore, snapshot: Callable[[], Any]
+    ):
+        efgm.remember({"content": "an earlier memory that must stay as it is"})
+        before = snapshot()
+        faulty.sabotage["remember_many"] = _spoil_last_row_embedding
+        with pytest.raises(redis.ResponseError):
+            efgm.remember_many(self.ITEMS)
+        assert snapshot() == before
+        # The same batch, unsabotaged, is written whole.
+        del faulty.sabotage["remember_many"]
+        assert len(set(efgm.remember_many(self.ITEMS))) == 3
+
+    def test_a_failure_at_the_last_merge_undoes_creates_and_earlier_merges(
+        self, fgm: GraphMem, faulty: FaultyStore, snapshot: Callable[[], Any]
+    ):
+        first = fgm.remember(
+            {"content": "the cache TTL is 300 seconds", "source": "auto_extracted"}
+        )
+        second = fgm.remember({"content": "logs are kept for 30 days", "source": "auto_extracted"})
+        before = snapshot()
+        faulty.sabotage["remember_many"] = _spoil_last_merge
+        batch = [
+            {"content": "a brand new memory in the failing batch"},
+            {"content": "The cache TTL is 300 seconds."},
+            {"content": "logs are kept for 30 days"},
+        ]
+        with pytest.raises(redis.ResponseError):
+            fgm.remember_many(batch)
+        assert snapshot() == before
+        assert fgm.get(first.id).occurrence_count == 1
+        assert fgm.get(second.id).occurrence_count == 1
+
+
+class TestMergeMemories:
+    def _pair(self, gm: GraphMem) -> tuple[str, str]:
+        into = gm.remember(
+            {"content": "use feature flags for risky launches", "source": "auto_extracted"}
+        )
+        absorbed = gm.remember({"content": "risky launches go behind a flag", "source": "import"})
+        gm.record_access(absorbed.id)
+        gm.feedback(absorbed.id, 1)
+        assert into.status is Status.CANDIDATE
+        return into.id, absorbed.id
+
+    def test_merge_rescore_and_activation_are_one_write(
+        self, fgm: GraphMem, faulty: FaultyStore, clock: ManualClock
+    ):
+        into_id, absorbed_id = self._pair(fgm)
+        before = fgm.get(into_id)
+        clock.advance(60)
+        faulty.writes.clear()
+        merged = fgm.merge_memories(into_id, absorbed_id)
+        assert faulty.writes == ["merge_memories"]
+        assert merged.status is Status.ACTIVE  # occurrence_count 2 reaches recurrence
+        assert merged.occurrence_count == 2 and merged.access_count == 1
+        assert merged.importance != before.importance
+        assert merged.importance == pytest.approx(fgm.importance_breakdown(merged).total)
+        assert fgm.get(absorbed_id).tier is Tier.ARCHIVED
+        kinds = [e.kind for e in fgm.staging_events(into_id)]
+        assert sorted(kinds) == ["activated", "merged"]
+
+    @pytest.mark.parametrize("spoiled", ["activation_id", "importance_fields"])
+    def test_a_failure_at_a_late_step_leaves_both_memories_untouched(
+        self,
+        fgm: GraphMem,
+        faulty: FaultyStore,
+        snapshot: Callable[[], Any],
+        spoiled: str,
+    ):
+        into_id, absorbed_id = self._pair(fgm)
+        before = snapshot()
+
+        def spoil(params: dict[str, Any]) -> None:
+            if spoiled == "importance_fields":
+                params[spoiled] = {**params[spoiled], "importance": NOT_A_PROPERTY}
+            else:
+                params[spoiled] = NOT_A_PROPERTY
+
+        faulty.sabotage["merge_memories"] = spoil
+        with pytest.raises(redis.ResponseError):
+            fgm.merge_memories(into_id, absorbed_id)
+        assert snapshot() == before
+
+
+class TestRestore:
+    def test_restore_and_rescore_are_one_write(
+        self, fgm: GraphMem, faulty: FaultyStore, clock: ManualClock
+    ):
+        memory = fgm.remember({"content": "an old convention", "memory_type": "convention"})
+        fgm.store.write(
+            "archive_memories",
+            {
+                "project_id": "default",
+                "items": [{"id": memory.id, "tier": "working", "score": 0.1, "reason": "stale"}],
+                "now": clock.now(),
+            },
+        )
+        clock.advance(30 * 86_400)
+        faulty.writes.clear()
+        restored = fgm.restore(memory.id)
+        assert faulty.writes == ["restore_memory"]
+        assert restored.tier is Tier.WORKING
+        assert restored.last_accessed_at == pytest.approx(clock.now())
+        # Just used: the stored score is the one as of now.
+        assert restored.importance == pytest.approx(fgm.importance_breakdown(restored).total)
+
+    def test_a_failure_at_the_rescore_leaves_it_archived(
+        self, fgm: GraphMem, faulty: FaultyStore, clock: ManualClock, snapshot: Callable[[], Any]
+    ):
+        memory = fgm.remember({"content": "a rule nobody used", "memory_type": "rule"})
+        fgm.store.write(
+            "archive_memories",
+            {
+                "project_id": "default",
+                "items": [{"id": memory.id, "tier": "working", "score": 0.1, "reason": "stale"}],
+                "now": clock.now(),
+            },
+        )
+        before = snapshot()
+        faulty.sabotage["restore_memory"] = lambda p: p.update(
+            importance_fields={"importance": NOT_A_PROPERTY}
+        )
+        with pytest.raises(redis.ResponseError):
+            fgm.restore(memory.id)
+        assert snapshot() == before
+        assert fgm.get(memory.id).tier is Tier.ARCHIVED
+
+
+class TestSingleWriteOperations:
+    """Operations that were already one statement: they stay so."""
+
+    def test_relate_supersede_approve_reject_each_write_once(
+        self, fgm: GraphMem, faulty: FaultyStore
+    ):
+        old, new, candidate, noise = (
+            fgm.remember({"content": text, "source": "auto_extracted"})
+            for text in (
+                "deploys happen on Tuesdays",
+                "deploys happen on any weekday",
+                "the on-call rota changes on Mondays",
+                "lunch is at noon",
+            )
+        )
+        operations: list[tuple[str, Callable[[], Any]]] = [
+            ("relate_enables", lambda: fgm.relate(old.id, candidate.id, "ENABLES")),
+            ("relate_supersedes", lambda: fgm.supersede(old.id, new.id)),
+            ("activate_candidates", lambda: fgm.approve(candidate.id)),
+            ("reject_candidates", lambda: fgm.reject(noise.id, "not a memory")),
+        ]
+        for statement, operation in operations:
+            faulty.writes.clear()
+            operation()
+            assert faulty.writes == [statement]
+        assert fgm.get(old.id).superseded_by == new.id
+        assert fgm.get(candidate.id).status is Status.ACTIVE
+        assert fgm.get(noise.id).tier is Tier.ARCHIVED
+
+    def test_a_failed_supersede_leaves_no_edge_and_no_marker(
+        self, fgm: GraphMem, faulty: FaultyStore, snapshot: Callable[[], Any]
+    ):
+        old = fgm.remember({"content": "the API is versioned in the path"})
+        new = fgm.remember({"content": "the API is versioned by a header"})
+        before = snapshot()
+        faulty.sabotage["relate_supersedes"] = lambda p: p.update(rationale=NOT_A_PROPERTY)
+        with pytest.raises(redis.ResponseError):
+            fgm.supersede(old.id, new.id)
+        assert snapshot() == before

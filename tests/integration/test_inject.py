@@ -1,0 +1,288 @@
+"""``graphmem inject`` run for real: a subprocess fed a hook event on stdin,
+against a real uvicorn server over HTTP, and against the store alone when no
+server is there."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphmem.api import GraphMem
+from graphmem.config import Settings
+from graphmem.graphql.app import create_app
+from graphmem.models import Memory, Status
+from tests.integration.conftest import serve
+
+ENTRY = "import sys; from graphmem.entry import main; main()"
+"""The ``graphmem`` console script's own code, whichever way the package is installed."""
+PROMPT = "why does the ledger need Postgres row locks when we settle payments?"
+ACTIVE = "Use Postgres row locks for the ledger: settling payments must not race"
+CANDIDATE = "Maybe the ledger should drop Postgres row locks and settle payments in a queue"
+UNRELATED = "The marketing site is deployed from the website branch"
+
+
+def hook(
+    *args: str,
+    event: dict[str, Any],
+    url: str,
+    data_dir: Path,
+    api_key: str | None = None,
+    python_m: bool = False,
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    env.update(GRAPHMEM_URL=url, GRAPHMEM_DATA_DIR=str(data_dir), GRAPHMEM_EMBEDDER="none")
+    if api_key is not None:
+        env["GRAPHMEM_API_KEY"] = api_key
+    command = [sys.executable, "-m", "graphmem"] if python_m else [sys.executable, "-c", ENTRY]
+    return subprocess.run(
+        [*command, "inject", *args],
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=event.get("cwd"),
+        timeout=120,
+    )
+
+
+def prompt(cwd: Path, text: str = PROMPT) -> dict[str, Any]:
+    return {
+        "session_id": "3f1c",
+        "transcript_path": str(cwd / "t.jsonl"),
+        "cwd": str(cwd),
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": text,
+    }
+
+
+def injected(done: subprocess.CompletedProcess[str], event_name: str) -> str:
+    """The additionalContext of a hook run that must have printed one."""
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "", done.stderr
+    body = json.loads(done.stdout)
+    assert body["hookSpecificOutput"]["hookEventName"] == event_name
+    return body["hookSpecificOutput"]["additionalContext"]
+
+
+def nothing(done: subprocess.CompletedProcess[str]) -> str:
+    """A run that added nothing and did not stop the agent; its one stderr line."""
+    assert done.returncode == 0
+    assert done.stdout == ""
+    assert done.stderr.count("\n") <= 1, done.stderr
+    return done.stderr
+
+
+def seed(gm: GraphMem, project: str | None = None) -> tuple[Memory, Memory]:
+    active = gm.remember({"content": ACTIVE, "memory_type": "decision"}, project_id=project)
+    candidate = gm.remember(
+        {"content": CANDIDATE, "memory_type": "decision", "source": "auto_extracted"},
+        project_id=project,
+    )
+    gm.remember({"content": UNRELATED}, project_id=project)
+    assert (active.status, candidate.status) == (Status.ACTIVE, Status.CANDIDATE)
+    return active, candidate
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A working directory in no git repository: the project is the server's default."""
+    path = tmp_path / "work"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def no_store(tmp_path: Path) -> Path:
+    """A data directory that does not exist, so only the server can answer."""
+    return tmp_path / "no-store"
+
+
+@pytest.fixture
+def server_url(gm: GraphMem) -> Iterator[str]:
+    with serve(create_app(gm)) as http:
+        yield str(http.base_url.join("/graphql"))
+
+
+@pytest.fixture
+def refused_url() -> Iterator[str]:
+    """A local port that refuses connections: bound here and never listened on,
+    so no other process can take it while the test runs."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield f"http://127.0.0.1:{held.getsockname()[1]}/graphql"
+
+
+def test_a_prompt_gets_the_active_memory_from_the_server_and_never_the_candidate(
+    gm: GraphMem, server_url: str, outside: Path, no_store: Path
+):
+    active, candidate = seed(gm)
+    context = injected(
+        hook(event=prompt(outside), url=server_url, data_dir=no_store), "UserPromptSubmit"
+    )
+    assert ACTIVE in context and active.id in context
+    assert candidate.id not in context and CANDIDATE not in context
+    assert UNRELATED not in context
+
+
+def test_a_tool_call_gets_context_in_the_pre_tool_use_form(
+    gm: GraphMem, server_url: str, outside: Path, no_store: Path
+):
+    active, _ = seed(gm)
+    event = {
+        "session_id": "3f1c",
+        "cwd": str(outside),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "psql -c 'select * from ledger for update' # row locks"},
+        "tool_use_id": "toolu_01",
+    }
+    context = injected(hook(event=event, url=server_url, data_dir=no_store), "PreToolUse")
+    assert active.id in context
+
+
+def test_the_repository_of_cwd_is_the_project(
+    gm: GraphMem, server_url: str, tmp_path: Path, no_store: Path
+):
+    elsewhere, _ = seed(gm)
+    ours = gm.remember(
+        {"content": "The ledger settles payments with Postgres row locks per account"},
+        project_id="shop",
+    )
+    repo = tmp_path / "shop"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    context = injected(
+        hook(event=prompt(repo / "src"), url=server_url, data_dir=no_store), "UserPromptSubmit"
+    )
+    assert ours.id in context and "project shop" in context
+    assert elsewhere.id not in context
+
+    flagged = hook(
+        "--project", "default", event=prompt(repo / "src"), url=server_url, data_dir=no_store
+    )
+    assert elsewhere.id in injected(flagged, "UserPromptSubmit")
+
+
+def test_nothing_relevant_prints_nothing(
+    gm: GraphMem, server_url: str, outside: Path, no_store: Path
+):
+    seed(gm)
+    done = hook(
+        event=prompt(outside, "compile the kotlin android widget"),
+        url=server_url,
+        data_dir=no_store,
+    )
+    assert nothing(done) == ""
+
+
+def test_python_m_graphmem_inject_runs_the_same_hook(
+    gm: GraphMem, server_url: str, outside: Path, no_store: Path
+):
+    active, _ = seed(gm)
+    done = hook(event=prompt(outside), url=server_url, data_dir=no_store, python_m=True)
+    assert active.id in injected(done, "UserPromptSubmit")
+
+
+def test_a_server_that_requires_a_key_gets_it_and_a_bad_key_adds_nothing(
+    gm: GraphMem, outside: Path, no_store: Path
+):
+    active, _ = seed(gm)
+    _, token = gm.keys.create("hook", ["default"], "read")
+    with serve(create_app(gm, Settings(auth="required"))) as http:
+        url = str(http.base_url.join("/graphql"))
+        with_key = hook(event=prompt(outside), url=url, data_dir=no_store, api_key=token)
+        assert active.id in injected(with_key, "UserPromptSubmit")
+        without = nothing(hook(event=prompt(outside), url=url, data_dir=no_store))
+        assert "UNAUTHENTICATED" in without
+        wrong = nothing(hook(event=prompt(outside), url=url, data_dir=no_store, api_key="gmk_x"))
+        assert "UNAUTHENTICATED" in wrong
+
+
+def test_a_server_error_is_one_line_and_adds_nothing(
+    gm: GraphMem, server_url: str, outside: Path, no_store: Path
+):
+    seed(gm)
+    done = hook(
+        "--project", "no spaces allowed", event=prompt(outside), url=server_url, data_dir=no_store
+    )
+    assert "INVALID_INPUT" in nothing(done)
+
+
+def test_a_server_that_does_not_answer_in_time_adds_nothing(outside: Path, no_store: Path):
+    with socket.socket() as silent:  # accepts connections, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/graphql"
+        done = hook("--timeout", "0.3", event=prompt(outside), url=url, data_dir=no_store)
+    assert "did not answer within 0.3 s" in nothing(done)
+
+
+@pytest.fixture
+def stored() -> Iterator[Path]:
+    """A data directory holding a store, with no database or server running."""
+    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gminj-"))  # short: unix socket paths
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_without_a_server_the_hook_reads_the_running_database_on_full_text(
+    stored: Path, outside: Path, refused_url: str
+):
+    # This process holds the database open, as `graphmem mcp` or a script would.
+    with GraphMem.open(Settings(data_dir=stored, embedder="none")) as gm:
+        active, candidate = seed(gm)
+        context = injected(
+            hook(event=prompt(outside), url=refused_url, data_dir=stored), "UserPromptSubmit"
+        )
+        assert active.id in context and ACTIVE in context
+        assert candidate.id not in context and UNRELATED not in context
+
+        off = hook("--fallback", "off", event=prompt(outside), url=refused_url, data_dir=stored)
+        assert "no server at" in nothing(off)
+
+
+def test_a_stopped_database_is_started_only_when_asked(
+    stored: Path, outside: Path, refused_url: str
+):
+    with GraphMem.open(Settings(data_dir=stored, embedder="none")) as gm:
+        active, candidate = seed(gm)
+    # Closed: the database is down.
+    down = hook(event=prompt(outside), url=refused_url, data_dir=stored)
+    assert "--fallback start" in nothing(down)
+
+    started = hook("--fallback", "start", event=prompt(outside), url=refused_url, data_dir=stored)
+    context = injected(started, "UserPromptSubmit")
+    assert active.id in context and candidate.id not in context
+
+
+def test_without_a_server_or_a_store_the_hook_says_so_and_adds_nothing(
+    outside: Path, no_store: Path, refused_url: str
+):
+    done = hook(event=prompt(outside), url=refused_url, data_dir=no_store)
+    assert f"no store in {no_store}" in nothing(done)
+    assert not no_store.exists()
+
+
+def test_events_it_has_nothing_for_and_broken_input_never_stop_the_agent(
+    outside: Path, no_store: Path, refused_url: str
+):
+    url = refused_url
+    stop = {"hook_event_name": "Stop", "cwd": str(outside), "stop_hook_active": False}
+    assert nothing(hook(event=stop, url=url, data_dir=no_store)) == ""
+    broken = {"hook_event_name": "UserPromptSubmit", "cwd": str(outside)}
+    assert "UserPromptSubmit.prompt: required text" in nothing(
+        hook(event=broken, url=url, data_dir=no_store)
+    )
+    bad_flag = hook("--budget", "9", event=prompt(outside), url=url, data_dir=no_store)
+    assert "--budget" in nothing(bad_flag)

@@ -1,0 +1,43 @@
+"""Roles, principals and the rate limiter: pure logic, time injected."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem.auth import OPEN, Principal, Role
+from graphmem.clock import ManualClock
+from graphmem.errors import ForbiddenError
+from graphmem.ratelimit import RateLimiter
+
+
+def test_roles_include_the_ones_before_them() -> None:
+    assert Role.ADMIN.includes(Role.WRITE) and Role.WRITE.includes(Role.READ)
+    assert not Role.READ.includes(Role.WRITE)
+
+
+def test_project_resolution() -> None:
+    single = Principal.scoped(["web"], Role.WRITE)
+    assert single.project_for(None, "default", Role.WRITE) == "web"
+    several = Principal.scoped(["web", "api"], Role.READ)
+    with pytest.raises(ForbiddenError) as raised:
+        several.project_for(None, "default", Role.READ)
+    assert raised.value.field == "projectId"
+    assert several.project_for("api", "default", Role.READ) == "api"
+    with pytest.raises(ForbiddenError, match="needs write"):
+        several.project_for("api", "default", Role.WRITE)
+    assert OPEN.project_for(None, "default", Role.ADMIN) == "default"
+    assert OPEN.project_for("any", "default", Role.ADMIN) == "any"
+    assert several.visible(["web", "x", "api"]) == ["web", "api"]
+
+
+def test_rate_limiter_allows_bursts_then_the_rate() -> None:
+    clock = ManualClock(start=0.0)
+    limiter = RateLimiter(rate=2.0, burst=3, clock=clock)
+    assert [limiter.acquire("a") for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert limiter.acquire("a") == pytest.approx(0.5)
+    assert limiter.acquire("b") == 0.0  # callers have buckets of their own
+    clock.advance(0.5)
+    assert limiter.acquire("a") == 0.0
+    clock.advance(100)
+    assert [limiter.acquire("a") for _ in range(4)][-1] > 0  # refills to the burst only
+    assert RateLimiter(rate=0, burst=1, clock=clock).acquire("a") == 0.0

@@ -1,0 +1,282 @@
+"""The hook's pure parts: reading events, choosing the hint and the project,
+rendering the context block within its budget."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphmem.hooks.client import _items
+from graphmem.hooks.errors import HookError
+from graphmem.hooks.events import (
+    HINT_MAX_CHARS,
+    EventError,
+    PreToolUse,
+    UserPromptSubmit,
+    context_hint,
+    parse_event,
+)
+from graphmem.hooks.inject import run
+from graphmem.hooks.project import repository_name, resolve_project
+from graphmem.hooks.render import (
+    MAX_BUDGET_TOKENS,
+    Recalled,
+    context_block,
+    estimate_tokens,
+    hook_output,
+)
+
+
+def prompt_event(prompt: str, **more: object) -> bytes:
+    return json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": prompt, **more}).encode()
+
+
+def test_a_prompt_event_is_read_with_the_fields_agents_send_and_extra_ones_ignored():
+    event = parse_event(
+        prompt_event(
+            "fix the flaky login test",
+            session_id="s1",
+            transcript_path="/tmp/t.jsonl",
+            cwd="/repo",
+            permission_mode="default",
+        )
+    )
+    assert isinstance(event, UserPromptSubmit)
+    assert (event.prompt, event.cwd, event.session_id) == (
+        "fix the flaky login test",
+        "/repo",
+        "s1",
+    )
+
+
+def test_a_tool_event_keeps_its_tool_input():
+    raw = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "pytest tests/unit", "description": "Run the unit tests"},
+        "tool_use_id": "toolu_1",
+    }
+    event = parse_event(json.dumps(raw))
+    assert isinstance(event, PreToolUse)
+    assert event.tool_input["command"] == "pytest tests/unit"
+
+
+@pytest.mark.parametrize("name", ["Stop", "SessionStart", "PostToolUse", None])
+def test_other_events_add_nothing(name: str | None):
+    assert parse_event(json.dumps({"hook_event_name": name, "prompt": "hello there"})) is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"not json", "event: not JSON"),
+        (b"\xff\xfe", "event: not JSON"),
+        (b"[1, 2]", "event: must be a JSON object"),
+        (b'{"hook_event_name": "UserPromptSubmit"}', "UserPromptSubmit.prompt: required text"),
+        (b'{"hook_event_name": "UserPromptSubmit", "prompt": 42}', "prompt: must be text"),
+        (
+            b'{"hook_event_name": "UserPromptSubmit", "prompt": "hi", "cwd": 5}',
+            "UserPromptSubmit.cwd: must be text",
+        ),
+        (b'{"hook_event_name": "PreToolUse"}', "PreToolUse.tool_name: required text"),
+        (
+            b'{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": "ls"}',
+            "PreToolUse.tool_input: must be an object",
+        ),
+    ],
+)
+def test_events_the_hook_cannot_read_are_refused_naming_the_field(raw: bytes, message: str):
+    with pytest.raises(EventError, match=message):
+        parse_event(raw)
+
+
+def test_a_long_prompt_is_cut_at_a_word_to_the_hint_limit():
+    prompt = "refactor the session store " * 100
+    hint = context_hint(UserPromptSubmit(prompt=prompt))
+    assert hint is not None and len(hint) <= HINT_MAX_CHARS
+    assert prompt.startswith(hint) and hint.endswith("store")
+
+
+@pytest.mark.parametrize("prompt", ["", "ok", "  \n y \t"])
+def test_a_prompt_too_short_to_match_gives_no_hint(prompt: str):
+    assert context_hint(UserPromptSubmit(prompt=prompt)) is None
+
+
+def test_a_tool_hint_is_the_text_of_its_input_in_order_without_the_tool_name():
+    event = PreToolUse(
+        tool_name="MultiEdit",
+        tool_input={
+            "file_path": "/repo/graphmem/store/falkordb.py",
+            "edits": [{"old_string": "timeout = 5", "new_string": "timeout = 30"}],
+            "replace_all": False,
+        },
+    )
+    hint = context_hint(event)
+    assert hint == "/repo/graphmem/store/falkordb.py timeout = 5 timeout = 30"
+    assert "MultiEdit" not in hint
+
+
+def test_a_tool_input_without_text_gives_no_hint():
+    event = PreToolUse(tool_name="Read", tool_input={"limit": 20})
+    assert context_hint(event) is None
+
+
+def memories(*contents: str) -> list[Recalled]:
+    return [
+        Recalled(
+            id=f"m{i}", content=c, memory_type="DECISION" if i == 0 else None, score=1 - i / 10
+        )
+        for i, c in enumerate(contents)
+    ]
+
+
+def test_the_block_lists_memories_best_first_with_type_and_id():
+    block = context_block(
+        memories("Use Postgres for the ledger", "Settle payments nightly"), project="shop"
+    )
+    assert block is not None
+    lines = block.splitlines()
+    assert "project shop" in lines[0]
+    assert lines[1] == "- [decision] Use Postgres for the ledger (memory m0)"
+    assert lines[2] == "- Settle payments nightly (memory m1)"
+
+
+def test_the_block_stays_within_its_token_budget_shortening_the_last_memory():
+    long = memories(*[f"memory number {i} " + "word " * 60 for i in range(20)])
+    block = context_block(long, project=None, budget_tokens=300)
+    assert block is not None
+    assert estimate_tokens(block) <= 300
+    assert "(memory m0)" in block and "(memory m19)" not in block
+    last = block.splitlines()[-1]
+    assert "…" in last and last.endswith(")")
+
+
+def test_the_largest_budget_stays_under_what_the_agent_passes_on_whole():
+    huge = memories(*["x" * 9_000 for _ in range(5)])
+    block = context_block(huge, project="p", budget_tokens=MAX_BUDGET_TOKENS)
+    assert block is not None and len(block) < 10_000
+
+
+def test_no_memories_no_block():
+    assert context_block([], project="p") is None
+
+
+def test_multi_line_memories_stay_inside_their_item():
+    block = context_block(memories("first line\nsecond line"), project=None)
+    assert block is not None
+    assert block.splitlines()[1:] == ["- [decision] first line", "  second line (memory m0)"]
+
+
+@pytest.mark.parametrize("event_name", ["UserPromptSubmit", "PreToolUse"])
+def test_the_output_is_the_hook_specific_json_the_agent_reads(event_name: str):
+    out = json.loads(hook_output(event_name, "ctx ✓"))
+    assert out == {
+        "hookSpecificOutput": {"hookEventName": event_name, "additionalContext": "ctx ✓"}
+    }
+
+
+def git_repo(root: Path, name: str) -> Path:
+    repo = root / name
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src" / "deep").mkdir(parents=True)
+    return repo
+
+
+def test_the_project_is_the_repository_holding_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("GRAPHMEM_PROJECT", raising=False)
+    repo = git_repo(tmp_path, "shop-backend")
+    assert resolve_project(None, str(repo / "src" / "deep")) == "shop-backend"
+    assert resolve_project(None, str(tmp_path)) is None  # outside any repository
+
+
+def test_the_flag_then_the_environment_win_over_the_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    repo = git_repo(tmp_path, "shop")
+    monkeypatch.setenv("GRAPHMEM_PROJECT", "from-env")
+    assert resolve_project(None, str(repo)) == "from-env"
+    assert resolve_project("from-flag", str(repo)) == "from-flag"
+
+
+def test_a_linked_work_tree_shares_its_repository_name(tmp_path: Path):
+    main = git_repo(tmp_path, "shop")
+    git_dir = main / ".git" / "worktrees" / "feature"
+    git_dir.mkdir(parents=True)
+    (git_dir / "commondir").write_text("../..\n")
+    tree = tmp_path / "shop-feature-x"
+    tree.mkdir()
+    (tree / ".git").write_text(f"gitdir: {git_dir}\n")
+    assert repository_name(tree) == "shop"
+
+
+def test_a_submodule_keeps_its_own_name(tmp_path: Path):
+    main = git_repo(tmp_path, "shop")
+    module_dir = main / ".git" / "modules" / "vendor-lib"
+    module_dir.mkdir(parents=True)
+    sub = main / "vendor-lib"
+    sub.mkdir()
+    (sub / ".git").write_text("gitdir: ../.git/modules/vendor-lib\n")
+    assert repository_name(sub / ".") == "vendor-lib"
+
+
+def test_a_directory_name_becomes_a_valid_project_id(tmp_path: Path):
+    repo = git_repo(tmp_path, "My Repo (copy)")
+    assert repository_name(repo) == "My-Repo-copy"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--budget", "10"], "--budget: must be a whole number from 50 to 2400"),
+        (["--max-results", "99"], "--max-results: must be a whole number from 1 to 50"),
+        (["--timeout", "0"], "--timeout: must be over 0 and at most 30 seconds"),
+        (["--colour"], "unrecognized arguments: --colour"),
+    ],
+)
+def test_bad_options_name_the_option_and_its_limit(argv: list[str], message: str):
+    with pytest.raises(HookError, match=message):
+        run(argv, prompt_event("what is the deploy process"))
+
+
+def test_an_unreadable_event_names_the_missing_field():
+    with pytest.raises(HookError, match=r"UserPromptSubmit\.prompt: required text"):
+        run([], b'{"hook_event_name": "UserPromptSubmit"}')
+
+
+def test_a_server_answer_becomes_the_memories_in_its_order():
+    answer = {
+        "data": {
+            "knowledgeContext": {
+                "items": [
+                    {"score": 0.9, "memory": {"id": "a", "content": "x", "memoryType": "RULE"}},
+                    {"score": 0.5, "memory": {"id": "b", "content": "y", "memoryType": None}},
+                ]
+            }
+        }
+    }
+    assert _items(json.dumps(answer).encode()) == [
+        Recalled("a", "x", "RULE", 0.9),
+        Recalled("b", "y", None, 0.5),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        (b"<html>", "not JSON"),
+        (b'{"data": {"knowledgeContext": null}}', "not a knowledgeContext result"),
+        (
+            b'{"data": {"knowledgeContext": {"items": [{"score": 1, "memory": {"id": 7}}]}}}',
+            "not a knowledgeContext result",
+        ),
+        (
+            b'{"errors": [{"message": "no access", "extensions": {"code": "FORBIDDEN"}}]}',
+            r"server error \[FORBIDDEN\]: no access",
+        ),
+    ],
+)
+def test_a_server_answer_the_hook_cannot_use_is_one_clear_error(payload: bytes, message: str):
+    with pytest.raises(HookError, match=message):
+        _items(payload)

@@ -1,0 +1,24 @@
+// Bundles the explorer page into graphmem/explore/static/, which the server
+// serves as plain files: everything the page needs ships with graphmem.
+
+import { copyFile, mkdir, rm } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const out = here("../../graphmem/explore/static/");
+
+await rm(out, { recursive: true, force: true });
+await mkdir(out, { recursive: true });
+await build({
+  entryPoints: { explorer: here("src/main.js") },
+  outdir: out,
+  bundle: true,
+  minify: true,
+  format: "iife",
+  target: ["es2022"],
+  legalComments: "eof",
+  logLevel: "warning",
+});
+await copyFile(here("src/index.html"), `${out}index.html`);
+console.log(`explorer built into ${out}`);

@@ -1,0 +1,122 @@
+// Search hits with their explanations: which retrievers found each memory,
+// the relations that brought it in, and its score factor by factor.
+
+import { el, lower, number } from "./dom.js";
+import { TIER_COLOURS } from "./palette.js";
+
+export function tierBadge(tier) {
+  return el("span", { className: "badge", style: { background: TIER_COLOURS[tier] ?? "#A5ABB6" } }, lower(tier));
+}
+
+const RETRIEVER_NAMES = { FULLTEXT: "full text", VECTOR: "vector" };
+
+export function retrieverName(retriever) {
+  return RETRIEVER_NAMES[retriever] ?? lower(retriever);
+}
+
+function retrieversLine(explanation) {
+  if (!explanation.retrievers.length) return null;
+  const parts = explanation.retrievers.map(
+    (hit) => `${retrieverName(hit.retriever)} #${hit.rank} (${number(hit.score)})`,
+  );
+  return el("p", { className: "found-by" }, `found by ${parts.join(", ")}`);
+}
+
+function pathLine(explanation, contentOf) {
+  const path = explanation.path;
+  if (!path) return null;
+  const steps = path.steps.map((step) => step.type);
+  return el(
+    "p",
+    { className: "path" },
+    `reached from “${contentOf(path.seedId)}” via ${steps.join(" → ")} (×${number(path.factor, 2)})`,
+  );
+}
+
+function componentsTable(components) {
+  return el(
+    "table",
+    { className: "components" },
+    el("thead", {}, el("tr", {}, el("th", {}, "factor"), el("th", {}, "value"), el("th", {}, "weight"), el("th", {}, "contribution"))),
+    el(
+      "tbody",
+      {},
+      components.map((c) =>
+        el(
+          "tr",
+          {},
+          el("td", {}, c.name),
+          el("td", {}, number(c.value)),
+          el("td", {}, number(c.weight)),
+          el(
+            "td",
+            {},
+            el("span", { className: "bar", style: { width: `${Math.round(Math.min(c.contribution, 1) * 100)}px` } }),
+            number(c.contribution),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function hitItem(hit, contentOf, onOpen) {
+  const { memory, explanation } = hit;
+  const candidate = memory.status === "CANDIDATE";
+  return el(
+    "li",
+    { className: candidate ? "hit candidate" : "hit", dataset: { id: memory.id, status: memory.status } },
+    el("button", { type: "button", className: "open", onclick: () => onOpen(memory.id) }, memory.content),
+    el(
+      "p",
+      { className: "meta" },
+      tierBadge(memory.tier),
+      ` ${lower(memory.status)} · score ${number(hit.score)} · importance ${number(memory.importance, 2)}`,
+      memory.memoryType ? ` · ${lower(memory.memoryType)}` : "",
+    ),
+    retrieversLine(explanation),
+    pathLine(explanation, contentOf),
+    explanation.replaces.length
+      ? el("p", { className: "replaces" }, `stands in for ${explanation.replaces.length} superseded memor${explanation.replaces.length === 1 ? "y" : "ies"}`)
+      : null,
+    explanation.notes.map((note) => el("p", { className: "note" }, note)),
+    el("details", { className: "why" }, el("summary", {}, "why this score"), componentsTable(explanation.components)),
+  );
+}
+
+export function renderResults(list, result, onOpen) {
+  const contents = new Map(result.hits.map((hit) => [hit.memory.id, hit.memory.content]));
+  const contentOf = (id) => {
+    const text = contents.get(id) ?? id;
+    return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+  };
+  list.replaceChildren(...result.hits.map((hit) => hitItem(hit, contentOf, onOpen)));
+}
+
+export function renderDetails(panel, memory, onCentre) {
+  if (!memory) {
+    panel.hidden = true;
+    panel.replaceChildren();
+    return;
+  }
+  panel.hidden = false;
+  panel.replaceChildren(
+    el("button", { type: "button", className: "close", "aria-label": "Close", onclick: () => renderDetails(panel, null) }, "×"),
+    el("p", { className: "content" }, memory.content),
+    el(
+      "dl",
+      {},
+      [
+        ["id", memory.id],
+        ["tier", lower(memory.tier)],
+        ["status", lower(memory.status)],
+        ["type", lower(memory.memoryType) || "—"],
+        ["importance", number(memory.importance, 2)],
+        ["confidence", number(memory.confidence, 2)],
+        ["pinned", memory.pinned ? "yes" : "no"],
+        ["tags", memory.tags?.length ? memory.tags.join(", ") : "—"],
+      ].flatMap(([name, value]) => [el("dt", {}, name), el("dd", {}, value)]),
+    ),
+    el("button", { type: "button", onclick: () => onCentre(memory.id) }, "Centre on this memory"),
+  );
+}
