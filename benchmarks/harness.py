@@ -157,3 +157,18 @@ def _tail(log: Path) -> str:
         return " | ".join(log.read_text(errors="replace").splitlines()[-5:]) or "no output"
     except OSError:
         return "no log"
+
+
+@contextlib.contextmanager
+def environ(**values: str) -> Iterator[None]:
+    """Set environment variables for a block (settings are read from them)."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v

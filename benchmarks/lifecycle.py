@@ -12,19 +12,16 @@ Figures, each beside a baseline measured in the same run:
 
 from __future__ import annotations
 
-import os
 import random
 import statistics
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Annotated, Any
 
 import httpx
 import typer
 
 from benchmarks.data import generate
-from benchmarks.harness import PROJECT, BenchEnv, BenchError
+from benchmarks.harness import PROJECT, BenchEnv, BenchError, environ
 from benchmarks.report import Figure, console, table, to_json
 
 RAW_SCAN = (
@@ -116,7 +113,7 @@ def scheduler_load(
                 "GRAPHMEM_SCHEDULER": scheduler,
                 "GRAPHMEM_PROMOTION_INTERVAL_SECONDS": "30",
             }
-            with _env(**settings), env.served() as url:
+            with environ(**settings), env.served() as url:
                 samples = _read_latencies(url, ids, requests, max_seconds)
             figures[scheduler] += samples
             p95s[scheduler].append(_p(samples, 95))
@@ -213,20 +210,6 @@ def _best_of(times: int, work: Any) -> float:
         work()
         best = min(best, time.perf_counter() - began)
     return best
-
-
-@contextmanager
-def _env(**values: str) -> Iterator[None]:
-    saved = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def main(

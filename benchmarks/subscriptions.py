@@ -14,12 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import statistics
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Annotated, Any
 
 import httpx
@@ -27,7 +24,7 @@ import typer
 from websockets.asyncio.client import ClientConnection, connect
 
 from benchmarks.data import generate
-from benchmarks.harness import PROJECT, BenchEnv, BenchError
+from benchmarks.harness import PROJECT, BenchEnv, BenchError, environ
 from benchmarks.report import Figure, console, table, to_json
 from graphmem.api import GraphMem
 from graphmem.events import Subscription, Topic
@@ -120,7 +117,7 @@ def write_overhead(env: BenchEnv, writes: int, batch: int, idle: int) -> list[Fi
 
 
 def event_latency(env: BenchEnv, requests: int, sockets: int, max_seconds: float) -> list[Figure]:
-    with _env(GRAPHMEM_SCHEDULER="false"), env.served() as url:
+    with environ(GRAPHMEM_SCHEDULER="false"), env.served() as url:
         events, responses = asyncio.run(_latencies(url, requests, sockets, max_seconds))
     p50_event, p50_response = statistics.median(events), statistics.median(responses)
     return [
@@ -240,20 +237,6 @@ def _wait_for(done: Any, what: str) -> None:
         time.sleep(0.001)
 
 
-@contextmanager
-def _env(**values: str) -> Iterator[None]:
-    saved = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
 def main(
     writes: Annotated[
         int, typer.Option(min=100, max=100_000, help="Memories written per side.")
@@ -276,7 +259,7 @@ def main(
     figures: list[Figure] = []
     try:
         # Embeddings are not what is measured here, and would dominate every write.
-        with _env(GRAPHMEM_EMBEDDER="none"), BenchEnv() as env:
+        with environ(GRAPHMEM_EMBEDDER="none"), BenchEnv() as env:
             with out.status("write overhead..."):
                 figures += write_overhead(env, writes, batch, idle)
             with out.status("event latency..."):
