@@ -177,6 +177,8 @@ def test_acknowledged_writes_survive_killing_server_and_database(data_dir: Path)
     assert {item(n)["content"] for n in acknowledged} <= set(contents)
     # At most the one request in flight at the kill was written without an answer.
     assert len(contents) <= len(acknowledged) + 1
+    present = sum(1 for memory in found.values() if memory is not None)
+    print(f"crash: {len(acknowledged)} acknowledged, {present} present and intact")
 
 
 # -- graceful shutdown -----------------------------------------------------------
