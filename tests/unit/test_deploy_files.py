@@ -63,6 +63,8 @@ def test_graphmem_talks_to_the_neo4j_service(compose: dict):
     # Both read the same variable, so the two cannot drift apart.
     assert environment["GRAPHMEM_NEO4J_PASSWORD"] == password
     assert password.startswith("${NEO4J_PASSWORD")
+    # A server other machines can reach runs with keys and without the schema browser.
+    assert settings.auth_required and settings.mode == "production"
 
 
 def test_graphmem_builds_here_and_waits_for_neo4j(compose: dict):
