@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from graphmem.errors import NotFoundError
 from graphmem.ids import new_id
@@ -124,13 +125,16 @@ class PromotionEngine(Service):
         project_id: str,
         trigger: Trigger = Trigger.MANUAL,
         run_id: str | None = None,
+        run: Mapping[str, Any] | None = None,
     ) -> PromoteResult:
         """Move each candidate one step; report the ones that could not move.
 
         A candidate fails alone (deleted, or moved by a concurrent run since it
-        was evaluated); the others still move.
+        was evaluated); the others still move. With ``run`` (its session,
+        start and threshold) the run is recorded in the same write, even when
+        nothing moves.
         """
-        if not candidates:
+        if not candidates and run is None:
             return PromoteResult(promoted=[], failures=[])
         now = self._now()
         moves = []
@@ -156,11 +160,12 @@ class PromotionEngine(Service):
                 "moves": moves,
                 "project_id": project_id,
                 "run_id": run_id or new_id(),
+                "run": dict(run) if run is not None else None,
                 "trigger": trigger.value,
                 "now": now,
             },
         )
-        moved = {row["id"] for row in rows}
+        moved = set(rows[0]["moved"]) if rows else set()
         promoted = [c.memory.id for c in candidates if c.memory.id in moved]
         for c in candidates:
             if c.memory.id in moved:
@@ -223,7 +228,11 @@ class PromotionEngine(Service):
         result.candidates = self.evaluate(session_id, project_id=project_id, limit=limit)
         if not dry_run:
             outcome = self.promote(
-                result.candidates, project_id=project_id, trigger=trigger, run_id=result.run_id
+                result.candidates,
+                project_id=project_id,
+                trigger=trigger,
+                run_id=result.run_id,
+                run={"session_id": session_id, "started_at": started_at, "threshold": threshold},
             )
             result.promoted, result.failures = outcome.promoted, outcome.failures
             if rotate_limit is not None:
@@ -236,14 +245,9 @@ class PromotionEngine(Service):
                     "project_id": project_id,
                     "session_id": session_id,
                     "run_id": result.run_id,
-                    "trigger": trigger.value,
-                    "started_at": started_at,
                     "now": self._now(),
-                    "promoted": len(result.promoted),
-                    "failed": len(result.failures),
                     "rotated": result.rotated,
                     "remaining": result.remaining,
-                    "threshold": threshold,
                 },
             )
         result.duration_ms = (time.perf_counter() - started) * 1000

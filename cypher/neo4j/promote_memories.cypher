@@ -29,4 +29,35 @@ CREATE (e:PromotionEvent {
   at: $now
 })
 CREATE (e)-[:PROMOTED]->(m)
-RETURN m.id AS id
+WITH collect(m.id) AS moved
+// A scheduled or manual run is recorded in the same write as its moves, so no
+// move is ever logged without its run; rotation fills in the rest afterwards.
+CALL {
+  WITH moved
+  UNWIND CASE WHEN $run IS NULL THEN [] ELSE [$run] END AS run
+  MATCH (s:Session {project_id: $project_id, id: run.session_id})
+  CREATE (r:PromotionRun {
+    id: $run_id,
+    project_id: $project_id,
+    session_id: run.session_id,
+    trigger: $trigger,
+    started_at: run.started_at,
+    finished_at: $now,
+    promoted: size(moved),
+    failed: size($moves) - size(moved),
+    rotated: 0,
+    threshold: run.threshold
+  })
+  CREATE (r)-[:FOR_SESSION]->(s)
+  SET s.promotion_runs = coalesce(s.promotion_runs, 0) + 1,
+      s.promotion_total = coalesce(s.promotion_total, 0) + size(moved),
+      s.last_run_at = $now,
+      s.last_run_id = $run_id,
+      s.last_trigger = $trigger,
+      s.last_promoted = size(moved),
+      s.last_failed = size($moves) - size(moved),
+      s.last_rotated = 0,
+      s.last_threshold = run.threshold
+  RETURN count(r) AS recorded
+}
+RETURN moved, recorded

@@ -278,3 +278,45 @@ class TestSingleWriteOperations:
         with pytest.raises(redis.ResponseError):
             fgm.supersede(old.id, new.id)
         assert snapshot() == before
+
+
+def _spoil_run_record(params: dict[str, Any]) -> None:
+    params["run"]["threshold"] = NOT_A_PROPERTY
+
+
+class TestPromotionRun:
+    def _session(self, fgm: GraphMem) -> None:
+        fgm.open_session("s")
+        for text in ("use uv for installs", "pin every dependency", "tests run on CI"):
+            fgm.remember({"content": text, "memory_type": "decision", "session_id": "s"})
+
+    def test_moves_events_and_the_run_record_are_one_write(
+        self, fgm: GraphMem, faulty: FaultyStore, snapshot: Callable[[], Any]
+    ):
+        self._session(fgm)
+        before = snapshot()
+        faulty.sabotage["promote_memories"] = _spoil_run_record
+        with pytest.raises(redis.ResponseError):
+            fgm.run_promotion("s")
+        assert snapshot() == before  # no move, no event, no run
+        del faulty.sabotage["promote_memories"]
+        run = fgm.run_promotion("s")
+        assert run.promoted
+        stats = fgm.promotion_stats("s")
+        assert stats.runs == 1 and stats.last_promoted == len(run.promoted)
+
+    def test_a_failure_after_the_moves_keeps_them_with_their_run(
+        self, fgm: GraphMem, faulty: FaultyStore
+    ):
+        self._session(fgm)
+
+        def fail(params: dict[str, Any]) -> None:
+            raise redis.ConnectionError("lost the database after the moves")
+
+        faulty.sabotage["finish_promotion_run"] = fail
+        with pytest.raises(redis.ConnectionError):
+            fgm.run_promotion("s")
+        events = fgm.promotion_events(session_id="s", limit=50)
+        stats = fgm.promotion_stats("s")
+        assert events and stats.runs == 1 and stats.last_promoted == len(events)
+        assert {e.run_id for e in events} == {stats.last_run_id}
