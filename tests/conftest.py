@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -43,6 +43,22 @@ def store(falkordb_server: EmbeddedFalkorDB) -> Iterator[FalkorStore]:
     yield store
     store.drop()
     db.close()
+
+
+def graph_contents(store: FalkorStore) -> tuple[list[str], list[str]]:
+    """Every node and edge of the store's graph (embeddings included), read with
+    raw queries so no graphmem code stands between a test and what is stored."""
+    nodes = store._graph.ro_query("MATCH (n) RETURN labels(n), properties(n)").result_set
+    edges = store._graph.ro_query(
+        "MATCH (a)-[r]->(b) RETURN type(r), properties(a), properties(b), properties(r)"
+    ).result_set
+    return sorted(map(repr, nodes)), sorted(map(repr, edges))
+
+
+@pytest.fixture
+def graph_snapshot(store: FalkorStore) -> Callable[[], tuple[list[str], list[str]]]:
+    """Everything in the test's graph, to show that a rejected call wrote nothing."""
+    return lambda: graph_contents(store)
 
 
 @pytest.fixture

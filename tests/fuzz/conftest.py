@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, settings
 from graphmem.api import GraphMem
 from graphmem.graphql.app import create_app
 from graphmem.store.falkordb import FalkorStore
+from tests.conftest import graph_contents
 from tests.integration.conftest import GraphQLClient, serve
 
 EXAMPLES = int(os.environ.get("GRAPHMEM_FUZZ_EXAMPLES", "40" if os.environ.get("CI") else "100"))
@@ -36,14 +37,10 @@ Fingerprint = tuple[int, int, str]
 
 
 def fingerprint(store: FalkorStore) -> Fingerprint:
-    """Node count, edge count and a hash of every label, type and property,
-    read with raw statements so no graphmem code stands between test and graph."""
-    nodes = store._graph.ro_query("MATCH (n) RETURN labels(n), properties(n)").result_set
-    edges = store._graph.ro_query(
-        "MATCH (a)-[r]->(b) RETURN type(r), a.id, b.id, properties(r)"
-    ).result_set
+    """Node count, edge count and a hash of every label, type and property."""
+    nodes, edges = graph_contents(store)
     digest = hashlib.sha256()
-    for line in sorted(map(repr, nodes)) + sorted(map(repr, edges)):
+    for line in nodes + edges:
         digest.update(line.encode("utf-8", "backslashreplace"))
     return len(nodes), len(edges), digest.hexdigest()
 

@@ -12,14 +12,11 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-from falkordb import FalkorDB
 from starlette.types import ASGIApp
 
 from graphmem.api import GraphMem
 from graphmem.graphql.app import create_app
 from graphmem.store import Row, Store
-from graphmem.store.embedded import EmbeddedFalkorDB
-from graphmem.store.falkordb import FalkorStore
 
 
 class GraphQLClient:
@@ -97,25 +94,6 @@ def store_reads(gm: GraphMem) -> Counter[str]:
     counting = CountingStore(gm.store)
     gm.store = counting
     return counting.reads
-
-
-@pytest.fixture
-def graph_snapshot(
-    falkordb_server: EmbeddedFalkorDB, store: FalkorStore
-) -> Iterator[Callable[[], Any]]:
-    """Everything in the test's graph, to show that a rejected call wrote nothing."""
-    db = FalkorDB(unix_socket_path=str(falkordb_server.socket_path), socket_timeout=30.0)
-    graph = db.select_graph(store.graph_name)
-
-    def take() -> tuple[list[str], list[str]]:
-        nodes = graph.ro_query("MATCH (n) RETURN labels(n), properties(n)").result_set
-        edges = graph.ro_query(
-            "MATCH (a)-[r]->(b) RETURN type(r), properties(a), properties(b), properties(r)"
-        ).result_set
-        return sorted(map(repr, nodes)), sorted(map(repr, edges))
-
-    yield take
-    db.close()
 
 
 Rejected = Callable[[str, Mapping[str, Any], str, str | None], dict[str, Any]]

@@ -9,18 +9,16 @@ steps have run), and the graph must then be exactly as it was before.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
 import redis
-from falkordb import FalkorDB
 
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
 from graphmem.models import Status, Tier
 from graphmem.store import Row, Store
-from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 
 Mutation = Callable[[dict[str, Any]], None]
@@ -62,23 +60,6 @@ def efgm(faulty: FaultyStore, clock: ManualClock, embedder: Any) -> GraphMem:
     return GraphMem(faulty, clock=clock, embedder=embedder)
 
 
-@pytest.fixture
-def snapshot(falkordb_server: EmbeddedFalkorDB, store: FalkorStore) -> Iterator[Callable[[], Any]]:
-    """Every node and edge of the test's graph, embeddings included."""
-    db = FalkorDB(unix_socket_path=str(falkordb_server.socket_path), socket_timeout=30.0)
-    graph = db.select_graph(store.graph_name)
-
-    def take() -> tuple[list[str], list[str]]:
-        nodes = graph.ro_query("MATCH (n) RETURN labels(n), properties(n)").result_set
-        edges = graph.ro_query(
-            "MATCH (a)-[r]->(b) RETURN type(r), a.id, b.id, properties(r)"
-        ).result_set
-        return sorted(map(repr, nodes)), sorted(map(repr, edges))
-
-    yield take
-    db.close()
-
-
 def embedding_of(store: FalkorStore, memory_id: str) -> list[float] | None:
     rows = store._graph.ro_query(
         "MATCH (m:Memory {id: $id}) RETURN m.embedding", {"id": memory_id}
@@ -111,26 +92,26 @@ class TestRemember:
             assert vector is not None and len(vector) == 384
 
     def test_a_failure_at_the_last_embedding_writes_nothing(
-        self, efgm: GraphMem, faulty: FaultyStore, snapshot: Callable[[], Any]
+        self, efgm: GraphMem, faulty: FaultyStore, graph_snapshot: Callable[[], Any]
     ):
         efgm.remember({"content": "an earlier memory that must stay as it is"})
-        before = snapshot()
+        before = graph_snapshot()
         faulty.sabotage["remember_many"] = _spoil_last_row_embedding
         with pytest.raises(redis.ResponseError):
             efgm.remember_many(self.ITEMS)
-        assert snapshot() == before
+        assert graph_snapshot() == before
         # The same batch, unsabotaged, is written whole.
         del faulty.sabotage["remember_many"]
         assert len(set(efgm.remember_many(self.ITEMS))) == 3
 
     def test_a_failure_at_the_last_merge_undoes_creates_and_earlier_merges(
-        self, fgm: GraphMem, faulty: FaultyStore, snapshot: Callable[[], Any]
+        self, fgm: GraphMem, faulty: FaultyStore, graph_snapshot: Callable[[], Any]
     ):
         first = fgm.remember(
             {"content": "the cache TTL is 300 seconds", "source": "auto_extracted"}
         )
         second = fgm.remember({"content": "logs are kept for 30 days", "source": "auto_extracted"})
-        before = snapshot()
+        before = graph_snapshot()
         faulty.sabotage["remember_many"] = _spoil_last_merge
         batch = [
             {"content": "a brand new memory in the failing batch"},
@@ -139,7 +120,7 @@ class TestRemember:
         ]
         with pytest.raises(redis.ResponseError):
             fgm.remember_many(batch)
-        assert snapshot() == before
+        assert graph_snapshot() == before
         assert fgm.get(first.id).occurrence_count == 1
         assert fgm.get(second.id).occurrence_count == 1
 
@@ -177,11 +158,11 @@ class TestMergeMemories:
         self,
         fgm: GraphMem,
         faulty: FaultyStore,
-        snapshot: Callable[[], Any],
+        graph_snapshot: Callable[[], Any],
         spoiled: str,
     ):
         into_id, absorbed_id = self._pair(fgm)
-        before = snapshot()
+        before = graph_snapshot()
 
         def spoil(params: dict[str, Any]) -> None:
             if spoiled == "importance_fields":
@@ -192,7 +173,7 @@ class TestMergeMemories:
         faulty.sabotage["merge_memories"] = spoil
         with pytest.raises(redis.ResponseError):
             fgm.merge_memories(into_id, absorbed_id)
-        assert snapshot() == before
+        assert graph_snapshot() == before
 
 
 class TestRestore:
@@ -218,7 +199,11 @@ class TestRestore:
         assert restored.importance == pytest.approx(fgm.importance_breakdown(restored).total)
 
     def test_a_failure_at_the_rescore_leaves_it_archived(
-        self, fgm: GraphMem, faulty: FaultyStore, clock: ManualClock, snapshot: Callable[[], Any]
+        self,
+        fgm: GraphMem,
+        faulty: FaultyStore,
+        clock: ManualClock,
+        graph_snapshot: Callable[[], Any],
     ):
         memory = fgm.remember({"content": "a rule nobody used", "memory_type": "rule"})
         fgm.store.write(
@@ -229,13 +214,13 @@ class TestRestore:
                 "now": clock.now(),
             },
         )
-        before = snapshot()
+        before = graph_snapshot()
         faulty.sabotage["restore_memory"] = lambda p: p.update(
             importance_fields={"importance": NOT_A_PROPERTY}
         )
         with pytest.raises(redis.ResponseError):
             fgm.restore(memory.id)
-        assert snapshot() == before
+        assert graph_snapshot() == before
         assert fgm.get(memory.id).tier is Tier.ARCHIVED
 
 
@@ -269,15 +254,15 @@ class TestSingleWriteOperations:
         assert fgm.get(noise.id).tier is Tier.ARCHIVED
 
     def test_a_failed_supersede_leaves_no_edge_and_no_marker(
-        self, fgm: GraphMem, faulty: FaultyStore, snapshot: Callable[[], Any]
+        self, fgm: GraphMem, faulty: FaultyStore, graph_snapshot: Callable[[], Any]
     ):
         old = fgm.remember({"content": "the API is versioned in the path"})
         new = fgm.remember({"content": "the API is versioned by a header"})
-        before = snapshot()
+        before = graph_snapshot()
         faulty.sabotage["relate_supersedes"] = lambda p: p.update(rationale=NOT_A_PROPERTY)
         with pytest.raises(redis.ResponseError):
             fgm.supersede(old.id, new.id)
-        assert snapshot() == before
+        assert graph_snapshot() == before
 
 
 def _spoil_run_record(params: dict[str, Any]) -> None:
@@ -291,14 +276,14 @@ class TestPromotionRun:
             fgm.remember({"content": text, "memory_type": "decision", "session_id": "s"})
 
     def test_moves_events_and_the_run_record_are_one_write(
-        self, fgm: GraphMem, faulty: FaultyStore, snapshot: Callable[[], Any]
+        self, fgm: GraphMem, faulty: FaultyStore, graph_snapshot: Callable[[], Any]
     ):
         self._session(fgm)
-        before = snapshot()
+        before = graph_snapshot()
         faulty.sabotage["promote_memories"] = _spoil_run_record
         with pytest.raises(redis.ResponseError):
             fgm.run_promotion("s")
-        assert snapshot() == before  # no move, no event, no run
+        assert graph_snapshot() == before  # no move, no event, no run
         del faulty.sabotage["promote_memories"]
         run = fgm.run_promotion("s")
         assert run.promoted
