@@ -7,11 +7,11 @@ answered before any of it is parsed or reaches the store.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphmem.auth import OPEN, Principal
@@ -37,19 +37,22 @@ class Gate:
         limiter: RateLimiter,
         max_body_bytes: int,
         paths: Iterable[str] = ("/graphql",),
+        ide_path: str | None = None,
     ) -> None:
         self.app = app
         self.auth_required = auth_required
         self.limiter = limiter
         self.max_body_bytes = max_body_bytes
         self.paths = tuple(paths)
+        self.ide_path = ide_path
+        """Where a browser's GET gets the GraphiQL page, which holds no data."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket") or not scope["path"].startswith(self.paths):
             await self.app(scope, receive, send)
             return
         try:
-            if scope["type"] == "http" and _is_ide_page(scope):
+            if scope["type"] == "http" and scope["path"] == self.ide_path and _is_ide_page(scope):
                 # The GraphiQL page itself holds no data; its requests carry the key.
                 principal: Principal | None = OPEN
             else:
@@ -58,7 +61,7 @@ class Gate:
             if scope["type"] == "http":
                 receive = await self._bounded_body(scope, receive)
         except GraphMemError as exc:
-            await _refuse(scope, send, exc)
+            await _refuse(scope, receive, send, exc)
             return
         scope.setdefault("state", {})[PRINCIPAL] = principal
         await self.app(scope, receive, send)
@@ -144,21 +147,26 @@ def _replay(messages: list[Message], receive: Receive) -> Receive:
     return replay
 
 
-async def _refuse(scope: Scope, send: Send, error: GraphMemError) -> None:
+def refusal(error: GraphMemError) -> JSONResponse:
+    """A refused request's answer: the GraphQL error shape, with its HTTP status."""
+    extensions: dict[str, Any] = {"code": error.code}
+    if error.field:
+        extensions["field"] = error.field
+    headers = {}
+    if isinstance(error, RateLimitedError):
+        headers["retry-after"] = str(max(1, round(error.retry_after)))
+    if isinstance(error, UnauthenticatedError):
+        headers["www-authenticate"] = 'Bearer realm="graphmem"'
+    return JSONResponse(
+        {"errors": [{"message": error.message, "extensions": extensions}]},
+        status_code=STATUS.get(error.code, 400),
+        headers=headers,
+    )
+
+
+async def _refuse(scope: Scope, receive: Receive, send: Send, error: GraphMemError) -> None:
     if scope["type"] == "websocket":
         # Closing before accepting answers the upgrade with 403.
         await send({"type": "websocket.close", "code": 1008, "reason": error.code})
         return
-    extensions: dict[str, Any] = {"code": error.code}
-    if error.field:
-        extensions["field"] = error.field
-    body = json.dumps({"errors": [{"message": error.message, "extensions": extensions}]})
-    headers = [(b"content-type", b"application/json")]
-    if isinstance(error, RateLimitedError):
-        headers.append((b"retry-after", str(max(1, round(error.retry_after))).encode()))
-    if isinstance(error, UnauthenticatedError):
-        headers.append((b"www-authenticate", b'Bearer realm="graphmem"'))
-    await send(
-        {"type": "http.response.start", "status": STATUS.get(error.code, 400), "headers": headers}
-    )
-    await send({"type": "http.response.body", "body": body.encode()})
+    await refusal(error)(scope, receive, send)

@@ -83,6 +83,8 @@ def _build(settings: Settings, lifespan: Lifespan[Starlette] | None = None) -> S
         auth_required=settings.auth_required,
         limiter=RateLimiter(settings.rate_limit, settings.rate_burst),
         max_body_bytes=settings.max_body_bytes,
+        paths=("/graphql", "/metrics"),
+        ide_path="/graphql",
     )
     # Outermost, so refused requests get a request id, a log line and a count too.
     observability = Observability(auth_required=settings.auth_required)

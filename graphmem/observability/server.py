@@ -7,12 +7,12 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from graphmem.api import GraphMem
 from graphmem.auth import Role
-from graphmem.errors import ForbiddenError, GraphMemError, UnauthenticatedError
-from graphmem.gate import STATUS, bearer_token
+from graphmem.errors import ForbiddenError
+from graphmem.gate import refusal
 from graphmem.observability.instruments import observe_embeddings, observe_statements
 from graphmem.observability.logs import log_events
 from graphmem.observability.metrics import Metrics
@@ -43,27 +43,13 @@ class Observability:
         self.metrics.count_candidates_of(gm)
 
     async def endpoint(self, request: Request) -> Response:
-        """``GET /metrics`` in Prometheus' text format."""
+        """``GET /metrics`` in Prometheus' text format (the gate has checked the key)."""
         if self.auth_required:
-            try:
-                await self._check_admin(request)
-            except GraphMemError as exc:
-                return JSONResponse(
-                    {"errors": [{"message": exc.message, "extensions": {"code": exc.code}}]},
-                    status_code=STATUS.get(exc.code, 400),
+            role = request.state.principal.role
+            if not role.includes(Role.ADMIN):
+                return refusal(
+                    ForbiddenError(f"metrics need an admin API key; this key's role is {role}")
                 )
         # Collecting may count candidates in the graph: off the event loop.
         body = await run_in_threadpool(generate_latest, self.metrics.registry)
         return Response(body, media_type=CONTENT_TYPE_LATEST)
-
-    async def _check_admin(self, request: Request) -> None:
-        token = bearer_token(request.headers.get("authorization"))
-        if token is None:
-            raise UnauthenticatedError(
-                "metrics need an admin API key: send 'Authorization: Bearer <key>'"
-            )
-        principal = await run_in_threadpool(request.app.state.gm.keys.authenticate, token)
-        if not principal.role.includes(Role.ADMIN):
-            raise ForbiddenError(
-                f"metrics need an admin API key; this key's role is {principal.role.value}"
-            )

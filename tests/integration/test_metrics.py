@@ -204,6 +204,8 @@ def test_metrics_need_an_admin_key_when_the_server_requires_keys(gm: GraphMem) -
         anonymous = http.get("/metrics")
         as_reader = http.get("/metrics", headers={"authorization": f"Bearer {reader}"})
         as_admin = http.get("/metrics", headers={"authorization": f"Bearer {admin}"})
+        # A browser's GET is not the GraphiQL page here: it needs the key too.
+        as_browser = http.get("/metrics", headers={"Accept": "text/html"})
 
     assert anonymous.status_code == 401
     assert anonymous.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
@@ -211,6 +213,7 @@ def test_metrics_need_an_admin_key_when_the_server_requires_keys(gm: GraphMem) -
     assert "admin" in as_reader.json()["errors"][0]["message"]
     assert as_admin.status_code == 200
     assert "graphmem_http_requests_total" in as_admin.text
+    assert as_browser.status_code == 401
 
 
 def test_each_app_counts_only_its_own_requests(gm: GraphMem) -> None:
