@@ -86,17 +86,6 @@ class Socket:
         assert self.receive() == {"type": "pong"}
 
 
-@pytest.fixture
-def server(gm: GraphMem) -> Iterator[httpx.Client]:
-    with serve(create_app(gm)) as http:
-        yield http
-
-
-@pytest.fixture
-def gql(server: httpx.Client) -> GraphQLClient:
-    return GraphQLClient(server)
-
-
 def ws_url(http: httpx.Client) -> str:
     return str(http.base_url).replace("http://", "ws://", 1).rstrip("/") + "/graphql"
 
@@ -114,8 +103,8 @@ def open_socket(http: httpx.Client, headers: dict[str, str] | None = None) -> It
 
 
 @pytest.fixture
-def socket(server: httpx.Client) -> Iterator[Socket]:
-    with open_socket(server) as sock:
+def socket(graphql_http: httpx.Client) -> Iterator[Socket]:
+    with open_socket(graphql_http) as sock:
         assert sock.init() == {"type": "connection_ack"}
         yield sock
 
