@@ -49,12 +49,6 @@ NEIGHBORHOOD = """query($id: ID!, $depth: Int! = 1, $types: [RelationType!]) {
 }"""
 
 
-@pytest.fixture(scope="session")
-def embedder() -> MiniLMEmbedder:
-    """One model per test worker: loading it takes seconds."""
-    return MiniLMEmbedder()
-
-
 @pytest.fixture
 def gm(store: FalkorStore, clock: ManualClock, embedder: MiniLMEmbedder) -> GraphMem:
     """The server's GraphMem, with embeddings on."""
