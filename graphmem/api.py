@@ -555,19 +555,22 @@ class GraphMem:
         if update.content is not None:
             fields["content_key"] = content_key(update.content)
         reembed = update.content is not None or update.rationale is not None
+        vector = None
         if reembed:  # embedded before the write; with embeddings off the stale vector goes
-            text = memory_text(merged.content, merged.rationale)
-            vectors = self.retrieval.embed_memories([text])
+            vectors = self.retrieval.embed_memories([memory_text(merged.content, merged.rationale)])
+            vector = vectors[0] if vectors else None
         rows = self.store.write(
-            "update_memory", {"id": memory_id, "project_id": project, "changes": fields}
+            "update_memory",
+            {
+                "id": memory_id,
+                "project_id": project,
+                "changes": fields,
+                "reembed": reembed,
+                "embedding": vector,
+            },
         )
         if not rows:
             raise self._missing(memory_id, project)
-        if reembed:
-            vector = vectors[0] if vectors else None
-            self.retrieval.store_embeddings(
-                [{"id": memory_id, "project_id": project, "embedding": vector}]
-            )
         memory = _memory(rows[0])
         self._changed(ChangeKind.UPDATED, [memory_id], project)
         # A person editing or re-categorising a candidate has confirmed it.

@@ -305,3 +305,22 @@ class TestPromotionRun:
         stats = fgm.promotion_stats("s")
         assert events and stats.runs == 1 and stats.last_promoted == len(events)
         assert {e.run_id for e in events} == {stats.last_run_id}
+
+
+def test_an_edit_and_its_new_vector_are_one_write(
+    efgm: GraphMem, faulty: FaultyStore, graph_snapshot: Callable[[], Any]
+):
+    memory = efgm.remember({"content": "deploys happen on Tuesdays"})
+    before = graph_snapshot()
+
+    def spoil_vector(params: dict[str, Any]) -> None:
+        params["embedding"] = ["not a number"]
+
+    faulty.sabotage["update_memory"] = spoil_vector
+    with pytest.raises(redis.ResponseError):
+        efgm.update(memory.id, {"content": "deploys happen on Thursdays"})
+    assert graph_snapshot() == before  # neither the new text nor a stale vector for it
+    del faulty.sabotage["update_memory"]
+    faulty.writes.clear()
+    efgm.update(memory.id, {"content": "deploys happen on Thursdays"})
+    assert faulty.writes == ["update_memory"]
