@@ -43,14 +43,6 @@ class Principal:
     def scoped(cls, projects: Iterable[str], role: Role, key_id: str | None = None) -> Principal:
         return cls(frozenset(projects), role, key_id)
 
-    @property
-    def is_open(self) -> bool:
-        return self.projects is None
-
-    def allows(self, project: str, role: Role) -> bool:
-        in_scope = self.projects is None or project in self.projects
-        return in_scope and self.role.includes(role)
-
     def project_for(self, requested: str | None, default: str, role: Role) -> str:
         """The project a call acts in, checked against this principal.
 
@@ -73,10 +65,6 @@ class Principal:
                 f"this API key's role is {self.role.value}; this operation needs {role.value}"
             )
         return requested
-
-    def visible(self, projects: Iterable[str]) -> list[str]:
-        """Of ``projects``, the ones this principal may read."""
-        return [p for p in projects if self.allows(p, Role.READ)]
 
 
 OPEN = Principal(projects=None, role=Role.ADMIN)
