@@ -81,7 +81,16 @@ class TestRows:
             "pinned": False,
             "evidence": [],
         }
-        store.write("update_memory", {"id": memory.id, "project_id": "default", "changes": changes})
+        store.write(
+            "update_memory",
+            {
+                "id": memory.id,
+                "project_id": "default",
+                "changes": changes,
+                "reembed": False,
+                "embedding": None,
+            },
+        )
         (row,) = store.read("get_memories", {"ids": [memory.id], "project_id": "default"})
         got = {key: row["memory"][key] for key in changes}
         assert got == changes
