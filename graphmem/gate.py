@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
-from starlette.responses import JSONResponse
+from starlette.responses import HTMLResponse, JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphmem.auth import OPEN, Principal
@@ -38,6 +38,7 @@ class Gate:
         max_body_bytes: int,
         paths: Iterable[str] = ("/graphql",),
         ide_path: str | None = None,
+        ide_html: str | None = None,
     ) -> None:
         self.app = app
         self.auth_required = auth_required
@@ -46,18 +47,22 @@ class Gate:
         self.paths = tuple(paths)
         self.ide_path = ide_path
         """Where a browser's GET gets the GraphiQL page, which holds no data."""
+        self.ide_html = ide_html
+        """The GraphiQL page, answered by the gate itself to a browser without a key
+        (``None``: no page, as in production mode)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket") or not scope["path"].startswith(self.paths):
             await self.app(scope, receive, send)
             return
         try:
-            if scope["type"] == "http" and scope["path"] == self.ide_path and _is_ide_page(scope):
-                # The GraphiQL page itself holds no data; its requests carry the key.
-                principal: Principal | None = OPEN
-            else:
-                principal = await self._principal(scope)
-                self._check_rate(principal)
+            if self._wants_ide_page(scope):
+                # A keyless request never reaches the app: the gate answers with the static
+                # page itself, so no spelling of a query parameter can run an operation.
+                await HTMLResponse(self.ide_html or "")(scope, receive, send)
+                return
+            principal = await self._principal(scope)
+            self._check_rate(principal)
             if scope["type"] == "http":
                 receive = await self._bounded_body(scope, receive)
         except GraphMemError as exc:
@@ -65,6 +70,22 @@ class Gate:
             return
         scope.setdefault("state", {})[PRINCIPAL] = principal
         await self.app(scope, receive, send)
+
+    def _wants_ide_page(self, scope: Scope) -> bool:
+        """A browser without a key loading GraphiQL, where keys are required.
+
+        Only the method, the path and the Accept header decide it; the query string
+        and body are never looked at, because the page is served whatever they hold.
+        """
+        return (
+            self.auth_required
+            and self.ide_html is not None
+            and scope["type"] == "http"
+            and scope["path"] == self.ide_path
+            and scope["method"] in ("GET", "HEAD")
+            and _header(scope, b"authorization") is None
+            and "text/html" in (_header(scope, b"accept") or "").lower()
+        )
 
     async def _principal(self, scope: Scope) -> Principal | None:
         token = bearer_token(_header(scope, b"authorization"))
@@ -130,12 +151,6 @@ def _header(scope: Scope, name: bytes) -> str | None:
         if key == name:
             return value.decode("latin-1")
     return None
-
-
-def _is_ide_page(scope: Scope) -> bool:
-    if scope["method"] != "GET" or b"query=" in scope.get("query_string", b""):
-        return False
-    return "text/html" in (_header(scope, b"accept") or "")
 
 
 def _replay(messages: list[Message], receive: Receive) -> Receive:

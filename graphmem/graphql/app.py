@@ -85,6 +85,7 @@ def _build(settings: Settings, lifespan: Lifespan[Starlette] | None = None) -> S
         max_body_bytes=settings.max_body_bytes,
         paths=("/graphql", "/metrics"),
         ide_path="/graphql",
+        ide_html=view.graphql_ide_html if ide else None,
     )
     # Outermost, so refused requests get a request id, a log line and a count too.
     observability = Observability(auth_required=settings.auth_required)
