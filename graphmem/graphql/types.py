@@ -5,6 +5,10 @@ the model itself for fields computed from it. Input types only shape the
 request; validation stays in the domain models, so every surface rejects the
 same values with the same limits. Input defaults are read from those models
 so the SDL shows the defaults the domain applies.
+
+Types that refer to each other (a memory and its promotion and staging log)
+live here together, so each area's operations module imports this one and
+never another area's.
 """
 
 from __future__ import annotations
