@@ -4,12 +4,12 @@
 import cytoscape from "cytoscape";
 import { RELATION_COLOURS, TIER_COLOURS } from "./palette.js";
 
-const LABEL_LENGTH = 60;
+const LABEL_LENGTH = 50;
 /** Label sizes in screen pixels, whatever the zoom (down to MIN_LABEL_ZOOM). */
 const NODE_FONT_PX = 13;
 const EDGE_FONT_PX = 11;
-const LABEL_WIDTH_PX = 170;
-const MIN_LABEL_ZOOM = 0.5;
+const LABEL_WIDTH_PX = 160;
+const MIN_LABEL_ZOOM = 0.35;
 /** Node diameters: the least and the most important memory on screen. */
 const SMALLEST = 28;
 const LARGEST = 90;
@@ -170,7 +170,8 @@ export class GraphView {
     this.cy.batch(() => {
       for (const hood of hoods) this.cy.getElementById(hood.centerId).addClass(mark);
     });
-    this.settle();
+    // Nothing on screen to keep in place: a fresh layout spreads the nodes best.
+    this.settle(true);
   }
 
   /** Add a neighbourhood to the view, keeping what is already there. */
@@ -210,13 +211,13 @@ export class GraphView {
   }
 
   /** Sizes, the candidate filter and the layout, after nodes came or went. */
-  settle() {
+  settle(fresh = false) {
     const sizes = nodeSizes(new Map(this.cy.nodes().map((node) => [node.id(), node.data("importance")])));
     this.cy.batch(() => {
       for (const [id, size] of sizes) this.cy.getElementById(id).data("size", size);
     });
     this.applyCandidateFilter();
-    this.layout();
+    this.layout(fresh);
   }
 
   clear() {
@@ -245,17 +246,23 @@ export class GraphView {
     return nodes.union(nodes.edgesWith(nodes));
   }
 
-  layout() {
+  layout(fresh = false) {
     if (this.cy.nodes().empty()) return;
+    // Lay out with labels at their nominal size: at the last view's zoom they
+    // would be scaled, and a spread-out layout would zoom out further still.
+    this.cy.zoom(1);
+    this.cy.style().update();
     const layout = this.shown().layout({
       name: "cose",
       animate: false,
-      randomize: false,
+      randomize: fresh,
       fit: true,
       padding: 50,
       nodeDimensionsIncludeLabels: true,
-      idealEdgeLength: () => 140,
-      nodeRepulsion: () => 12000,
+      idealEdgeLength: () => 120,
+      nodeRepulsion: () => 20000,
+      nodeOverlap: 40,
+      componentSpacing: 80,
     });
     layout.run();
     this.cy.style().update();

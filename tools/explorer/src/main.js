@@ -118,7 +118,7 @@ function start() {
         .slice(0, OVERVIEW_LIST);
       renderOverview(overview, { important, recent: memories.slice(0, OVERVIEW_LIST) }, linkTo);
       showExample(important[0]);
-      const where = projectId() ? `project ${projectId()}` : "the default project";
+      const where = projectId() ? `Project ${projectId()}` : "The default project";
       setStatus(
         memories.length === 0
           ? `${where} has no memories yet: write one (graphmem remember "…", or the remember mutation), then reload`
