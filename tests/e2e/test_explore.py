@@ -152,13 +152,22 @@ def test_the_first_screen_shows_the_most_important_and_the_newest_memories(
     expect(page.locator("#overview")).to_be_hidden()
 
 
-def test_an_empty_project_says_how_to_fill_it(explorer: Explorer):
+def test_an_empty_project_says_how_to_fill_it(explorer: Explorer, seeded: Seeded):
+    """The project named in the URL is the one read, and it holds nothing."""
     page = explorer.page
-    page.goto("/explore")
-    expect(page.locator("#status")).to_contain_text("has no memories yet")
+    page.goto("/explore#project=elsewhere")
+    expect(page.locator("#project")).to_have_value("elsewhere")
+    expect(page.locator("#status")).to_contain_text("Project elsewhere has no memories yet")
     expect(page.locator("#status")).to_contain_text("graphmem remember")
     expect(page.locator("#graph")).to_have_attribute("data-state", "empty")
     expect(page.locator("#example")).to_be_hidden()
+    expect(page.locator("#important li")).to_have_count(0)
+
+    # Clearing the field goes back to the default project, which has memories.
+    page.fill("#project", "")
+    page.press("#project", "Enter")
+    expect(page.locator("#important li")).to_have_count(6)
+    assert "project" not in hash_of(page)
 
 
 def test_search_explain_open_expand_and_hide_candidates(explorer: Explorer, seeded: Seeded):
