@@ -77,6 +77,7 @@ class Supervisor:
         window: float = RESTART_WINDOW,
         backoff: Sequence[float] = BACKOFF,
         monotonic: Callable[[], float] = time.monotonic,
+        on_give_up: Callable[[str], None] | None = None,
     ) -> None:
         self.server = server
         self.name = name
@@ -84,6 +85,7 @@ class Supervisor:
         self.window = window
         self.backoff = tuple(backoff)
         self._monotonic = monotonic
+        self._on_give_up = on_give_up
         self._restarts: deque[float] = deque()
         self._state = State.SERVING
         self.reason: str | None = None
@@ -182,7 +184,8 @@ class Supervisor:
         )
         log.critical("FATAL: %s", reason)
         self._set(State.FAILED, "the graph database stopped and could not be restarted")
-        for handler in list(_unrecoverable):
+        handlers = [*_unrecoverable, *([self._on_give_up] if self._on_give_up else [])]
+        for handler in handlers:
             handler(reason)
 
     def _sleep(self, seconds: float) -> bool:
