@@ -303,14 +303,14 @@ class EmbeddedFalkorDB:
                 )
                 self._process = None
                 raise StoreUnavailableError(
-                    f"the FalkorDB server exited at start: {detail.strip() or self._log_tail()}"
+                    f"the FalkorDB server exited at start: {detail.strip() or self.last_words()}"
                 )
             if self._answers():
                 return
             time.sleep(0.02)
         raise StoreUnavailableError(
             f"the FalkorDB server did not answer within {self.startup_timeout:.0f}s: "
-            + self._log_tail()
+            + self.last_words()
         )
 
     def _wait_gone(self) -> None:
@@ -331,7 +331,8 @@ class EmbeddedFalkorDB:
                 self._process.stderr.close()
             self._process = None
 
-    def _log_tail(self) -> str:
+    def last_words(self) -> str:
+        """The last lines of the server's log, for error messages and the supervisor."""
         try:
             return " | ".join(self.log_path.read_text(errors="replace").splitlines()[-5:])
         except OSError:

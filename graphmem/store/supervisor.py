@@ -52,6 +52,10 @@ class Supervised(Protocol):
         """Make a server answer again on the same data; raises if it cannot."""
         ...
 
+    def last_words(self) -> str:
+        """The end of the server's own log: why it stopped, when it said so."""
+        ...
+
 
 _unrecoverable: list[Callable[[str], None]] = []
 
@@ -154,7 +158,11 @@ class Supervisor:
         return pidfd in ready and self._state is not State.STOPPED
 
     def _recover(self) -> None:
-        log.error("the embedded FalkorDB server of %s died; restarting it", self.name)
+        log.error(
+            "the embedded FalkorDB server of %s died (its log ends: %s); restarting it",
+            self.name,
+            self.server.last_words(),
+        )
         self._set(State.RESTARTING, "the graph database is restarting")
         attempt = 0
         while self._state is State.RESTARTING:
