@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import signal
@@ -107,7 +108,10 @@ def serve(
                 )
             )
             try:
-                server.run(sockets=[listener])
+                # uvicorn re-raises Ctrl-C once it has shut down gracefully: a
+                # stop asked for, status 0.
+                with contextlib.suppress(KeyboardInterrupt):
+                    server.run(sockets=[listener])
             finally:
                 # uvicorn has drained the requests; let a running job finish too.
                 if scheduler:
