@@ -182,6 +182,11 @@ class Supervisor:
             except StoreUnavailableError as exc:
                 log.error("restart %d of the FalkorDB server failed: %s", attempt, exc.message)
                 continue
+            except Exception:
+                # Whatever went wrong, the watching thread must not die with it:
+                # the attempt counts, and the bound still ends the loop.
+                log.exception("restart %d of the FalkorDB server failed", attempt)
+                continue
             log.warning("the embedded FalkorDB server of %s serves again", self.name)
             self._set(State.SERVING, None)
 
