@@ -114,10 +114,20 @@ class Status(StrEnum):
 
 
 class RelationType(StrEnum):
+    """The relation types between memories: the one list every surface, the
+    explorer's palette and the Cypher statements that name them follow
+    (tests/unit/test_relation_types.py compares them all with it)."""
+
     CONSTRAINS = "CONSTRAINS"
     ENABLES = "ENABLES"
     SUPERSEDES = "SUPERSEDES"
     RELATED_TO = "RELATED_TO"
+
+    @property
+    def statement(self) -> str:
+        """The named statement that writes this relation: Cypher takes no
+        relationship type as a parameter, so each type has its own."""
+        return f"relate_{self.value.lower()}"
 
 
 class Source(StrEnum):

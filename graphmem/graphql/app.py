@@ -25,7 +25,7 @@ from strawberry.asgi import GraphQL
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types.unset import UNSET, UnsetType
 
-from graphmem import explore
+from graphmem import explore, graphiql
 from graphmem.api import GraphMem
 from graphmem.auth import OPEN
 from graphmem.config import Settings
@@ -40,6 +40,11 @@ from graphmem.scheduler import Scheduler
 
 
 class GraphQLView(GraphQL[Context, None]):
+    @property
+    def graphql_ide_html(self) -> str:
+        """The packaged GraphiQL page instead of strawberry's, which loads from a CDN."""
+        return graphiql.page()
+
     def decode_json(self, data: str | bytes) -> object:
         """JSON that is not an object (``null``, ``5``) is refused like text that is not
         JSON at all, instead of failing inside strawberry; so is a body that is not
@@ -116,6 +121,7 @@ def _build(settings: Settings, lifespan: Lifespan[Starlette] | None = None) -> S
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", observability.endpoint, methods=["GET"]),
             *explore.routes(),
+            *graphiql.routes(),
         ],
         lifespan=lifespan,
     )

@@ -17,6 +17,7 @@ from falkordb.exceptions import SchemaVersionMismatchException
 from graphmem.errors import InvalidInputError, StorageFullError, StoreUnavailableError
 from graphmem.statements import Statements
 from graphmem.store import Row
+from graphmem.store.dialect import Dialect
 from graphmem.store.embedded import EmbeddedFalkorDB
 
 log = logging.getLogger(__name__)
@@ -38,7 +39,7 @@ class FalkorStore:
     is how tests get isolated stores cheaply.
     """
 
-    dialect = "falkordb"
+    dialect = Dialect.FALKORDB
 
     def __init__(
         self,
