@@ -68,10 +68,6 @@ class EmbeddedFalkorDB:
         self._process: subprocess.Popen[bytes] | None = None
         self._users: IO[str] | None = None
 
-    @property
-    def started_here(self) -> bool:
-        return self._process is not None
-
     def start(self) -> Path:
         """Make sure a server answers on the socket, count this instance among its
         users and return the socket path."""
@@ -212,13 +208,16 @@ class EmbeddedFalkorDB:
 
     def _others_use_it(self) -> bool:
         """Whether another graphmem instance holds the users lock. Taking it
-        exclusively succeeds only when this instance is the last user."""
-        if self._users is None:
-            return False
+        exclusively succeeds only when no other instance holds it (this one's own
+        shared lock is converted); the directory lock keeps newcomers out meanwhile."""
+        handle = self._users or open(self.data_dir / USERS_NAME, "a+")  # noqa: SIM115
         try:
-            fcntl.flock(self._users, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return True
+        finally:
+            if handle is not self._users:
+                handle.close()
         return False
 
     def _leave(self) -> None:
