@@ -79,17 +79,10 @@ from graphmem.retrieval.context import (
 )
 from graphmem.retrieval.fulltext import query_terms
 from graphmem.scoring import ImportanceBreakdown, ImportanceScorer
-from graphmem.staging import (
-    Evidence,
-    Signal,
-    Stager,
-    content_key,
-    earned_signal,
-    jaccard,
-    tokens,
-)
+from graphmem.staging import Evidence, Signal, Stager, earned_signal
 from graphmem.store import Row, Store
 from graphmem.telemetry import Telemetry
+from graphmem.text import content_key, jaccard, tokens
 
 _identifier = TypeAdapter(Identifier)
 NEAR_DUPLICATE_K = 20

@@ -8,9 +8,6 @@ confirmation. Every status change is logged and happens at most once.
 
 from __future__ import annotations
 
-import hashlib
-import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -19,30 +16,6 @@ from graphmem.ids import new_id
 from graphmem.models import Memory, Status
 from graphmem.retention import RetentionRules
 from graphmem.service import Service
-
-_WORD = re.compile(r"\w+")
-
-
-def normalise(text: str) -> str:
-    """Case-, accent-form- and punctuation-insensitive text, for exact dedup."""
-    # ASCII is its own NFKC form and casefolds to lower case: skip the slow path.
-    folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
-    return " ".join(_WORD.findall(folded))
-
-
-def content_key(text: str) -> str:
-    return hashlib.blake2b(normalise(text).encode(), digest_size=16).hexdigest()
-
-
-def tokens(text: str) -> frozenset[str]:
-    return frozenset(normalise(text).split())
-
-
-def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
-    left, right = set(a), set(b)
-    if not left and not right:
-        return 1.0
-    return len(left & right) / len(left | right)
 
 
 class Signal(StrEnum):
@@ -90,16 +63,6 @@ def earned_signal(evidence: Evidence, rules: RetentionRules) -> Signal | None:
     ):
         return Signal.EVALUATOR
     return None
-
-
-@dataclass(frozen=True)
-class Duplicate:
-    """A new item that matches an existing memory."""
-
-    existing_id: str
-    match: str
-    """``exact`` (same normalised text) or ``near`` (similar enough)."""
-    similarity: float
 
 
 class Stager(Service):
