@@ -25,6 +25,7 @@ from graphmem.memories import Memories
 from graphmem.migrations import MigrationReport, migrate
 from graphmem.models import (
     BulkReviewResult,
+    M,
     Memory,
     MemoryFilter,
     MemoryInput,
@@ -52,14 +53,8 @@ from graphmem.retrieval import (
     ContextResult,
     Neighborhood,
     Retrieval,
-    SearchFilters,
-    SearchMode,
+    SearchRequest,
     SearchResult,
-)
-from graphmem.retrieval.context import (
-    DEFAULT_MAX_RESULTS,
-    DEFAULT_MIN_CONFIDENCE,
-    DEFAULT_RECENCY_WEIGHT,
 )
 from graphmem.review import NearDuplicateFinder, Review
 from graphmem.scoring import ImportanceBreakdown, ImportanceScorer
@@ -507,62 +502,39 @@ class GraphMem:
         self,
         context_hint: str | ContextRequest | Mapping[str, Any],
         *,
-        include_types: Sequence[str] | None = None,
-        min_confidence: float = DEFAULT_MIN_CONFIDENCE,
-        max_results: int = DEFAULT_MAX_RESULTS,
-        recency_weight: float = DEFAULT_RECENCY_WEIGHT,
-        include_superseded: bool = False,
-        session_id: str | None = None,
         record_access: bool | None = None,
         project_id: str | None = None,
+        **options: Any,
     ) -> ContextResult:
         """What an agent should know right now (seed 002's knowledgeContext), best first.
 
-        ``context_hint`` may also be the whole argument set: a ``ContextRequest``,
-        or the LLM tool's arguments (``graphmem.retrieval.tool_definition``) as
-        a mapping, validated the same way. Records an access on each memory
-        returned unless ``record_access=False``.
+        ``context_hint`` is the hint, with any other field of ``ContextRequest``
+        as a keyword option (``max_results=3``); or the whole request: a
+        ``ContextRequest`` as a surface builds it, or the LLM tool's arguments
+        (``graphmem.retrieval.tool_definition``) as a mapping, validated the
+        same way. Records an access on each memory returned unless
+        ``record_access=False``.
         """
-        project = self._project(project_id)
-        if isinstance(context_hint, str):
-            arguments: ContextRequest | Mapping[str, Any] = {
-                "context_hint": context_hint,
-                "include_types": include_types,
-                "min_confidence": min_confidence,
-                "max_results": max_results,
-                "recency_weight": recency_weight,
-                "include_superseded": include_superseded,
-                "session_id": session_id,
-            }
-        else:
-            arguments = context_hint
+        request = _request(ContextRequest, "context_hint", context_hint, options)
         return self.retrieval.knowledge_context(
-            arguments, project_id=project, record_access=record_access
+            request, project_id=self._project(project_id), record_access=record_access
         )
 
     def search(
         self,
-        query: str,
+        query: str | SearchRequest | Mapping[str, Any],
         *,
-        mode: SearchMode | str = SearchMode.HYBRID,
-        limit: int = 10,
-        filters: SearchFilters | Mapping[str, Any] | None = None,
-        depth: int = 1,
-        relation_types: Sequence[RelationType | str] | None = None,
         project_id: str | None = None,
+        **options: Any,
     ) -> SearchResult:
-        """Hybrid search over vectors, full text and relations; every hit explains itself."""
-        project = self._project(project_id)
-        arguments: dict[str, Any] = {
-            "query": query,
-            "mode": mode,
-            "limit": limit,
-            "filters": filters if filters is not None else {},
-            "depth": depth,
-        }
-        if relation_types is not None:
-            arguments["relation_types"] = relation_types
-        return self.retrieval.search(arguments, project_id=project)
+        """Hybrid search over vectors, full text and relations; every hit explains itself.
+
+        ``query`` is the text, with any other field of ``SearchRequest`` as a
+        keyword option (``mode="FULLTEXT"``, ``limit=5``, ``filters={...}``);
+        or the whole request, as a surface builds it.
+        """
+        request = _request(SearchRequest, "query", query, options)
+        return self.retrieval.search(request, project_id=self._project(project_id))
 
     def neighborhood(
         self,
@@ -596,3 +568,15 @@ class GraphMem:
             limit=limit,
             progress=progress,
         )
+
+
+def _request(
+    model: type[M], first: str, value: Any, options: Mapping[str, Any]
+) -> M | Mapping[str, Any]:
+    """The request a retrieval call was given: whole, or as its first field plus
+    keyword options (validated once, by the service)."""
+    if isinstance(value, model | Mapping):
+        if options:
+            raise TypeError(f"pass a whole {model.__name__} or keyword options, not both")
+        return value
+    return {first: value, **options}
