@@ -162,8 +162,10 @@ class GraphMem:
     ) -> tuple[Memory, WriteOutcome]:
         """Like ``remember``, also saying whether it created a memory or merged into one."""
         project = self._project(project_id)
-        (outcome,) = self.writer.write([parse(MemoryInput, item)], project_id=project)
-        return self.memories.get(outcome.id, project_id=project), outcome
+        written = self.writer.write([parse(MemoryInput, item)], project_id=project)
+        (outcome,) = written.outcomes
+        memory = written.memory(outcome.id) or self.memories.get(outcome.id, project_id=project)
+        return memory, outcome
 
     def remember_many(
         self,
@@ -191,7 +193,7 @@ class GraphMem:
         batch) counts as another occurrence of it.
         """
         project = self._project(project_id)
-        return self.writer.write(validate_batch(items), project_id=project, dedup=dedup)
+        return self.writer.write(validate_batch(items), project_id=project, dedup=dedup).outcomes
 
     def get(self, memory_id: str, *, project_id: str | None = None) -> Memory:
         return self.memories.get(memory_id, project_id=self._project(project_id))

@@ -86,24 +86,14 @@ class Stager(Service):
         """
         return [{**m, "event_id": new_id()} for m in merges]
 
-    def merged(self, rows: Sequence[dict], *, project_id: str) -> list[str]:
-        """After a write merged duplicates: log them and activate what recurred enough."""
-        evidence = [
-            Evidence(
-                row["id"],
-                row["status"] or Status.ACTIVE.value,
-                row["occurrence_count"],
-                row["feedback"] or 0.0,
-                row["evaluator_relevance"],
-            )
-            for row in rows
-        ]
-        for item in evidence:
+    def merged(self, memories: Sequence[Memory], *, project_id: str) -> list[str]:
+        """After a write merged duplicates into ``memories`` (as they now stand): log
+        them and activate what recurred enough. Returns the ids it activated."""
+        for memory in memories:
             self.telemetry.emit(
-                "staging.merged", self._now(), memory_id=item.memory_id, project_id=project_id
+                "staging.merged", self._now(), memory_id=memory.id, project_id=project_id
             )
-        self._activate_earned(evidence, project_id=project_id)
-        return [item.memory_id for item in evidence]
+        return self.activate_earned(memories, project_id=project_id)
 
     def activate_earned(self, memories: Iterable[Memory], *, project_id: str) -> list[str]:
         """Activate the candidates among ``memories`` whose signals crossed a threshold."""

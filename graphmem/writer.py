@@ -10,6 +10,7 @@ agent's "remember this", the memory-limit trigger) runs after it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -23,6 +24,7 @@ from graphmem.memories import Embed, Memories
 from graphmem.models import (
     DEFAULT_SESSION,
     MAX_BATCH_SIZE,
+    Memory,
     MemoryInput,
     Status,
     SuggestedBy,
@@ -74,6 +76,25 @@ def validate_batch(items: Sequence[MemoryInput | Mapping[str, Any]]) -> list[Mem
         raise invalid_input(exc, locate=locate) from None
 
 
+@dataclass
+class Written:
+    """What a batch write did: each item's outcome, and the fields of the memories it
+    wrote as the pipeline left them (none for a memory changed after the write)."""
+
+    outcomes: list[WriteOutcome]
+    fields: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def memory(self, memory_id: str) -> Memory | None:
+        """The memory as written, or ``None`` when only a read can tell."""
+        known = self.fields.get(memory_id)
+        return memory_from_fields(known) if known is not None else None
+
+    def changed(self, memory_ids: Iterable[str]) -> None:
+        """Memories a later step (activation, promotion) changed since the write."""
+        for memory_id in memory_ids:
+            self.fields.pop(memory_id, None)
+
+
 class Writer(Service):
     """Writes validated ``MemoryInput`` batches; see the module docstring."""
 
@@ -94,7 +115,7 @@ class Writer(Service):
 
     def write(
         self, inputs: Sequence[MemoryInput], *, project_id: str, dedup: bool = True
-    ) -> list[WriteOutcome]:
+    ) -> Written:
         """Write a batch in one statement; duplicates merge instead of creating nodes.
 
         With ``dedup``, an item whose normalised text matches a live memory of
@@ -102,7 +123,7 @@ class Writer(Service):
         occurrence of it.
         """
         if not inputs:
-            return []
+            return Written([])
         project = project_id
         now = self._now()
         keys = [content_key(item.content) for item in inputs]
@@ -156,11 +177,19 @@ class Writer(Service):
         )
         if written["raced"]:
             rows = self._raced(rows, written["raced"], outcomes)
+        # The statement returns the memories it merged into as they now stand
+        # (the merges ran after the raced rows: theirs are the later fields);
+        # the ones it created hold exactly the rows it was given.
+        merged = {m["id"]: m for m in [r["memory"] for r in written["raced"]] + written["merged"]}
+        result = Written(outcomes, {**merged, **{row["id"]: row for row in rows}})
         self._changed(ChangeKind.CREATED, [row["id"] for row in rows], project)
         candidates = [row["id"] for row in rows if row["status"] == Status.CANDIDATE.value]
         if candidates:
             self.telemetry.emit("candidate.added", now, project_id=project, memory_ids=candidates)
-        self.stager.merged(written["merged"] + written["raced"], project_id=project)
+        merged_into = [memory_from_fields(m) for m in written["merged"]] + [
+            memory_from_fields(r["memory"]) for r in written["raced"]
+        ]
+        result.changed(self.stager.merged(merged_into, project_id=project))
         # Only a candidate that recurred within the batch can have earned
         # activation already: fresh rows have no feedback or evidence.
         recurred = [
@@ -168,10 +197,10 @@ class Writer(Service):
             for row in rows
             if row["occurrence_count"] > 1 and row["status"] == Status.CANDIDATE.value
         ]
-        self.stager.activate_earned(recurred, project_id=project)
-        self._agent_decisions(inputs, outcomes, project)
-        self._memory_limits(written["sessions"], project)
-        return outcomes
+        result.changed(self.stager.activate_earned(recurred, project_id=project))
+        self._agent_decisions(inputs, result, project)
+        self._memory_limits(written["sessions"], result, project)
+        return result
 
     @staticmethod
     def _raced(
@@ -179,7 +208,7 @@ class Writer(Service):
     ) -> list[dict[str, Any]]:
         """Rows the write counted into a memory that another writer of the same
         text created after this batch looked: they became exact merges."""
-        into = {merge["row_id"]: merge["id"] for merge in raced}
+        into = {merge["row_id"]: merge["memory"]["id"] for merge in raced}
         for n, outcome in enumerate(outcomes):
             if outcome.id in into:
                 outcomes[n] = WriteOutcome(id=into[outcome.id], created=False, match="exact")
@@ -271,22 +300,29 @@ class Writer(Service):
         return found
 
     def _agent_decisions(
-        self, inputs: Sequence[MemoryInput], outcomes: Sequence[WriteOutcome], project: str
+        self, inputs: Sequence[MemoryInput], result: Written, project: str
     ) -> None:
         """An agent's "remember this" is promoted at once, new or merged."""
-        wanted = {
-            outcome.id
-            for item, outcome in zip(inputs, outcomes, strict=True)
-            if item.suggested_by is SuggestedBy.AGENT
-        }
+        wanted = sorted(
+            {
+                outcome.id
+                for item, outcome in zip(inputs, result.outcomes, strict=True)
+                if item.suggested_by is SuggestedBy.AGENT
+            }
+        )
         if not wanted:
             return
-        written = self.memories.get_many(sorted(wanted), project_id=project)
-        short_term = [m for m in written if m is not None and m.tier in SHORT_TERM]
+        known = {memory_id: result.memory(memory_id) for memory_id in wanted}
+        unknown = [memory_id for memory_id, memory in known.items() if memory is None]
+        if unknown:  # changed since the write: read as they now stand
+            read = self.memories.get_many(unknown, project_id=project)
+            known.update(zip(unknown, read, strict=True))
+        short_term = [m for m in known.values() if m is not None and m.tier in SHORT_TERM]
         if short_term:
-            self.promotion.promote_now(short_term, project_id=project)
+            promoted = self.promotion.promote_now(short_term, project_id=project)
+            result.changed(promoted.promoted)
 
-    def _memory_limits(self, sessions: Sequence[Row], project: str) -> None:
+    def _memory_limits(self, sessions: Sequence[Row], result: Written, project: str) -> None:
         for session in sessions:
             limit = session["max_items"] or self.rules.short_term_max
             if session["working"] >= limit:
@@ -295,6 +331,14 @@ class Writer(Service):
                     project_id=project,
                     trigger=Trigger.MEMORY_LIMIT,
                     rotate_limit=limit,
+                )
+                # The run may have moved any memory of the session.
+                result.changed(
+                    [
+                        memory_id
+                        for memory_id, fields in result.fields.items()
+                        if fields.get("session_id") == session["session_id"]
+                    ]
                 )
 
     def _new_row(self, item: MemoryInput, project: str, now: float) -> dict[str, Any]:
