@@ -39,6 +39,17 @@ DEFAULT_SESSION = "default"
 
 Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")]
 """Caller-chosen ids (projects, sessions, agents): 1-128 safe characters."""
+_identifier = TypeAdapter(Identifier)
+
+
+def check_identifier(field: str, value: str) -> str:
+    """A caller-chosen id passed outside an input model (a project, a new session)."""
+    try:
+        return _identifier.validate_python(value)
+    except ValidationError:
+        raise InvalidInputError(
+            f"{field}: must be 1-128 characters of letters, digits and . _ : @ -", field=field
+        ) from None
 
 
 def _no_nul(text: str) -> str:

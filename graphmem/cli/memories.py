@@ -28,7 +28,7 @@ from graphmem.cli.common import (
     settings_for,
 )
 from graphmem.clock import to_datetime
-from graphmem.models import Memory
+from graphmem.models import Memory, MemoryInput, parse
 from graphmem.scheduler import Scheduler
 from graphmem.store.supervisor import when_unrecoverable
 
@@ -189,7 +189,7 @@ def remember(
     optional = {"memory_type": memory_type, "confidence": confidence, "session_id": session}
     item.update({key: value for key, value in optional.items() if value is not None})
     with opened(ctx) as gm:
-        memory, outcome = gm.remember_detailed(item, project_id=project)
+        memory, outcome = gm.remember_detailed(parse(MemoryInput, item), project_id=project)
     title = "Remembered" if outcome.created else f"Already known ({outcome.match} match)"
     table = Table(title=title, show_header=False)
     table.add_column("field", style="bold")
