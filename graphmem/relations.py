@@ -15,13 +15,6 @@ from graphmem.memories import missing
 from graphmem.models import MAX_RATIONALE_CHARS, Relation, RelationType, check_text
 from graphmem.service import Service
 
-_RELATE_STATEMENT = {
-    RelationType.CONSTRAINS: "relate_constrains",
-    RelationType.ENABLES: "relate_enables",
-    RelationType.RELATED_TO: "relate_related_to",
-    RelationType.SUPERSEDES: "relate_supersedes",
-}
-
 
 class Relations(Service):
     def relate(
@@ -60,7 +53,7 @@ class Relations(Service):
                 field="to_id",
             )
         rows = self.store.write(
-            _RELATE_STATEMENT[relation_type],
+            relation_type.statement,
             {
                 "from_id": from_id,
                 "to_id": to_id,

@@ -276,9 +276,11 @@ class Writer(Service):
         # A near duplicate shares at least 80% of the words, so it almost surely
         # has the longest (rarest) few: requiring those keeps each match set small
         # even in a project of 100,000 memories.
-        both = " AND " if self.store.dialect == "neo4j" else " "
         items = [
-            {"index": i, "query": both.join(sorted(terms, key=len, reverse=True)[:3])}
+            {
+                "index": i,
+                "query": self.store.dialect.all_of(sorted(terms, key=len, reverse=True)[:3]),
+            }
             for i, row in enumerate(rows)
             if (terms := query_terms(row["content"]))
         ]
