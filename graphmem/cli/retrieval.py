@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from graphmem.cli.common import TYPES_HELP, ProjectOption, app, opened, out
-from graphmem.models import parse
+from graphmem.models import Memory, parse
 from graphmem.retrieval import ContextResult, RetrieverHit, SearchRequest, SearchResult
 from graphmem.retrieval.context import (
     DEFAULT_MAX_RESULTS,
@@ -47,7 +47,13 @@ def search(
     session: Annotated[str | None, typer.Option(help="Only this session's memories.")] = None,
     min_confidence: Annotated[float, typer.Option(help="Lowest confidence shown.")] = 0.0,
     include_archived: Annotated[
-        bool, typer.Option("--include-archived", help="Also archived memories.")
+        bool,
+        typer.Option(
+            "--archived",
+            "--include-archived",
+            help="Also archived memories, marked [archived]; graphmem restore <id> brings "
+            "one back.",
+        ),
     ] = False,
     exclude_candidates: Annotated[
         bool, typer.Option("--exclude-candidates", help="Hide candidates awaiting review.")
@@ -104,6 +110,8 @@ def _show_search(result: SearchResult) -> None:
         out.print()
         out.print(Text(f"{n}. {hit.score:.3f}  {memory.id}  ", style="bold").append(_kind(memory)))
         out.print(Text(f"   {' '.join(memory.content.split())}"), crop=False)
+        if hit.archived:
+            out.print(Text(f"   {_archived(memory)}", style="yellow"), crop=False)
         if why.retrievers:
             out.print(Text(f"   found by: {_retrievers(why.retrievers)}"))
         if why.path is not None:
@@ -141,6 +149,14 @@ def context(
     include_superseded: Annotated[
         bool, typer.Option("--include-superseded", help="Also superseded memories.")
     ] = False,
+    include_archived: Annotated[
+        bool,
+        typer.Option(
+            "--archived",
+            "--include-archived",
+            help="Also archived memories, marked archived (not counted as used).",
+        ),
+    ] = False,
     session: Annotated[str | None, typer.Option(help="Only this session's memories.")] = None,
     no_record_access: Annotated[
         bool,
@@ -159,6 +175,7 @@ def context(
                 "max_results": max_results,
                 "recency_weight": recency_weight,
                 "include_superseded": include_superseded,
+                "include_archived": include_archived,
                 "session_id": session,
             }
         )
@@ -191,7 +208,9 @@ def _show_context(result: ContextResult) -> None:
         table.add_row(
             f"{item.score:.3f}",
             item.memory.id,
-            Text(" ".join(item.memory.content.split())),
+            Text(" ".join(item.memory.content.split())).append(
+                f"\n{_archived(item.memory)}" if item.archived else "", style="yellow"
+            ),
             _components(item.components),
             _retrievers(item.retrievers) or "-",
         )
@@ -213,6 +232,12 @@ def backfill_embeddings(
             batch_size=batch_size, all_projects=all_projects, progress=True, project_id=project
         )
     out.print(f"embedded {result.embedded}, {result.remaining} remaining ({result.took_s:.1f} s)")
+
+
+def _archived(memory: Memory) -> str:
+    """How an archived hit is flagged, with the command that brings it back."""
+    reason = f": {memory.archive_reason}" if memory.archive_reason else ""
+    return f"archived{reason} (graphmem restore {memory.id})"
 
 
 def _kind(memory: Any) -> Text:

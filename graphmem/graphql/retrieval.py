@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from starlette.concurrency import run_in_threadpool
@@ -120,11 +120,18 @@ class Explanation:
         )
 
 
+ARCHIVED_HIT = (
+    "An archived memory, returned because archived ones were asked for; "
+    "the restore mutation brings it back to the tier it left."
+)
+
+
 @strawberry.type(description="A memory found by search, with its score explained.")
 class SearchHit:
     memory: Memory
     score: float
     explanation: Explanation
+    archived: bool = strawberry.field(description=ARCHIVED_HIT)
 
 
 @strawberry.type(description="The hits of a search, best first.")
@@ -145,6 +152,7 @@ class SearchResult:
                     memory=Memory.of(h.memory),
                     score=h.score,
                     explanation=Explanation.of(h.explanation),
+                    archived=h.archived,
                 )
                 for h in result.hits
             ],
@@ -169,6 +177,7 @@ class ContextItem:
     retrievers: list[RetrieverHit] = strawberry.field(
         description="How the memory became a candidate."
     )
+    archived: bool = strawberry.field(description=ARCHIVED_HIT)
 
 
 @strawberry.type(description="What an agent should know right now, best first.")
@@ -195,6 +204,7 @@ class ContextResult:
                     score=i.score,
                     components=_components(i.components),
                     retrievers=[RetrieverHit.of(h) for h in i.retrievers],
+                    archived=i.archived,
                 )
                 for i in result.items
             ],
@@ -248,7 +258,10 @@ class SearchFilters:
     created_after: datetime | None = strawberry.field(default=None, description="Inclusive.")
     created_before: datetime | None = strawberry.field(default=None, description="Exclusive.")
     include_candidates: bool = _filters_default("include_candidates")
-    include_archived: bool = _filters_default("include_archived")
+    include_archived: bool = strawberry.field(
+        default=_filters_default("include_archived"),
+        description="Also archived memories; each such hit is marked archived.",
+    )
     include_superseded: bool = strawberry.field(
         default=_filters_default("include_superseded"),
         description="Otherwise a superseded hit is replaced by its successor.",
@@ -280,6 +293,13 @@ class RetrievalQuery:
         max_results: int = DEFAULT_MAX_RESULTS,
         recency_weight: float = DEFAULT_RECENCY_WEIGHT,
         include_superseded: bool = False,
+        include_archived: Annotated[
+            bool,
+            strawberry.argument(
+                description="Also archived memories, each marked archived (they are not "
+                "counted as used; restoring one is)."
+            ),
+        ] = False,
         session_id: strawberry.ID | None = None,
         record_access: bool | None = None,
         project_id: ProjectId = None,
@@ -292,6 +312,7 @@ class RetrievalQuery:
                 "max_results": max_results,
                 "recency_weight": recency_weight,
                 "include_superseded": include_superseded,
+                "include_archived": include_archived,
                 "session_id": session_id,
             }
         )

@@ -68,12 +68,16 @@ class RememberResult(BaseModel):
     match: str | None = Field(description="How a merged write matched: exact or near.")
 
 
+ARCHIVED = "An archived memory (asked for with include_archived); the restore tool brings it back."
+
+
 class ContextItemView(BaseModel):
     memory: MemoryView
     score: float
     components: dict[str, float] = Field(
         description="Each factor's contribution to the score; they sum to it."
     )
+    archived: bool = Field(description=ARCHIVED)
 
 
 class ContextView(BaseModel):
@@ -96,6 +100,7 @@ class SearchHitView(BaseModel):
         description="The relations walked from a found memory to this one."
     )
     replaces: list[str] = Field(description="Superseded memories this one stands in for.")
+    archived: bool = Field(description=ARCHIVED)
 
 
 class SearchView(BaseModel):
@@ -150,6 +155,7 @@ def context_view(result: domain.ContextResult) -> ContextView:
                 memory=MemoryView.of(item.memory),
                 score=item.score,
                 components={c.name: c.contribution for c in item.components},
+                archived=item.archived,
             )
             for item in result.items
         ],
@@ -169,6 +175,9 @@ def render_context(result: domain.ContextResult) -> str:
         lines.append(f"{n}. [{kind}] {memory.content}")
         if memory.rationale:
             lines.append(f"   why: {memory.rationale}")
+        if item.archived:
+            reason = f" ({memory.archive_reason})" if memory.archive_reason else ""
+            lines.append(f"   archived{reason}: restore it before relying on it")
         lines.append(
             f"   id={memory.id} tier={memory.tier.value} confidence={memory.confidence:.2f} "
             f"score={item.score:.3f}"
@@ -186,6 +195,7 @@ def search_view(result: domain.SearchResult) -> SearchView:
                 retrievers=hit.explanation.retrievers,
                 path=hit.explanation.path,
                 replaces=hit.explanation.replaces,
+                archived=hit.archived,
             )
             for hit in result.hits
         ],

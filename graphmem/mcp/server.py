@@ -172,7 +172,8 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
     @server.tool(
         description="What the memory store knows that bears on what you are about to do, "
         "best first: a text block to put in your prompt plus each memory with its score. "
-        "Only active, current memories are returned; each one returned counts as a use.",
+        "Only active, current memories are returned (archived ones too, marked, with "
+        "include_archived); each live one returned counts as a use.",
         annotations=ToolAnnotations(read_only_hint=False, open_world_hint=False),
     )
     def knowledge_context(
@@ -206,6 +207,13 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         include_superseded: Annotated[
             bool, Field(description="Also return memories a newer one supersedes.")
         ] = False,
+        include_archived: Annotated[
+            bool,
+            Field(
+                description="Also archived memories, each marked archived (restore one to "
+                "use it again)."
+            ),
+        ] = False,
         session_id: Annotated[
             Identifier | None, Field(description="Only this session's memories.")
         ] = None,
@@ -226,6 +234,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 "max_results": max_results,
                 "recency_weight": recency_weight,
                 "include_superseded": include_superseded,
+                "include_archived": include_archived,
                 "session_id": session_id,
             }
         )
@@ -293,7 +302,9 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         include_candidates: Annotated[
             bool, Field(description="Also unconfirmed candidates.")
         ] = True,
-        include_archived: Annotated[bool, Field(description="Also archived memories.")] = False,
+        include_archived: Annotated[
+            bool, Field(description="Also archived memories; each such hit is marked archived.")
+        ] = False,
         include_superseded: Annotated[
             bool, Field(description="Keep superseded hits instead of their successors.")
         ] = False,
@@ -462,6 +473,16 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
             old_id, new_id, rationale=rationale, project_id=project(ctx, project_id, Role.WRITE)
         )
         return RelationView.of(relation)
+
+    @server.tool(
+        description="Bring an archived memory back to the tier it left (a hit marked "
+        "archived); it counts as just used.",
+        annotations=WRITES,
+    )
+    def restore(
+        ctx: Context[Any, Any], memory_id: MemoryId, project_id: ProjectId = None
+    ) -> MemoryView:
+        return MemoryView.of(gm.restore(memory_id, project_id=project(ctx, project_id, Role.WRITE)))
 
     @server.tool(
         description="Delete a memory and its relations for good. Prefer supersede for "

@@ -100,6 +100,11 @@ class ContextRequest(BaseModel):
     include_superseded: bool = Field(
         default=False, description="Also return memories that a newer memory supersedes."
     )
+    include_archived: bool = Field(
+        default=False,
+        description="Also return archived memories (each marked archived; restore one to "
+        "bring it back).",
+    )
     session_id: Identifier | None = Field(
         default=None,
         description="Only this session's memories (the scope of access frequency); "

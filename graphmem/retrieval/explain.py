@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from graphmem.models import Memory, Relation, RelationType
+from graphmem.models import Memory, Relation, RelationType, Tier
 from graphmem.scoring import ScoreComponent
 
 
@@ -77,6 +77,13 @@ class SearchHit(BaseModel):
     score: float
     explanation: Explanation
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def archived(self) -> bool:
+        """Found among archived memories (asked for with ``include_archived``);
+        ``restore`` brings it back to the tier it left."""
+        return self.memory.tier is Tier.ARCHIVED
+
 
 class SearchResult(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -100,6 +107,12 @@ class ContextItem(BaseModel):
     components: list[ScoreComponent]
     retrievers: list[RetrieverHit] = Field(default_factory=list)
     """How the memory became a candidate (the formula is applied to index candidates)."""
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def archived(self) -> bool:
+        """An archived memory, returned because ``include_archived`` asked for them."""
+        return self.memory.tier is Tier.ARCHIVED
 
 
 class ContextResult(BaseModel):

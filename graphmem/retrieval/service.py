@@ -23,7 +23,15 @@ from typing import Any
 from graphmem.clock import Clock, stored_now
 from graphmem.embeddings import Embedder, Vector, memory_text
 from graphmem.errors import InvalidInputError, NotFoundError
-from graphmem.models import Memory, Relation, RelationType, Status, memory_from_fields, parse
+from graphmem.models import (
+    Memory,
+    Relation,
+    RelationType,
+    Status,
+    Tier,
+    memory_from_fields,
+    parse,
+)
 from graphmem.policy import InjectionPolicy
 from graphmem.retrieval import context as ctx
 from graphmem.retrieval.explain import (
@@ -249,6 +257,7 @@ class Retrieval:
             statuses=[] if self.policy.candidate_slots else [Status.ACTIVE],
             include_candidates=self.policy.candidate_slots > 0,
             include_superseded=request.include_superseded,
+            include_archived=request.include_archived,
         )
         fetch = request.max_results * self.config.context_overfetch
         found = self._candidates(
@@ -279,7 +288,7 @@ class Retrieval:
         scored.sort(key=lambda item: (-item.score, item.memory.id))
         chosen = self.policy.select(
             scored,
-            memory=lambda item: _as_current(item.memory, request.include_superseded),
+            memory=lambda item: _as_current(item.memory, request),
             score=lambda item: item.score,
             limit=request.max_results,
         )
@@ -290,7 +299,10 @@ class Retrieval:
             if item.memory.id in full
         ]
         if self.config.record_access if record_access is None else record_access:
-            self._record_accesses([item.memory for item in chosen], project_id, now)
+            # An archived memory shown on request is not put back to use by being
+            # read: restoring it is what counts as its use.
+            live = [item.memory for item in chosen if item.memory.tier is not Tier.ARCHIVED]
+            self._record_accesses(live, project_id, now)
         return ContextResult(
             items=chosen,
             weights=weights,
@@ -663,12 +675,17 @@ class Retrieval:
         )
 
 
-def _as_current(memory: Memory, include_superseded: bool) -> Memory:
+def _as_current(memory: Memory, request: ctx.ContextRequest) -> Memory:
     """The memory as the injection policy should judge it: with
-    ``include_superseded`` the caller asked for superseded memories too."""
-    if include_superseded and memory.superseded_by is not None:
-        return memory.model_copy(update={"superseded_by": None})
-    return memory
+    ``include_superseded`` or ``include_archived`` the caller asked for
+    superseded or archived memories too (an archived one is judged as the
+    tier it left)."""
+    update: dict[str, Any] = {}
+    if request.include_superseded and memory.superseded_by is not None:
+        update["superseded_by"] = None
+    if request.include_archived and memory.tier is Tier.ARCHIVED:
+        update["tier"] = memory.archived_from or Tier.WORKING
+    return memory.model_copy(update=update) if update else memory
 
 
 @contextmanager

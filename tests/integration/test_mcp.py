@@ -53,6 +53,7 @@ TOOLS = {
     "supersede",
     "forget",
     "review_candidates",
+    "restore",
 }
 SESSION_LIMIT_S = 60
 """No MCP conversation in these tests may take longer than this."""

@@ -242,6 +242,7 @@ def test_tool_schema_states_the_limits_that_are_enforced():
         "maxResults",
         "recencyWeight",
         "includeSuperseded",
+        "includeArchived",
         "sessionId",
     }
     assert (props["contextHint"]["minLength"], props["contextHint"]["maxLength"]) == (3, 1000)
