@@ -3,10 +3,11 @@
 ``GraphMem`` assembles the services over one store, clock, scorer and set of
 retention rules, resolves the project of each call, and delegates: the
 remember pipeline is in ``writer``, single memories in ``memories``, edges in
-``relations``, sessions in ``sessions``, review in ``review``, retrieval in
-``retrieval``. Each operation is scoped to one project; an id from another
-project behaves exactly like an id that does not exist. Inputs are validated
-before anything is written, so a rejected call leaves the store unchanged.
+``relations``, sessions in ``sessions``, review in ``review``, failure
+capsules in ``failures``, retrieval in ``retrieval``. Each operation is scoped
+to one project; an id from another project behaves exactly like an id that
+does not exist. Inputs are validated before anything is written, so a
+rejected call leaves the store unchanged.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from graphmem.archival import Archiver, ArchiveResult
+from graphmem.capsules import FailureCapsule, FailureOutcome, FailureReport
 from graphmem.clock import Clock, SystemClock, stored_now
 from graphmem.config import Settings
 from graphmem.embeddings import Embedder, embedder_named
 from graphmem.evaluator import ConsistencyReport, Evaluator, Job
 from graphmem.events import EventBus
+from graphmem.failures import Failures
 from graphmem.keys import ApiKeys
 from graphmem.memories import Memories
 from graphmem.migrations import MigrationReport, migrate
@@ -117,6 +120,9 @@ class GraphMem:
         self.relation_edges = Relations(store, **services)
         self.sessions = Sessions(store, **services, promotion=self.promotion)
         self.review = Review(store, **services, stager=self.stager, memories=self.memories)
+        self.failures = Failures(
+            store, **services, writer=self.writer, memories=self.memories, stager=self.stager
+        )
         self.near_duplicate_finder: NearDuplicateFinder | None = None
         """Lists a review candidate's near duplicates; ``None``: the queue shows none."""
         self.evaluator = Evaluator(store, **services, record_evidence=self.record_evidence)
@@ -443,6 +449,31 @@ class GraphMem:
             memory_id, limit=limit, project_id=self._project(project_id)
         )
 
+    # -- failure capsules ------------------------------------------------------
+
+    def record_failure(
+        self, report: FailureReport | Mapping[str, Any], *, project_id: str | None = None
+    ) -> FailureOutcome:
+        """Store a failure as a capsule (or count a recurrence of it) and derive its
+        ``lesson_learned`` candidate into the review queue; recurrence or a fix
+        activates the lesson. Nothing is written when the report is invalid."""
+        return self.failures.record(report, project_id=self._project(project_id))
+
+    def failure_capsules(
+        self,
+        *,
+        session_id: str | None = None,
+        limit: int = 20,
+        project_id: str | None = None,
+    ) -> list[FailureCapsule]:
+        """Failure capsules, most recently seen first."""
+        return self.failures.list(
+            project_id=self._project(project_id), session_id=session_id, limit=limit
+        )
+
+    def failure_capsule(self, capsule_id: str, *, project_id: str | None = None) -> FailureCapsule:
+        return self.failures.get(capsule_id, project_id=self._project(project_id))
+
     # -- consistency evaluation ---------------------------------------------
 
     def evaluate(
@@ -518,9 +549,11 @@ class GraphMem:
         ``record_access=False``.
         """
         request = _request(ContextRequest, "context_hint", context_hint, options)
-        return self.retrieval.knowledge_context(
-            request, project_id=self._project(project_id), record_access=record_access
+        project = self._project(project_id)
+        result = self.retrieval.knowledge_context(
+            request, project_id=project, record_access=record_access
         )
+        return self.failures.explain_lessons(result, project_id=project)
 
     def search(
         self,

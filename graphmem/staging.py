@@ -24,6 +24,8 @@ class Signal(StrEnum):
     RECURRENCE = "recurrence"
     FEEDBACK = "feedback"
     EVALUATOR = "evaluator"
+    FIX = "fix"
+    """A fix was recorded for the failure a lesson was learned from."""
     PIN = "manual:pin"
     EDIT = "manual:edit"
     APPROVE = "manual:approve"

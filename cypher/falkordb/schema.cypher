@@ -29,3 +29,10 @@ CREATE FULLTEXT INDEX FOR (m:Memory) ON (m.content, m.rationale)
 CREATE INDEX FOR (k:ApiKey) ON (k.hash)
 ;
 CREATE INDEX FOR (k:ApiKey) ON (k.id)
+
+;
+CREATE INDEX FOR (c:FailureCapsule) ON (c.signature)
+;
+CREATE INDEX FOR (c:FailureCapsule) ON (c.id)
+;
+CREATE INDEX FOR (c:FailureCapsule) ON (c.project_id)

@@ -27,3 +27,8 @@ CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (m:Memory) ON EACH [m.conten
 CREATE CONSTRAINT api_key_id IF NOT EXISTS FOR (k:ApiKey) REQUIRE k.id IS UNIQUE
 ;
 CREATE CONSTRAINT api_key_hash IF NOT EXISTS FOR (k:ApiKey) REQUIRE k.hash IS UNIQUE
+
+;
+CREATE CONSTRAINT failure_capsule_signature IF NOT EXISTS FOR (c:FailureCapsule) REQUIRE (c.project_id, c.signature) IS UNIQUE
+;
+CREATE INDEX failure_capsule_id IF NOT EXISTS FOR (c:FailureCapsule) ON (c.id)

@@ -11,6 +11,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
+from graphmem.capsules import FailureCapsule
 from graphmem.models import Memory, Relation, RelationType, Tier
 from graphmem.scoring import ScoreComponent
 
@@ -107,6 +108,8 @@ class ContextItem(BaseModel):
     components: list[ScoreComponent]
     retrievers: list[RetrieverHit] = Field(default_factory=list)
     """How the memory became a candidate (the formula is applied to index candidates)."""
+    failure: FailureCapsule | None = None
+    """For a lesson learned from a failure: its capsule, the failure it explains."""
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -23,9 +23,18 @@ from graphmem.statements import CYPHER_DIR, Statements
 
 ROOT = Path(__file__).resolve().parents[2]
 ALL = {t.value for t in RelationType}
-STRUCTURAL = {"IN_SESSION", "IN_PROJECT", "FOR_SESSION", "PROMOTED", "CHANGED"}
-"""Relationships graphmem's own bookkeeping draws (to sessions, projects and
-log entries), never between two memories: not relation types."""
+STRUCTURAL = {
+    "IN_SESSION",
+    "IN_PROJECT",
+    "FOR_SESSION",
+    "PROMOTED",
+    "CHANGED",
+    "IN_CONTEXT",
+    "TAUGHT",
+}
+"""Relationships graphmem's own bookkeeping draws (to sessions, projects, log
+entries, and from failure capsules), never between two memories: not relation
+types."""
 SUBSETS = {"expand_relations": {t.value for t in TRAVERSED}}
 """Statements that deliberately walk fewer types than all, and which."""
 PATTERN = re.compile(r"\[\s*\w*\s*:\s*(\w+(?:\s*\|\s*:?\s*\w+)*)")

@@ -1,0 +1,16 @@
+// A project's failure capsules, most recently seen first, optionally only one
+// session's, one capsule ($id), or those that taught given lessons ($lesson_ids).
+MATCH (c:FailureCapsule {project_id: $project_id})
+WHERE ($id IS NULL OR c.id = $id)
+  AND ($lesson_ids IS NULL OR c.lesson_id IN $lesson_ids)
+  AND ($session_id IS NULL OR (c)-[:FOR_SESSION]->(:Session {id: $session_id}))
+WITH c
+ORDER BY c.last_seen_at DESC, c.id
+LIMIT $limit
+OPTIONAL MATCH (c)-[:FOR_SESSION]->(cs:Session)
+WITH c, collect(cs.id) AS session_ids
+OPTIONAL MATCH (c)-[:IN_CONTEXT]->(cm:Memory)
+WITH c, session_ids, collect(cm.id) AS context_ids
+RETURN c {.id, .project_id, .signature, .error, .attempted, .tool, .command, .files, .fix, .occurrence_count, .lesson_id, .first_seen_at, .last_seen_at, .fixed_at} AS capsule,
+       session_ids, context_ids
+ORDER BY capsule.last_seen_at DESC, capsule.id

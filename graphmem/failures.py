@@ -1,0 +1,224 @@
+"""Failure capsules against the store: record a report, derive its lesson into
+the review queue, count recurrences, list capsules.
+
+A report is validated before anything is written. The capsule (created or
+counted) and its links are one write; the first report of a failure then
+writes the lesson through the remember pipeline (a ``lesson_learned``
+candidate, embedded and deduplicated like any memory) and links it, and
+every later report counts on the capsule and the lesson in the same write
+that counts the capsule. Recurrence, or a fix recorded with a report,
+activates the lesson under the staging rules; either is logged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphmem.capsules import (
+    MAX_LIST,
+    FailureCapsule,
+    FailureOutcome,
+    FailureReport,
+    fix_evidence,
+    lesson_content,
+    signature,
+)
+from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.ids import new_id
+from graphmem.memories import Memories
+from graphmem.models import (
+    DEFAULT_SESSION,
+    MAX_TAGS,
+    Memory,
+    MemoryInput,
+    MemoryType,
+    Source,
+    Status,
+    parse,
+)
+from graphmem.retrieval import ContextResult
+from graphmem.service import Service
+from graphmem.staging import Signal, Stager
+from graphmem.store import Row
+from graphmem.writer import Writer
+
+LESSON_CLAIM_SECONDS = 60.0
+"""A report that claimed the writing of a lesson and did not link one within
+this long (it crashed) leaves the claim to the next report."""
+LESSON_CONFIDENCE = 0.6
+LESSON_TAG = "failure"
+
+
+class Failures(Service):
+    def __init__(
+        self,
+        *args: Any,
+        writer: Writer,
+        memories: Memories,
+        stager: Stager,
+        **services: Any,
+    ) -> None:
+        super().__init__(*args, **services)
+        self.writer = writer
+        self.memories = memories
+        self.stager = stager
+
+    def record(
+        self, report: FailureReport | Mapping[str, Any], *, project_id: str
+    ) -> FailureOutcome:
+        report = parse(FailureReport, report)
+        now = self._now()
+        report_id = new_id()
+        props: dict[str, Any] = {
+            key: value
+            for key, value in {
+                "attempted": report.attempted,
+                "tool": report.tool,
+                "command": report.command,
+                "agent_id": report.agent_id,
+            }.items()
+            if value is not None
+        }
+        (row,) = self.store.write(
+            "record_failure",
+            {
+                "project_id": project_id,
+                "session_id": report.session_id or DEFAULT_SESSION,
+                "signature": signature(report),
+                "report_id": report_id,
+                "props": props,
+                "error": report.error,
+                "files": report.files,
+                "fix": report.fix,
+                "fix_evidence": fix_evidence(report.fix) if report.fix else None,
+                "context_ids": report.context_memory_ids,
+                "claim_before": now - LESSON_CLAIM_SECONDS,
+                "event_id": new_id(),
+                "now": now,
+            },
+        )
+        capsule = _capsule(row)
+        lesson_id = capsule.lesson_id
+        if lesson_id is None and row["claimed"]:
+            lesson_id = self._write_lesson(report, capsule, project_id)
+        lesson = self._activate(lesson_id, capsule, project_id) if lesson_id else None
+        self.telemetry.emit(
+            "failure.recorded",
+            now,
+            project_id=project_id,
+            capsule_id=capsule.id,
+            created=row["created"],
+            occurrences=capsule.occurrence_count,
+        )
+        return FailureOutcome(
+            capsule=capsule.model_copy(update={"lesson_id": lesson_id}),
+            created=row["created"],
+            lesson_id=lesson_id,
+            lesson_status=lesson.status.value if lesson else None,
+        )
+
+    def _write_lesson(
+        self, report: FailureReport, capsule: FailureCapsule, project_id: str
+    ) -> str | None:
+        lesson = MemoryInput(
+            content=lesson_content(report),
+            memory_type=MemoryType.LESSON_LEARNED,
+            source=Source.AUTO_EXTRACTED,
+            confidence=LESSON_CONFIDENCE,
+            tags=list(dict.fromkeys([LESSON_TAG, *report.tags]))[:MAX_TAGS],
+            rationale=f"derived from failure capsule {capsule.id}",
+            session_id=report.session_id,
+            agent_id=report.agent_id,
+        )
+        (outcome,) = self.writer.write([lesson], project_id=project_id).outcomes
+        rows = self.store.write(
+            "link_failure_lesson",
+            {
+                "capsule_id": capsule.id,
+                "lesson_id": outcome.id,
+                "project_id": project_id,
+                "now": self._now(),
+            },
+        )
+        return rows[0]["lesson_id"] if rows else self._linked_lesson(capsule.id, project_id)
+
+    def _linked_lesson(self, capsule_id: str, project_id: str) -> str | None:
+        """The lesson another report linked while this one wrote its own."""
+        (capsule,) = self.list(project_id=project_id, capsule_id=capsule_id)
+        return capsule.lesson_id
+
+    def _activate(self, lesson_id: str, capsule: FailureCapsule, project_id: str) -> Memory:
+        """Recurrence or a recorded fix activates the lesson (staging rules, logged)."""
+        lesson = self.memories.get(lesson_id, project_id=project_id)
+        if lesson.status is not Status.CANDIDATE:
+            return lesson
+        activated = self.stager.activate_earned([lesson], project_id=project_id)
+        if not activated and capsule.fix is not None:
+            activated = self.stager.activate([(lesson.id, Signal.FIX)], project_id=project_id)
+        return self.memories.get(lesson_id, project_id=project_id) if activated else lesson
+
+    def list(
+        self,
+        *,
+        project_id: str,
+        session_id: str | None = None,
+        capsule_id: str | None = None,
+        lesson_ids: list[str] | None = None,
+        limit: int = 20,
+    ) -> list[FailureCapsule]:
+        """Capsules, most recently seen first."""
+        if not 1 <= limit <= MAX_LIST:
+            raise InvalidInputError(f"limit: must be between 1 and {MAX_LIST}", field="limit")
+        rows = self.store.read(
+            "failure_capsules",
+            {
+                "project_id": project_id,
+                "session_id": session_id,
+                "id": capsule_id,
+                "lesson_ids": lesson_ids,
+                "limit": limit,
+            },
+        )
+        return [_capsule(row) for row in rows]
+
+    def get(self, capsule_id: str, *, project_id: str) -> FailureCapsule:
+        found = self.list(project_id=project_id, capsule_id=capsule_id, limit=1)
+        if not found:
+            raise NotFoundError(
+                f"id: no failure capsule {capsule_id!r} in project {project_id!r}", field="id"
+            )
+        return found[0]
+
+    def explain_lessons(self, result: ContextResult, *, project_id: str) -> ContextResult:
+        """A knowledge context whose lessons learned from failures carry their
+        capsule: what failed, how often, and what fixed it."""
+        lessons = [
+            item.memory.id
+            for item in result.items
+            if item.memory.memory_type is MemoryType.LESSON_LEARNED
+        ]
+        if not lessons:
+            return result
+        found = self.list(project_id=project_id, lesson_ids=lessons, limit=MAX_LIST)
+        taught = {capsule.lesson_id: capsule for capsule in found}
+        if not taught:
+            return result
+        items = [
+            item.model_copy(update={"failure": taught[item.memory.id]})
+            if item.memory.id in taught
+            else item
+            for item in result.items
+        ]
+        return result.model_copy(update={"items": items})
+
+
+def _capsule(row: Row) -> FailureCapsule:
+    fields = {k: v for k, v in row["capsule"].items() if v is not None}
+    return FailureCapsule.model_validate(
+        {
+            **fields,
+            "session_ids": sorted(row["session_ids"]),
+            "context_memory_ids": sorted(row["context_ids"]),
+        }
+    )
