@@ -2,6 +2,7 @@
 
 from graphmem.cli import memories, lifecycle  # noqa: I001 (command order in --help)
 from graphmem.cli import retrieval
+from graphmem.cli import failures
 from graphmem.cli import inject
 from graphmem.cli import evaluate
 from graphmem.cli import transfer
@@ -9,4 +10,14 @@ from graphmem.cli import keys
 from graphmem.cli import mcp  # noqa: F401 (registers its command)
 from graphmem.cli.common import app
 
-__all__ = ["app", "evaluate", "inject", "keys", "lifecycle", "memories", "retrieval", "transfer"]
+__all__ = [
+    "app",
+    "evaluate",
+    "failures",
+    "inject",
+    "keys",
+    "lifecycle",
+    "memories",
+    "retrieval",
+    "transfer",
+]

@@ -20,6 +20,7 @@ from strawberry.scalars import JSON
 from graphmem import models
 from graphmem import retrieval as domain
 from graphmem.graphql.errors import parse_input
+from graphmem.graphql.failures import FailureCapsule
 from graphmem.graphql.operations import ProjectId, write
 from graphmem.graphql.types import Info, Memory, Relation, ScoreComponent, domain_default
 from graphmem.retrieval.context import (
@@ -178,6 +179,9 @@ class ContextItem:
         description="How the memory became a candidate."
     )
     archived: bool = strawberry.field(description=ARCHIVED_HIT)
+    failure: FailureCapsule | None = strawberry.field(
+        description="For a lesson learned from a failure: its capsule, the failure it explains."
+    )
 
 
 @strawberry.type(description="What an agent should know right now, best first.")
@@ -205,6 +209,7 @@ class ContextResult:
                     components=_components(i.components),
                     retrievers=[RetrieverHit.of(h) for h in i.retrievers],
                     archived=i.archived,
+                    failure=FailureCapsule.of(i.failure) if i.failure else None,
                 )
                 for i in result.items
             ],

@@ -32,6 +32,7 @@ from graphmem.auth import Role
 from graphmem.config import Settings
 from graphmem.graphql.errors import ClientErrors, should_log
 from graphmem.graphql.evaluation import EvaluationMutation, EvaluationQuery
+from graphmem.graphql.failures import FailureMutation, FailureQuery
 from graphmem.graphql.loaders import FreshReads
 from graphmem.graphql.memories import MemoryMutation, MemoryQuery
 from graphmem.graphql.promotion import PromotionMutation, PromotionQuery
@@ -51,11 +52,17 @@ def _merged(name: str, parts: tuple[type, ...]) -> type:
 
 
 Query = guard(
-    _merged("Query", (MemoryQuery, PromotionQuery, ReviewQuery, EvaluationQuery, RetrievalQuery)),
+    _merged(
+        "Query",
+        (MemoryQuery, PromotionQuery, ReviewQuery, EvaluationQuery, RetrievalQuery, FailureQuery),
+    ),
     Role.READ,
 )
 Mutation = guard(
-    _merged("Mutation", (MemoryMutation, PromotionMutation, ReviewMutation, EvaluationMutation)),
+    _merged(
+        "Mutation",
+        (MemoryMutation, PromotionMutation, ReviewMutation, EvaluationMutation, FailureMutation),
+    ),
     Role.WRITE,
     admin=ADMIN_MUTATIONS,
 )

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from graphmem.hooks.errors import HookError, ServerUnavailable
-from graphmem.hooks.render import Recalled
+from graphmem.hooks.render import Recalled, Recorded
 
 DEFAULT_URL = "http://127.0.0.1:8000/graphql"
 DEFAULT_TIMEOUT_S = 2.0
@@ -26,6 +26,16 @@ QUERY = """
 query Inject($hint: String!, $maxResults: Int!, $projectId: ID) {
   knowledgeContext(contextHint: $hint, maxResults: $maxResults, projectId: $projectId) {
     items { score memory { id content memoryType } }
+  }
+}
+"""
+
+
+RECORD_FAILURE = """
+mutation Failure($input: FailureReportInput!, $projectId: ID) {
+  recordFailure(input: $input, projectId: $projectId) {
+    lessonStatus
+    capsule { id occurrenceCount fix lessonId lesson { content } }
   }
 }
 """
@@ -51,7 +61,41 @@ def recall(
     (a bad key, a project the key cannot read).
     """
     variables = {"hint": hint, "maxResults": max_results, "projectId": project}
-    body = json.dumps({"query": QUERY, "variables": variables}).encode()
+    return _items(_post(QUERY, variables, url=url, timeout=timeout, api_key=api_key))
+
+
+def record_failure(
+    report: dict[str, Any],
+    *,
+    project: str | None,
+    url: str,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    api_key: str | None = None,
+) -> Recorded:
+    """Report a failed tool call to the server's ``recordFailure``; errors as ``recall``."""
+    variables = {"input": report, "projectId": project}
+    payload = _post(RECORD_FAILURE, variables, url=url, timeout=timeout, api_key=api_key)
+    try:
+        result = _document(payload)["data"]["recordFailure"]
+        capsule = result["capsule"]
+        return Recorded(
+            capsule_id=str(capsule["id"]),
+            occurrences=int(capsule["occurrenceCount"]),
+            fix=capsule["fix"],
+            lesson_id=capsule["lessonId"],
+            lesson_status=result["lessonStatus"],
+            lesson=(capsule["lesson"] or {}).get("content"),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise HookError("the server's answer is not a recordFailure result") from None
+
+
+def _post(
+    query: str, variables: dict[str, Any], *, url: str, timeout: float, api_key: str | None
+) -> bytes:
+    """One GraphQL request's answer; ``ServerUnavailable`` when no server listens,
+    ``HookError`` when one fails to answer in time or answers with an HTTP error."""
+    body = json.dumps({"query": query, "variables": variables}).encode()
     headers = {"content-type": "application/json", "accept": "application/json"}
     if api_key:
         headers["authorization"] = f"Bearer {api_key}"
@@ -68,7 +112,7 @@ def recall(
             # add to its load and to the agent's wait.
             raise HookError(f"{url} did not answer within {timeout:g} s") from None
         raise ServerUnavailable(f"no server at {url}: {reason}") from None
-    return _items(payload)
+    return payload
 
 
 def _opener(url: str) -> urllib.request.OpenerDirector:
@@ -79,15 +123,19 @@ def _opener(url: str) -> urllib.request.OpenerDirector:
     return urllib.request.build_opener()
 
 
-def _items(payload: bytes) -> list[Recalled]:
+def _document(payload: bytes) -> Any:
     try:
         document: Any = json.loads(payload)
     except ValueError:
         raise HookError("the server's answer is not JSON") from None
     if isinstance(document, dict) and document.get("errors"):
         raise HookError(_graphql_error(document["errors"][0]))
+    return document
+
+
+def _items(payload: bytes) -> list[Recalled]:
     try:
-        return [_recalled(item) for item in document["data"]["knowledgeContext"]["items"]]
+        return [_recalled(item) for item in _document(payload)["data"]["knowledgeContext"]["items"]]
     except (KeyError, TypeError, ValueError):
         raise HookError("the server's answer is not a knowledgeContext result") from None
 

@@ -2,7 +2,8 @@
 
 The shapes follow Claude Code's hook input (snake_case fields); fields the
 hook does not use are ignored, so newer agent versions that add fields keep
-working. Events other than the two below add nothing.
+working. Events other than the three below add nothing; a PostToolUse adds
+something only when the tool failed (it is reported as a failure capsule).
 
 Read with the standard library rather than pydantic: the hook is a new
 process on every prompt, and importing pydantic and building its models
@@ -14,6 +15,7 @@ and a failing one names the field.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -43,7 +45,36 @@ class PreToolUse:
     session_id: str | None = None
 
 
-HookEvent = UserPromptSubmit | PreToolUse
+@dataclass(frozen=True, slots=True)
+class PostToolUse:
+    """A tool call that ran; a failure report when its response carries an error.
+
+    ``PostToolUseFailure`` (sent by agents that report failed calls apart)
+    reads into this too, its ``error`` as the response's error."""
+
+    hook_event_name: ClassVar[str] = "PostToolUse"
+    tool_name: str
+    tool_input: dict[str, Any] = field(default_factory=dict)
+    tool_response: Any = None
+    cwd: str | None = None
+    session_id: str | None = None
+
+
+HookEvent = UserPromptSubmit | PreToolUse | PostToolUse
+POST_TOOL_USE_FAILURE = "PostToolUseFailure"
+
+MAX_ERROR_CHARS = 8_000
+MAX_ATTEMPTED_CHARS = 2_000
+MAX_COMMAND_CHARS = 4_000
+MAX_TOOL_CHARS = 128
+MAX_FILES = 64
+MAX_FILE_CHARS = 1_024
+"""A failure capsule's limits (``graphmem.capsules``, which a test keeps equal):
+the hook fits what it reports to them rather than have the report rejected."""
+_FILE_KEYS = ("file_path", "notebook_path", "path")
+_TEXT_KEYS = ("error", "stderr", "message", "output", "content", "stdout")
+_EXIT_KEYS = ("exit_code", "exitCode", "returncode", "return_code")
+_SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 
 
 def parse_event(raw: str | bytes) -> HookEvent | None:
@@ -59,7 +90,11 @@ def parse_event(raw: str | bytes) -> HookEvent | None:
     if not isinstance(data, dict):
         raise EventError("event: must be a JSON object")
     name = data.get("hook_event_name")
-    if name not in (UserPromptSubmit.hook_event_name, PreToolUse.hook_event_name):
+    if name == POST_TOOL_USE_FAILURE:
+        data = {**data, "tool_response": {"error": data.get("error"), "is_error": True}}
+        name = PostToolUse.hook_event_name
+    known = (UserPromptSubmit.hook_event_name, PreToolUse.hook_event_name)
+    if name not in (*known, PostToolUse.hook_event_name):
         return None
     cwd = _optional_text(data, name, "cwd")
     session_id = _optional_text(data, name, "session_id")
@@ -69,6 +104,14 @@ def parse_event(raw: str | bytes) -> HookEvent | None:
     tool_input = data.get("tool_input", {})
     if not isinstance(tool_input, dict):
         raise EventError(f"{name}.tool_input: must be an object")
+    if name == PostToolUse.hook_event_name:
+        return PostToolUse(
+            tool_name=_text(data, name, "tool_name"),
+            tool_input=tool_input,
+            tool_response=data.get("tool_response"),
+            cwd=cwd,
+            session_id=session_id,
+        )
     return PreToolUse(
         tool_name=_text(data, name, "tool_name"),
         tool_input=tool_input,
@@ -86,6 +129,70 @@ def _text(data: dict[str, Any], event: str, name: str) -> str:
 
 def _optional_text(data: dict[str, Any], event: str, name: str) -> str | None:
     return None if data.get(name) is None else _text(data, event, name)
+
+
+def failure_report(event: PostToolUse) -> dict[str, Any] | None:
+    """The failure a tool call's response reports, as ``recordFailure`` input;
+    ``None`` when the call did not fail.
+
+    A response fails when it says so (``error`` text, ``is_error``/``isError``,
+    ``success: false``), exits non-zero (``exit_code`` and its spellings), or
+    is text starting with ``Error``. An interrupted call is not a failure.
+    The error keeps its end (where a traceback says what went wrong) when it
+    is longer than a capsule holds.
+    """
+    error = _error_text(event.tool_response)
+    if error is None:
+        return None
+    report: dict[str, Any] = {
+        "error": error[-MAX_ERROR_CHARS:],
+        "tool": event.tool_name[:MAX_TOOL_CHARS],
+    }
+    command = event.tool_input.get("command")
+    if isinstance(command, str) and command.strip():
+        report["command"] = command[:MAX_COMMAND_CHARS]
+    attempted = event.tool_input.get("description")
+    if isinstance(attempted, str) and attempted.strip():
+        report["attempted"] = attempted[:MAX_ATTEMPTED_CHARS]
+    files = [
+        value[:MAX_FILE_CHARS]
+        for key in _FILE_KEYS
+        if isinstance(value := event.tool_input.get(key), str) and value.strip()
+    ]
+    if files:
+        report["files"] = files[:MAX_FILES]
+    if event.session_id and _SESSION.match(event.session_id):
+        report["sessionId"] = event.session_id
+    return report
+
+
+def _error_text(response: Any) -> str | None:
+    if isinstance(response, str):
+        return response if response.lstrip().lower().startswith("error") else None
+    if not isinstance(response, dict) or response.get("interrupted") is True:
+        return None
+    said = response.get("is_error") is True or response.get("isError") is True
+    said = said or response.get("success") is False
+    exit_code = next((response[k] for k in _EXIT_KEYS if isinstance(response.get(k), int)), 0)
+    error = response.get("error")
+    if not (said or exit_code or (isinstance(error, str) and error.strip())):
+        return None
+    for key in _TEXT_KEYS:
+        text = _as_text(response.get(key))
+        if text:
+            return text
+    return f"exit status {exit_code}" if exit_code else "the tool failed"
+
+
+def _as_text(value: Any) -> str | None:
+    """Text, or the text blocks of an MCP-style content list, joined."""
+    if isinstance(value, str):
+        return value if value.strip() else None
+    if isinstance(value, list):
+        parts = [b.get("text") for b in value if isinstance(b, dict)]
+        text = "\n".join(p for p in parts if isinstance(p, str))
+        return text if text.strip() else None
+    return None
 
 
 def context_hint(event: HookEvent) -> str | None:

@@ -1,4 +1,5 @@
-"""knowledgeContext read from the store itself, for when no server is running.
+"""knowledgeContext read from (and failures written to) the store itself, for
+when no server is running.
 
 The embedding model is never loaded here (it takes seconds; a prompt hook
 has milliseconds), so retrieval runs on the full-text index and the exact
@@ -15,10 +16,17 @@ server of its own); ``start=True`` starts it anyway.
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from graphmem.hooks.errors import HookError
-from graphmem.hooks.render import Recalled
+from graphmem.hooks.render import Recalled, Recorded
+
+if TYPE_CHECKING:
+    from graphmem.api import GraphMem
+    from graphmem.auth import Role
 
 PROBE_TIMEOUT_S = 0.5
 
@@ -26,10 +34,54 @@ PROBE_TIMEOUT_S = 0.5
 def recall(
     hint: str, *, project: str | None, max_results: int, api_key: str | None, start: bool
 ) -> list[Recalled]:
+    from graphmem.auth import Role
+
+    with _opened(start) as gm:
+        scope = _scope(gm, api_key, project, Role.READ)
+        result = gm.knowledge_context(hint, max_results=max_results, project_id=scope)
+    return [
+        Recalled(
+            id=item.memory.id,
+            content=item.memory.content,
+            memory_type=item.memory.memory_type.value if item.memory.memory_type else None,
+            score=item.score,
+        )
+        for item in result.items
+    ]
+
+
+def record_failure(
+    report: dict[str, Any], *, project: str | None, api_key: str | None, start: bool
+) -> Recorded:
+    """Store a failed tool call's report in the store itself (its lesson is
+    written without an embedding; ``graphmem backfill-embeddings`` adds it)."""
+    from graphmem.auth import Role
+
+    with _opened(start) as gm:
+        scope = _scope(gm, api_key, project, Role.WRITE)
+        fields = {_SNAKE.get(key, key): value for key, value in report.items()}
+        outcome = gm.record_failure(fields, project_id=scope)
+        lesson = gm.get(outcome.lesson_id, project_id=scope) if outcome.lesson_id else None
+    return Recorded(
+        capsule_id=outcome.capsule.id,
+        occurrences=outcome.capsule.occurrence_count,
+        fix=outcome.capsule.fix,
+        lesson_id=outcome.lesson_id,
+        lesson_status=outcome.lesson_status,
+        lesson=lesson.content if lesson else None,
+    )
+
+
+_SNAKE = {"sessionId": "session_id"}
+"""The report's GraphQL field names that differ from the Python API's."""
+
+
+@contextmanager
+def _opened(start: bool) -> Iterator[GraphMem]:
+    """The store, opened with embeddings off, if its database may be used."""
     # Imported here: the store, the services and their dependencies take
     # around half a second to import, which the server path never pays.
     from graphmem.api import GraphMem
-    from graphmem.auth import OPEN, Role
     from graphmem.config import Settings
     from graphmem.store.embedded import SOCKET_NAME
 
@@ -43,18 +95,15 @@ def recall(
             "start graphmem serve (or pass --fallback start)"
         )
     with GraphMem.open(settings) as gm:
-        principal = gm.keys.authenticate(api_key) if api_key else OPEN
-        scope = principal.project_for(project, gm.default_project, Role.READ)
-        result = gm.knowledge_context(hint, max_results=max_results, project_id=scope)
-    return [
-        Recalled(
-            id=item.memory.id,
-            content=item.memory.content,
-            memory_type=item.memory.memory_type.value if item.memory.memory_type else None,
-            score=item.score,
-        )
-        for item in result.items
-    ]
+        yield gm
+
+
+def _scope(gm: GraphMem, api_key: str | None, project: str | None, role: Role) -> str:
+    """The project an API key in the environment lets this call act in."""
+    from graphmem.auth import OPEN
+
+    principal = gm.keys.authenticate(api_key) if api_key else OPEN
+    return principal.project_for(project, gm.default_project, role)
 
 
 def _listening(path: Path) -> bool:

@@ -1,5 +1,7 @@
 """``graphmem inject``: read one hook event on stdin, print the memories that
-bear on it for the agent to add to the model's context.
+bear on it for the agent to add to the model's context. A failed tool call
+(PostToolUse with an error) is recorded as a failure capsule instead, and a
+failure seen before is answered with what was learned from it.
 
 The running server answers first (it has the embedding model loaded); when
 none is running, the hook reads the store itself on full text. Whatever goes
@@ -13,18 +15,26 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from graphmem.hooks import client
 from graphmem.hooks.errors import HookError, ServerUnavailable
-from graphmem.hooks.events import EventError, context_hint, parse_event
+from graphmem.hooks.events import (
+    EventError,
+    PostToolUse,
+    context_hint,
+    failure_report,
+    parse_event,
+)
 from graphmem.hooks.project import resolve_project
 from graphmem.hooks.render import (
     DEFAULT_BUDGET_TOKENS,
     MAX_BUDGET_TOKENS,
     MIN_BUDGET_TOKENS,
     Recalled,
+    Recorded,
     context_block,
+    failure_block,
     hook_output,
 )
 
@@ -66,7 +76,9 @@ def parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="graphmem inject",
         description="Read a coding agent's hook event (UserPromptSubmit, PreToolUse) on "
-        "stdin and print the memories that bear on it as the hook's additionalContext.",
+        "stdin and print the memories that bear on it as the hook's additionalContext; "
+        "a PostToolUse event of a failed tool call is recorded as a failure capsule, and "
+        "a recurring failure is answered with its lesson and fix.",
     )
     p.add_argument(
         "--project",
@@ -163,6 +175,8 @@ def run(argv: list[str] | None, stdin: bytes, explain: Explanation | None = None
     if event is None:
         explain.say("nothing injected: the event is not one the hook answers")
         return None
+    if isinstance(event, PostToolUse):
+        return _failed_tool(event, options, explain)
     hint = context_hint(event)
     if hint is None:
         explain.say(f"nothing injected: {event.hook_event_name} carries no text to look up")
@@ -180,6 +194,48 @@ def run(argv: list[str] | None, stdin: bytes, explain: Explanation | None = None
     elif not block:
         explain.say(f"nothing injected: no memory fits the {options.budget}-token budget")
     return hook_output(event.hook_event_name, block) if block else None
+
+
+def _failed_tool(
+    event: PostToolUse, options: argparse.Namespace, explain: Explanation
+) -> str | None:
+    """A failed tool call is reported as a failure capsule; once the failure
+    recurs (or its lesson is active) the agent is told the lesson and the fix."""
+    report = failure_report(event)
+    if report is None:
+        explain.say(f"nothing recorded: the {event.tool_name} call did not fail")
+        return None
+    project, rule = resolve_project(options.project, event.cwd, from_repo=options.project_from_repo)
+    explain.say(f"project: {project or 'the server default'} (from {rule})")
+    recorded = _record(report, project, options)
+    explain.say(
+        f"failure recorded on capsule {recorded.capsule_id} "
+        f"(seen {recorded.occurrences}x, lesson {recorded.lesson_status or 'none'})"
+    )
+    block = failure_block(recorded, budget_tokens=options.budget)
+    if block is None:
+        explain.say("nothing injected: the failure is new and its lesson awaits review")
+    return hook_output(event.hook_event_name, block) if block else None
+
+
+def _record(report: dict[str, Any], project: str | None, options: argparse.Namespace) -> Recorded:
+    api_key = os.environ.get("GRAPHMEM_API_KEY") or None
+    try:
+        return client.record_failure(
+            report,
+            project=project,
+            url=options.url or client.server_url(),
+            timeout=options.timeout,
+            api_key=api_key,
+        )
+    except ServerUnavailable:
+        if options.fallback == "off":
+            raise
+    from graphmem.hooks import fallback
+
+    return fallback.record_failure(
+        report, project=project, api_key=api_key, start=options.fallback == "start"
+    )
 
 
 def _count(n: int, one: str, many: str) -> str:

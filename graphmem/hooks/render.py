@@ -66,6 +66,35 @@ def context_block(
     return "\n".join(lines) if len(lines) > 1 else None
 
 
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What graphmem made of a reported failure, as either path found it."""
+
+    capsule_id: str
+    occurrences: int
+    fix: str | None
+    lesson_id: str | None
+    lesson_status: str | None
+    lesson: str | None
+
+
+def failure_block(recorded: Recorded, *, budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> str | None:
+    """What the agent is told after a failed tool call: nothing the first time;
+    once the failure recurs or its lesson is active, how often it was seen, the
+    lesson and the fix, cut to the budget."""
+    if recorded.occurrences < 2 and recorded.lesson_status != "active":
+        return None
+    times = f"{recorded.occurrences} times" if recorded.occurrences > 1 else "before"
+    lines = [f"graphmem: this failure was seen {times} (failure capsule {recorded.capsule_id})."]
+    if recorded.lesson and recorded.lesson_status == "active":
+        lines.append(f"Lesson learned (memory {recorded.lesson_id}): {recorded.lesson.strip()}")
+    if recorded.fix:
+        lines.append(f"What fixed it: {recorded.fix.strip()}")
+    text = "\n".join(lines)
+    limit = budget_tokens * CHARS_PER_TOKEN
+    return text if len(text) <= limit else text[: limit - len(ELLIPSIS)] + ELLIPSIS
+
+
 def hook_output(event_name: str, context: str) -> str:
     """The JSON an agent reads from a hook's stdout to add ``context`` for the model."""
     return json.dumps(

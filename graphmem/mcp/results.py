@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, Field
 
-from graphmem import models
+from graphmem import capsules, models
 from graphmem import retrieval as domain
 
 
@@ -78,6 +78,9 @@ class ContextItemView(BaseModel):
         description="Each factor's contribution to the score; they sum to it."
     )
     archived: bool = Field(description=ARCHIVED)
+    failure: CapsuleView | None = Field(
+        default=None, description="For a lesson learned from a failure: the failure it explains."
+    )
 
 
 class ContextView(BaseModel):
@@ -127,6 +130,44 @@ class RelationView(BaseModel):
         )
 
 
+class CapsuleView(BaseModel):
+    id: str
+    occurrence_count: int = Field(description="Reports of this failure so far.")
+    tool: str | None
+    error: str = Field(description="The error of the latest report.")
+    fix: str | None
+    session_ids: list[str]
+    context_memory_ids: list[str]
+    lesson_id: str | None = Field(description="The lesson_learned memory derived from it.")
+    first_seen_at: str = Field(description="ISO-8601, UTC.")
+    last_seen_at: str = Field(description="ISO-8601, UTC.")
+
+    @classmethod
+    def of(cls, capsule: capsules.FailureCapsule) -> CapsuleView:
+        return cls(
+            id=capsule.id,
+            occurrence_count=capsule.occurrence_count,
+            tool=capsule.tool,
+            error=capsule.error,
+            fix=capsule.fix,
+            session_ids=capsule.session_ids,
+            context_memory_ids=capsule.context_memory_ids,
+            lesson_id=capsule.lesson_id,
+            first_seen_at=_iso(capsule.first_seen_at) or "",
+            last_seen_at=_iso(capsule.last_seen_at) or "",
+        )
+
+
+class FailureResult(BaseModel):
+    capsule: CapsuleView
+    created: bool = Field(
+        description="False: the same failure was seen before and counted on its capsule."
+    )
+    lesson_status: str | None = Field(
+        description="The lesson's status now: candidate (awaiting review) or active."
+    )
+
+
 class ForgetResult(BaseModel):
     id: str
     forgotten: bool
@@ -156,6 +197,7 @@ def context_view(result: domain.ContextResult) -> ContextView:
                 score=item.score,
                 components={c.name: c.contribution for c in item.components},
                 archived=item.archived,
+                failure=CapsuleView.of(item.failure) if item.failure else None,
             )
             for item in result.items
         ],
@@ -175,6 +217,10 @@ def render_context(result: domain.ContextResult) -> str:
         lines.append(f"{n}. [{kind}] {memory.content}")
         if memory.rationale:
             lines.append(f"   why: {memory.rationale}")
+        if item.failure is not None:
+            seen = item.failure.occurrence_count
+            fix = f"; fixed by: {item.failure.fix}" if item.failure.fix else ""
+            lines.append(f"   learned from a failure seen {seen} time(s){fix}")
         if item.archived:
             reason = f" ({memory.archive_reason})" if memory.archive_reason else ""
             lines.append(f"   archived{reason}: restore it before relying on it")

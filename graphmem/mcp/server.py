@@ -22,7 +22,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from graphmem import models
+from graphmem import capsules, models
 from graphmem import retrieval as domain
 from graphmem.api import GraphMem
 from graphmem.auth import OPEN, Principal, Role
@@ -33,7 +33,9 @@ from graphmem.errors import (
 )
 from graphmem.gate import PRINCIPAL
 from graphmem.mcp.results import (
+    CapsuleView,
     ContextView,
+    FailureResult,
     ForgetResult,
     MemoryView,
     RelationView,
@@ -496,6 +498,80 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
     ) -> ForgetResult:
         gm.forget(memory_id, project_id=project(ctx, project_id, Role.WRITE))
         return ForgetResult(id=memory_id, forgotten=True)
+
+    @server.tool(
+        description="Report a failure of a step you took: what you attempted, the tool or "
+        "command, the error, and what fixed it if you know. The same failure reported "
+        "again is counted on its capsule; its lesson goes to the review queue and becomes "
+        "active on recurrence or once a fix is recorded.",
+        annotations=WRITES,
+    )
+    def record_failure(
+        ctx: Context[Any, Any],
+        error: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=capsules.MAX_ERROR_CHARS,
+                description="The error text as the tool gave it.",
+            ),
+        ],
+        attempted: Annotated[
+            str | None,
+            Field(max_length=capsules.MAX_ATTEMPTED_CHARS, description="What you tried to do."),
+        ] = None,
+        tool: Annotated[
+            str | None,
+            Field(max_length=capsules.MAX_TOOL_CHARS, description="The tool that failed."),
+        ] = None,
+        command: Annotated[
+            str | None,
+            Field(max_length=capsules.MAX_COMMAND_CHARS, description="The command run."),
+        ] = None,
+        files: Annotated[
+            Sequence[Annotated[str, Field(min_length=1, max_length=capsules.MAX_FILE_CHARS)]],
+            Field(max_length=capsules.MAX_FILES, description="Files the step worked on."),
+        ] = (),
+        context_memory_ids: Annotated[
+            Sequence[MemoryId],
+            Field(
+                max_length=capsules.MAX_CONTEXT_MEMORIES,
+                description="Ids of the memories you had in context when it failed.",
+            ),
+        ] = (),
+        fix: Annotated[
+            str | None,
+            Field(max_length=capsules.MAX_FIX_CHARS, description="What fixed it, if known."),
+        ] = None,
+        session_id: Annotated[
+            Identifier | None, Field(description="The thread of work it happened in.")
+        ] = None,
+        agent_id: Annotated[Identifier | None, Field(description="Who is reporting.")] = None,
+        tags: Tags = (),
+        project_id: ProjectId = None,
+    ) -> FailureResult:
+        scope = project(ctx, project_id, Role.WRITE)  # access is checked before the arguments
+        report = models.parse(
+            capsules.FailureReport,
+            {
+                "error": error,
+                "attempted": attempted,
+                "tool": tool,
+                "command": command,
+                "files": files,
+                "context_memory_ids": context_memory_ids,
+                "fix": fix,
+                "session_id": session_id,
+                "agent_id": agent_id,
+                "tags": tags,
+            },
+        )
+        outcome = gm.record_failure(report, project_id=scope)
+        return FailureResult(
+            capsule=CapsuleView.of(outcome.capsule),
+            created=outcome.created,
+            lesson_status=outcome.lesson_status,
+        )
 
     @server.tool(
         description="Candidates awaiting review, with the evidence for each (occurrences, "

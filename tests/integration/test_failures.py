@@ -6,17 +6,30 @@ reports rejected with nothing written."""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import ClientSession
+from mcp_types import CallToolResult
+from typer.testing import CliRunner
 
 from graphmem.api import GraphMem
 from graphmem.capsules import MAX_ERROR_CHARS, MAX_FILES
+from graphmem.cli import app
 from graphmem.clock import ManualClock
+from graphmem.config import Settings
 from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.graphql.app import create_app
 from graphmem.models import MemoryType, Source, Status
+from tests.integration.conftest import GraphQLClient, Rejected, serve
 from tests.integration.test_concurrency import all_at_once
+from tests.integration.test_mcp import http_server, over_http
 
 ERROR = (
     "Traceback (most recent call last):\n"
@@ -178,3 +191,134 @@ def test_knowledge_context_brings_the_active_lesson_with_its_capsule(egm: GraphM
     assert item.failure.fix == "install requests into the virtualenv first"
     others = [i for i in context.items if i.memory.id != first.lesson_id]
     assert all(i.failure is None for i in others)
+
+
+RECORD = """mutation($input: FailureReportInput!) {
+  recordFailure(input: $input) {
+    created lessonStatus
+    capsule { id occurrenceCount sessionIds contextMemoryIds tool fix
+              lesson { id memoryType status occurrenceCount }
+              contextMemories { id } }
+  }
+}"""
+CAPSULES = """query($session: ID) {
+  failureCapsules(sessionId: $session) { id occurrenceCount lessonId lastSeenAt }
+}"""
+CONTEXT_FAILURE = """query($hint: String!) {
+  knowledgeContext(contextHint: $hint, recordAccess: false) {
+    items { memory { id } failure { id occurrenceCount fix error } }
+  }
+}"""
+
+
+def graphql_report(**extra: Any) -> dict[str, Any]:
+    fields = report(**extra)
+    return {
+        "error": fields["error"],
+        "attempted": fields["attempted"],
+        "tool": fields["tool"],
+        "command": fields["command"],
+        "sessionId": fields["session_id"],
+        **{k: v for k, v in extra.items() if k in ("fix", "contextMemoryIds")},
+    }
+
+
+def test_graphql_record_failure_counts_recurrence_and_lists_capsules(
+    gm: GraphMem, gql: GraphQLClient, rejected: Rejected
+):
+    rule = gm.remember({"content": "The importer runs in the project's virtualenv"})
+    first = gql.data(RECORD, {"input": graphql_report(contextMemoryIds=[rule.id])})
+    made = first["recordFailure"]
+    assert made["created"] is True and made["lessonStatus"] == "candidate"
+    assert made["capsule"]["contextMemories"] == [{"id": rule.id}]
+    lesson = made["capsule"]["lesson"]
+    assert (lesson["memoryType"], lesson["status"]) == ("LESSON_LEARNED", "CANDIDATE")
+
+    again = gql.data(RECORD, {"input": graphql_report(fix="pip install requests")})
+    counted = again["recordFailure"]
+    assert counted["created"] is False and counted["lessonStatus"] == "active"
+    assert counted["capsule"]["id"] == made["capsule"]["id"]
+    assert counted["capsule"]["occurrenceCount"] == 2
+    assert counted["capsule"]["lesson"]["occurrenceCount"] == 2
+    assert counted["capsule"]["fix"] == "pip install requests"
+
+    listed = gql.data(CAPSULES, {"session": "s1"})["failureCapsules"]
+    assert [(c["id"], c["occurrenceCount"], c["lessonId"]) for c in listed] == [
+        (made["capsule"]["id"], 2, lesson["id"])
+    ]
+    assert gql.data(CAPSULES, {"session": "other"})["failureCapsules"] == []
+
+    too_long = graphql_report(error="x" * (MAX_ERROR_CHARS + 1))
+    rejected(RECORD, {"input": too_long}, "INVALID_INPUT", "input.error")
+    rejected(RECORD, {"input": graphql_report(error="  ")}, "INVALID_INPUT", "input.error")
+
+
+def test_graphql_knowledge_context_explains_a_lesson_by_its_capsule(egm: GraphMem):
+    first = egm.record_failure(report())
+    egm.record_failure(report(fix="install requests into the virtualenv first"))
+    with serve(create_app(egm)) as http:
+        body = GraphQLClient(http).data(
+            CONTEXT_FAILURE, {"hint": "run the CSV importer on the new data file"}
+        )
+    items = {i["memory"]["id"]: i["failure"] for i in body["knowledgeContext"]["items"]}
+    assert items[first.lesson_id]["id"] == first.capsule.id
+    assert items[first.lesson_id]["occurrenceCount"] == 2
+    assert items[first.lesson_id]["fix"] == "install requests into the virtualenv first"
+
+
+def test_mcp_record_failure_counts_recurrence_and_rejects_a_report_without_error(
+    gm: GraphMem, graph_snapshot: Callable[[], Any]
+):
+    with http_server(gm) as url:
+
+        async def scenario(session: ClientSession) -> None:
+            fields = {k: v for k, v in report().items() if k != "error"}
+
+            async def record(**arguments: Any) -> CallToolResult:
+                # Not the suite's call(): this tool has an argument named "tool".
+                return await session.call_tool("record_failure", {**fields, **arguments})
+
+            first = (await record(error=ERROR)).structured_content
+            assert first["created"] is True and first["lesson_status"] == "candidate"
+            again = (await record(error=ERROR, fix="pip install")).structured_content
+            assert again["created"] is False and again["lesson_status"] == "active"
+            assert again["capsule"]["occurrence_count"] == 2
+            assert again["capsule"]["id"] == first["capsule"]["id"]
+
+            before = graph_snapshot()
+            for bad in ({}, {"error": "?!"}, {"error": "x" * (MAX_ERROR_CHARS + 1)}):
+                result = await record(**bad)
+                assert result.is_error, bad
+                error = result.structured_content["error"]
+                assert (error["code"], error["field"]) == ("INVALID_INPUT", "error"), bad
+            assert graph_snapshot() == before
+
+        over_http(url, scenario)
+
+
+def test_cli_failures_lists_capsules_with_their_lesson():
+    data_dir = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmfl-"))
+    try:
+        with GraphMem.open(Settings(data_dir=data_dir, embedder="none")) as gm:
+            first = gm.record_failure(report())
+            gm.record_failure(report(fix="pip install requests"))
+            gm.record_failure(report(session_id="s9", error="PermissionError: denied"))
+        unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
+        env = {**unset, "GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_EMBEDDER": "none"}
+        shown = CliRunner().invoke(app, ["failures", "--session", "s1"], env=env)
+        assert shown.exit_code == 0, shown.output
+        assert "1 failure capsule(s)" in shown.stdout
+        assert f"{first.capsule.id}  seen 2x  [Bash]" in shown.stdout
+        assert "error: ModuleNotFoundError: No module named 'requests'" in shown.stdout
+        assert "fix: pip install requests" in shown.stdout
+        assert f"lesson {first.lesson_id} (active)" in shown.stdout
+
+        as_json = CliRunner().invoke(app, ["failures", "--json"], env=env)
+        assert as_json.exit_code == 0, as_json.output
+        listed = json.loads(as_json.stdout)
+        assert sorted(c["occurrence_count"] for c in listed) == [1, 2]
+
+        bad = CliRunner().invoke(app, ["failures", "--limit", "0"], env=env)
+        assert bad.exit_code != 0 and "limit" in bad.output
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)

@@ -30,6 +30,11 @@ PROMPT = "why does the ledger need Postgres row locks when we settle payments?"
 ACTIVE = "Use Postgres row locks for the ledger: settling payments must not race"
 CANDIDATE = "Maybe the ledger should drop Postgres row locks and settle payments in a queue"
 UNRELATED = "The marketing site is deployed from the website branch"
+FAILURE = (
+    "Traceback (most recent call last):\n"
+    '  File "/work/app/importer.py", line 12, in <module>\n'
+    "ModuleNotFoundError: No module named 'requests'"
+)
 
 
 def hook(
@@ -317,3 +322,52 @@ def test_events_it_has_nothing_for_and_broken_input_never_stop_the_agent(
     )
     bad_flag = hook("--budget", "9", event=prompt(outside), url=url, data_dir=no_store)
     assert "--budget" in nothing(bad_flag)
+
+
+def failed_bash(cwd: Path, stderr: str = FAILURE) -> dict[str, Any]:
+    return {
+        "session_id": "3f1c",
+        "cwd": str(cwd),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "python importer.py", "description": "Run the CSV importer"},
+        "tool_response": {"stdout": "", "stderr": stderr, "exit_code": 1, "interrupted": False},
+        "tool_use_id": "toolu_01",
+    }
+
+
+def test_the_hook_records_a_failed_tool_call_and_answers_a_recurrence_with_its_lesson(
+    gm: GraphMem, server_url: str, outside: Path, no_store: Path
+):
+    first = hook(event=failed_bash(outside), url=server_url, data_dir=no_store)
+    assert nothing(first) == ""  # new: recorded, nothing to tell yet
+    (capsule,) = gm.failure_capsules()
+    assert (capsule.occurrence_count, capsule.tool, capsule.command) == (
+        1,
+        "Bash",
+        "python importer.py",
+    )
+    assert capsule.session_ids == ["3f1c"] and capsule.attempted == "Run the CSV importer"
+
+    second = hook(event=failed_bash(outside), url=server_url, data_dir=no_store)
+    context = injected(second, "PostToolUse")
+    assert f"seen 2 times (failure capsule {capsule.id})" in context
+    assert f"Lesson learned (memory {capsule.lesson_id})" in context
+    assert "No module named 'requests'" in context
+    assert gm.get(capsule.lesson_id).status is Status.ACTIVE
+
+    ok = dict(failed_bash(outside), tool_response={"stdout": "done", "exit_code": 0})
+    assert nothing(hook(event=ok, url=server_url, data_dir=no_store)) == ""
+    assert gm.failure_capsules()[0].occurrence_count == 2
+
+
+def test_without_a_server_the_hook_records_the_failure_in_the_running_store(
+    stored: Path, outside: Path, refused_url: str
+):
+    with GraphMem.open(Settings(data_dir=stored, embedder="none")) as gm:
+        nothing(hook(event=failed_bash(outside), url=refused_url, data_dir=stored))
+        context = injected(
+            hook(event=failed_bash(outside), url=refused_url, data_dir=stored), "PostToolUse"
+        )
+        (capsule,) = gm.failure_capsules()
+        assert capsule.occurrence_count == 2 and capsule.id in context

@@ -54,6 +54,7 @@ TOOLS = {
     "forget",
     "review_candidates",
     "restore",
+    "record_failure",
 }
 SESSION_LIMIT_S = 60
 """No MCP conversation in these tests may take longer than this."""

@@ -8,14 +8,18 @@ from pathlib import Path
 
 import pytest
 
+from graphmem import capsules
+from graphmem.hooks import events
 from graphmem.hooks.client import _items
 from graphmem.hooks.errors import HookError
 from graphmem.hooks.events import (
     HINT_MAX_CHARS,
     EventError,
+    PostToolUse,
     PreToolUse,
     UserPromptSubmit,
     context_hint,
+    failure_report,
     parse_event,
 )
 from graphmem.hooks.inject import run
@@ -23,8 +27,10 @@ from graphmem.hooks.project import repository_name, resolve_project
 from graphmem.hooks.render import (
     MAX_BUDGET_TOKENS,
     Recalled,
+    Recorded,
     context_block,
     estimate_tokens,
+    failure_block,
     hook_output,
 )
 
@@ -63,7 +69,7 @@ def test_a_tool_event_keeps_its_tool_input():
     assert event.tool_input["command"] == "pytest tests/unit"
 
 
-@pytest.mark.parametrize("name", ["Stop", "SessionStart", "PostToolUse", None])
+@pytest.mark.parametrize("name", ["Stop", "SessionStart", "Notification", None])
 def test_other_events_add_nothing(name: str | None):
     assert parse_event(json.dumps({"hook_event_name": name, "prompt": "hello there"})) is None
 
@@ -286,3 +292,93 @@ def test_a_server_answer_becomes_the_memories_in_its_order():
 def test_a_server_answer_the_hook_cannot_use_is_one_clear_error(payload: bytes, message: str):
     with pytest.raises(HookError, match=message):
         _items(payload)
+
+
+# -- failed tool calls ------------------------------------------------------------
+
+
+def post_tool_use(response: object, **more: object) -> PostToolUse:
+    raw = {
+        "hook_event_name": "PostToolUse",
+        "session_id": "3f1c-aa",
+        "tool_name": "Bash",
+        "tool_input": {"command": "pytest -x", "description": "Run the tests"},
+        "tool_response": response,
+        **more,
+    }
+    event = parse_event(json.dumps(raw))
+    assert isinstance(event, PostToolUse)
+    return event
+
+
+@pytest.mark.parametrize(
+    ("response", "error"),
+    [
+        ({"error": "boom: no such table"}, "boom: no such table"),
+        ({"is_error": True, "stderr": "E   AssertionError"}, "E   AssertionError"),
+        ({"isError": True, "content": [{"type": "text", "text": "denied"}]}, "denied"),
+        ({"exit_code": 2, "stderr": "", "stdout": "1 failed"}, "1 failed"),
+        ({"success": False}, "the tool failed"),
+        ({"returncode": 3}, "exit status 3"),
+        ("Error: file not found", "Error: file not found"),
+    ],
+)
+def test_a_failed_tool_call_is_a_report_with_its_error(response: object, error: str):
+    report = failure_report(post_tool_use(response))
+    assert report == {
+        "error": error,
+        "tool": "Bash",
+        "command": "pytest -x",
+        "attempted": "Run the tests",
+        "sessionId": "3f1c-aa",
+    }
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        {"stdout": "3 passed", "stderr": "", "exit_code": 0},
+        {"interrupted": True, "error": "stopped by the user"},
+        "all good",
+        None,
+        ["not", "a", "response"],
+    ],
+)
+def test_a_tool_call_that_did_not_fail_reports_nothing(response: object):
+    assert failure_report(post_tool_use(response)) is None
+
+
+def test_a_post_tool_use_failure_event_and_long_errors_keep_the_telling_end():
+    raw = {
+        "hook_event_name": "PostToolUseFailure",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": "/repo/app.py", "old_string": "x"},
+        "error": "x" * 9_000 + " String to replace not found",
+    }
+    event = parse_event(json.dumps(raw))
+    assert isinstance(event, PostToolUse)
+    report = failure_report(event)
+    assert report is not None
+    assert len(report["error"]) == events.MAX_ERROR_CHARS
+    assert report["error"].endswith("String to replace not found")
+    assert report["files"] == ["/repo/app.py"]
+
+
+def test_the_hook_fits_reports_to_the_capsule_limits():
+    for name in ("ERROR", "ATTEMPTED", "COMMAND", "TOOL", "FILE"):
+        assert getattr(events, f"MAX_{name}_CHARS") == getattr(capsules, f"MAX_{name}_CHARS")
+    assert events.MAX_FILES == capsules.MAX_FILES
+
+
+def test_a_new_failure_adds_nothing_and_a_recurring_one_brings_lesson_and_fix():
+    new = Recorded("c1", 1, None, "m1", "candidate", "Failure seen: ...")
+    assert failure_block(new) is None
+    again = Recorded("c1", 3, "pip install requests", "m1", "active", "Failure seen: x")
+    block = failure_block(again)
+    assert block is not None
+    assert "seen 3 times (failure capsule c1)" in block
+    assert "Lesson learned (memory m1): Failure seen: x" in block
+    assert "What fixed it: pip install requests" in block
+    pending = Recorded("c1", 2, None, "m1", "candidate", "Failure seen: x")
+    assert "Lesson learned" not in (failure_block(pending) or "")
+    assert len(failure_block(again, budget_tokens=50) or "") <= 200
