@@ -134,7 +134,8 @@ _VOLATILE = [
     ),
     (re.compile(r"(?:[a-z]:)?(?:[\w.~-]*[/\\])+[\w.-]+"), "<path>"),
     (re.compile(r"\b0x[0-9a-f]+\b|\b[0-9a-f]{8,}\b"), "<hex>"),
-    (re.compile(r"\d+(?:\.\d+)?"), "<n>"),
+    # Numbers standing alone only: digits in a name (column_2, python3.11) name it.
+    (re.compile(r"(?<![\w.])\d+(?:\.\d+)*\b"), "<n>"),
 ]
 _WORD = re.compile(r"\w")
 _TELLING = re.compile(r"error|exception|fail|fatal|denied|not found|refused|invalid|cannot|unable")
