@@ -11,6 +11,9 @@ OPTIONAL MATCH (c)-[:FOR_SESSION]->(cs:Session)
 WITH c, collect(cs.id) AS session_ids
 OPTIONAL MATCH (c)-[:IN_CONTEXT]->(cm:Memory)
 WITH c, session_ids, collect(cm.id) AS context_ids
-RETURN c {.id, .project_id, .signature, .error, .attempted, .tool, .command, .files, .fix, .occurrence_count, .lesson_id, .first_seen_at, .last_seen_at, .fixed_at} AS capsule,
-       session_ids, context_ids
+// The lesson as linked now: a lesson someone forgot is gone from the capsule too.
+OPTIONAL MATCH (c)-[:TAUGHT]->(lm:Memory)
+WITH c, session_ids, context_ids, lm
+RETURN c {.id, .project_id, .signature, .error, .attempted, .tool, .command, .files, .fix, .occurrence_count, .first_seen_at, .last_seen_at, .fixed_at} AS capsule,
+       session_ids, context_ids, lm.id AS lesson_id
 ORDER BY capsule.last_seen_at DESC, capsule.id

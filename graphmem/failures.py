@@ -35,6 +35,7 @@ from graphmem.models import (
     MemoryType,
     Source,
     Status,
+    Tier,
     parse,
 )
 from graphmem.retrieval import ContextResult
@@ -149,9 +150,10 @@ class Failures(Service):
         return capsule.lesson_id
 
     def _activate(self, lesson_id: str, capsule: FailureCapsule, project_id: str) -> Memory:
-        """Recurrence or a recorded fix activates the lesson (staging rules, logged)."""
+        """Recurrence or a recorded fix activates the lesson (staging rules, logged);
+        a lesson a reviewer rejected (archived) stays as the reviewer left it."""
         lesson = self.memories.get(lesson_id, project_id=project_id)
-        if lesson.status is not Status.CANDIDATE:
+        if lesson.status is not Status.CANDIDATE or lesson.tier is Tier.ARCHIVED:
             return lesson
         activated = self.stager.activate_earned([lesson], project_id=project_id)
         if not activated and capsule.fix is not None:
@@ -220,5 +222,6 @@ def _capsule(row: Row) -> FailureCapsule:
             **fields,
             "session_ids": sorted(row["session_ids"]),
             "context_memory_ids": sorted(row["context_ids"]),
+            "lesson_id": row["lesson_id"],
         }
     )

@@ -322,3 +322,20 @@ def test_cli_failures_lists_capsules_with_their_lesson():
         assert bad.exit_code != 0 and "limit" in bad.output
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def test_a_rejected_lesson_stays_rejected_and_a_forgotten_one_leaves_the_capsule_counting(
+    gm: GraphMem,
+):
+    first = gm.record_failure(report())
+    gm.reject(first.lesson_id, "too specific")
+    again = gm.record_failure(report())
+    assert again.lesson_status == "candidate"
+    assert gm.get(first.lesson_id).tier.value == "archived"
+
+    other = gm.record_failure(report(tool="make", error="make: *** No rule to make target"))
+    gm.forget(other.lesson_id)
+    later = gm.record_failure(report(tool="make", error="make: *** No rule to make target"))
+    assert later.capsule.occurrence_count == 2
+    assert later.lesson_id is None and later.capsule.lesson_id is None
+    assert gm.failure_capsule(other.capsule.id).lesson_id is None
