@@ -15,7 +15,13 @@ from rich.text import Text
 
 from graphmem.cli.common import TYPES_HELP, ProjectOption, app, opened, out
 from graphmem.models import Memory, parse
-from graphmem.retrieval import ContextResult, RetrieverHit, SearchRequest, SearchResult
+from graphmem.retrieval import (
+    ContextItem,
+    ContextResult,
+    RetrieverHit,
+    SearchRequest,
+    SearchResult,
+)
 from graphmem.retrieval.context import (
     DEFAULT_MAX_RESULTS,
     DEFAULT_MIN_CONFIDENCE,
@@ -208,9 +214,9 @@ def _show_context(result: ContextResult) -> None:
         table.add_row(
             f"{item.score:.3f}",
             item.memory.id,
-            Text(" ".join(item.memory.content.split())).append(
-                f"\n{_archived(item.memory)}" if item.archived else "", style="yellow"
-            ),
+            Text(" ".join(item.memory.content.split()))
+            .append(f"\n{_archived(item.memory)}" if item.archived else "", style="yellow")
+            .append(_failure(item), style="cyan"),
             _components(item.components),
             _retrievers(item.retrievers) or "-",
         )
@@ -232,6 +238,14 @@ def backfill_embeddings(
             batch_size=batch_size, all_projects=all_projects, progress=True, project_id=project
         )
     out.print(f"embedded {result.embedded}, {result.remaining} remaining ({result.took_s:.1f} s)")
+
+
+def _failure(item: ContextItem) -> str:
+    """A lesson learned from a failure, explained by its capsule."""
+    if item.failure is None:
+        return ""
+    fix = f"; fix: {item.failure.fix}" if item.failure.fix else ""
+    return f"\nlearned from failure {item.failure.id}, seen {item.failure.occurrence_count}x{fix}"
 
 
 def _archived(memory: Memory) -> str:

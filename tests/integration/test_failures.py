@@ -318,6 +318,21 @@ def test_cli_failures_lists_capsules_with_their_lesson():
         listed = json.loads(as_json.stdout)
         assert sorted(c["occurrence_count"] for c in listed) == [1, 2]
 
+        context = CliRunner().invoke(
+            app, ["context", "run the CSV importer", "--no-record-access"], env=env
+        )
+        assert context.exit_code == 0, context.output
+        assert "learned from failure" in context.stdout
+        as_json = CliRunner().invoke(
+            app, ["context", "run the CSV importer", "--no-record-access", "--json"], env=env
+        )
+        (item,) = json.loads(as_json.stdout)["items"]
+        assert (item["memory"]["id"], item["failure"]["id"]) == (
+            first.lesson_id,
+            first.capsule.id,
+        )
+        assert item["failure"]["occurrence_count"] == 2
+
         bad = CliRunner().invoke(app, ["failures", "--limit", "0"], env=env)
         assert bad.exit_code != 0 and "limit" in bad.output
     finally:
