@@ -39,6 +39,7 @@ from graphmem.graphql.retrieval import RetrievalQuery
 from graphmem.graphql.review import ReviewMutation, ReviewQuery
 from graphmem.graphql.subscriptions import Subscription
 from graphmem.graphql.tenancy import ADMIN_MUTATIONS, guard
+from graphmem.graphql.whatif import WhatIfQuery
 from graphmem.observability.operations import OperationRecorder
 
 
@@ -51,7 +52,10 @@ def _merged(name: str, parts: tuple[type, ...]) -> type:
 
 
 Query = guard(
-    _merged("Query", (MemoryQuery, PromotionQuery, ReviewQuery, EvaluationQuery, RetrievalQuery)),
+    _merged(
+        "Query",
+        (MemoryQuery, PromotionQuery, ReviewQuery, EvaluationQuery, RetrievalQuery, WhatIfQuery),
+    ),
     Role.READ,
 )
 Mutation = guard(
