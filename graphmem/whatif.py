@@ -199,10 +199,21 @@ def variant_rules(
             raise InvalidInputError(
                 f"{yaml_field}: the top level must be a mapping", field=yaml_field
             )
-        values = _validated({**values, **(loaded or {})}, yaml_field).model_dump()
-    if overrides:
-        return _validated({**values, **overrides}, "rules")
-    return _validated(values, "rules")
+        values = _validated(_merged(values, loaded or {}), yaml_field).model_dump()
+    return _validated(_merged(values, overrides or {}), "rules")
+
+
+def _merged(values: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    """``changes`` over ``values``; a mapping rule (``stale_after_days``) is merged
+    key by key, so a variant names only the tiers it changes."""
+    merged = dict(values)
+    for key, value in changes.items():
+        before = merged.get(key)
+        if isinstance(value, Mapping) and isinstance(before, Mapping):
+            merged[key] = {**before, **value}
+        else:
+            merged[key] = value
+    return merged
 
 
 class _VariantRules(RetentionRules):

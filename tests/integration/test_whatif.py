@@ -16,7 +16,7 @@ from graphmem.models import Tier
 from graphmem.retention import RetentionRules
 from graphmem.scoring import ImportanceScorer
 from graphmem.store.falkordb import FalkorStore
-from graphmem.whatif import Outcome, variant_rules
+from graphmem.whatif import Outcome
 
 DAY = 86_400.0
 
@@ -224,14 +224,3 @@ def test_a_bad_rules_file_names_the_file_and_key(gm: GraphMem, tmp_path: Path):
     with pytest.raises(InvalidInputError) as missing:
         gm.what_if(rules_file=tmp_path / "absent.yaml")
     assert missing.value.field == "rules_file"
-
-
-def test_variant_rules_start_from_the_rules_in_force():
-    current = RetentionRules(max_promotions_per_run=7)
-    tried = variant_rules(current, rules_yaml="promote_threshold: 0.7\n", overrides={})
-    assert (tried.max_promotions_per_run, tried.promote_threshold) == (7, 0.7)
-    # Inline overrides win over the file.
-    tried = variant_rules(
-        current, rules_yaml="promote_threshold: 0.7\n", overrides={"promote_threshold": 0.8}
-    )
-    assert tried.promote_threshold == 0.8
