@@ -39,7 +39,7 @@ from graphmem.graphql.retrieval import RetrievalQuery
 from graphmem.graphql.review import ReviewMutation, ReviewQuery
 from graphmem.graphql.subscriptions import Subscription
 from graphmem.graphql.tenancy import ADMIN_MUTATIONS, guard
-from graphmem.graphql.whatif import WhatIfQuery
+from graphmem.graphql.whatif import ADMIN_QUERIES, WhatIfQuery
 from graphmem.observability.operations import OperationRecorder
 
 
@@ -57,6 +57,7 @@ Query = guard(
         (MemoryQuery, PromotionQuery, ReviewQuery, EvaluationQuery, RetrievalQuery, WhatIfQuery),
     ),
     Role.READ,
+    admin=ADMIN_QUERIES,
 )
 Mutation = guard(
     _merged("Mutation", (MemoryMutation, PromotionMutation, ReviewMutation, EvaluationMutation)),

@@ -15,6 +15,10 @@ from graphmem.graphql.operations import ProjectId
 from graphmem.graphql.types import Info, Memory, from_epoch
 from graphmem.retention import RetentionRules
 
+ADMIN_QUERIES = frozenset({"what_if"})
+"""Like a dry promotion run (an admin mutation), a what-if shows what promotion
+would do, and it plans every session of a project: it needs an ``admin`` key."""
+
 strawberry.enum(
     whatif.Outcome,
     name="WhatIfOutcome",
@@ -137,7 +141,7 @@ class WhatIfQuery:
     @strawberry.field(
         description="Which memories promotion and archival would move, keep or archive under "
         "other scoring or retention rules, compared with the rules in force. Writes nothing; "
-        "a bad variant is an INVALID_INPUT error naming the key."
+        "a bad variant is an INVALID_INPUT error naming the key. Needs an admin key."
     )
     async def what_if(
         self, info: Info, variant: WhatIfInput, project_id: ProjectId = None

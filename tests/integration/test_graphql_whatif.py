@@ -9,12 +9,15 @@ from typing import Any
 import pytest
 
 from graphmem.api import GraphMem
+from graphmem.auth import Role
 from graphmem.clock import ManualClock
-from tests.integration.conftest import GraphQLClient, Rejected
+from graphmem.config import Settings
+from graphmem.graphql.app import create_app
+from tests.integration.conftest import GraphQLClient, Rejected, serve
 
 WHAT_IF = """query($variant: WhatIfInput!) {
   whatIf(variant: $variant) {
-    projectId at sessions durationMs
+    projectId at sessions durationMs changed
     current { preset promoted archived rules }
     variant { preset promoted archived rules }
     transitions { current variant count }
@@ -87,3 +90,21 @@ def test_bad_variants_are_refused_naming_the_key(
 ) -> None:
     gm.remember(risk("tokens expire after an hour"))
     rejected(WHAT_IF, {"variant": variant}, "INVALID_INPUT", field)
+
+
+def test_what_if_needs_an_admin_key(gm: GraphMem) -> None:
+    gm.remember(risk("tokens expire after an hour"))
+    _, writer = gm.keys.create("writer", ["default"], Role.WRITE)
+    _, admin = gm.keys.create("admin", ["default"], Role.ADMIN)
+    variables = {"variant": {"rules": {"promote_threshold": 0.7}}}
+    with serve(create_app(gm, Settings.model_construct(auth="required"))) as http:
+
+        def ask(key: str) -> dict[str, Any]:
+            headers = {"Authorization": f"Bearer {key}"}
+            payload = {"query": WHAT_IF, "variables": variables}
+            return http.post("/graphql", json=payload, headers=headers).json()
+
+        refused = ask(writer)
+        assert refused["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+        assert refused["data"]["whatIf"] is None
+        assert ask(admin)["data"]["whatIf"]["changed"] == 1
