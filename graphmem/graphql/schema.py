@@ -40,6 +40,7 @@ from graphmem.graphql.retrieval import RetrievalQuery
 from graphmem.graphql.review import ReviewMutation, ReviewQuery
 from graphmem.graphql.subscriptions import Subscription
 from graphmem.graphql.tenancy import ADMIN_MUTATIONS, guard
+from graphmem.graphql.whatif import ADMIN_QUERIES, WhatIfQuery
 from graphmem.observability.operations import OperationRecorder
 
 
@@ -54,9 +55,18 @@ def _merged(name: str, parts: tuple[type, ...]) -> type:
 Query = guard(
     _merged(
         "Query",
-        (MemoryQuery, PromotionQuery, ReviewQuery, EvaluationQuery, RetrievalQuery, FailureQuery),
+        (
+            MemoryQuery,
+            PromotionQuery,
+            ReviewQuery,
+            EvaluationQuery,
+            RetrievalQuery,
+            WhatIfQuery,
+            FailureQuery,
+        ),
     ),
     Role.READ,
+    admin=ADMIN_QUERIES,
 )
 Mutation = guard(
     _merged(
