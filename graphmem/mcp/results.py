@@ -166,6 +166,9 @@ class FailureResult(BaseModel):
     lesson_status: str | None = Field(
         description="The lesson's status now: candidate (awaiting review) or active."
     )
+    lesson: MemoryView | None = Field(
+        description="The lesson learned from this failure (and its fix, once recorded)."
+    )
 
 
 class ForgetResult(BaseModel):

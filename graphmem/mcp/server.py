@@ -73,6 +73,8 @@ risk), call remember; pass suggested_by="agent" when the user asked you to
 remember it. Rate what helped or misled you with record_feedback, pin rules
 that must not be forgotten, link memories with relate, and when a memory is
 replaced by a newer one, call supersede instead of forgetting the old one.
+When a step fails, call record_failure with the error (and the fix once you
+find it): a failure seen before comes back with what was learned from it.
 """
 
 ProjectId = Annotated[
@@ -567,10 +569,12 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
             },
         )
         outcome = gm.record_failure(report, project_id=scope)
+        lesson = gm.get(outcome.lesson_id, project_id=scope) if outcome.lesson_id else None
         return FailureResult(
             capsule=CapsuleView.of(outcome.capsule),
             created=outcome.created,
             lesson_status=outcome.lesson_status,
+            lesson=MemoryView.of(lesson) if lesson else None,
         )
 
     @server.tool(

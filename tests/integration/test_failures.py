@@ -284,6 +284,9 @@ def test_mcp_record_failure_counts_recurrence_and_rejects_a_report_without_error
             assert again["created"] is False and again["lesson_status"] == "active"
             assert again["capsule"]["occurrence_count"] == 2
             assert again["capsule"]["id"] == first["capsule"]["id"]
+            assert again["lesson"]["id"] == first["capsule"]["lesson_id"]
+            assert again["lesson"]["memory_type"] == "lesson_learned"
+            assert "No module named 'requests'" in again["lesson"]["content"]
 
             before = graph_snapshot()
             for bad in ({}, {"error": "?!"}, {"error": "x" * (MAX_ERROR_CHARS + 1)}):
