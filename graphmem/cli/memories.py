@@ -65,9 +65,9 @@ def serve(
         # cannot start is one red line, not a uvicorn startup traceback.
         with GraphMem.open(settings) as gm:
             if gm.embedder is not None:
-                # Load the model now, off the request path: the first search
-                # should not wait seconds for it.
-                gm.embedder.warm_up()
+                # Load the model and embed once before listening: the first
+                # request is then as fast as the hundredth.
+                gm.embedder.warm()
             where = f"http://{settings.host}:{settings.port}/graphql"
             err.print(f"graphmem: GraphiQL at {where}", markup=False)
             if settings.auth_required:

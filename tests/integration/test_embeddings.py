@@ -33,8 +33,15 @@ class CountingEmbedder:
         self.calls.append(len(texts))
         return self.inner.embed(texts)
 
+    def warm(self) -> None:
+        self.inner.warm()
+
     def warm_up(self) -> None:
         self.inner.warm_up()
+
+    @property
+    def ready(self) -> bool:
+        return self.inner.ready
 
 
 @pytest.fixture
