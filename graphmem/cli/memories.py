@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from graphmem.api import GraphMem
+from graphmem.cli import server_first
 from graphmem.cli.common import (
     TYPES_HELP,
     ProjectOption,
@@ -83,19 +84,20 @@ def serve(
             if scheduler:
                 scheduler.start()
             try:
-                uvicorn.run(
-                    create_app(gm, settings),
-                    host=settings.host,
-                    port=settings.port,
-                    # Logging is configured above; graphmem.access replaces uvicorn's
-                    # access log with lines that carry the operation and request id.
-                    log_config=None,
-                    access_log=False,
-                    # Requests in flight finish on SIGTERM, but a client that never
-                    # does must not hold the stop (and the database's clean
-                    # shutdown) hostage: after this long the rest are cut off.
-                    timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
-                )
+                with server_first.advertised(settings):
+                    uvicorn.run(
+                        create_app(gm, settings),
+                        host=settings.host,
+                        port=settings.port,
+                        # Logging is configured above; graphmem.access replaces uvicorn's
+                        # access log with lines that carry the operation and request id.
+                        log_config=None,
+                        access_log=False,
+                        # Requests in flight finish on SIGTERM, but a client that never
+                        # does must not hold the stop (and the database's clean
+                        # shutdown) hostage: after this long the rest are cut off.
+                        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+                    )
             finally:
                 # uvicorn has drained the requests; let a running job finish too.
                 if scheduler:
@@ -129,8 +131,12 @@ def remember(
     item: dict[str, Any] = {"content": content, "source": source, "tags": tags or []}
     optional = {"memory_type": memory_type, "confidence": confidence, "session_id": session}
     item.update({key: value for key, value in optional.items() if value is not None})
-    with opened(ctx) as gm:
-        memory, outcome = gm.remember_detailed(item, project_id=project)
+    with reported_errors():
+        written = server_first.remember(settings_for(ctx), item, project=project)
+    if written is None:
+        with opened(ctx) as gm:
+            written = gm.remember_detailed(item, project_id=project)
+    memory, outcome = written
     title = "Remembered" if outcome.created else f"Already known ({outcome.match} match)"
     table = Table(title=title, show_header=False)
     table.add_column("field", style="bold")

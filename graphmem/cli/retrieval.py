@@ -13,7 +13,16 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from graphmem.cli.common import TYPES_HELP, ProjectOption, app, opened, out
+from graphmem.cli import server_first
+from graphmem.cli.common import (
+    TYPES_HELP,
+    ProjectOption,
+    app,
+    opened,
+    out,
+    reported_errors,
+    settings_for,
+)
 from graphmem.retrieval import ContextResult, RetrieverHit, SearchResult
 from graphmem.retrieval.context import (
     DEFAULT_MAX_RESULTS,
@@ -70,15 +79,22 @@ def search(
         "include_candidates": not exclude_candidates,
         "include_superseded": include_superseded,
     }
-    with opened(ctx) as gm:
-        result = gm.search(
-            query,
-            mode=mode.upper(),
-            limit=limit,
-            filters=filters,
-            depth=depth,
-            project_id=project,
-        )
+    settings = settings_for(ctx)
+    with reported_errors():
+        result = server_first.search(
+            settings, query, mode=mode.upper(), limit=limit, depth=depth, filters=filters,
+            project=project,
+        )  # fmt: skip
+    if result is None:
+        with opened(ctx) as gm:
+            result = gm.search(
+                query,
+                mode=mode.upper(),
+                limit=limit,
+                filters=filters,
+                depth=depth,
+                project_id=project,
+            )
     if as_json:
         out.print_json(result.model_dump_json())
         return
@@ -146,18 +162,20 @@ def context(
     project: ProjectOption = None,
 ) -> None:
     """What an agent should know right now (knowledgeContext), each score explained."""
-    with opened(ctx) as gm:
-        result = gm.knowledge_context(
-            hint,
-            include_types=types or None,
-            min_confidence=min_confidence,
-            max_results=max_results,
-            recency_weight=recency_weight,
-            include_superseded=include_superseded,
-            session_id=session,
-            record_access=False if no_record_access else None,
-            project_id=project,
-        )
+    asked: dict[str, Any] = {
+        "include_types": types or None,
+        "min_confidence": min_confidence,
+        "max_results": max_results,
+        "recency_weight": recency_weight,
+        "include_superseded": include_superseded,
+        "session_id": session,
+        "record_access": False if no_record_access else None,
+    }
+    with reported_errors():
+        result = server_first.knowledge_context(settings_for(ctx), hint, **asked, project=project)
+    if result is None:
+        with opened(ctx) as gm:
+            result = gm.knowledge_context(hint, **asked, project_id=project)
     if as_json:
         out.print_json(result.model_dump_json())
         return
