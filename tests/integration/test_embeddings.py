@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from array import array
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from falkordb import FalkorDB, Graph
