@@ -1,15 +1,18 @@
 """Concurrent embedding calls gathered into one model call.
 
 Sixteen requests that each embed one query at once would otherwise run the
-model sixteen times side by side, fighting over the cores. Here the first
-call of a quiet moment opens a short window; every call that arrives within
-it (up to a bounded number of texts) joins, the batch runs once, and each
-caller gets its own rows back. A text asked for twice in one batch is
+model sixteen times side by side, fighting over the cores. Here one thread
+runs the model: every call waiting when it is free joins the next batch (up
+to a bounded number of texts), the batch runs once, and each caller gets its
+own rows back. While calls keep coming (the last batch ended moments ago) the
+batch also waits a short window for more; a call after a quiet spell runs at
+once, so a lone query pays no wait. A text asked for twice in one batch is
 embedded once.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import deque
@@ -22,6 +25,9 @@ DEFAULT_WINDOW_S = 0.002
 
 DEFAULT_MAX_TEXTS = 64
 """Most texts one gathered batch holds; a later call waits for the next batch."""
+
+DEFAULT_BUSY_S = 0.05
+"""A batch that starts within this long of the last one's end waits the window."""
 
 
 class _Call:
@@ -43,12 +49,15 @@ class Gatherer:
         *,
         window_s: float = DEFAULT_WINDOW_S,
         max_texts: int = DEFAULT_MAX_TEXTS,
+        busy_s: float = DEFAULT_BUSY_S,
     ) -> None:
         if max_texts < 1:
             raise ValueError(f"max_texts must be >= 1, got {max_texts}")
         self._run = run
         self.window_s = window_s
         self.max_texts = max_texts
+        self.busy_s = busy_s
+        self._last_done = -math.inf
         self._queue: deque[_Call] = deque()
         self._ready = threading.Condition()
         self._thread: threading.Thread | None = None
@@ -85,7 +94,9 @@ class Gatherer:
                 self._ready.wait()
             batch = [self._queue.popleft()]
             count = len(batch[0].texts)
-            deadline = time.monotonic() + self.window_s
+            now = time.monotonic()
+            busy = now - self._last_done <= self.busy_s
+            deadline = now + (self.window_s if busy else 0.0)
             while count < self.max_texts:
                 if self._queue:
                     if count + len(self._queue[0].texts) > self.max_texts:
@@ -110,6 +121,8 @@ class Gatherer:
                 call.error = exc
                 call.done.set()
             return
+        finally:
+            self._last_done = time.monotonic()
         position = {text: i for i, text in enumerate(unique)}
         for call in batch:
             call.result = rows[[position[text] for text in call.texts]]

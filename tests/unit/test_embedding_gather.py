@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -27,8 +28,9 @@ class FakeModel:
 
 def test_calls_arriving_together_run_as_one_batch_and_each_gets_its_rows() -> None:
     model = FakeModel()
-    # A long window: the batch closes because it is full, not because time passed.
-    gatherer = Gatherer(model, window_s=60.0, max_texts=4)
+    # Always busy, with a long window: the batch closes because it is full, not
+    # because time passed.
+    gatherer = Gatherer(model, window_s=60.0, max_texts=4, busy_s=math.inf)
     texts = [["a"], ["bb", "ccc"], ["dddd"]]
     with ThreadPoolExecutor(3) as pool:
         results = list(pool.map(gatherer.embed, texts))
@@ -41,7 +43,7 @@ def test_calls_arriving_together_run_as_one_batch_and_each_gets_its_rows() -> No
 
 def test_a_text_asked_for_twice_in_one_batch_is_embedded_once() -> None:
     model = FakeModel()
-    gatherer = Gatherer(model, window_s=60.0, max_texts=3)
+    gatherer = Gatherer(model, window_s=60.0, max_texts=3, busy_s=math.inf)
     with ThreadPoolExecutor(2) as pool:
         first, second = pool.map(gatherer.embed, [["same", "x"], ["same"]])
     assert [sorted(b) for b in model.batches] == [["same", "x"]]
@@ -62,7 +64,7 @@ def test_a_failing_model_call_fails_every_caller_of_its_batch() -> None:
     def broken(texts: list[str]) -> np.ndarray:
         raise RuntimeError("model exploded")
 
-    gatherer = Gatherer(broken, window_s=60.0, max_texts=2)
+    gatherer = Gatherer(broken, window_s=60.0, max_texts=2, busy_s=math.inf)
     with ThreadPoolExecutor(2) as pool:
         futures = [pool.submit(gatherer.embed, [t]) for t in ("a", "b")]
         for future in futures:
@@ -76,3 +78,14 @@ def test_more_texts_than_a_batch_holds_are_refused_with_the_limit() -> None:
         gatherer.embed(["a", "b", "c"])
     with pytest.raises(ValueError, match="max_texts must be >= 1"):
         Gatherer(FakeModel(), max_texts=0)
+
+
+def test_after_a_quiet_spell_a_lone_call_runs_without_waiting_the_window() -> None:
+    model = FakeModel()
+    # Never busy: a window of a minute would otherwise hold this call that long.
+    gatherer = Gatherer(model, window_s=60.0, max_texts=4, busy_s=0.0)
+    with ThreadPoolExecutor(1) as pool:
+        future = pool.submit(gatherer.embed, ["alone"])
+        rows = future.result(timeout=30)
+    assert rows[:, 0].tolist() == [5]
+    assert model.batches == [["alone"]]
