@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from abc import ABC, abstractmethod
 from array import array
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
@@ -52,7 +53,7 @@ _lock = threading.Lock()
 T = TypeVar("T")
 
 
-class ModelEmbedder:
+class ModelEmbedder(ABC):
     """An embedder over one ``Runtime``; subclasses say which and how to load it."""
 
     name = MODEL_NAME
@@ -64,17 +65,18 @@ class ModelEmbedder:
         """Cores one model call may use; the runtime is built with them once."""
 
     @property
+    @abstractmethod
     def key(self) -> str:
-        """Names the model variant and its threads: what the runtime and cache are keyed by."""
-        raise NotImplementedError
+        """Names the model variant and how it runs: one loaded runtime per key."""
 
     @property
+    @abstractmethod
     def cache_key(self) -> str:
-        """The model variant alone: its vectors do not depend on the threads."""
-        raise NotImplementedError
+        """The model variant alone, for the cache: its vectors do not depend on threads."""
 
+    @abstractmethod
     def _load(self) -> Runtime:
-        raise NotImplementedError
+        """Load the model (seconds): called once per key and process."""
 
     def embed(self, texts: Sequence[str]) -> list[Vector]:
         if not texts:

@@ -9,6 +9,7 @@ import sys
 from array import array
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from falkordb import FalkorDB, Graph
@@ -23,6 +24,7 @@ from graphmem.embeddings import (
     Vector,
     embedder_named,
 )
+from graphmem.embeddings.cache import VectorCache
 from graphmem.embeddings.onnx_runtime import INT8, MODEL_DIR
 from graphmem.errors import InvalidInputError
 from graphmem.store.embedded import EmbeddedFalkorDB
@@ -197,6 +199,8 @@ def test_vectors_travel_at_float32_precision_and_reject_nan():
         params_header({"v": array("d", [0.5])})
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
 SENTENCES = [
     "Kafka retries are capped at three after the March outage",
     "the nightly export runs at two in the morning UTC",
@@ -265,3 +269,22 @@ def test_a_repeated_text_is_served_from_the_cache(embedder: MiniLMEmbedder):
     assert embedder.cache.hits == hits + 1
     assert again == first
     assert again is not first  # callers get their own copy
+
+
+@pytest.mark.slow
+def test_the_export_script_reproduces_the_shipped_model(tmp_path: Path):
+    """tools/export_onnx.py, run again from the packaged torch weights, gives a model
+    whose vectors are the shipped model's."""
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "export_onnx.py"), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "tokenizer.json").read_bytes() == (MODEL_DIR / "tokenizer.json").read_bytes()
+    again = MiniLMEmbedder(model=tmp_path / INT8.name, threads=1)
+    again.cache = VectorCache(max_bytes=0)
+    shipped = MiniLMEmbedder(threads=1)
+    shipped.cache = VectorCache(max_bytes=0)
+    for a, b in zip(again.embed(SENTENCES), shipped.embed(SENTENCES), strict=True):
+        assert cosine(a, b) == pytest.approx(1.0, abs=1e-4)
