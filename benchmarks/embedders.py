@@ -232,13 +232,14 @@ def main(
             raise SystemExit(f"{run} failed:\n{done.stderr}")
         results[run] = json.loads(done.stdout.strip().splitlines()[-1])
     reference = results.get(REFERENCE)
+    ref = np.load(reference["vectors"]) if reference is not None else None
     for result in results.values():
         vectors = np.load(result["vectors"])
-        if reference is not None:
-            ref = np.load(reference["vectors"])
+        if ref is not None:
             cosines = (vectors * ref).sum(axis=1)
             result["cosine_mean"] = float(cosines.mean())
             result["cosine_min"] = float(cosines.min())
+    for result in results.values():
         Path(result.pop("vectors")).unlink()
     out.print(_table(results))
     out.print(_quality(results))
