@@ -26,6 +26,7 @@ tokenizers only.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import tempfile
 from pathlib import Path
@@ -85,7 +86,9 @@ def export(out: Path, *, keep_fp32: bool) -> None:
                 opset_version=OPSET,
                 dynamo=False,
             )
-        quant_pre_process(str(fp32), str(prepared), skip_symbolic_shape=True)
+        # The pre-processing pass leaves scratch files in the working directory.
+        with contextlib.chdir(tmp):
+            quant_pre_process(str(fp32), str(prepared), skip_symbolic_shape=True)
         quantize_dynamic(
             str(prepared),
             str(out / INT8_NAME),
