@@ -23,11 +23,13 @@ from graphmem.cli.common import (
     reported_errors,
     settings_for,
 )
-from graphmem.retrieval import ContextResult, RetrieverHit, SearchResult
+from graphmem.models import parse
+from graphmem.retrieval import ContextResult, RetrieverHit, SearchRequest, SearchResult
 from graphmem.retrieval.context import (
     DEFAULT_MAX_RESULTS,
     DEFAULT_MIN_CONFIDENCE,
     DEFAULT_RECENCY_WEIGHT,
+    parse_request,
 )
 from graphmem.scoring import ScoreComponent
 
@@ -69,32 +71,30 @@ def search(
     project: ProjectOption = None,
 ) -> None:
     """Search memories by meaning, words and relations; every hit explains its score."""
-    filters: dict[str, Any] = {
-        "types": types or [],
-        "tiers": tiers or [],
-        "tags": tags or [],
-        "session_id": session,
-        "min_confidence": min_confidence,
-        "include_archived": include_archived,
-        "include_candidates": not exclude_candidates,
-        "include_superseded": include_superseded,
-    }
-    settings = settings_for(ctx)
     with reported_errors():
-        result = server_first.search(
-            settings, query, mode=mode.upper(), limit=limit, depth=depth, filters=filters,
-            project=project,
-        )  # fmt: skip
+        request = parse(
+            SearchRequest,
+            {
+                "query": query,
+                "mode": mode.upper(),
+                "limit": limit,
+                "depth": depth,
+                "filters": {
+                    "types": types or [],
+                    "tiers": tiers or [],
+                    "tags": tags or [],
+                    "session_id": session,
+                    "min_confidence": min_confidence,
+                    "include_archived": include_archived,
+                    "include_candidates": not exclude_candidates,
+                    "include_superseded": include_superseded,
+                },
+            },
+        )
+        result = server_first.search(settings_for(ctx), request, project=project)
     if result is None:
         with opened(ctx) as gm:
-            result = gm.search(
-                query,
-                mode=mode.upper(),
-                limit=limit,
-                filters=filters,
-                depth=depth,
-                project_id=project,
-            )
+            result = gm.search(request, project_id=project)
     if as_json:
         out.print_json(result.model_dump_json())
         return
@@ -162,20 +162,25 @@ def context(
     project: ProjectOption = None,
 ) -> None:
     """What an agent should know right now (knowledgeContext), each score explained."""
-    asked: dict[str, Any] = {
-        "include_types": types or None,
-        "min_confidence": min_confidence,
-        "max_results": max_results,
-        "recency_weight": recency_weight,
-        "include_superseded": include_superseded,
-        "session_id": session,
-        "record_access": False if no_record_access else None,
-    }
+    record_access = False if no_record_access else None
     with reported_errors():
-        result = server_first.knowledge_context(settings_for(ctx), hint, **asked, project=project)
+        request = parse_request(
+            {
+                "context_hint": hint,
+                "include_types": types or None,
+                "min_confidence": min_confidence,
+                "max_results": max_results,
+                "recency_weight": recency_weight,
+                "include_superseded": include_superseded,
+                "session_id": session,
+            }
+        )
+        result = server_first.knowledge_context(
+            settings_for(ctx), request, record_access=record_access, project=project
+        )
     if result is None:
         with opened(ctx) as gm:
-            result = gm.knowledge_context(hint, **asked, project_id=project)
+            result = gm.knowledge_context(request, record_access=record_access, project_id=project)
     if as_json:
         out.print_json(result.model_dump_json())
         return

@@ -20,14 +20,16 @@ import os
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from graphmem.config import Settings
 from graphmem.errors import GraphMemError
-from graphmem.models import Memory, WriteOutcome
-from graphmem.retrieval import ContextResult, SearchResult
+from graphmem.models import Memory, MemoryInput, WriteOutcome
+from graphmem.retrieval import ContextResult, SearchRequest, SearchResult
+from graphmem.retrieval.context import ContextRequest
 
 ADDRESS_FILE = "serve.json"
 TIMEOUT_S = 30.0
@@ -44,9 +46,9 @@ COMPONENTS = "components { name value weight contribution }"
 RETRIEVERS = "retrievers { retriever rank score }"
 SEARCH = f"""
 query CliSearch($query: String!, $mode: SearchMode!, $limit: Int!, $depth: Int!,
-                $filters: SearchFilters, $projectId: ID) {{
+                $filters: SearchFilters, $relationTypes: [RelationType!], $projectId: ID) {{
   search(query: $query, mode: $mode, limit: $limit, depth: $depth, filters: $filters,
-         projectId: $projectId) {{
+         relationTypes: $relationTypes, projectId: $projectId) {{
     mode retrievers notes tookMs
     hits {{
       score
@@ -111,15 +113,12 @@ def address_file(settings: Settings) -> Path:
 
 
 @contextlib.contextmanager
-def advertised(settings: Settings) -> Iterator[None]:
+def advertised(settings: Settings, port: int) -> Iterator[None]:
     """While serving: say in the data directory where this process listens."""
     path = address_file(settings)
-    if settings.port == 0:  # the address is not known before binding
-        yield
-        return
     host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(settings.host, settings.host)
     host = f"[{host}]" if ":" in host else host
-    url = f"http://{host}:{settings.port}/graphql"
+    url = f"http://{host}:{port}/graphql"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"pid": os.getpid(), "url": url}))
     try:
@@ -148,24 +147,28 @@ def server_url(settings: Settings) -> str | None:
 
 
 def search(
-    settings: Settings,
-    query: str,
-    *,
-    mode: str,
-    limit: int,
-    depth: int,
-    filters: dict[str, Any],
-    project: str | None,
+    settings: Settings, request: SearchRequest, *, project: str | None
 ) -> SearchResult | None:
-    """The server's search result, or ``None`` when no server answers."""
+    """The server's answer to ``request``, or ``None`` when no server answers."""
+    filters = request.filters
     variables = {
-        "query": query,
-        "mode": mode,
-        "limit": limit,
-        "depth": depth,
+        "query": request.query,
+        "mode": request.mode.name,
+        "limit": request.limit,
+        "depth": request.depth,
+        "relationTypes": [t.name for t in request.relation_types],
         "filters": {
-            _camel(key): [v.upper() for v in value] if key in ("types", "tiers") else value
-            for key, value in filters.items()
+            "types": [t.name for t in filters.types],
+            "tiers": [t.name for t in filters.tiers],
+            "statuses": [s.name for s in filters.statuses],
+            "tags": list(filters.tags),
+            "sessionId": filters.session_id,
+            "minConfidence": filters.min_confidence,
+            "createdAfter": _iso(filters.created_after),
+            "createdBefore": _iso(filters.created_before),
+            "includeCandidates": filters.include_candidates,
+            "includeArchived": filters.include_archived,
+            "includeSuperseded": filters.include_superseded,
         },
         "projectId": project,
     }
@@ -175,26 +178,21 @@ def search(
 
 def knowledge_context(
     settings: Settings,
-    hint: str,
+    request: ContextRequest,
     *,
-    include_types: list[str] | None,
-    min_confidence: float,
-    max_results: int,
-    recency_weight: float,
-    include_superseded: bool,
-    session_id: str | None,
     record_access: bool | None,
     project: str | None,
 ) -> ContextResult | None:
-    """The server's knowledgeContext, or ``None`` when no server answers."""
+    """The server's knowledgeContext for ``request``, or ``None`` when no server answers."""
+    types = request.include_types
     variables = {
-        "hint": hint,
-        "types": [t.upper() for t in include_types] if include_types else None,
-        "minConfidence": min_confidence,
-        "maxResults": max_results,
-        "recencyWeight": recency_weight,
-        "includeSuperseded": include_superseded,
-        "sessionId": session_id,
+        "hint": request.context_hint,
+        "types": [t.name for t in types] if types is not None else None,
+        "minConfidence": request.min_confidence,
+        "maxResults": request.max_results,
+        "recencyWeight": request.recency_weight,
+        "includeSuperseded": request.include_superseded,
+        "sessionId": request.session_id,
         "recordAccess": record_access,
         "projectId": project,
     }
@@ -207,13 +205,12 @@ def knowledge_context(
 
 
 def remember(
-    settings: Settings, item: dict[str, Any], *, project: str | None
+    settings: Settings, item: MemoryInput, *, project: str | None
 ) -> tuple[Memory, WriteOutcome] | None:
     """The server's remember of ``item``, or ``None`` when no server answers."""
-    upper = {"memory_type", "source", "self_assessment"}
     given = {
-        _camel(key): value.upper() if key in upper and isinstance(value, str) else value
-        for key, value in item.items()
+        _camel(key): value.name if isinstance(value, Enum) else value
+        for key, value in item.model_dump(exclude_none=True).items()
     }
     data = _request(settings, REMEMBER, {"input": given, "projectId": project})
     if data is None:
@@ -272,6 +269,10 @@ def _python(value: Any, field: str = "") -> Any:
     if isinstance(value, str) and any(field.endswith(t) for t in TIMES):
         return datetime.fromisoformat(value).timestamp()
     return value
+
+
+def _iso(epoch: float | None) -> str | None:
+    return None if epoch is None else datetime.fromtimestamp(epoch, UTC).isoformat()
 
 
 def _snake(name: str) -> str:

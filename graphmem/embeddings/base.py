@@ -32,9 +32,9 @@ class Embedder(Protocol):
         """``warm`` on a background thread; returns at once."""
         ...
 
-    @property
     def ready(self) -> bool:
-        """Whether the model is loaded and has embedded once (a cheap readiness probe)."""
+        """Whether the model is loaded and has embedded once; never loads anything
+        (readiness probes ask this)."""
         ...
 
 

@@ -87,6 +87,7 @@ class ModelEmbedder(ABC):
             small = len(missing) <= DEFAULT_MAX_TEXTS
             rows = self._gatherer().embed(missing) if small else self._runtime().embed(missing)
             computed = {text: row.tobytes() for text, row in zip(missing, rows, strict=True)}
+            _warmed.add(self.key)  # the model has embedded: ready from now on
             if small:  # query-sized calls: bulk ingest would only push them out
                 for text, vector in computed.items():
                     self.cache.put(self.cache_key, text, vector)
@@ -94,15 +95,12 @@ class ModelEmbedder(ABC):
         return [array("f", vector) for vector in found if vector is not None]
 
     def warm(self) -> None:
-        runtime = self._runtime()
-        runtime.embed([WARM_TEXT])
-        with _lock:
-            _warmed.add(self.key)
+        self._runtime().embed([WARM_TEXT])
+        _warmed.add(self.key)
 
     def warm_up(self) -> None:
         threading.Thread(target=self._warm_quietly, name="graphmem-embed-warm", daemon=True).start()
 
-    @property
     def ready(self) -> bool:
         return self.key in _warmed
 

@@ -12,6 +12,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -56,8 +57,15 @@ def operations(url: str) -> dict[str, float]:
     return counts
 
 
+@dataclass
+class Served:
+    url: str
+    first_readiness: httpx.Response
+    """The server's first answer to ``/readyz``, polled from its start."""
+
+
 @pytest.fixture
-def server(data_dir: Path) -> Iterator[str]:
+def served(data_dir: Path) -> Iterator[Served]:
     """``graphmem serve`` on the data directory, with embeddings on."""
     port = free_port()
     process = subprocess.Popen(
@@ -68,16 +76,17 @@ def server(data_dir: Path) -> Iterator[str]:
         text=True,
     )
     url = f"http://127.0.0.1:{port}"
+    first: httpx.Response | None = None
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and process.poll() is None:
+        while first is None and time.monotonic() < deadline and process.poll() is None:
             try:
-                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                    break
+                first = httpx.get(f"{url}/readyz", timeout=5)
             except httpx.HTTPError:
-                time.sleep(0.1)
+                time.sleep(0.05)
         assert process.poll() is None, process.communicate()
-        yield url
+        assert first is not None
+        yield Served(url, first)
     finally:
         process.send_signal(signal.SIGTERM)
         try:
@@ -86,6 +95,17 @@ def server(data_dir: Path) -> Iterator[str]:
             process.kill()
             raise
     assert not (data_dir / ADDRESS_FILE).exists()
+
+
+@pytest.fixture
+def server(served: Served) -> str:
+    return served.url
+
+
+def test_serve_is_ready_from_its_first_answer(served: Served) -> None:
+    # The model loads and embeds once before the port accepts: no answer says "loading".
+    assert served.first_readiness.status_code == 200
+    assert served.first_readiness.json()["checks"] == {"store": "ok", "embedder": "ok"}
 
 
 def test_the_commands_use_the_running_server_and_say_the_same_as_without_it(
@@ -160,8 +180,8 @@ def test_an_address_nobody_listens_on_falls_back_to_the_store(data_dir: Path) ->
 def test_the_service_app_is_ready_only_with_the_model_warm(data_dir: Path) -> None:
     # Five threads: a model runtime of its own, which nothing else has warmed.
     settings = Settings(data_dir=data_dir, scheduler=False, embedder_threads=5)
-    assert not MiniLMEmbedder(threads=5).ready
+    assert not MiniLMEmbedder(threads=5).ready()
     app_ = create_app_from_settings(settings)
     with serve(app_) as http:
-        assert app_.state.gm.embedder.ready
+        assert app_.state.gm.embedder.ready()
         assert http.get("/healthz").status_code == 200

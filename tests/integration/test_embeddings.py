@@ -51,9 +51,8 @@ class CountingEmbedder:
     def warm_up(self) -> None:
         self.inner.warm_up()
 
-    @property
     def ready(self) -> bool:
-        return self.inner.ready
+        return self.inner.ready()
 
 
 @pytest.fixture
@@ -246,10 +245,10 @@ def test_the_default_embedder_runs_without_importing_torch():
 def test_warm_loads_the_model_and_then_it_is_ready():
     # Three threads: a runtime of its own, which no other test has warmed.
     fresh = MiniLMEmbedder(threads=3)
-    assert not fresh.ready
+    assert not fresh.ready()
     fresh.warm()
-    assert fresh.ready
-    assert MiniLMEmbedder(threads=3).ready  # the process shares the loaded model
+    assert fresh.ready()
+    assert MiniLMEmbedder(threads=3).ready()  # the process shares the loaded model
 
 
 def test_concurrent_calls_each_get_their_own_texts_vectors(embedder: MiniLMEmbedder):
