@@ -3,7 +3,9 @@ and the ``none`` mode, against a real FalkorDB."""
 
 from __future__ import annotations
 
+import importlib.util
 import math
+import os
 import subprocess
 import sys
 from array import array
@@ -212,6 +214,18 @@ SENTENCES = [
 ]
 
 
+@pytest.fixture
+def torch_extra() -> None:
+    """The torch extra (``make test`` installs it with the dev extra, on torch's CPU
+    build): without it the comparisons with torch skip, or fail when ``CI=true``."""
+    if importlib.util.find_spec("sentence_transformers") is None:
+        reason = "the torch extra is not installed (pip install -e '.[dev]')"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{reason}; CI installs it")
+        pytest.skip(reason)
+
+
+@pytest.mark.usefixtures("torch_extra")
 def test_the_onnx_vectors_match_sentence_transformers_on_torch(embedder: MiniLMEmbedder):
     """The shipped int8 export stays in the torch model's space: a store written by
     one embedder is searched by the other."""
@@ -271,6 +285,7 @@ def test_a_repeated_text_is_served_from_the_cache(embedder: MiniLMEmbedder):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("torch_extra")
 def test_the_export_script_reproduces_the_shipped_model(tmp_path: Path):
     """tools/export_onnx.py, run again from the packaged torch weights, gives a model
     whose vectors are the shipped model's."""
