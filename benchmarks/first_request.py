@@ -1,10 +1,11 @@
 """``python -m benchmarks.first_request [--before PATH]``: the server's first request
 and the CLI's wall time, as a person meets them.
 
-For this checkout, and for an earlier one given with ``--before`` (run with
-that checkout's own code, in the same run, on the same machine):
+For this checkout, and for earlier ones given with ``--before`` (each run with
+its own code, in the same run, on the same machine):
 
-- ready: seconds from starting ``graphmem serve`` to ``/healthz`` answering;
+- ready: seconds from starting ``graphmem serve`` to ``/readyz`` answering 200
+  (to ``/healthz`` answering, for a checkout without ``/readyz``);
 - the first knowledgeContext after that (it needs a query embedding), then
   the median of the next twenty, on a store of fifty memories;
 - ``graphmem search`` wall time (a fresh ``python -m graphmem`` process) while
@@ -39,13 +40,16 @@ CLI_RUNS = 3
 
 def measure(tree: Path) -> dict[str, Any]:
     data_dir = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmfirst-"))
-    env = {"PYTHONPATH": str(tree), "GRAPHMEM_SCHEDULER": "false"}
+    # PYTHONSAFEPATH: the working directory is not put first on the path, so each
+    # process imports the checkout named by PYTHONPATH.
+    env = {"PYTHONPATH": str(tree), "PYTHONSAFEPATH": "1", "GRAPHMEM_SCHEDULER": "false"}
     server = ServerProcess(data_dir, env=env)
     try:
         started = time.perf_counter()
         server.start()
-        ready_s = time.perf_counter() - started
         with httpx.Client(base_url=server.url, timeout=120.0) as http:
+            _wait_ready(http)
+            ready_s = time.perf_counter() - started
             first_ms = _context(http, HINTS[0])
             for n in range(MEMORIES):
                 variables = {"input": {"content": f"the billing service rule number {n}"}}
@@ -54,6 +58,7 @@ def measure(tree: Path) -> dict[str, Any]:
         cli_env = {
             **os.environ,
             "PYTHONPATH": str(tree),
+            "PYTHONSAFEPATH": "1",
             "GRAPHMEM_DATA_DIR": str(data_dir),
             "HF_HUB_OFFLINE": "1",
         }
@@ -70,6 +75,16 @@ def measure(tree: Path) -> dict[str, Any]:
         "search_with_server_s": statistics.median(with_server),
         "search_without_server_s": statistics.median(without_server),
     }
+
+
+def _wait_ready(http: httpx.Client, timeout_s: float = 120.0) -> None:
+    """Until ``/readyz`` says ready; a checkout without it is ready once it answers."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if http.get("/readyz").status_code in (200, 404):
+            return
+        time.sleep(0.02)
+    raise SystemExit("the server did not get ready in time")
 
 
 def _context(http: httpx.Client, hint: str) -> float:
@@ -95,14 +110,14 @@ def _cli_search(env: dict[str, str]) -> float:
 
 def main(
     before: Annotated[
-        Path | None, typer.Option(help="An earlier checkout to measure beside this one.")
+        list[Path] | None,
+        typer.Option(help="An earlier checkout to measure beside this one; repeat for more."),
     ] = None,
 ) -> None:
     """Measure the first request after the server is ready and the CLI's wall time."""
     out = console(stderr=True)
-    trees = {"this checkout": ROOT}
-    if before is not None:
-        trees = {"before": before.resolve(), **trees}
+    trees = {tree.resolve().name: tree.resolve() for tree in before or []}
+    trees["this checkout"] = ROOT
     results = {name: measure(tree) for name, tree in trees.items()}
     table = Table(title="first request and CLI wall time")
     table.add_column("figure")

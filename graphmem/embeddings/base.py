@@ -28,10 +28,6 @@ class Embedder(Protocol):
         """Load the model and embed once, blocking: afterwards ``ready`` is true."""
         ...
 
-    def warm_up(self) -> None:
-        """``warm`` on a background thread; returns at once."""
-        ...
-
     def ready(self) -> bool:
         """Whether the model is loaded and has embedded once; never loads anything
         (readiness probes ask this)."""

@@ -9,7 +9,6 @@ spreads them over every core it was given.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import threading
 from abc import ABC, abstractmethod
@@ -19,7 +18,7 @@ from typing import Protocol, TypeVar
 
 import numpy as np
 
-from graphmem.embeddings.base import DIMENSION, EmbedderUnavailableError, Vector
+from graphmem.embeddings.base import DIMENSION, Vector
 from graphmem.embeddings.cache import VectorCache
 from graphmem.embeddings.gather import DEFAULT_MAX_TEXTS, Gatherer
 
@@ -98,16 +97,8 @@ class ModelEmbedder(ABC):
         self._runtime().embed([WARM_TEXT])
         _warmed.add(self.key)
 
-    def warm_up(self) -> None:
-        threading.Thread(target=self._warm_quietly, name="graphmem-embed-warm", daemon=True).start()
-
     def ready(self) -> bool:
         return self.key in _warmed
-
-    def _warm_quietly(self) -> None:
-        # A missing model is reported by the first embed call, where a caller sees it.
-        with contextlib.suppress(EmbedderUnavailableError):
-            self.warm()
 
     def _runtime(self) -> Runtime:
         return _shared(_runtimes, self.key, self._load)

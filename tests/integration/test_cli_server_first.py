@@ -135,11 +135,20 @@ def test_the_commands_use_the_running_server_and_say_the_same_as_without_it(
     assert set(context["weights"]) >= {"recency", "confidence"}
     shown = cli(data_dir, "search", "webhook retries")
     assert "found by: " in shown.stdout
+    # Filters and enums travel as the server spells them.
+    filtered = cli(
+        data_dir, "search", "schedules", "--tag", "ops", "--tier", "working", "--json"
+    ).stdout
+    assert [h["memory"]["content"] for h in json.loads(filtered)["hits"]] == [
+        "the nightly export runs at two"
+    ]
+    typed = cli(data_dir, "context", "webhook retries", "--type", "decision", "--json").stdout
+    assert json.loads(typed)["items"] == []
 
     counts = operations(server)
     assert counts.get("CliRemember") == 3
-    assert counts.get("CliSearch") == 2
-    assert counts.get("CliContext") == 1
+    assert counts.get("CliSearch") == 3
+    assert counts.get("CliContext") == 2
 
     # The same question answered by the server and by the store opened locally.
     served = {k: v for k, v in searched["hits"][0]["memory"].items() if k != "last_accessed_at"}

@@ -50,9 +50,6 @@ class CountingEmbedder:
     def warm(self) -> None:
         self.inner.warm()
 
-    def warm_up(self) -> None:
-        self.inner.warm_up()
-
     def ready(self) -> bool:
         return self.inner.ready()
 
