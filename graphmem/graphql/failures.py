@@ -47,6 +47,7 @@ class FailureReportInput:
 class FailureCapsule:
     model: strawberry.Private[capsules.FailureCapsule]
     id: strawberry.ID
+    project_id: strawberry.ID
     signature: str = strawberry.field(
         description="What makes two reports the same failure: the tool and the error "
         "with run-specific parts (numbers, paths, ids, times) taken out."
@@ -70,6 +71,7 @@ class FailureCapsule:
         return cls(
             model=capsule,
             id=strawberry.ID(capsule.id),
+            project_id=strawberry.ID(capsule.project_id),
             signature=capsule.signature,
             error=capsule.error,
             attempted=capsule.attempted,
