@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from graphmem.api import GraphMem
+    from graphmem.client import AsyncClient, Client
     from graphmem.clock import ManualClock, SystemClock
     from graphmem.config import Settings
     from graphmem.errors import ConflictError, GraphMemError, InvalidInputError, NotFoundError
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "graphmem.api": ["GraphMem"],
+    "graphmem.client": ["AsyncClient", "Client"],
     "graphmem.clock": ["ManualClock", "SystemClock"],
     "graphmem.config": ["Settings"],
     "graphmem.errors": ["ConflictError", "GraphMemError", "InvalidInputError", "NotFoundError"],
@@ -71,6 +73,8 @@ def __dir__() -> list[str]:
 __all__ = [
     "DEFAULT_PRESET",
     "JARVIS_PRESET",
+    "AsyncClient",
+    "Client",
     "ConflictError",
     "GraphMem",
     "GraphMemError",
