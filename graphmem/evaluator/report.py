@@ -23,7 +23,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from graphmem.errors import GraphMemError
+from graphmem.errors import GraphMemError, MissingExtraError
 from graphmem.evaluator.checks import CODES, Finding, Severity
 from graphmem.models import Memory
 
@@ -502,9 +502,7 @@ def _pyplot() -> Any:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError as exc:
-        raise GraphMemError(
-            "the HTML report draws its plots with matplotlib: pip install 'graphmem[report]'"
-        ) from exc
+        raise MissingExtraError("the HTML report", "matplotlib", "report") from exc
     return plt
 
 
