@@ -7,8 +7,13 @@ the store, the services and their dependencies on every prompt.
 
 from __future__ import annotations
 
-from importlib import import_module
+from importlib import import_module, metadata
 from typing import TYPE_CHECKING, Any
+
+try:
+    __version__ = metadata.version("graphmem")
+except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
 
 if TYPE_CHECKING:
     from graphmem.api import GraphMem
