@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from falkordb import FalkorDB
 
-from graphmem import AsyncClient, Client, GraphMem
+from graphmem import AsyncClient, Client, GraphMem, ManualClock
 from graphmem.auth import Role
 from graphmem.client import RetryPolicy, ServerError, ServerUnreachableError
 from graphmem.client.transport import Call
@@ -24,7 +24,7 @@ from graphmem.errors import (
     UnauthenticatedError,
 )
 from graphmem.graphql.app import create_app
-from graphmem.models import MemoryType, RelationType, Status
+from graphmem.models import MemoryType, RelationType, Status, Tier
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 from tests.integration.conftest import GraphQLClient, Rejected, serve
@@ -275,3 +275,46 @@ def test_remember_many_over_graphql_names_the_bad_item_and_writes_nothing(
     (first, second) = written["rememberMany"]
     assert (first["created"], second["created"], second["match"]) == (True, False, "EXACT")
     assert first["id"] == second["id"]
+
+
+def test_promotion_archival_and_evaluation_read_as_graphmems_models(
+    gm: GraphMem, client: Client, clock: ManualClock
+) -> None:
+    client.open_session("s2")
+    # A fresh risk at confidence 0.9 scores 0.675, above the 0.6 to move.
+    kept = client.remember(
+        {"content": "Token expiry breaks the nightly job", "memory_type": "risk",
+         "confidence": 0.9, "session_id": "s2"}
+    )  # fmt: skip
+    other = client.remember({"content": "The nightly job needs a fresh token", "session_id": "s2"})
+    dry = client.run_promotion("s2", dry_run=True)
+    assert dry.dry_run and dry.promoted == [] and dry.session_id == "s2"
+    run = client.run_promotion("s2")
+    assert run.trigger.value == "manual"
+    assert kept.id in run.promoted == [c.memory.id for c in dry.candidates]
+    assert run.candidates[0].breakdown.total == pytest.approx(run.candidates[0].score)
+    assert client.promotion_events(memory_id=kept.id) == gm.promotion_events(memory_id=kept.id)
+    assert client.enable_promotion("s2", interval_seconds=60) == gm.promotion_stats("s2")
+    assert not client.disable_promotion("s2").enabled
+
+    merged = client.merge_memories(kept.id, other.id)
+    assert merged == gm.get(kept.id) and gm.get(other.id).merged_into == kept.id
+    stale = client.remember(
+        {"content": "Maybe the cache is cold", "memory_type": "assumption", "confidence": 0.2}
+    )
+    clock.advance(400 * 24 * 3600)
+    archived = client.archive_stale(dry_run=True)
+    assert archived == gm.archive_stale(dry_run=True)
+    done = client.archive_stale()
+    assert stale.id in done.archived and gm.get(stale.id).tier is Tier.ARCHIVED
+    restored = client.restore(stale.id)
+    assert restored == gm.get(stale.id) and restored.tier is Tier.WORKING
+
+    job = client.submit_consistency_check()
+    gm.evaluator.close()  # waits for the queued evaluation
+    assert client.consistency_job(job.id) == gm.consistency_job(job.id)
+    assert client.consistency_job("no-such-job") is None
+    (report,) = client.consistency_reports(report_id=job.id)
+    (local,) = gm.consistency_reports(report_id=job.id)
+    assert report.to_dict() == local.to_dict()
+    assert [r.id for r in client.consistency_reports()] == [job.id]
