@@ -127,8 +127,7 @@ def get(memory_id: str, project_id: str | None) -> Call[Memory]:
     def result(data: dict[str, Any]) -> Memory:
         if data["memory"] is None:
             raise NotFoundError(
-                f"memory_id: no memory {memory_id!r} in project {project_id or 'default'!r}",
-                field="memory_id",
+                f"id: no memory {memory_id!r} in {_project_name(project_id)}", field="id"
             )
         return read(Memory, data["memory"])
 
@@ -136,18 +135,36 @@ def get(memory_id: str, project_id: str | None) -> Call[Memory]:
     return Call(document + MEMORY, {"id": memory_id, "p": project_id}, result)
 
 
-def get_many(memory_ids: Sequence[str], project_id: str | None) -> Call[list[Memory | None]]:
+ALIASES_PER_REQUEST = 25
+"""Ids asked for in one document: the server allows 50 aliases (GRAPHMEM_MAX_ALIASES)."""
+
+
+def chunked(ids: Sequence[str]) -> list[Sequence[str]]:
+    """``ids`` in pieces small enough for one document each (none for no ids)."""
+    return [ids[n : n + ALIASES_PER_REQUEST] for n in range(0, len(ids), ALIASES_PER_REQUEST)]
+
+
+def _aliased(
+    field: str, ids: Sequence[str], selection: str, fragment: str, project_id: str | None
+) -> tuple[str, dict[str, Any]]:
+    """One document asking ``field(id: ...)`` once per id, as aliases ``a0``, ``a1``, ..."""
+    params = "".join(f"$id{n}: ID!, " for n in range(len(ids)))
     fields = " ".join(
-        f"m{n}: memory(id: $id{n}, projectId: $p) {{ ...M }}" for n in range(len(memory_ids))
+        f"a{n}: {field}(id: $id{n}, projectId: $p) {selection}" for n in range(len(ids))
     )
-    params = "".join(f"$id{n}: ID!, " for n in range(len(memory_ids)))
-    variables: dict[str, Any] = {f"id{n}": id_ for n, id_ in enumerate(memory_ids)}
+    variables: dict[str, Any] = {f"id{n}": id_ for n, id_ in enumerate(ids)}
+    document = f"query({params}$p: ID) {{ {fields or '__typename'} }}"
+    return document + (fragment if ids else ""), {**variables, "p": project_id}
+
+
+def get_many(memory_ids: Sequence[str], project_id: str | None) -> Call[list[Memory | None]]:
+    """At most ``ALIASES_PER_REQUEST`` ids (see ``chunked``)."""
+    document, variables = _aliased("memory", memory_ids, "{ ...M }", MEMORY, project_id)
 
     def result(data: dict[str, Any]) -> list[Memory | None]:
-        return [decode(Memory | None, data[f"m{n}"]) for n in range(len(memory_ids))]
+        return [decode(Memory | None, data[f"a{n}"]) for n in range(len(memory_ids))]
 
-    document = f"query({params}$p: ID) {{ {fields or '__typename'} }}"
-    return Call(document + (MEMORY if memory_ids else ""), {**variables, "p": project_id}, result)
+    return Call(document, variables, result)
 
 
 def list_memories(
@@ -221,7 +238,7 @@ def importance_breakdown(memory: Memory) -> Call[ImportanceBreakdown]:
     def result(data: dict[str, Any]) -> ImportanceBreakdown:
         if data["memory"] is None:
             raise NotFoundError(
-                f"memory: no memory {memory.id!r} in project {memory.project_id!r}",
+                f"memory: no memory {memory.id!r} in {_project_name(memory.project_id)}",
                 field="memory",
             )
         return read(ImportanceBreakdown, data["memory"]["importanceBreakdown"])
@@ -272,19 +289,16 @@ def supersede(
 
 
 def relations(memory_ids: Sequence[str], project_id: str | None) -> Call[list[list[Relation]]]:
-    fields = " ".join(
-        f"m{n}: memory(id: $id{n}, projectId: $p) {{ relations {{ ...R }} }}"
-        for n in range(len(memory_ids))
+    """At most ``ALIASES_PER_REQUEST`` ids (see ``chunked``)."""
+    document, variables = _aliased(
+        "memory", memory_ids, "{ relations { ...R } }", RELATION, project_id
     )
-    params = "".join(f"$id{n}: ID!, " for n in range(len(memory_ids)))
-    variables: dict[str, Any] = {f"id{n}": id_ for n, id_ in enumerate(memory_ids)}
 
     def result(data: dict[str, Any]) -> list[list[Relation]]:
-        found = [data[f"m{n}"] for n in range(len(memory_ids))]
+        found = [data[f"a{n}"] for n in range(len(memory_ids))]
         return [[read(Relation, r) for r in m["relations"]] if m else [] for m in found]
 
-    document = f"query({params}$p: ID) {{ {fields or '__typename'} }}"
-    return Call(document + (RELATION if memory_ids else ""), {**variables, "p": project_id}, result)
+    return Call(document, variables, result)
 
 
 def _relation_type(value: RelationType | str) -> RelationType:
@@ -321,24 +335,20 @@ def session_change(name: str, session_id: str, project_id: str | None) -> Call[S
 
 
 def get_sessions(session_ids: Sequence[str], project_id: str | None) -> Call[list[Session | None]]:
-    fields = " ".join(
-        f"s{n}: session(id: $id{n}, projectId: $p) {{ ...S }}" for n in range(len(session_ids))
-    )
-    params = "".join(f"$id{n}: ID!, " for n in range(len(session_ids)))
-    variables: dict[str, Any] = {f"id{n}": id_ for n, id_ in enumerate(session_ids)}
+    """At most ``ALIASES_PER_REQUEST`` ids (see ``chunked``)."""
+    document, variables = _aliased("session", session_ids, "{ ...S }", SESSION, project_id)
 
     def result(data: dict[str, Any]) -> list[Session | None]:
-        return [decode(Session | None, data[f"s{n}"]) for n in range(len(session_ids))]
+        return [decode(Session | None, data[f"a{n}"]) for n in range(len(session_ids))]
 
-    document = f"query({params}$p: ID) {{ {fields or '__typename'} }}"
-    return Call(document + (SESSION if session_ids else ""), {**variables, "p": project_id}, result)
+    return Call(document, variables, result)
 
 
 def get_session(session_id: str, project_id: str | None) -> Call[Session]:
     def result(data: dict[str, Any]) -> Session:
         if data["session"] is None:
             raise NotFoundError(
-                f"session_id: no session {session_id!r} in project {project_id or 'default'!r}",
+                f"session_id: no session {session_id!r} in {_project_name(project_id)}",
                 field="session_id",
             )
         return read(Session, data["session"])
@@ -667,6 +677,11 @@ def neighborhood(
         variables,
         lambda data: read(Neighborhood, data["neighborhood"]),
     )
+
+
+def _project_name(project_id: str | None) -> str:
+    """The project a message names: as in process, or the server's own default."""
+    return "the server's default project" if project_id is None else f"project {project_id!r}"
 
 
 def _datetime(epoch_seconds: float | None) -> str | None:

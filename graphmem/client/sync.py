@@ -146,7 +146,12 @@ class Client:
         self, memory_ids: Sequence[str], *, project_id: str | None = None
     ) -> list[Memory | None]:
         """Memories in the order asked for, ``None`` where an id is unknown."""
-        return self._run(calls.get_many(memory_ids, self._project(project_id)))
+        project = self._project(project_id)
+        return [
+            memory
+            for part in calls.chunked(memory_ids)
+            for memory in self._run(calls.get_many(part, project))
+        ]
 
     def list(
         self,
@@ -221,7 +226,12 @@ class Client:
         self, memory_ids: Sequence[str], *, project_id: str | None = None
     ) -> list[list[Relation]]:
         """Edges touching each memory, grouped per id in the order asked for."""
-        return self._run(calls.relations(memory_ids, self._project(project_id)))
+        project = self._project(project_id)
+        return [
+            edges
+            for part in calls.chunked(memory_ids)
+            for edges in self._run(calls.relations(part, project))
+        ]
 
     # -- sessions ----------------------------------------------------------
 
@@ -251,7 +261,12 @@ class Client:
     def get_sessions(
         self, session_ids: Iterable[str], *, project_id: str | None = None
     ) -> list[Session | None]:
-        return self._run(calls.get_sessions(list(session_ids), self._project(project_id)))
+        project = self._project(project_id)
+        return [
+            session
+            for part in calls.chunked(list(session_ids))
+            for session in self._run(calls.get_sessions(part, project))
+        ]
 
     def get_session(self, session_id: str, *, project_id: str | None = None) -> Session:
         return self._run(calls.get_session(session_id, self._project(project_id)))

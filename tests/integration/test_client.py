@@ -318,3 +318,15 @@ def test_promotion_archival_and_evaluation_read_as_graphmems_models(
     (local,) = gm.consistency_reports(report_id=job.id)
     assert report.to_dict() == local.to_dict()
     assert [r.id for r in client.consistency_reports()] == [job.id]
+
+
+def test_more_ids_than_one_document_may_alias_are_asked_in_parts(
+    gm: GraphMem, client: Client
+) -> None:
+    ids = gm.remember_many([{"content": f"note {n}"} for n in range(60)])
+    asked = [*ids, "missing"]
+    assert client.get_many(asked) == gm.get_many(asked)
+    assert client.relations(asked) == gm.relations(asked)
+    assert client.get_sessions(["default", "none"] * 30) == gm.get_sessions(
+        ["default", "none"] * 30
+    )
