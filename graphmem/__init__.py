@@ -7,15 +7,12 @@ the store, the services and their dependencies on every prompt.
 
 from __future__ import annotations
 
-from importlib import import_module, metadata
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-try:
-    __version__ = metadata.version("graphmem")
-except metadata.PackageNotFoundError:  # run from a source tree that was never installed
-    __version__ = "0+unknown"
-
 if TYPE_CHECKING:
+    __version__: str
+
     from graphmem.api import GraphMem
     from graphmem.client import AsyncClient, Client
     from graphmem.clock import ManualClock, SystemClock
@@ -62,7 +59,21 @@ _HOMES = {
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 
+def _version() -> str:
+    """The installed distribution's version; looked up on first use, since reading
+    package metadata costs the prompt hook time it does not have."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("graphmem")
+    except metadata.PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        globals()[name] = _version()
+        return globals()[name]
     module = _HOME_OF.get(name)
     if module is None:
         raise AttributeError(f"module 'graphmem' has no attribute {name!r}")
