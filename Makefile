@@ -5,9 +5,6 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-# torch's CPU-only wheels: PyPI's torch is the CUDA build, gigabytes larger.
-TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
-
 CYPHER_LINT := tools/cypher-lint
 EXPLORER := tools/explorer
 GRAPHIQL := tools/graphiql
@@ -17,7 +14,7 @@ GRAPHIQL := tools/graphiql
 $(BIN)/graphmem: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --extra-index-url $(TORCH_CPU_INDEX) -e '.[embed]'
+	$(BIN)/pip install --quiet -e .
 	touch $@
 
 $(VENV)/.dev-installed: $(BIN)/graphmem

