@@ -36,6 +36,8 @@ LOCAL_ONLY = {
     "backfill_embeddings": "an operator's step on the server's own store",
     "evaluate": "GraphQL evaluates in the background: submit_consistency_check",
     "record_evidence": "the evaluator's own channel, not on GraphQL",
+    "what_if": "not in the client yet: GraphQL's whatIf takes the variant inline, and "
+    "rules_file names a file on the caller's machine",
 }
 """GraphMem's public methods a client does not have, and why."""
 
