@@ -378,6 +378,27 @@ class RememberPayload:
         )
 
 
+@strawberry.type(description="What rememberMany did with one item of the batch.")
+class WriteOutcome:
+    id: strawberry.ID = strawberry.field(
+        description="The new memory, or the existing one the item was counted into."
+    )
+    created: bool = strawberry.field(
+        description="False: the item duplicated a live memory (or an earlier item) and merged."
+    )
+    match: DuplicateMatch | None = strawberry.field(
+        description="How a merged item matched; null when a memory was created."
+    )
+
+    @classmethod
+    def of(cls, outcome: models.WriteOutcome) -> WriteOutcome:
+        return cls(
+            id=strawberry.ID(outcome.id),
+            created=outcome.created,
+            match=DuplicateMatch(outcome.match) if outcome.match else None,
+        )
+
+
 def domain_default(model: type[BaseModel], field: str) -> Any:
     """An input field's default as the domain model applies it, for the SDL to show."""
     return model.model_fields[field].get_default(call_default_factory=True)

@@ -176,7 +176,7 @@ def test_mcp_context_include_archived_and_restore_tool(gm: GraphMem, clock: Manu
             assert "restore it before relying on it" in context["context"]
             found = await call(session, "search", query="billing CSV", include_archived=True)
             assert [h["archived"] for h in found["hits"] if h["memory"]["id"] == old] == [True]
-            restored = await call(session, "restore", memory_id=old)
+            restored = await call(session, "restore", id=old)
             assert restored["tier"] == "working"
 
         over_http(url, scenario)
