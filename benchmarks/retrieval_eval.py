@@ -1,26 +1,65 @@
-"""Retrieval quality: recall@k and MRR per search mode on labelled sets.
+"""``python -m benchmarks.retrieval_eval``: retrieval quality per dev set and mode.
 
-Two sets: graphmem's own (``benchmarks/eval/retrieval_eval.json``: exact
-tokens, paraphrases, answers that need a relation walked, superseded answers)
-and MADial-Bench (``../shared/eval/madial``: 160 event memories, each
-dialogue's turns before the test turn as the query, its gold memory ids as
-the answer). Memories are written through the Python API with embeddings on.
+Three dev sets, each written through the Python API with embeddings on:
+
+- ``own``: graphmem's labelled set (``benchmarks/eval/retrieval_eval.json``:
+  exact tokens, paraphrases, answers that need a relation walked, superseded
+  answers);
+- ``madial``: MADial-Bench (``../shared/eval/madial``: 160 event memories,
+  each dialogue's turns before the test turn as the query, its gold memory
+  ids as the answer);
+- ``conversations``: multi-session user/assistant conversations
+  (``benchmarks/eval/conversations.json``): every turn one memory, one
+  project per conversation, questions answered by named turns.
+
+Every graphmem mode (FULLTEXT, VECTOR, HYBRID, GRAPH, knowledgeContext) runs
+beside two references on the same memories in the same run: Okapi BM25
+(``rank_bm25``, k1 1.2, b 0.75, over the same stop words and stems) and
+plain cosine similarity of the same embeddings. Printed per set and mode:
+recall@5, recall@10, MRR@10 and p50/p95 latency per query.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+from falkordb import FalkorDB
 
 from graphmem.api import GraphMem
+from graphmem.embeddings import MiniLMEmbedder, memory_text
+from graphmem.retrieval.fulltext import analyse
 from graphmem.retrieval.search import MAX_QUERY_CHARS
+from graphmem.store.embedded import EmbeddedFalkorDB
+from graphmem.store.falkordb import FalkorStore
 
-OWN_SET = Path(__file__).resolve().parent / "eval" / "retrieval_eval.json"
-MADIAL_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "madial"
-MODES = ("FULLTEXT", "VECTOR", "HYBRID")
+EVAL_DIR = Path(__file__).resolve().parent / "eval"
+OWN_SET = EVAL_DIR / "retrieval_eval.json"
+CONVERSATIONS = EVAL_DIR / "conversations.json"
+MADIAL_DIR = next(
+    (
+        found
+        for root in Path(__file__).resolve().parents[1:4]
+        if (found := root / "shared" / "eval" / "madial").is_dir()
+    ),
+    Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "madial",
+)
+"""``shared/eval/madial`` beside the checkout (or beside its parent, for worktrees)."""
+MODES = ("FULLTEXT", "VECTOR", "HYBRID", "GRAPH")
+CONTEXT = "knowledgeContext"
+REFERENCES = ("ref BM25", "ref dense")
 CUTOFFS = (5, 10)
+DEPTH = 10
 
 
 @dataclass(frozen=True)
@@ -28,6 +67,16 @@ class LabelledQuery:
     text: str
     relevant: frozenset[str]
     kind: str = ""
+    project: str = "default"
+
+
+@dataclass(frozen=True)
+class DevSet:
+    """A loaded dev set: its queries and, per project, every memory's id and text."""
+
+    name: str
+    queries: list[LabelledQuery]
+    corpus: dict[str, dict[str, str]]
 
 
 @dataclass(frozen=True)
@@ -38,23 +87,99 @@ class Quality:
     """Mean share of each query's relevant memories in its top k."""
     mrr: float
     """Mean reciprocal rank of the first relevant memory (0 when none in the top 10)."""
+    p50_ms: float = 0.0
+    p95_ms: float = 0.0
 
 
-def evaluate(gm: GraphMem, queries: Sequence[LabelledQuery], mode: str) -> Quality:
+Ranker = Callable[[LabelledQuery], list[str]]
+
+
+def measure(queries: Sequence[LabelledQuery], mode: str, rank: Ranker) -> Quality:
+    """recall@k, MRR@10 and latency of ``rank`` over ``queries``."""
     recall = dict.fromkeys(CUTOFFS, 0.0)
     mrr = 0.0
+    took: list[float] = []
     for query in queries:
-        hits = gm.search(query.text, mode=mode, limit=max(CUTOFFS)).hits
-        ranked = [hit.memory.id for hit in hits]
+        started = time.perf_counter()
+        ranked = rank(query)[:DEPTH]
+        took.append((time.perf_counter() - started) * 1000.0)
         for k in CUTOFFS:
             recall[k] += len(query.relevant.intersection(ranked[:k])) / len(query.relevant)
         first = next((i for i, m in enumerate(ranked, start=1) if m in query.relevant), None)
         mrr += 1.0 / first if first else 0.0
     n = len(queries)
-    return Quality(mode=mode, queries=n, recall={k: v / n for k, v in recall.items()}, mrr=mrr / n)
+    return Quality(
+        mode=mode,
+        queries=n,
+        recall={k: v / n for k, v in recall.items()},
+        mrr=mrr / n,
+        p50_ms=statistics.median(took),
+        p95_ms=float(np.percentile(took, 95)),
+    )
 
 
-def load_own_set(gm: GraphMem, path: Path = OWN_SET) -> list[LabelledQuery]:
+def evaluate(gm: GraphMem, queries: Sequence[LabelledQuery], mode: str) -> Quality:
+    """One graphmem mode (a search mode or ``knowledgeContext``) over ``queries``."""
+    if mode == CONTEXT:
+
+        def rank(q: LabelledQuery) -> list[str]:
+            found = gm.knowledge_context(
+                q.text, max_results=DEPTH, record_access=False, project_id=q.project
+            )
+            return [item.memory.id for item in found.items]
+    else:
+
+        def rank(q: LabelledQuery) -> list[str]:
+            found = gm.search(q.text, mode=mode, limit=DEPTH, project_id=q.project)
+            return [hit.memory.id for hit in found.hits]
+
+    return measure(queries, mode, rank)
+
+
+def reference_bm25(dev: DevSet) -> Ranker:
+    """Okapi BM25 (rank_bm25) per project, over the same analysis as graphmem's."""
+    from rank_bm25 import BM25Okapi
+
+    indexes = {}
+    for project, texts in dev.corpus.items():
+        ids = list(texts)
+        indexes[project] = (ids, BM25Okapi([analyse(texts[i]) or ["\0"] for i in ids]))
+
+    def rank(q: LabelledQuery) -> list[str]:
+        ids, index = indexes[q.project]
+        scores = index.get_scores(analyse(q.text))
+        order = np.argsort(-scores, kind="stable")
+        return [ids[i] for i in order[:DEPTH] if scores[i] > 0]
+
+    return rank
+
+
+def reference_dense(dev: DevSet, embedder: MiniLMEmbedder) -> Ranker:
+    """Exact cosine similarity of the query's and every memory's embedding, per project."""
+    matrices = {}
+    for project, texts in dev.corpus.items():
+        ids = list(texts)
+        vectors = np.asarray(embedder.embed([texts[i] for i in ids]), dtype=np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        matrices[project] = (ids, vectors)
+
+    def rank(q: LabelledQuery) -> list[str]:
+        ids, vectors = matrices[q.project]
+        query = np.asarray(embedder.embed([q.text])[0], dtype=np.float32)
+        scores = vectors @ (query / np.linalg.norm(query))
+        return [ids[i] for i in np.argsort(-scores, kind="stable")[:DEPTH]]
+
+    return rank
+
+
+def _texts(gm: GraphMem, ids: Sequence[str], project: str) -> dict[str, str]:
+    return {
+        m.id: memory_text(m.content, m.rationale)
+        for m in gm.get_many(list(dict.fromkeys(ids)), project_id=project)
+    }
+
+
+def load_own_set(gm: GraphMem, path: Path = OWN_SET) -> DevSet:
     """Write the set's memories, relations and supersessions; return its queries."""
     data = json.loads(path.read_text())
     items = [
@@ -71,15 +196,16 @@ def load_own_set(gm: GraphMem, path: Path = OWN_SET) -> list[LabelledQuery]:
         gm.relate(ids[rel["from"]], ids[rel["to"]], rel["type"], rationale=rel.get("rationale"))
     for pair in data["supersedes"]:
         gm.supersede(ids[pair["old"]], ids[pair["new"]])
-    return [
+    queries = [
         LabelledQuery(
             text=q["query"], relevant=frozenset(ids[k] for k in q["relevant"]), kind=q["kind"]
         )
         for q in data["queries"]
     ]
+    return DevSet("own", queries, {"default": _texts(gm, list(ids.values()), "default")})
 
 
-def load_madial(gm: GraphMem, root: Path = MADIAL_DIR) -> list[LabelledQuery]:
+def load_madial(gm: GraphMem, root: Path = MADIAL_DIR) -> DevSet:
     """The 160 memories (the event text), and one query per dialogue: its turns
     before the test turn, the most recent ``MAX_QUERY_CHARS`` of them."""
     memories: dict[str, dict[str, str]] = {}
@@ -106,4 +232,166 @@ def load_madial(gm: GraphMem, root: Path = MADIAL_DIR) -> list[LabelledQuery]:
             relevant = frozenset(ids[str(k)] for k in dialogue["relevant-id"] if str(k) in ids)
             if relevant:
                 queries.append(LabelledQuery(text=text, relevant=relevant))
-    return queries
+    return DevSet("madial", queries, {"default": _texts(gm, list(ids.values()), "default")})
+
+
+def load_conversations(gm: GraphMem, path: Path = CONVERSATIONS) -> DevSet:
+    """Every turn as one memory (``speaker: text``), one project per conversation."""
+    data = json.loads(path.read_text())
+    ids: dict[str, str] = {}
+    corpus: dict[str, dict[str, str]] = {}
+    for conversation in data["conversations"]:
+        project = conversation["id"]
+        turns = [t for session in conversation["sessions"] for t in session["turns"]]
+        items = [
+            {
+                "content": f"{turn['speaker']}: {turn['text']}",
+                "memory_type": "fact",
+                "tags": [turn["id"].rsplit("-", 1)[0]],
+                "source": "import",
+            }
+            for turn in turns
+        ]
+        written = gm.remember_many(items, dedup=False, project_id=project)
+        ids.update(zip((t["id"] for t in turns), written, strict=True))
+        corpus[project] = _texts(gm, written, project)
+    queries = [
+        LabelledQuery(
+            text=q["question"],
+            relevant=frozenset(ids[e] for e in q["evidence"]),
+            project=q["conversation"],
+        )
+        for q in data["questions"]
+    ]
+    return DevSet("conversations", queries, corpus)
+
+
+LOADERS: dict[str, Callable[[GraphMem], DevSet]] = {
+    "own": load_own_set,
+    "madial": load_madial,
+    "conversations": load_conversations,
+}
+
+
+class Server:
+    """A throwaway embedded FalkorDB under /tmp, removed afterwards."""
+
+    def __init__(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmeval-"))
+        self.server = EmbeddedFalkorDB(self.dir)
+        self.server.start()
+        self.db = FalkorDB(
+            unix_socket_path=str(self.server.socket_path),
+            socket_timeout=600.0,
+            client_name=self.server.client_name,
+        )
+
+    def graphmem(self, name: str, embedder: MiniLMEmbedder) -> GraphMem:
+        store = FalkorStore(self.db, name)
+        store.setup_schema()
+        return GraphMem(store, embedder=embedder)
+
+    def close(self) -> None:
+        try:
+            self.db.close()
+        finally:
+            self.server.stop()
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def run_set(server: Server, name: str, embedder: MiniLMEmbedder) -> list[dict[str, Any]]:
+    """Every mode and both references on one dev set, as rows of figures."""
+    gm = server.graphmem(f"eval_{name}", embedder)
+    dev = LOADERS[name](gm)
+    qualities = [evaluate(gm, dev.queries, mode) for mode in (*MODES, CONTEXT)]
+    qualities.append(measure(dev.queries, REFERENCES[0], reference_bm25(dev)))
+    qualities.append(measure(dev.queries, REFERENCES[1], reference_dense(dev, embedder)))
+    return [
+        {
+            "set": name,
+            "mode": q.mode,
+            "queries": q.queries,
+            "recall@5": q.recall[5],
+            "recall@10": q.recall[10],
+            "mrr@10": q.mrr,
+            "p50_ms": q.p50_ms,
+            "p95_ms": q.p95_ms,
+        }
+        for q in qualities
+    ]
+
+
+def verdicts(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The issue's targets per set, each line saying met or missed with the figures."""
+    lines = []
+    for name in dict.fromkeys(row["set"] for row in rows):
+        r10 = {row["mode"]: row["recall@10"] for row in rows if row["set"] == name}
+        single = max(r10["FULLTEXT"], r10["VECTOR"])
+        checks = [
+            ("HYBRID >= best single retriever + 0.05", r10["HYBRID"], single + 0.05),
+            ("FULLTEXT >= ref BM25 - 0.02", r10["FULLTEXT"], r10["ref BM25"] - 0.02),
+            ("knowledgeContext >= HYBRID - 0.03", r10[CONTEXT], r10["HYBRID"] - 0.03),
+        ]
+        for label, value, bound in checks:
+            verdict = "met" if value >= bound - 1e-9 else "MISSED"
+            lines.append(f"{name}: {label} (recall@10 {value:.3f} vs {bound:.3f}): {verdict}")
+    return lines
+
+
+def quality_table(rows: Sequence[dict[str, Any]]) -> Any:
+    from rich.table import Table
+
+    out = Table(title="retrieval quality (dev sets)")
+    columns = ("set", "mode", "queries", "recall@5", "recall@10", "MRR@10", "p50 ms", "p95 ms")
+    for column in columns:
+        out.add_column(column, justify="left" if column in ("set", "mode") else "right")
+    for row in rows:
+        out.add_row(
+            row["set"],
+            row["mode"],
+            str(row["queries"]),
+            f"{row['recall@5']:.3f}",
+            f"{row['recall@10']:.3f}",
+            f"{row['mrr@10']:.3f}",
+            f"{row['p50_ms']:.1f}",
+            f"{row['p95_ms']:.1f}",
+        )
+    return out
+
+
+def main(
+    sets: Annotated[
+        str, typer.Option(help="Comma-separated dev sets: own, madial, conversations.")
+    ] = "own,madial,conversations",
+    json_out: Annotated[bool, typer.Option("--json", help="Also print JSON on stdout.")] = False,
+) -> None:
+    """Measure every retrieval mode beside reference BM25 and dense on the dev sets."""
+    from benchmarks.report import console
+
+    out = console(stderr=True)
+    names = [s.strip() for s in sets.split(",") if s.strip()]
+    unknown = sorted(set(names) - set(LOADERS))
+    if unknown:
+        raise typer.BadParameter(f"unknown dev sets: {', '.join(unknown)}", param_hint="--sets")
+    if "madial" in names and not MADIAL_DIR.is_dir():
+        out.print(f"MADial-Bench not found at {MADIAL_DIR}: skipped")
+        names.remove("madial")
+    embedder = MiniLMEmbedder()
+    embedder.embed(["warm up"])
+    server = Server()
+    rows: list[dict[str, Any]] = []
+    try:
+        for name in names:
+            out.print(f"[bold]{name}[/]")
+            rows += run_set(server, name, embedder)
+    finally:
+        server.close()
+    out.print(quality_table(rows))
+    for line in verdicts(rows):
+        out.print(line)
+    if json_out:
+        sys.stdout.write(json.dumps({"quality": rows}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    typer.run(main)

@@ -1,5 +1,6 @@
 // Full-text matches of $query (built from word tokens only, never user syntax)
-// over content and rationale, best TF-IDF first.
+// over content and rationale: the candidates that retrieval ranks by BM25
+// (graphmem/retrieval/fulltext.py); the index's own score only picks them.
 // The index spans every project: its best $k are taken, then the project and
 // the filters apply to those (filtering every match first costs more than the
 // search). `seen` is how many the index gave: fewer than $k means there are no

@@ -39,8 +39,17 @@ from graphmem.retrieval.explain import (
     SearchHit,
     SearchResult,
 )
-from graphmem.retrieval.fulltext import PROBE_SLOTS, TermCounts, build_query, query_terms
-from graphmem.retrieval.fusion import reciprocal_rank_fusion
+from graphmem.retrieval.fulltext import (
+    PROBE_SLOTS,
+    Corpus,
+    TermCounts,
+    analyse,
+    bm25,
+    build_query,
+    query_terms,
+    query_weights,
+)
+from graphmem.retrieval.fusion import ScoreFusion
 from graphmem.retrieval.search import (
     MAX_DEPTH,
     TRAVERSED,
@@ -63,15 +72,8 @@ EMBEDDINGS_OFF = (
 
 @dataclass(frozen=True)
 class RetrievalConfig:
-    rrf_k: int = 5
-    fusion_weights: dict[str, float] = field(
-        default_factory=lambda: {Retriever.VECTOR.value: 1.0, Retriever.FULLTEXT.value: 0.5}
-    )
-    """Rank fusion: a small k and full text at half weight. Tuned on the labelled set
-    and MADial-Bench (python -m benchmarks.retrieval): with k=60 and equal weights
-    full text's one-shared-word matches outvoted the vector ranking (MADial recall@5
-    0.25 against vector alone 0.53); k=5 with full text at 0.5 beats both single
-    retrievers on both sets."""
+    fusion: ScoreFusion = field(default_factory=ScoreFusion)
+    """How vector and full-text scores become one relevance (see fusion.py)."""
     context_overfetch: int = 10
     """knowledgeContext asks each index for this many times ``max_results`` candidates."""
     search_overfetch: int = 5
@@ -82,6 +84,13 @@ class RetrievalConfig:
     to this cap."""
     common_term_docs: int = 1_000
     """A word matching at least this many memories is "common" (see fulltext.py)."""
+    term_count_cap: int = 20_000
+    """Document frequencies are counted up to this many matches (the count's cost);
+    a word matching more is treated as matching this many."""
+    fulltext_rescore: int = 1_000
+    """Full text asks the index for up to this many matches and ranks them by BM25."""
+    corpus_sample: int = 2_000
+    """Memories read to estimate the mean memory length BM25 normalises by."""
     term_cache_seconds: float = 300.0
     max_access_cache_seconds: float = 5.0
     """How long a scope's maximum access count is reused; finding it reads every
@@ -91,7 +100,11 @@ class RetrievalConfig:
     small store the nearest neighbours of a hint can be unrelated, and what it
     returns goes into a prompt. (Unrelated MiniLM pairs score about 0.0-0.2.)"""
     graph_seeds: int = 3
-    """GRAPH mode: hits that traversal starts from."""
+    """GRAPH mode: hits that traversal starts from; the other direct hits fill
+    what traversal leaves of ``limit``."""
+    traversal_share: float = 0.3
+    """HYBRID: memories reached only by traversal take at most this share of
+    ``limit`` (at least one slot), so strong direct hits stay in the results."""
     max_paths: int = 2_000
     neighborhood_max_nodes: int = 200
     weights: RankWeights = field(default_factory=RankWeights)
@@ -107,6 +120,31 @@ class _Candidates:
     memories: dict[str, Memory] = field(default_factory=dict)
     rankings: dict[Retriever, list[str]] = field(default_factory=dict)
     hits: dict[str, list[RetrieverHit]] = field(default_factory=dict)
+
+    def scores(self, retriever: Retriever) -> dict[str, float] | None:
+        """The retriever's score per memory it returned; ``None`` when it did not run."""
+        if retriever not in self.rankings:
+            return None
+        return {
+            memory_id: hit.score
+            for memory_id in self.rankings[retriever]
+            for hit in self.hits[memory_id]
+            if hit.retriever is retriever
+        }
+
+    def floor(self, retriever: Retriever, fetch: int) -> float:
+        """What a memory the retriever did not return scores at most: 0 when it
+        returned fewer than asked (nothing else matched), else its lowest score."""
+        scores = self.scores(retriever) or {}
+        return min(scores.values()) if len(scores) >= fetch else 0.0
+
+    def relevance(self, fusion: ScoreFusion, fetch: int) -> dict[str, float]:
+        return fusion.fuse(
+            self.scores(Retriever.VECTOR),
+            self.scores(Retriever.FULLTEXT),
+            vector_floor=self.floor(Retriever.VECTOR, fetch),
+            fulltext_floor=self.floor(Retriever.FULLTEXT, fetch),
+        )
 
     def add(self, retriever: Retriever, rows: Sequence[Row]) -> None:
         ranking = self.rankings.setdefault(retriever, [])
@@ -142,6 +180,7 @@ class Retrieval:
         self.policy = policy or InjectionPolicy()
         self.config = config or RetrievalConfig()
         self.terms = TermCounts(self._probe_terms, ttl=self.config.term_cache_seconds)
+        self._corpus: tuple[Corpus, float] | None = None
         self._max_access: dict[tuple[str, str | None], tuple[int, float]] = {}
         self._lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
@@ -392,22 +431,18 @@ class Retrieval:
             vector=use_vector,
             fulltext=use_fulltext,
         )
-        relevance = reciprocal_rank_fusion(
-            {r.value: ranking for r, ranking in found.rankings.items()},
-            k=self.config.rrf_k,
-            weights=self.config.fusion_weights,
-        )
+        relevance = found.relevance(self.config.fusion, fetch)
         memories = found.memories
+        seeds_kept = request.limit
         if mode is SearchMode.GRAPH:
-            best = sorted(relevance, key=lambda i: (-relevance[i], i))[: self.config.graph_seeds]
-            relevance = {i: relevance[i] for i in best}
+            seeds_kept = self.config.graph_seeds
         replaces: dict[str, list[str]] = {}
         if not filters.include_superseded:
             self._replace_superseded(relevance, memories, replaces, filters, notes, project_id)
         paths: dict[str, GraphPath] = {}
         depth = max(request.depth, 1) if mode is SearchMode.GRAPH else request.depth
         if depth and mode in (SearchMode.HYBRID, SearchMode.GRAPH):
-            seeds = sorted(relevance, key=lambda i: (-relevance[i], i))[: request.limit]
+            seeds = sorted(relevance, key=lambda i: (-relevance[i], i))[:seeds_kept]
             self._expand(
                 seeds,
                 depth,
@@ -437,7 +472,10 @@ class Retrieval:
                 )
             )
         hits.sort(key=lambda hit: (-hit.score, hit.memory.id))
-        hits = hits[: request.limit]
+        reached = self._traversal_slots(request.limit) if mode is SearchMode.HYBRID else None
+        hits = _cut(
+            hits, request.limit, traversed=set(paths) - set(found.hits), reached_at_most=reached
+        )
         full = self._full([hit.memory.id for hit in hits], project_id)
         hits = [
             hit.model_copy(update={"memory": full[hit.memory.id]})
@@ -456,6 +494,9 @@ class Retrieval:
             notes=notes,
             took_ms=(time.perf_counter() - started) * 1000.0,
         )
+
+    def _traversal_slots(self, limit: int) -> int:
+        return max(1, int(limit * self.config.traversal_share))
 
     def _replace_superseded(
         self,
@@ -562,21 +603,78 @@ class Retrieval:
         )
 
     def _fulltext(self, text: str, params: dict[str, Any], fetch: int) -> list[Row]:
+        """The index's matches (up to ``fulltext_rescore``), best ``fetch`` by BM25,
+        each scored by its BM25 over the query's total IDF (see ``fusion``)."""
         terms = query_terms(text)
         if not terms:
             return []
         counts = self.terms.counts(terms)
         query = build_query(
-            terms, counts, common=self.config.common_term_docs, dialect=self.store.dialect
+            terms, counts, common=self.config.common_term_docs, syntax=self.store.fulltext_syntax
         )
         if not query.text:
             return []
-        return self._top(
-            "fulltext_candidates",
-            {**params, "query": query.text},
-            fetch,
-            matches_at_most=query.matches_at_most,
+        k = self.config.fulltext_rescore
+        if query.matches_at_most is not None:
+            k = min(k, query.matches_at_most)
+        while True:
+            rows = self.store.read(
+                "fulltext_candidates", {**params, "query": query.text, "k": k, "limit": k}
+            )
+            exhausted = (query.matches_at_most is not None and query.matches_at_most <= k) or (
+                bool(rows) and rows[0]["seen"] < k
+            )
+            if len(rows) >= fetch or exhausted or k >= self.config.index_k_max:
+                break
+            k = min(k * 4, self.config.index_k_max)
+        corpus = self._corpus_stats()
+        weights = query_weights(terms, counts, corpus)
+        # BM25 over the query's total IDF: the share of what the query says that the
+        # memory holds, on [0, 1] whatever the store's size or the query's length.
+        mass = sum(weights.values()) or 1.0
+        scores = bm25(
+            weights,
+            (
+                (
+                    row["memory"]["id"],
+                    analyse(
+                        f"{row['memory'].get('content') or ''} "
+                        f"{row['memory'].get('rationale') or ''}"
+                    ),
+                )
+                for row in rows
+            ),
+            mean_length=corpus.mean_length,
         )
+        ranked = sorted(
+            rows,
+            key=lambda row: (
+                -scores[row["memory"]["id"]],
+                -(row["memory"].get("created_at") or 0.0),
+                row["memory"]["id"],
+            ),
+        )
+        return [
+            {**row, "score": min(1.0, scores[row["memory"]["id"]] / mass)} for row in ranked[:fetch]
+        ]
+
+    def _corpus_stats(self) -> Corpus:
+        """The store's size and mean memory length, re-read every ``term_cache_seconds``."""
+        with self._lock:
+            cached = self._corpus
+        if cached is not None and cached[1] > time.monotonic():
+            return cached[0]
+        rows = self.store.read("fulltext_corpus", {"sample": self.config.corpus_sample})
+        if rows and rows[0]["texts"]:
+            lengths = [len(analyse(t)) for t in rows[0]["texts"]]
+            corpus = Corpus(
+                documents=int(rows[0]["documents"]), mean_length=sum(lengths) / len(lengths)
+            )
+        else:
+            corpus = Corpus(documents=0, mean_length=1.0)
+        with self._lock:
+            self._corpus = (corpus, time.monotonic() + self.config.term_cache_seconds)
+        return corpus
 
     def _top(
         self, statement: str, params: dict[str, Any], fetch: int, *, matches_at_most: int | None
@@ -598,7 +696,7 @@ class Retrieval:
             chunk = terms[start : start + PROBE_SLOTS]
             slots = chunk + [""] * (PROBE_SLOTS - len(chunk))
             rows = self.store.read(
-                "fulltext_term_counts", {"terms": slots, "cap": self.config.common_term_docs}
+                "fulltext_term_counts", {"terms": slots, "cap": self.config.term_count_cap}
             )
             for row in rows:
                 counts[chunk[row["slot"]]] = row["matches"]
@@ -661,6 +759,26 @@ class Retrieval:
             edges=[Relation(**edge) for edge in edges],
             truncated=row["reachable"] > self.config.neighborhood_max_nodes,
         )
+
+
+def _cut(
+    hits: list[SearchHit], limit: int, *, traversed: set[str], reached_at_most: int | None
+) -> list[SearchHit]:
+    """The best ``limit`` hits, of which at most ``reached_at_most`` (``None``: any
+    number) were reached only by traversal; order by score is kept."""
+    if reached_at_most is None:
+        return hits[:limit]
+    kept: list[SearchHit] = []
+    reached = 0
+    for hit in hits:
+        if hit.memory.id in traversed:
+            if reached >= reached_at_most:
+                continue
+            reached += 1
+        kept.append(hit)
+        if len(kept) == limit:
+            break
+    return kept
 
 
 def _as_current(memory: Memory, include_superseded: bool) -> Memory:

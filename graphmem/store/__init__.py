@@ -9,11 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from graphmem.store.fulltext_syntax import FulltextSyntax
+
 Row = dict[str, Any]
 
 
 class Store(Protocol):
     dialect: str
+    fulltext_syntax: FulltextSyntax
+    """How the backend's full-text engine spells "any of" and "all of"."""
 
     def read(self, name: str, params: Mapping[str, Any] | None = None) -> list[Row]:
         """Run a read-only statement."""

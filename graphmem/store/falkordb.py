@@ -17,6 +17,7 @@ from graphmem.errors import InvalidInputError, StoreUnavailableError
 from graphmem.statements import Statements
 from graphmem.store import Row
 from graphmem.store.embedded import EmbeddedFalkorDB
+from graphmem.store.fulltext_syntax import REDISEARCH
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +30,7 @@ class FalkorStore:
     """
 
     dialect = "falkordb"
+    fulltext_syntax = REDISEARCH
 
     def __init__(
         self,

@@ -33,6 +33,7 @@ from graphmem.config import Settings
 from graphmem.errors import StoreUnavailableError
 from graphmem.statements import Statements
 from graphmem.store import Row
+from graphmem.store.fulltext_syntax import syntax_for
 
 
 class Neo4jStore:
@@ -54,6 +55,7 @@ class Neo4jStore:
         self._driver = driver
         self._database = database
         self.dialect = dialect
+        self.fulltext_syntax = syntax_for(dialect)
         self.statements = Statements(dialect)
         self._bookmarks = GraphDatabase.bookmark_manager()
         self._work = unit_of_work(timeout=timeout_s)(_rows)

@@ -8,7 +8,7 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
 from graphmem.errors import InvalidInputError, NotFoundError
-from graphmem.retrieval.fusion import reciprocal_rank_fusion
+from graphmem.retrieval.fusion import ScoreFusion
 from graphmem.store.falkordb import FalkorStore
 from graphmem.telemetry import Event
 
@@ -96,8 +96,11 @@ def test_traversal_pulls_in_a_constraint_one_hop_from_a_hit_and_shows_the_path(e
         ("CONSTRAINS", rule.id, decision.id)
     ]
     assert path.factor == pytest.approx(0.9)
-    relevance = {c.name: c.value for c in result.hits[1].explanation.components}["relevance"]
-    assert relevance == pytest.approx(0.9)  # the hit's relevance (1.0) times the factor
+    def relevance(hit):
+        return {c.name: c.value for c in hit.explanation.components}["relevance"]
+
+    # The rule inherits the hit's relevance times the factor.
+    assert relevance(result.hits[1]) == pytest.approx(0.9 * relevance(result.hits[0]))
 
 
 def test_traversal_follows_only_the_relation_types_asked_for(egm: GraphMem):
@@ -294,8 +297,19 @@ def test_neighborhood_returns_nodes_and_typed_edges(egm: GraphMem):
         egm.neighborhood(a, depth=4)
 
 
-def test_rank_fusion_rewards_agreement_and_normalises_to_one():
-    fused = reciprocal_rank_fusion({"vector": ["a", "b"], "fulltext": ["a", "c"]}, k=60)
-    assert fused["a"] == pytest.approx(1.0)
-    assert fused["b"] == pytest.approx(fused["c"]) == pytest.approx((1 / 62) / (2 / 61))
-    assert reciprocal_rank_fusion({"vector": ["x"]})["x"] == pytest.approx(1.0)
+def test_score_fusion_mixes_cosine_and_saturated_lexical_share_on_one_scale():
+    fusion = ScoreFusion(vector_weight=0.8, lexical_half=0.1)
+    assert fusion.lexical(1.0) == pytest.approx(1.0)
+    assert fusion.lexical(0.1) == pytest.approx(0.55)
+    assert fusion.lexical(0.0) == 0.0
+    fused = fusion.fuse({"a": 0.6, "b": 0.2}, {"a": 0.1, "c": 1.0})
+    assert fused["a"] == pytest.approx(0.8 * 0.6 + 0.2 * 0.55)
+    assert fused["b"] == pytest.approx(0.8 * 0.2)
+    assert fused["c"] == pytest.approx(0.2)
+    # One retriever: its own value, so VECTOR and FULLTEXT relevances mean what HYBRID's do.
+    assert fusion.fuse({"x": 0.4}, None) == {"x": pytest.approx(0.4)}
+    assert fusion.fuse(None, {"x": 0.1}) == {"x": pytest.approx(0.55)}
+    # A memory a retriever left out scores that retriever's floor.
+    floored = fusion.fuse({"a": 0.6}, {"b": 1.0}, vector_floor=0.3)
+    assert floored["b"] == pytest.approx(0.8 * 0.3 + 0.2)
+    assert fusion.fuse({"n": -0.2}, None)["n"] == 0.0
