@@ -78,6 +78,7 @@ from graphmem.retrieval.context import (
     DEFAULT_RECENCY_WEIGHT,
 )
 from graphmem.retrieval.fulltext import query_terms
+from graphmem.retrieval.fusion import DEFAULT_MIN_RELEVANCE
 from graphmem.scoring import ImportanceBreakdown, ImportanceScorer
 from graphmem.staging import (
     Evidence,
@@ -1188,6 +1189,7 @@ class GraphMem:
         session_id: str | None = None,
         record_access: bool | None = None,
         project_id: str | None = None,
+        min_relevance: float = DEFAULT_MIN_RELEVANCE,
     ) -> ContextResult:
         """What an agent should know right now (seed 002's knowledgeContext), best first.
 
@@ -1206,6 +1208,7 @@ class GraphMem:
                 "recency_weight": recency_weight,
                 "include_superseded": include_superseded,
                 "session_id": session_id,
+                "min_relevance": min_relevance,
             }
         else:
             arguments = context_hint
@@ -1223,8 +1226,12 @@ class GraphMem:
         depth: int = 1,
         relation_types: Sequence[RelationType | str] | None = None,
         project_id: str | None = None,
+        min_relevance: float = DEFAULT_MIN_RELEVANCE,
     ) -> SearchResult:
-        """Hybrid search over vectors, full text and relations; every hit explains itself."""
+        """Hybrid search over vectors, full text and relations; every hit explains itself.
+
+        Hits below ``min_relevance`` (0 to 1) are left out: nothing relevant
+        gives no hits and a note, not the least unrelated memories."""
         project = self._project(project_id)
         arguments: dict[str, Any] = {
             "query": query,
@@ -1232,6 +1239,7 @@ class GraphMem:
             "limit": limit,
             "filters": filters if filters is not None else {},
             "depth": depth,
+            "min_relevance": min_relevance,
         }
         if relation_types is not None:
             arguments["relation_types"] = relation_types

@@ -20,9 +20,16 @@ from graphmem.retrieval.context import (
     DEFAULT_MIN_CONFIDENCE,
     DEFAULT_RECENCY_WEIGHT,
 )
+from graphmem.retrieval.fusion import DEFAULT_MIN_RELEVANCE
 from graphmem.scoring import ScoreComponent
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")]
+MinRelevanceOption = Annotated[
+    float,
+    typer.Option(
+        help="Leave out memories less relevant than this (0 to 1); nothing relevant shows none."
+    ),
+]
 
 
 @app.command()
@@ -56,6 +63,7 @@ def search(
             "--include-superseded", help="Show superseded hits rather than their successors."
         ),
     ] = False,
+    min_relevance: MinRelevanceOption = DEFAULT_MIN_RELEVANCE,
     as_json: JsonOption = False,
     project: ProjectOption = None,
 ) -> None:
@@ -78,6 +86,7 @@ def search(
             filters=filters,
             depth=depth,
             project_id=project,
+            min_relevance=min_relevance,
         )
     if as_json:
         out.print_json(result.model_dump_json())
@@ -142,6 +151,7 @@ def context(
         bool,
         typer.Option("--no-record-access", help="Do not count this as an access of the results."),
     ] = False,
+    min_relevance: MinRelevanceOption = DEFAULT_MIN_RELEVANCE,
     as_json: JsonOption = False,
     project: ProjectOption = None,
 ) -> None:
@@ -157,6 +167,7 @@ def context(
             session_id=session,
             record_access=False if no_record_access else None,
             project_id=project,
+            min_relevance=min_relevance,
         )
     if as_json:
         out.print_json(result.model_dump_json())

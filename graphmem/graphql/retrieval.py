@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from starlette.concurrency import run_in_threadpool
@@ -27,6 +27,7 @@ from graphmem.retrieval.context import (
     DEFAULT_MIN_CONFIDENCE,
     DEFAULT_RECENCY_WEIGHT,
 )
+from graphmem.retrieval.fusion import DEFAULT_MIN_RELEVANCE
 from graphmem.scoring import ScoreComponent as DomainComponent
 
 strawberry.enum(
@@ -35,6 +36,11 @@ strawberry.enum(
     "GRAPH both but fills most results by traversal from the best few hits.",
 )
 strawberry.enum(domain.Retriever, description="An index that offers candidates.")
+
+MIN_RELEVANCE_HELP = (
+    "Leave out memories whose relevance (0 to 1: cosine similarity and shared words fused) "
+    "is below this; nothing relevant gives no results and a note."
+)
 
 
 def _components(components: list[DomainComponent]) -> list[ScoreComponent]:
@@ -282,6 +288,9 @@ class RetrievalQuery:
         session_id: strawberry.ID | None = None,
         record_access: bool | None = None,
         project_id: ProjectId = None,
+        min_relevance: Annotated[
+            float, strawberry.argument(description=MIN_RELEVANCE_HELP)
+        ] = DEFAULT_MIN_RELEVANCE,
     ) -> ContextResult:
         result = await write(
             info,
@@ -295,6 +304,7 @@ class RetrievalQuery:
             session_id=session_id,
             record_access=record_access,
             project_id=project_id,
+            min_relevance=min_relevance,
         )
         return ContextResult.of(result)
 
@@ -319,6 +329,9 @@ class RetrievalQuery:
         depth: int = 1,
         relation_types: list[models.RelationType] | None = None,
         project_id: ProjectId = None,
+        min_relevance: Annotated[
+            float, strawberry.argument(description=MIN_RELEVANCE_HELP)
+        ] = DEFAULT_MIN_RELEVANCE,
     ) -> SearchResult:
         result = await run_in_threadpool(
             info.context.gm.search,
@@ -329,6 +342,7 @@ class RetrievalQuery:
             depth=depth,
             relation_types=relation_types,
             project_id=project_id,
+            min_relevance=min_relevance,
         )
         return SearchResult.of(result)
 

@@ -55,6 +55,7 @@ from graphmem.models import (
 )
 from graphmem.retrieval import context as ctx_limits
 from graphmem.retrieval import search as search_limits
+from graphmem.retrieval.fusion import DEFAULT_MIN_RELEVANCE
 
 STORE_UNAVAILABLE_MESSAGE = "The graph database is unavailable; try again shortly"
 _ARGUMENT_NAMES = {"id": "memory_id", "projectId": "project_id"}
@@ -77,6 +78,15 @@ ProjectId = Annotated[
     Field(description="The project (tenant) to act in; the server's default when omitted."),
 ]
 MemoryId = Annotated[str, Field(min_length=1, max_length=128, description="A memory's id.")]
+MinRelevance = Annotated[
+    float,
+    Field(
+        ge=0.0,
+        le=1.0,
+        description="Leave out memories less relevant than this (0 to 1: meaning and shared "
+        "words fused); nothing relevant returns nothing, with a note.",
+    ),
+]
 Tags = Annotated[
     Sequence[Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]],
     Field(max_length=MAX_TAGS, description="Every one of these tags."),
@@ -214,6 +224,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 description="Count each returned memory as used; the server's setting when omitted."
             ),
         ] = None,
+        min_relevance: MinRelevance = DEFAULT_MIN_RELEVANCE,
         project_id: ProjectId = None,
     ) -> Annotated[CallToolResult, ContextView]:
         result = gm.knowledge_context(
@@ -225,6 +236,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
             include_superseded=include_superseded,
             session_id=session_id,
             record_access=record_access,
+            min_relevance=min_relevance,
             project_id=project(ctx, project_id, Role.READ),
         )
         view = context_view(result)
@@ -290,6 +302,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         include_superseded: Annotated[
             bool, Field(description="Keep superseded hits instead of their successors.")
         ] = False,
+        min_relevance: MinRelevance = DEFAULT_MIN_RELEVANCE,
         project_id: ProjectId = None,
     ) -> SearchView:
         result = gm.search(
@@ -309,6 +322,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 "include_archived": include_archived,
                 "include_superseded": include_superseded,
             },
+            min_relevance=min_relevance,
             project_id=project(ctx, project_id, Role.READ),
         )
         return search_view(result)

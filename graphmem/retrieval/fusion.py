@@ -30,6 +30,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+DEFAULT_MIN_RELEVANCE = 0.25
+"""Below this relevance a memory is not an answer. Chosen on the dev sets
+(docs/retrieval.md): it keeps 97.6% of the right memories that reach a top 10
+and every on-topic query's best hit, and answers "nothing relevant" to about
+half of the queries asked of a store about something else."""
+
+
+def nothing_relevant(best: float | None, min_relevance: float) -> str:
+    """The note of a result that nothing reached ``min_relevance``."""
+    if best is None:
+        return "nothing relevant: no memory shares a word or a meaning with the query"
+    return (
+        f"nothing relevant: the closest memory's relevance is {best:.2f}, "
+        f"below minRelevance {min_relevance:.2f}"
+    )
+
 
 @dataclass(frozen=True)
 class ScoreFusion:

@@ -49,7 +49,7 @@ from graphmem.retrieval.fulltext import (
     query_terms,
     query_weights,
 )
-from graphmem.retrieval.fusion import ScoreFusion
+from graphmem.retrieval.fusion import ScoreFusion, nothing_relevant
 from graphmem.retrieval.search import (
     MAX_DEPTH,
     TRAVERSED,
@@ -95,6 +95,9 @@ class RetrievalConfig:
     max_access_cache_seconds: float = 5.0
     """How long a scope's maximum access count is reused; finding it reads every
     memory of the scope (~12 ms at 100,000), too slow for every call. 0: always read."""
+    context_text_scorer: str = ctx.HYBRID
+    """knowledgeContext's text similarity: ``hybrid`` (the fused relevance of
+    search) or ``word_overlap`` (seed 002's literal formula, kept to compare)."""
     context_min_similarity: float = 0.25
     """knowledgeContext takes vector candidates from this cosine similarity up: in a
     small store the nearest neighbours of a hint can be unrelated, and what it
@@ -301,11 +304,17 @@ class Retrieval:
         )
         max_access = self._scope_max_access(project_id, request.session_id)
         weights = ctx.context_weights(request.recency_weight)
-        hint = ctx.words(request.context_hint)
+        text = self._context_text(request.context_hint, found, fetch)
+        notes = [] if self.embedder is not None else [EMBEDDINGS_OFF]
+        relevant = [m for m in found.memories.values() if text[m.id] >= request.min_relevance]
+        if found.memories and not relevant:
+            notes.append(nothing_relevant(max(text.values()), request.min_relevance))
+        elif not found.memories:
+            notes.append(nothing_relevant(None, request.min_relevance))
         scored = []
-        for memory in found.memories.values():
+        for memory in relevant:
             score, components = ctx.score_memory(
-                memory, hint, now=now, max_access_count=max_access, weights=weights
+                memory, text[memory.id], now=now, max_access_count=max_access, weights=weights
             )
             scored.append(
                 ContextItem(
@@ -334,10 +343,20 @@ class Retrieval:
             items=chosen,
             weights=weights,
             max_access_count=max_access,
-            candidates=len(scored),
-            notes=[] if self.embedder is not None else [EMBEDDINGS_OFF],
+            candidates=len(found.memories),
+            notes=notes,
             took_ms=(time.perf_counter() - started) * 1000.0,
         )
+
+    def _context_text(self, hint: str, found: _Candidates, fetch: int) -> dict[str, float]:
+        """Each candidate's text similarity to the hint, by the configured scorer."""
+        if self.config.context_text_scorer == ctx.WORD_OVERLAP:
+            words = ctx.words(hint)
+            return {
+                memory_id: ctx.text_similarity(words, ctx.memory_words(memory))
+                for memory_id, memory in found.memories.items()
+            }
+        return found.relevance(self.config.fusion, fetch)
 
     def _full(self, ids: Sequence[str], project_id: str) -> dict[str, Memory]:
         """Every field of the memories that made the cut (candidates carry a few)."""
@@ -431,7 +450,10 @@ class Retrieval:
             vector=use_vector,
             fulltext=use_fulltext,
         )
-        relevance = found.relevance(self.config.fusion, fetch)
+        fused = found.relevance(self.config.fusion, fetch)
+        relevance = {i: r for i, r in fused.items() if r >= request.min_relevance}
+        if not relevance:
+            notes.append(nothing_relevant(max(fused.values(), default=None), request.min_relevance))
         memories = found.memories
         seeds_kept = request.limit
         if mode is SearchMode.GRAPH:

@@ -96,6 +96,7 @@ def test_traversal_pulls_in_a_constraint_one_hop_from_a_hit_and_shows_the_path(e
         ("CONSTRAINS", rule.id, decision.id)
     ]
     assert path.factor == pytest.approx(0.9)
+
     def relevance(hit):
         return {c.name: c.value for c in hit.explanation.components}["relevance"]
 
@@ -195,8 +196,36 @@ def test_a_small_project_beside_a_big_one_still_gets_its_nearest_memory(egm: Gra
         project_id="big",
     )
     mine = egm.remember({"content": "Sandwich orders are due by ten"})
-    result = egm.search("invoice failed billing address empty", mode="VECTOR", limit=1)
+    result = egm.search(
+        "invoice failed billing address empty", mode="VECTOR", limit=1, min_relevance=0.0
+    )
     assert ids(result) == [mine.id]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_unrelated_query_finds_nothing_relevant_and_says_so(egm, corpus, mode):
+    result = egm.search("sourdough starter feeding ratio", mode=mode)
+    assert result.hits == []
+    assert any(note.startswith("nothing relevant") for note in result.notes)
+    everything = egm.search("sourdough starter feeding ratio", mode=mode, min_relevance=0.0)
+    if mode != "FULLTEXT":  # no shared word: full text has no candidate at all
+        assert everything.hits
+
+
+def test_relevance_is_on_one_scale_in_every_mode(egm, corpus):
+    def relevance(result):
+        return {c.name: c.value for c in result.hits[0].explanation.components}["relevance"]
+
+    vector = egm.search(PARAPHRASE_QUERY, mode="VECTOR", limit=1)
+    hybrid = egm.search(PARAPHRASE_QUERY, mode="HYBRID", limit=1)
+    # No shared word: HYBRID's relevance is the cosine weighted by the fusion's share.
+    assert relevance(hybrid) == pytest.approx(0.8 * relevance(vector))
+    token = egm.search(TOKEN_QUERY, mode="FULLTEXT", limit=1)
+    # The one query word, held once in a memory a little longer than the mean.
+    assert 0.9 < relevance(token) <= 1.0
+    with pytest.raises(InvalidInputError) as error:
+        egm.search(TOKEN_QUERY, min_relevance=1.5)
+    assert error.value.field == "min_relevance"
 
 
 @pytest.mark.parametrize(
