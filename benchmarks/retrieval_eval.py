@@ -67,7 +67,8 @@ class LabelledQuery:
     text: str
     relevant: frozenset[str]
     kind: str = ""
-    project: str = "default"
+    project: str | None = None
+    """None: the GraphMem's default project."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class DevSet:
 
     name: str
     queries: list[LabelledQuery]
-    corpus: dict[str, dict[str, str]]
+    corpus: dict[str | None, dict[str, str]]
 
 
 @dataclass(frozen=True)
@@ -172,7 +173,7 @@ def reference_dense(dev: DevSet, embedder: MiniLMEmbedder) -> Ranker:
     return rank
 
 
-def _texts(gm: GraphMem, ids: Sequence[str], project: str) -> dict[str, str]:
+def _texts(gm: GraphMem, ids: Sequence[str], project: str | None) -> dict[str, str]:
     return {
         m.id: memory_text(m.content, m.rationale)
         for m in gm.get_many(list(dict.fromkeys(ids)), project_id=project)
@@ -202,7 +203,7 @@ def load_own_set(gm: GraphMem, path: Path = OWN_SET) -> DevSet:
         )
         for q in data["queries"]
     ]
-    return DevSet("own", queries, {"default": _texts(gm, list(ids.values()), "default")})
+    return DevSet("own", queries, {None: _texts(gm, list(ids.values()), None)})
 
 
 def load_madial(gm: GraphMem, root: Path = MADIAL_DIR) -> DevSet:
@@ -232,7 +233,7 @@ def load_madial(gm: GraphMem, root: Path = MADIAL_DIR) -> DevSet:
             relevant = frozenset(ids[str(k)] for k in dialogue["relevant-id"] if str(k) in ids)
             if relevant:
                 queries.append(LabelledQuery(text=text, relevant=relevant))
-    return DevSet("madial", queries, {"default": _texts(gm, list(ids.values()), "default")})
+    return DevSet("madial", queries, {None: _texts(gm, list(ids.values()), None)})
 
 
 def load_conversations(gm: GraphMem, path: Path = CONVERSATIONS) -> DevSet:

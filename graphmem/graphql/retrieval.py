@@ -26,6 +26,7 @@ from graphmem.retrieval.context import (
     DEFAULT_MAX_RESULTS,
     DEFAULT_MIN_CONFIDENCE,
     DEFAULT_RECENCY_WEIGHT,
+    parse_request,
 )
 from graphmem.retrieval.fusion import DEFAULT_MIN_RELEVANCE
 from graphmem.scoring import ScoreComponent as DomainComponent
@@ -292,19 +293,21 @@ class RetrievalQuery:
             float, strawberry.argument(description=MIN_RELEVANCE_HELP)
         ] = DEFAULT_MIN_RELEVANCE,
     ) -> ContextResult:
+        request = parse_request(
+            {
+                "context_hint": context_hint,
+                "include_types": include_types,
+                "min_confidence": min_confidence,
+                "max_results": max_results,
+                "recency_weight": recency_weight,
+                "include_superseded": include_superseded,
+                "session_id": session_id,
+                "min_relevance": min_relevance,
+            }
+        )
+        gm = info.context.gm
         result = await write(
-            info,
-            info.context.gm.knowledge_context,
-            context_hint,
-            include_types=include_types,
-            min_confidence=min_confidence,
-            max_results=max_results,
-            recency_weight=recency_weight,
-            include_superseded=include_superseded,
-            session_id=session_id,
-            record_access=record_access,
-            project_id=project_id,
-            min_relevance=min_relevance,
+            info, gm.knowledge_context, request, record_access=record_access, project_id=project_id
         )
         return ContextResult.of(result)
 
@@ -333,17 +336,19 @@ class RetrievalQuery:
             float, strawberry.argument(description=MIN_RELEVANCE_HELP)
         ] = DEFAULT_MIN_RELEVANCE,
     ) -> SearchResult:
-        result = await run_in_threadpool(
-            info.context.gm.search,
-            query,
-            mode=mode,
-            limit=limit,
-            filters=_parsed(filters),
-            depth=depth,
-            relation_types=relation_types,
-            project_id=project_id,
-            min_relevance=min_relevance,
+        request = models.parse(
+            domain.SearchRequest,
+            {
+                "query": query,
+                "mode": mode,
+                "limit": limit,
+                "filters": _parsed(filters),
+                "depth": depth,
+                "relation_types": relation_types,
+                "min_relevance": min_relevance,
+            },
         )
+        result = await run_in_threadpool(info.context.gm.search, request, project_id=project_id)
         return SearchResult.of(result)
 
     @strawberry.field(

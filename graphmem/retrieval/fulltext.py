@@ -3,8 +3,8 @@
 User text never reaches the full-text engine as syntax: it is cut into word
 tokens (``\\w+``, case-folded), so no operator, field selector, wildcard,
 negation or quote can pass, and the query string always travels as a
-parameter. The store spells the query (``store.fulltext_syntax``: RediSearch
-on FalkorDB, Lucene on Neo4j).
+parameter. The store's dialect spells the query (``Dialect.fulltext_query``:
+RediSearch on FalkorDB, Lucene on Neo4j).
 
 The index finds candidates; BM25 ranks them. FalkorDB's index (RediSearch)
 has one scorer, TF-IDF divided by the distance between the matched words, and
@@ -42,8 +42,8 @@ from functools import lru_cache
 
 import snowballstemmer
 
-from graphmem.staging import normalise
-from graphmem.store.fulltext_syntax import FulltextSyntax
+from graphmem.store.dialect import Dialect
+from graphmem.text import normalise
 
 MAX_TERMS = 48
 """Longer texts keep their last distinct words (the end of a conversation is
@@ -116,7 +116,7 @@ class FulltextQuery:
 
 
 def build_query(
-    terms: Sequence[str], counts: Mapping[str, int], *, common: int, syntax: FulltextSyntax
+    terms: Sequence[str], counts: Mapping[str, int], *, common: int, dialect: Dialect
 ) -> FulltextQuery:
     """Rare words as alternatives, common words required together.
 
@@ -126,11 +126,8 @@ def build_query(
     """
     rare = tuple(t for t in terms if 0 < counts.get(t, 0) < common)
     frequent = tuple(t for t in terms if counts.get(t, 0) >= common)
-    parts = list(rare)
-    if frequent:
-        parts.append(syntax.all_of(frequent))
     return FulltextQuery(
-        text=syntax.any_of(parts),
+        text=dialect.fulltext_query(rare, frequent),
         rare=rare,
         common=frequent,
         matches_at_most=None if frequent else sum(counts[t] for t in rare),

@@ -632,7 +632,7 @@ class Retrieval:
             return []
         counts = self.terms.counts(terms)
         query = build_query(
-            terms, counts, common=self.config.common_term_docs, syntax=self.store.fulltext_syntax
+            terms, counts, common=self.config.common_term_docs, dialect=self.store.dialect
         )
         if not query.text:
             return []
