@@ -17,6 +17,12 @@ beside two references on the same memories in the same run: Okapi BM25
 (``rank_bm25``, k1 1.2, b 0.75, over the same stop words and stems) and
 plain cosine similarity of the same embeddings. Printed per set and mode:
 recall@5, recall@10, MRR@10 and p50/p95 latency per query.
+
+Then the minRelevance calibration (``--no-calibrate`` skips it): per set and
+threshold, the share of the right memories in a HYBRID top 10 whose relevance
+reaches it, the share of queries whose best right memory does, and the share
+of the other sets' queries, asked of this set's store, that it answers with
+nothing.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -237,22 +244,28 @@ def load_madial(gm: GraphMem, root: Path = MADIAL_DIR) -> DevSet:
 
 
 def load_conversations(gm: GraphMem, path: Path = CONVERSATIONS) -> DevSet:
-    """Every turn as one memory (``speaker: text``), one project per conversation."""
+    """Every turn as one memory (``speaker: text``), one project per conversation,
+    an ``event`` that occurred at its session's date (a minute per turn)."""
     data = json.loads(path.read_text())
     ids: dict[str, str] = {}
-    corpus: dict[str, dict[str, str]] = {}
+    corpus: dict[str | None, dict[str, str]] = {}
     for conversation in data["conversations"]:
         project = conversation["id"]
-        turns = [t for session in conversation["sessions"] for t in session["turns"]]
-        items = [
-            {
-                "content": f"{turn['speaker']}: {turn['text']}",
-                "memory_type": "fact",
-                "tags": [turn["id"].rsplit("-", 1)[0]],
-                "source": "import",
-            }
-            for turn in turns
-        ]
+        turns = []
+        items = []
+        for session in conversation["sessions"]:
+            start = datetime.fromisoformat(session["date"]).timestamp()
+            for index, turn in enumerate(session["turns"]):
+                turns.append(turn)
+                items.append(
+                    {
+                        "content": f"{turn['speaker']}: {turn['text']}",
+                        "memory_type": "event",
+                        "session_id": session["id"],
+                        "occurred_at": start + 60.0 * index,
+                        "source": "import",
+                    }
+                )
         written = gm.remember_many(items, dedup=False, project_id=project)
         ids.update(zip((t["id"] for t in turns), written, strict=True))
         corpus[project] = _texts(gm, written, project)
@@ -300,10 +313,9 @@ class Server:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def run_set(server: Server, name: str, embedder: MiniLMEmbedder) -> list[dict[str, Any]]:
+def run_set(gm: GraphMem, dev: DevSet, embedder: MiniLMEmbedder) -> list[dict[str, Any]]:
     """Every mode and both references on one dev set, as rows of figures."""
-    gm = server.graphmem(f"eval_{name}", embedder)
-    dev = LOADERS[name](gm)
+    name = dev.name
     qualities = [evaluate(gm, dev.queries, mode) for mode in (*MODES, CONTEXT)]
     qualities.append(measure(dev.queries, REFERENCES[0], reference_bm25(dev)))
     qualities.append(measure(dev.queries, REFERENCES[1], reference_dense(dev, embedder)))
@@ -320,6 +332,70 @@ def run_set(server: Server, name: str, embedder: MiniLMEmbedder) -> list[dict[st
         }
         for q in qualities
     ]
+
+
+THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
+"""minRelevance values the calibration reports."""
+OFF_TOPIC_QUERIES = 100
+"""Queries of the other dev sets asked of each set's store (spread over them all)."""
+
+
+def _relevances(gm: GraphMem, text: str, project: str | None) -> dict[str, float]:
+    """Each HYBRID hit's relevance (the fused value minRelevance compares), nothing left out."""
+    found = gm.search(text, limit=DEPTH, min_relevance=0.0, project_id=project)
+    return {
+        hit.memory.id: next(c.value for c in hit.explanation.components if c.name == "relevance")
+        for hit in found.hits
+    }
+
+
+def calibration(gm: GraphMem, dev: DevSet, off_topic: Sequence[str]) -> list[dict[str, Any]]:
+    """Per threshold: the share of right memories in a HYBRID top 10 it keeps, the
+    share of queries whose best right memory it keeps, and the share of another
+    set's queries (asked of this set's store) it answers with nothing."""
+    gold: list[float] = []
+    best: list[float] = []
+    for q in dev.queries:
+        found = _relevances(gm, q.text, q.project)
+        right = [r for memory_id, r in found.items() if memory_id in q.relevant]
+        gold += right
+        if right:
+            best.append(max(right))
+    project = dev.queries[0].project
+    step = max(1, len(off_topic) // OFF_TOPIC_QUERIES)
+    stray = [
+        max(_relevances(gm, text, project).values(), default=0.0)
+        for text in off_topic[::step][:OFF_TOPIC_QUERIES]
+    ]
+    return [
+        {
+            "set": dev.name,
+            "min_relevance": t,
+            "right_kept": sum(r >= t for r in gold) / max(len(gold), 1),
+            "best_kept": sum(r >= t for r in best) / max(len(best), 1),
+            "off_topic_empty": sum(r < t for r in stray) / max(len(stray), 1),
+            "right": len(gold),
+            "off_topic": len(stray),
+        }
+        for t in THRESHOLDS
+    ]
+
+
+def calibration_table(rows: Sequence[dict[str, Any]]) -> Any:
+    from rich.table import Table
+
+    out = Table(title="minRelevance calibration (HYBRID, top 10)")
+    for column in ("set", "minRelevance", "right kept", "best right kept", "off-topic empty"):
+        out.add_column(column, justify="left" if column == "set" else "right")
+    for row in rows:
+        out.add_row(
+            row["set"],
+            f"{row['min_relevance']:.2f}",
+            f"{row['right_kept']:.3f} of {row['right']}",
+            f"{row['best_kept']:.3f}",
+            f"{row['off_topic_empty']:.3f} of {row['off_topic']}",
+        )
+    return out
 
 
 def verdicts(rows: Sequence[dict[str, Any]]) -> list[str]:
@@ -365,6 +441,13 @@ def main(
         str, typer.Option(help="Comma-separated dev sets: own, madial, conversations.")
     ] = "own,madial,conversations",
     json_out: Annotated[bool, typer.Option("--json", help="Also print JSON on stdout.")] = False,
+    calibrate: Annotated[
+        bool,
+        typer.Option(
+            help="Also measure what each minRelevance keeps of the right memories and how "
+            "often it answers nothing to another set's queries."
+        ),
+    ] = True,
 ) -> None:
     """Measure every retrieval mode beside reference BM25 and dense on the dev sets."""
     from benchmarks.report import console
@@ -381,17 +464,28 @@ def main(
     embedder.embed(["warm up"])
     server = Server()
     rows: list[dict[str, Any]] = []
+    calibrated: list[dict[str, Any]] = []
     try:
+        loaded = []
         for name in names:
             out.print(f"[bold]{name}[/]")
-            rows += run_set(server, name, embedder)
+            gm = server.graphmem(f"eval_{name}", embedder)
+            loaded.append((gm, LOADERS[name](gm)))
+            rows += run_set(*loaded[-1], embedder)
+        if calibrate:
+            out.print("[bold]minRelevance calibration[/]")
+            for gm, dev in loaded:
+                others = [q.text for _, d in loaded if d is not dev for q in d.queries]
+                calibrated += calibration(gm, dev, others)
     finally:
         server.close()
     out.print(quality_table(rows))
     for line in verdicts(rows):
         out.print(line)
+    if calibrated:
+        out.print(calibration_table(calibrated))
     if json_out:
-        sys.stdout.write(json.dumps({"quality": rows}, indent=2) + "\n")
+        sys.stdout.write(json.dumps({"quality": rows, "calibration": calibrated}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

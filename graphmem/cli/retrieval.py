@@ -26,6 +26,14 @@ from graphmem.retrieval.fusion import DEFAULT_MIN_RELEVANCE
 from graphmem.scoring import ScoreComponent
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")]
+OccurredAfterOption = Annotated[
+    str | None,
+    typer.Option(help="Only what happened at or after this time (ISO 8601).", show_default=False),
+]
+OccurredBeforeOption = Annotated[
+    str | None,
+    typer.Option(help="Only what happened before this time (ISO 8601).", show_default=False),
+]
 MinRelevanceOption = Annotated[
     float,
     typer.Option(
@@ -66,6 +74,8 @@ def search(
         ),
     ] = False,
     min_relevance: MinRelevanceOption = DEFAULT_MIN_RELEVANCE,
+    occurred_after: OccurredAfterOption = None,
+    occurred_before: OccurredBeforeOption = None,
     as_json: JsonOption = False,
     project: ProjectOption = None,
 ) -> None:
@@ -88,6 +98,8 @@ def search(
                     "include_archived": include_archived,
                     "include_candidates": not exclude_candidates,
                     "include_superseded": include_superseded,
+                    "occurred_after": occurred_after,
+                    "occurred_before": occurred_before,
                 },
             },
         )
@@ -156,6 +168,8 @@ def context(
         typer.Option("--no-record-access", help="Do not count this as an access of the results."),
     ] = False,
     min_relevance: MinRelevanceOption = DEFAULT_MIN_RELEVANCE,
+    occurred_after: OccurredAfterOption = None,
+    occurred_before: OccurredBeforeOption = None,
     as_json: JsonOption = False,
     project: ProjectOption = None,
 ) -> None:
@@ -171,6 +185,8 @@ def context(
                 "include_superseded": include_superseded,
                 "session_id": session,
                 "min_relevance": min_relevance,
+                "occurred_after": occurred_after,
+                "occurred_before": occurred_before,
             }
         )
         result = gm.knowledge_context(

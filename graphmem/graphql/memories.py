@@ -7,14 +7,17 @@ and wrap the results in views.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Annotated
 
 import strawberry
 from starlette.concurrency import run_in_threadpool
 from strawberry.relay import PageInfo
+from strawberry.utils.str_converters import to_camel_case
 
 from graphmem import models
 from graphmem.cursors import encode_cursor as cursor_of
+from graphmem.errors import InvalidInputError
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.operations import ProjectId, write
 from graphmem.graphql.types import (
@@ -26,6 +29,7 @@ from graphmem.graphql.types import (
     MemoryInput,
     MemoryUpdateInput,
     Relation,
+    RememberManyPayload,
     RememberPayload,
     Session,
 )
@@ -92,6 +96,41 @@ class MemoryMutation:
         gm = info.context.gm
         memory, outcome = await write(info, gm.remember_detailed, item, project_id=project_id)
         return RememberPayload.of(memory, outcome)
+
+    @strawberry.mutation(
+        description=f"Record up to {models.MAX_BATCH_SIZE:,} memories (a conversation's "
+        "turns, say) in one atomic write: one bad item writes nothing and the error names "
+        "its index and field. Duplicates merge as in remember."
+    )
+    async def remember_many(
+        self,
+        info: Info,
+        input: list[MemoryInput],
+        project_id: ProjectId = None,
+        dedup: Annotated[
+            bool,
+            strawberry.argument(
+                description="Merge items that repeat a live memory or an earlier item."
+            ),
+        ] = True,
+    ) -> RememberManyPayload:
+        if len(input) > models.MAX_BATCH_SIZE:
+            raise InvalidInputError(
+                f"input: at most {models.MAX_BATCH_SIZE} memories per batch, got {len(input)}",
+                field="input",
+            )
+        items = [
+            parse_input(models.MemoryInput, dataclasses.asdict(item), f"input[{index}]")
+            for index, item in enumerate(input)
+        ]
+        gm = info.context.gm
+        try:
+            outcomes = await write(
+                info, gm.remember_many_detailed, items, project_id=project_id, dedup=dedup
+            )
+        except InvalidInputError as error:
+            raise _in_input(error, len(items)) from None
+        return RememberManyPayload.of(outcomes, project_id)
 
     @strawberry.mutation(description="Change some fields of a memory; it is rescored.")
     async def update_memory(
@@ -230,3 +269,19 @@ class MemoryMutation:
     ) -> Session | None:
         gm = info.context.gm
         return Session.of(await write(info, gm.close_session, id, project_id=project_id))
+
+
+def _in_input(error: InvalidInputError, count: int) -> InvalidInputError:
+    """A batch error as the GraphQL input spells it: ``items[2].occurred_at`` (or
+    ``occurred_at`` for a batch of one) becomes ``input[2].occurredAt``."""
+    field = error.field or ""
+    match = re.fullmatch(r"items\[(\d+)\]\.(\w+)", field)
+    if match:
+        index, name = match.groups()
+    elif count == 1 and re.fullmatch(r"\w+", field):
+        index, name = "0", field
+    else:
+        return error
+    renamed = f"input[{index}].{to_camel_case(name)}"
+    message = error.message.replace(f"{field}:", f"{renamed}:", 1)
+    return InvalidInputError(message, field=renamed)

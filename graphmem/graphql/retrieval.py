@@ -253,6 +253,12 @@ class SearchFilters:
     min_confidence: float = _filters_default("min_confidence")
     created_after: datetime | None = strawberry.field(default=None, description="Inclusive.")
     created_before: datetime | None = strawberry.field(default=None, description="Exclusive.")
+    occurred_after: datetime | None = strawberry.field(
+        default=None, description="When it happened (occurredAt), inclusive."
+    )
+    occurred_before: datetime | None = strawberry.field(
+        default=None, description="When it happened (occurredAt), exclusive."
+    )
     include_candidates: bool = _filters_default("include_candidates")
     include_archived: bool = _filters_default("include_archived")
     include_superseded: bool = strawberry.field(
@@ -292,6 +298,13 @@ class RetrievalQuery:
         min_relevance: Annotated[
             float, strawberry.argument(description=MIN_RELEVANCE_HELP)
         ] = DEFAULT_MIN_RELEVANCE,
+        occurred_after: Annotated[
+            datetime | None,
+            strawberry.argument(description="Only what happened at or after this time."),
+        ] = None,
+        occurred_before: Annotated[
+            datetime | None, strawberry.argument(description="Only what happened before this time.")
+        ] = None,
     ) -> ContextResult:
         request = parse_request(
             {
@@ -303,6 +316,8 @@ class RetrievalQuery:
                 "include_superseded": include_superseded,
                 "session_id": session_id,
                 "min_relevance": min_relevance,
+                "occurred_after": occurred_after,
+                "occurred_before": occurred_before,
             }
         )
         gm = info.context.gm

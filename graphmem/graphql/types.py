@@ -158,6 +158,9 @@ class Memory:
     agent_id: strawberry.ID | None
     superseded_by: strawberry.ID | None
     created_at: datetime
+    occurred_at: datetime = strawberry.field(
+        description="When what it records happened; recency and staleness count from it."
+    )
     updated_at: datetime
     last_accessed_at: datetime | None
     promoted_at: datetime | None
@@ -199,6 +202,7 @@ class Memory:
             agent_id=strawberry.ID(memory.agent_id) if memory.agent_id else None,
             superseded_by=strawberry.ID(memory.superseded_by) if memory.superseded_by else None,
             created_at=from_epoch(memory.created_at),
+            occurred_at=from_epoch(memory.occurred),
             updated_at=from_epoch(memory.updated_at),
             last_accessed_at=to_datetime(memory.last_accessed_at),
             promoted_at=to_datetime(memory.promoted_at),
@@ -378,6 +382,49 @@ class RememberPayload:
         )
 
 
+@strawberry.type(description="What rememberMany did with one item of its input.")
+class RememberManyItem:
+    index: int = strawberry.field(description="The item's position in the input, from 0.")
+    id: strawberry.ID = strawberry.field(
+        description="The new memory, or the existing one the item was counted into."
+    )
+    created: bool = strawberry.field(
+        description="False: the content duplicated a live memory (or an earlier item) and "
+        "merged into it."
+    )
+    match: DuplicateMatch | None = strawberry.field(
+        description="How a merged item matched; null when a memory was created."
+    )
+    project_id: strawberry.Private[str | None]
+
+    @strawberry.field(description="The memory as it now stands (read only when asked for).")
+    async def memory(self, info: Info) -> Memory | None:
+        found = await info.context.loaders.memories(self.project_id).load(self.id)
+        return Memory.of(found) if found else None
+
+
+@strawberry.type(description="The outcome of a rememberMany: one entry per input item, in order.")
+class RememberManyPayload:
+    items: list[RememberManyItem]
+    created: int = strawberry.field(description="How many new memories the batch created.")
+    merged: int = strawberry.field(description="How many items merged into a memory instead.")
+
+    @classmethod
+    def of(cls, outcomes: list[models.WriteOutcome], project_id: str | None) -> RememberManyPayload:
+        items = [
+            RememberManyItem(
+                index=index,
+                id=strawberry.ID(outcome.id),
+                created=outcome.created,
+                match=DuplicateMatch(outcome.match) if outcome.match else None,
+                project_id=project_id,
+            )
+            for index, outcome in enumerate(outcomes)
+        ]
+        created = sum(1 for outcome in outcomes if outcome.created)
+        return cls(items=items, created=created, merged=len(outcomes) - created)
+
+
 def domain_default(model: type[BaseModel], field: str) -> Any:
     """An input field's default as the domain model applies it, for the SDL to show."""
     return model.model_fields[field].get_default(call_default_factory=True)
@@ -398,6 +445,11 @@ class MemoryInput:
     evidence: list[str] = strawberry.field(default_factory=list)
     session_id: strawberry.ID | None = None
     agent_id: strawberry.ID | None = None
+    occurred_at: datetime | None = strawberry.field(
+        default=None,
+        description="When it happened (a conversation turn's time, say); the time of the "
+        "write when absent. At most a few minutes in the future.",
+    )
 
 
 @strawberry.input(description="Changes to a memory; a field left out or null stays as it is.")

@@ -36,6 +36,7 @@ class MemoryView(BaseModel):
     access_count: int
     superseded_by: str | None = Field(description="The memory that replaces this one, if any.")
     created_at: str = Field(description="ISO-8601, UTC.")
+    occurred_at: str = Field(description="When what it records happened; ISO-8601, UTC.")
     last_accessed_at: str | None
 
     @classmethod
@@ -56,6 +57,7 @@ class MemoryView(BaseModel):
             access_count=memory.access_count,
             superseded_by=memory.superseded_by,
             created_at=_iso(memory.created_at) or "",
+            occurred_at=_iso(memory.occurred) or "",
             last_accessed_at=_iso(memory.last_accessed_at),
         )
 

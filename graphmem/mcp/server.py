@@ -79,6 +79,14 @@ ProjectId = Annotated[
     Field(description="The project (tenant) to act in; the server's default when omitted."),
 ]
 MemoryId = Annotated[str, Field(min_length=1, max_length=128, description="A memory's id.")]
+OccurredAfter = Annotated[
+    str | None,
+    Field(max_length=64, description="Only what happened at or after this time (ISO 8601)."),
+]
+OccurredBefore = Annotated[
+    str | None,
+    Field(max_length=64, description="Only what happened before this time (ISO 8601)."),
+]
 MinRelevance = Annotated[
     float,
     Field(
@@ -226,6 +234,8 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
             ),
         ] = None,
         min_relevance: MinRelevance = DEFAULT_MIN_RELEVANCE,
+        occurred_after: OccurredAfter = None,
+        occurred_before: OccurredBefore = None,
         project_id: ProjectId = None,
     ) -> Annotated[CallToolResult, ContextView]:
         scope = project(ctx, project_id, Role.READ)  # access is checked before the arguments
@@ -239,6 +249,8 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 "include_superseded": include_superseded,
                 "session_id": session_id,
                 "min_relevance": min_relevance,
+                "occurred_after": occurred_after,
+                "occurred_before": occurred_before,
             }
         )
         result = gm.knowledge_context(request, record_access=record_access, project_id=scope)
@@ -306,6 +318,8 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
             bool, Field(description="Keep superseded hits instead of their successors.")
         ] = False,
         min_relevance: MinRelevance = DEFAULT_MIN_RELEVANCE,
+        occurred_after: OccurredAfter = None,
+        occurred_before: OccurredBefore = None,
         project_id: ProjectId = None,
     ) -> SearchView:
         scope = project(ctx, project_id, Role.READ)  # access is checked before the arguments
@@ -328,6 +342,8 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                     "include_candidates": include_candidates,
                     "include_archived": include_archived,
                     "include_superseded": include_superseded,
+                    "occurred_after": occurred_after,
+                    "occurred_before": occurred_before,
                 },
             },
         )
@@ -378,6 +394,14 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
             Identifier | None, Field(description="The thread of work it belongs to.")
         ] = None,
         agent_id: Annotated[Identifier | None, Field(description="Who is writing it.")] = None,
+        occurred_at: Annotated[
+            str | None,
+            Field(
+                max_length=64,
+                description="When it happened (ISO 8601), for a past event or conversation "
+                "turn; now when omitted.",
+            ),
+        ] = None,
         project_id: ProjectId = None,
     ) -> RememberResult:
         scope = project(ctx, project_id, Role.WRITE)  # access is checked before the arguments
@@ -396,6 +420,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 "evidence": evidence,
                 "session_id": session_id,
                 "agent_id": agent_id,
+                "occurred_at": occurred_at,
             },
         )
         memory, outcome = gm.remember_detailed(item, project_id=scope)

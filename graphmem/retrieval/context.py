@@ -10,8 +10,9 @@
   words``, words being the case-folded ``\\w+`` runs, each counted once
   (measured on the dev sets: word overlap finds far fewer of the right
   memories, docs/retrieval.md);
-- recency: ``exp(-seconds since last access, or creation / 604800)``, one week
-  as the time constant;
+- recency: ``exp(-seconds since last access, or else since it happened
+  (``occurred_at``, which is the write unless told otherwise) / 604800)``,
+  one week as the time constant;
 - confidence: the memory's own, in [0, 1];
 - access frequency: ``access_count / max access_count in scope`` (the session
   when one is named, otherwise the project); 0 when nothing was accessed.
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -121,6 +123,14 @@ class ContextRequest(BaseModel):
         default=None,
         description="Only this session's memories (the scope of access frequency); "
         "the whole project when omitted.",
+    )
+    occurred_after: datetime | None = Field(
+        default=None,
+        description="Only memories of what happened at or after this time (ISO 8601).",
+    )
+    occurred_before: datetime | None = Field(
+        default=None,
+        description="Only memories of what happened before this time (ISO 8601).",
     )
 
 

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from graphmem.models import (
     MAX_TAGS,
+    Epoch,
     Identifier,
     Memory,
     MemoryType,
@@ -80,6 +81,10 @@ class SearchFilters(_Input):
     """Epoch seconds, inclusive."""
     created_before: float | None = Field(default=None, allow_inf_nan=False)
     """Epoch seconds, exclusive."""
+    occurred_after: Epoch | None = None
+    """When it happened (``occurred_at``), epoch seconds, inclusive."""
+    occurred_before: Epoch | None = None
+    """When it happened, epoch seconds, exclusive."""
     include_candidates: bool = True
     include_archived: bool = False
     include_superseded: bool = False
@@ -99,6 +104,8 @@ class SearchFilters(_Input):
             "min_confidence": self.min_confidence,
             "created_after": self.created_after,
             "created_before": self.created_before,
+            "occurred_after": self.occurred_after,
+            "occurred_before": self.occurred_before,
             "include_candidates": self.include_candidates,
             "include_archived": self.archived_allowed(),
             "include_superseded": self.include_superseded,
@@ -118,6 +125,8 @@ class SearchFilters(_Input):
             and memory.confidence >= self.min_confidence
             and (self.created_after is None or memory.created_at >= self.created_after)
             and (self.created_before is None or memory.created_at < self.created_before)
+            and (self.occurred_after is None or memory.occurred >= self.occurred_after)
+            and (self.occurred_before is None or memory.occurred < self.occurred_before)
         )
 
 

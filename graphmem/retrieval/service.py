@@ -291,6 +291,8 @@ class Retrieval:
             statuses=[] if self.policy.candidate_slots else [Status.ACTIVE],
             include_candidates=self.policy.candidate_slots > 0,
             include_superseded=request.include_superseded,
+            occurred_after=request.occurred_after,
+            occurred_before=request.occurred_before,
         )
         fetch = request.max_results * self.config.context_overfetch
         found = self._candidates(

@@ -25,7 +25,7 @@ MEMORY_FIELDS = """
     id projectId sessionId content memoryType tier status confidence importance
     accessCount occurrenceCount feedback feedbackCount pinned source suggestedBy
     selfAssessment tags rationale evidence agentId supersededBy
-    createdAt updatedAt lastAccessedAt promotedAt archivedAt
+    createdAt occurredAt updatedAt lastAccessedAt promotedAt archivedAt
     archivedFrom archiveReason activatedAt lastSeen mergedInto
 """
 
