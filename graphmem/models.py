@@ -291,6 +291,10 @@ class Memory(BaseModel):
     confidence: float = 0.7
     importance: float = 0.0
     access_count: int = 0
+    """Explicit uses (recordAccess); what access frequency and importance read."""
+    retrieval_count: int = 0
+    """How often knowledgeContext returned it: counted apart, since being
+    retrieved is not being used."""
     occurrence_count: int = 1
     feedback: float = 0.0
     feedback_count: int = 0
@@ -309,6 +313,7 @@ class Memory(BaseModel):
     graphmem kept it."""
     updated_at: float
     last_accessed_at: float | None = None
+    last_retrieved_at: float | None = None
     promoted_at: float | None = None
     archived_at: float | None = None
     archived_from: Tier | None = None

@@ -165,7 +165,7 @@ def context(
     session: Annotated[str | None, typer.Option(help="Only this session's memories.")] = None,
     no_record_access: Annotated[
         bool,
-        typer.Option("--no-record-access", help="Do not count this as an access of the results."),
+        typer.Option("--no-record-access", help="Do not count this as a retrieval of the results."),
     ] = False,
     min_relevance: MinRelevanceOption = DEFAULT_MIN_RELEVANCE,
     occurred_after: OccurredAfterOption = None,

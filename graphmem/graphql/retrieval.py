@@ -2,7 +2,7 @@
 
 Every result explains itself: the parts of each score, the retrievers that
 found a memory and at what rank, the relations that brought it in and what it
-replaces. knowledgeContext records an access on each memory it returns (unless
+replaces. knowledgeContext counts a retrieval on each memory it returns (unless
 ``recordAccess: false``), so it is a query with a side effect: the request's
 cached reads are dropped after it, as after a mutation.
 """
@@ -281,7 +281,9 @@ def _parsed(filters: SearchFilters | None) -> domain.SearchFilters | None:
 class RetrievalQuery:
     @strawberry.field(
         description="What an agent should know right now, best first, each score factor by "
-        "factor. Records an access on each memory returned unless recordAccess is false."
+        "factor. Counts a retrieval (retrievalCount) on each memory returned unless "
+        "recordAccess is false; retrieval is not use, so accessCount, recency and importance "
+        "stay as they are."
     )
     async def knowledge_context(
         self,

@@ -144,7 +144,12 @@ class Memory:
     importance: float = strawberry.field(
         description="The score stored at the last write; importanceBreakdown is as of now."
     )
-    access_count: int
+    access_count: int = strawberry.field(
+        description="Explicit uses (recordAccess); what frequency and importance read."
+    )
+    retrieval_count: int = strawberry.field(
+        description="How often knowledgeContext returned it; retrieval is not counted as use."
+    )
     occurrence_count: int
     feedback: float = strawberry.field(description="The sum of all feedback values given.")
     feedback_count: int
@@ -163,6 +168,7 @@ class Memory:
     )
     updated_at: datetime
     last_accessed_at: datetime | None
+    last_retrieved_at: datetime | None
     promoted_at: datetime | None
     archived_at: datetime | None
     archived_from: models.Tier | None = strawberry.field(
@@ -189,6 +195,7 @@ class Memory:
             confidence=memory.confidence,
             importance=memory.importance,
             access_count=memory.access_count,
+            retrieval_count=memory.retrieval_count,
             occurrence_count=memory.occurrence_count,
             feedback=memory.feedback,
             feedback_count=memory.feedback_count,
@@ -205,6 +212,7 @@ class Memory:
             occurred_at=from_epoch(memory.occurred),
             updated_at=from_epoch(memory.updated_at),
             last_accessed_at=to_datetime(memory.last_accessed_at),
+            last_retrieved_at=to_datetime(memory.last_retrieved_at),
             promoted_at=to_datetime(memory.promoted_at),
             archived_at=to_datetime(memory.archived_at),
             archived_from=memory.archived_from,

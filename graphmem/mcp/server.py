@@ -190,7 +190,8 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
     @server.tool(
         description="What the memory store knows that bears on what you are about to do, "
         "best first: a text block to put in your prompt plus each memory with its score. "
-        "Only active, current memories are returned; each one returned counts as a use.",
+        "Only active, current memories are returned; each one returned counts as retrieved "
+        "(not as used: record_feedback or pin says a memory helped).",
         annotations=ToolAnnotations(read_only_hint=False, open_world_hint=False),
     )
     def knowledge_context(
@@ -230,7 +231,8 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         record_access: Annotated[
             bool | None,
             Field(
-                description="Count each returned memory as used; the server's setting when omitted."
+                description="Count a retrieval on each returned memory; the server's setting when "
+                "omitted."
             ),
         ] = None,
         min_relevance: MinRelevance = DEFAULT_MIN_RELEVANCE,

@@ -113,7 +113,8 @@ class RetrievalConfig:
     weights: RankWeights = field(default_factory=RankWeights)
     factors: RelationFactors = field(default_factory=RelationFactors)
     record_access: bool = True
-    """knowledgeContext records an access on each memory it returns."""
+    """knowledgeContext counts a retrieval on each memory it returns (``retrieval_count``,
+    apart from accesses: what retrieval returns must not raise its own frequency)."""
 
 
 @dataclass
@@ -340,7 +341,7 @@ class Retrieval:
             if item.memory.id in full
         ]
         if self.config.record_access if record_access is None else record_access:
-            self._record_accesses([item.memory for item in chosen], project_id, now)
+            self._record_retrievals([item.memory for item in chosen], project_id, now)
         return ContextResult(
             items=chosen,
             weights=weights,
@@ -384,32 +385,13 @@ class Retrieval:
                 self._max_access[key] = (value, time.monotonic() + ttl)
         return value
 
-    def _record_accesses(self, memories: Sequence[Memory], project_id: str, now: float) -> None:
-        if not memories:
-            return
-        rows = []
-        for memory in memories:
-            accessed = memory.model_copy(
-                update={"access_count": memory.access_count + 1, "last_accessed_at": now}
+    def _record_retrievals(self, memories: Sequence[Memory], project_id: str, now: float) -> None:
+        """Count a retrieval on each memory returned; accesses (use) stay as they are."""
+        if memories:
+            self.store.write(
+                "record_retrievals",
+                {"ids": [m.id for m in memories], "project_id": project_id, "now": now},
             )
-            rows.append(
-                {
-                    "id": memory.id,
-                    "access_count": accessed.access_count,
-                    "feedback_count": memory.feedback_count,
-                    "fields": self.scorer.stored_fields(accessed, now),
-                }
-            )
-        written = self.store.write(
-            "record_context_access", {"rows": rows, "project_id": project_id, "now": now}
-        )
-        # Accesses made here raise the scope maxima this process has cached.
-        highest = max((row["access_count"] for row in written), default=0)
-        sessions = {memory.session_id for memory in memories}
-        with self._lock:
-            for key, (value, expires) in list(self._max_access.items()):
-                if key[0] == project_id and (key[1] is None or key[1] in sessions):
-                    self._max_access[key] = (max(value, highest), expires)
 
     # -- search --------------------------------------------------------------
 

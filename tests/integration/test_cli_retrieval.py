@@ -71,7 +71,7 @@ def test_context_prints_components_and_can_leave_accesses_alone(data_dir: Path):
     assert shown.exit_code == 0, shown.output
     assert memory.id in shown.stdout and "text_similarity" in shown.stdout
     with store(data_dir) as gm:
-        assert gm.get(memory.id).access_count == 0
+        assert gm.get(memory.id).retrieval_count == 0
 
     as_json = cli(data_dir, "context", "deploy script", "--json")
     body = json.loads(as_json.stdout)
@@ -80,7 +80,8 @@ def test_context_prints_components_and_can_leave_accesses_alone(data_dir: Path):
         body["items"][0]["score"]
     )
     with store(data_dir) as gm:
-        assert gm.get(memory.id).access_count == 1
+        assert gm.get(memory.id).retrieval_count == 1
+        assert gm.get(memory.id).access_count == 0
 
 
 @pytest.mark.parametrize(

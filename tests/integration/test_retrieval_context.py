@@ -154,18 +154,31 @@ def test_hints_of_2_and_1001_characters_are_rejected(egm: GraphMem, hint: str):
     assert error.value.field == "context_hint"
 
 
-def test_each_call_records_an_access_on_what_it_returns(egm: GraphMem, clock: ManualClock):
+def test_each_call_counts_a_retrieval_not_a_use_on_what_it_returns(
+    egm: GraphMem, clock: ManualClock
+):
+    # The scope's maximum access count is read fresh on every call.
+    egm.retrieval.config = dataclasses.replace(egm.retrieval.config, max_access_cache_seconds=0)
     shown = egm.remember({"content": "the staging database resets nightly"})
     hidden = egm.remember({"content": "lunch is at noon"})
     clock.advance(3600)
-    egm.knowledge_context("staging database")
+    first = egm.knowledge_context("staging database")
     after = egm.get(shown.id)
-    assert after.access_count == 1
-    assert after.last_accessed_at == pytest.approx(clock.now())
-    assert after.importance != shown.importance  # rescored as of the access
-    assert egm.get(hidden.id).access_count == 0
+    assert (after.retrieval_count, after.last_retrieved_at) == (1, pytest.approx(clock.now()))
+    # Retrieval is not use: accesses, recency and importance stay as they were.
+    assert (after.access_count, after.last_accessed_at) == (0, None)
+    assert after.importance == shown.importance
+    assert egm.get(hidden.id).retrieval_count == 0
+    for _ in range(3):
+        again = egm.knowledge_context("staging database")
+    assert again.items[0].score == pytest.approx(first.items[0].score)  # no feedback loop
+    assert components(again.items[0])["access_frequency"] == 0.0
+    assert egm.get(shown.id).retrieval_count == 4
     egm.knowledge_context("staging database", record_access=False)
-    assert egm.get(shown.id).access_count == 1
+    assert egm.get(shown.id).retrieval_count == 4
+    egm.record_access(shown.id)  # an agent's explicit use is what frequency counts
+    used = egm.knowledge_context("staging database", record_access=False)
+    assert components(used.items[0])["access_frequency"] == 1.0
 
 
 def test_emits_a_telemetry_event_with_status_and_duration(egm: GraphMem):
