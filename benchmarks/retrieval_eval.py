@@ -12,7 +12,8 @@ Three dev sets, each written through the Python API with embeddings on:
   (``benchmarks/eval/conversations.json``): every turn one memory, one
   project per conversation, questions answered by named turns.
 
-Every graphmem mode (FULLTEXT, VECTOR, HYBRID, GRAPH, knowledgeContext) runs
+Every graphmem mode (FULLTEXT, VECTOR, HYBRID, GRAPH, knowledgeContext, and
+HYBRID with minRelevance 0, to show what the default threshold costs) runs
 beside two references on the same memories in the same run: Okapi BM25
 (``rank_bm25``, k1 1.2, b 0.75, over the same stop words and stems) and
 plain cosine similarity of the same embeddings. Printed per set and mode:
@@ -64,6 +65,8 @@ MADIAL_DIR = next(
 """``shared/eval/madial`` beside the checkout (or beside its parent, for worktrees)."""
 MODES = ("FULLTEXT", "VECTOR", "HYBRID", "GRAPH")
 CONTEXT = "knowledgeContext"
+UNFILTERED = "HYBRID minRel 0"
+"""HYBRID with minRelevance 0: what the default threshold costs in recall."""
 REFERENCES = ("ref BM25", "ref dense")
 CUTOFFS = (5, 10)
 DEPTH = 10
@@ -127,8 +130,14 @@ def measure(queries: Sequence[LabelledQuery], mode: str, rank: Ranker) -> Qualit
 
 
 def evaluate(gm: GraphMem, queries: Sequence[LabelledQuery], mode: str) -> Quality:
-    """One graphmem mode (a search mode or ``knowledgeContext``) over ``queries``."""
-    if mode == CONTEXT:
+    """One graphmem mode (a search mode, ``knowledgeContext``, or HYBRID with
+    nothing left out by ``minRelevance``) over ``queries``."""
+    if mode == UNFILTERED:
+
+        def rank(q: LabelledQuery) -> list[str]:
+            found = gm.search(q.text, limit=DEPTH, min_relevance=0.0, project_id=q.project)
+            return [hit.memory.id for hit in found.hits]
+    elif mode == CONTEXT:
 
         def rank(q: LabelledQuery) -> list[str]:
             found = gm.knowledge_context(
@@ -316,7 +325,7 @@ class Server:
 def run_set(gm: GraphMem, dev: DevSet, embedder: MiniLMEmbedder) -> list[dict[str, Any]]:
     """Every mode and both references on one dev set, as rows of figures."""
     name = dev.name
-    qualities = [evaluate(gm, dev.queries, mode) for mode in (*MODES, CONTEXT)]
+    qualities = [evaluate(gm, dev.queries, mode) for mode in (*MODES, UNFILTERED, CONTEXT)]
     qualities.append(measure(dev.queries, REFERENCES[0], reference_bm25(dev)))
     qualities.append(measure(dev.queries, REFERENCES[1], reference_dense(dev, embedder)))
     return [
