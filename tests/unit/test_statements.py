@@ -7,19 +7,19 @@ from pathlib import Path
 
 import pytest
 
+from graphmem.models import RelationType
 from graphmem.statements import CYPHER_DIR, Statements
 
 PACKAGE = Path(__file__).resolve().parents[2] / "graphmem"
 NAMED = re.compile(r"""\.(?:read|write)\(\s*["']([a-z_]+)["']""")
-MAPPED = re.compile(r""":\s*["'](relate_[a-z_]+)["']""")
 
 
 def referenced_names() -> set[str]:
     names: set[str] = set()
     for source in PACKAGE.rglob("*.py"):
         text = source.read_text()
-        names |= set(NAMED.findall(text)) | set(MAPPED.findall(text))
-    return names
+        names |= set(NAMED.findall(text))
+    return names | {relation_type.statement for relation_type in RelationType}
 
 
 def test_the_code_names_statements():
