@@ -28,6 +28,7 @@ nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import statistics
@@ -47,6 +48,7 @@ from falkordb import FalkorDB
 from graphmem.api import GraphMem
 from graphmem.embeddings import MiniLMEmbedder, memory_text
 from graphmem.retrieval.fulltext import analyse
+from graphmem.retrieval.fusion import ScoreFusion
 from graphmem.retrieval.search import MAX_QUERY_CHARS
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
@@ -343,6 +345,51 @@ def run_set(gm: GraphMem, dev: DevSet, embedder: MiniLMEmbedder) -> list[dict[st
     ]
 
 
+VECTOR_WEIGHTS = (0.6, 0.7, 0.8, 0.9)
+LEXICAL_HALVES = (0.05, 0.1, 0.2)
+
+
+def fusion_grid(gm: GraphMem, dev: DevSet) -> list[dict[str, Any]]:
+    """HYBRID recall and MRR for each ``ScoreFusion`` setting, nothing cut by minRelevance."""
+    kept = gm.retrieval.config
+    rows = []
+    try:
+        for weight in VECTOR_WEIGHTS:
+            for half in LEXICAL_HALVES:
+                fusion = ScoreFusion(vector_weight=weight, lexical_half=half)
+                gm.retrieval.config = dataclasses.replace(kept, fusion=fusion)
+                q = evaluate(gm, dev.queries, UNFILTERED)
+                rows.append(
+                    {
+                        "set": dev.name,
+                        "vector_weight": weight,
+                        "lexical_half": half,
+                        "recall@10": q.recall[10],
+                        "mrr@10": q.mrr,
+                    }
+                )
+    finally:
+        gm.retrieval.config = kept
+    return rows
+
+
+def grid_table(rows: Sequence[dict[str, Any]]) -> Any:
+    from rich.table import Table
+
+    out = Table(title="fusion grid (HYBRID, minRelevance 0)")
+    for column in ("set", "vector weight", "lexical half", "recall@10", "MRR@10"):
+        out.add_column(column, justify="left" if column == "set" else "right")
+    for row in rows:
+        out.add_row(
+            row["set"],
+            f"{row['vector_weight']:.2f}",
+            f"{row['lexical_half']:.2f}",
+            f"{row['recall@10']:.3f}",
+            f"{row['mrr@10']:.3f}",
+        )
+    return out
+
+
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
 """minRelevance values the calibration reports."""
 OFF_TOPIC_QUERIES = 100
@@ -457,6 +504,13 @@ def main(
             "often it answers nothing to another set's queries."
         ),
     ] = True,
+    grid: Annotated[
+        bool,
+        typer.Option(
+            help="Also run HYBRID for each fusion weight and lexical half (the grid that "
+            "chose the defaults), at minRelevance 0."
+        ),
+    ] = False,
 ) -> None:
     """Measure every retrieval mode beside reference BM25 and dense on the dev sets."""
     from benchmarks.report import console
@@ -474,6 +528,7 @@ def main(
     server = Server()
     rows: list[dict[str, Any]] = []
     calibrated: list[dict[str, Any]] = []
+    gridded: list[dict[str, Any]] = []
     try:
         loaded = []
         for name in names:
@@ -481,6 +536,10 @@ def main(
             gm = server.graphmem(f"eval_{name}", embedder)
             loaded.append((gm, LOADERS[name](gm)))
             rows += run_set(*loaded[-1], embedder)
+        if grid:
+            out.print("[bold]fusion grid[/]")
+            for gm, dev in loaded:
+                gridded += fusion_grid(gm, dev)
         if calibrate:
             out.print("[bold]minRelevance calibration[/]")
             for gm, dev in loaded:
@@ -491,10 +550,13 @@ def main(
     out.print(quality_table(rows))
     for line in verdicts(rows):
         out.print(line)
+    if gridded:
+        out.print(grid_table(gridded))
     if calibrated:
         out.print(calibration_table(calibrated))
     if json_out:
-        sys.stdout.write(json.dumps({"quality": rows, "calibration": calibrated}, indent=2) + "\n")
+        report = {"quality": rows, "calibration": calibrated, "grid": gridded}
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
 
 
 if __name__ == "__main__":
