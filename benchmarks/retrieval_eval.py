@@ -12,7 +12,8 @@ Three dev sets, each written through the Python API with embeddings on:
   (``benchmarks/eval/conversations.json``): every turn one memory, one
   project per conversation, questions answered by named turns.
 
-Every graphmem mode (FULLTEXT, VECTOR, HYBRID, GRAPH, knowledgeContext, and
+Every graphmem mode (FULLTEXT, VECTOR, HYBRID, GRAPH, knowledgeContext; also
+knowledgeContext scored by seed 002's word overlap with nothing left out, and
 HYBRID with minRelevance 0, to show what the default threshold costs) runs
 beside two references on the same memories in the same run: Okapi BM25
 (``rank_bm25``, k1 1.2, b 0.75, over the same stop words and stems) and
@@ -47,6 +48,7 @@ from falkordb import FalkorDB
 
 from graphmem.api import GraphMem
 from graphmem.embeddings import MiniLMEmbedder, memory_text
+from graphmem.retrieval.context import WORD_OVERLAP
 from graphmem.retrieval.fulltext import analyse
 from graphmem.retrieval.fusion import ScoreFusion
 from graphmem.retrieval.search import MAX_QUERY_CHARS
@@ -69,6 +71,8 @@ MODES = ("FULLTEXT", "VECTOR", "HYBRID", "GRAPH")
 CONTEXT = "knowledgeContext"
 UNFILTERED = "HYBRID minRel 0"
 """HYBRID with minRelevance 0: what the default threshold costs in recall."""
+SEED_CONTEXT = "kC word overlap"
+"""knowledgeContext with seed 002's literal word overlap as its text similarity."""
 REFERENCES = ("ref BM25", "ref dense")
 CUTOFFS = (5, 10)
 DEPTH = 10
@@ -139,6 +143,24 @@ def evaluate(gm: GraphMem, queries: Sequence[LabelledQuery], mode: str) -> Quali
         def rank(q: LabelledQuery) -> list[str]:
             found = gm.search(q.text, limit=DEPTH, min_relevance=0.0, project_id=q.project)
             return [hit.memory.id for hit in found.hits]
+    elif mode == SEED_CONTEXT:  # as seed 002 had it: word overlap, nothing left out
+        kept = gm.retrieval.config
+        gm.retrieval.config = dataclasses.replace(kept, context_text_scorer=WORD_OVERLAP)
+
+        def rank(q: LabelledQuery) -> list[str]:
+            found = gm.knowledge_context(
+                q.text,
+                max_results=DEPTH,
+                min_relevance=0.0,
+                record_access=False,
+                project_id=q.project,
+            )
+            return [item.memory.id for item in found.items]
+
+        try:
+            return measure(queries, mode, rank)
+        finally:
+            gm.retrieval.config = kept
     elif mode == CONTEXT:
 
         def rank(q: LabelledQuery) -> list[str]:
@@ -327,7 +349,8 @@ class Server:
 def run_set(gm: GraphMem, dev: DevSet, embedder: MiniLMEmbedder) -> list[dict[str, Any]]:
     """Every mode and both references on one dev set, as rows of figures."""
     name = dev.name
-    qualities = [evaluate(gm, dev.queries, mode) for mode in (*MODES, UNFILTERED, CONTEXT)]
+    modes = (*MODES, UNFILTERED, CONTEXT, SEED_CONTEXT)
+    qualities = [evaluate(gm, dev.queries, mode) for mode in modes]
     qualities.append(measure(dev.queries, REFERENCES[0], reference_bm25(dev)))
     qualities.append(measure(dev.queries, REFERENCES[1], reference_dense(dev, embedder)))
     return [

@@ -263,7 +263,7 @@ def test_tool_schema_states_the_limits_that_are_enforced():
     assert (props["maxResults"]["maximum"], props["maxResults"]["default"]) == (50, 5)
     assert props["minConfidence"]["default"] == 0.5
     assert props["recencyWeight"]["default"] == 0.3
-    assert (props["minRelevance"]["default"], props["minRelevance"]["maximum"]) == (0.25, 1.0)
+    assert (props["minRelevance"]["default"], props["minRelevance"]["maximum"]) == (0.2, 1.0)
     assert "$ref" not in str(params) and "$defs" not in str(params)
 
 
