@@ -15,10 +15,10 @@ in every query and every mode:
 ``relevance = vector_weight * cosine + (1 - vector_weight) * lexical`` when both
 ran; with one retriever (VECTOR or FULLTEXT mode, or embeddings off) the
 relevance is that retriever's own value. The weight and ``half`` were chosen
-on the dev sets (docs/retrieval.md has the grid and its figures): score fusion
-beat reciprocal rank fusion there on recall@10 and MRR@10, because ranks throw
-away how far apart two candidates are, and it gives relevance a scale on which
-"nothing relevant" can be decided.
+on the dev sets (docs/retrieval.md has the grid and its figures; ``python -m
+benchmarks.retrieval_eval --grid`` prints it). Scores are fused rather than
+ranks: ranks throw away how far apart two candidates are, and a fused score
+gives relevance a scale on which "nothing relevant" can be decided.
 
 A candidate that one retriever did not return gets that retriever's floor:
 0 when the retriever returned everything it could (no shared word, no
