@@ -29,9 +29,9 @@ from graphmem.graphql.types import (
     MemoryInput,
     MemoryUpdateInput,
     Relation,
-    RememberManyPayload,
     RememberPayload,
     Session,
+    WriteOutcome,
 )
 
 
@@ -98,39 +98,35 @@ class MemoryMutation:
         return RememberPayload.of(memory, outcome)
 
     @strawberry.mutation(
-        description=f"Record up to {models.MAX_BATCH_SIZE:,} memories (a conversation's "
-        "turns, say) in one atomic write: one bad item writes nothing and the error names "
-        "its index and field. Duplicates merge as in remember."
+        description=f"Record up to {models.MAX_BATCH_SIZE:,} memories (a conversation's turns, "
+        "say) in one atomic write: the whole batch is checked first (one bad item writes "
+        "nothing and the error names its index and field), and with dedup an item duplicating "
+        "a live memory or an earlier item is counted into it. One outcome per item, in order."
     )
     async def remember_many(
         self,
         info: Info,
         input: list[MemoryInput],
+        dedup: bool = True,
         project_id: ProjectId = None,
-        dedup: Annotated[
-            bool,
-            strawberry.argument(
-                description="Merge items that repeat a live memory or an earlier item."
-            ),
-        ] = True,
-    ) -> RememberManyPayload:
+    ) -> list[WriteOutcome]:
         if len(input) > models.MAX_BATCH_SIZE:
             raise InvalidInputError(
                 f"input: at most {models.MAX_BATCH_SIZE} memories per batch, got {len(input)}",
                 field="input",
             )
         items = [
-            parse_input(models.MemoryInput, dataclasses.asdict(item), f"input[{index}]")
-            for index, item in enumerate(input)
+            parse_input(models.MemoryInput, dataclasses.asdict(item), f"input[{n}]")
+            for n, item in enumerate(input)
         ]
         gm = info.context.gm
         try:
             outcomes = await write(
-                info, gm.remember_many_detailed, items, project_id=project_id, dedup=dedup
+                info, gm.remember_many_detailed, items, dedup=dedup, project_id=project_id
             )
         except InvalidInputError as error:
             raise _in_input(error, len(items)) from None
-        return RememberManyPayload.of(outcomes, project_id)
+        return [WriteOutcome.of(outcome) for outcome in outcomes]
 
     @strawberry.mutation(description="Change some fields of a memory; it is rescored.")
     async def update_memory(

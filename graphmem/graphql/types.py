@@ -390,47 +390,25 @@ class RememberPayload:
         )
 
 
-@strawberry.type(description="What rememberMany did with one item of its input.")
-class RememberManyItem:
-    index: int = strawberry.field(description="The item's position in the input, from 0.")
+@strawberry.type(description="What rememberMany did with one item of the batch.")
+class WriteOutcome:
     id: strawberry.ID = strawberry.field(
         description="The new memory, or the existing one the item was counted into."
     )
     created: bool = strawberry.field(
-        description="False: the content duplicated a live memory (or an earlier item) and "
-        "merged into it."
+        description="False: the item duplicated a live memory (or an earlier item) and merged."
     )
     match: DuplicateMatch | None = strawberry.field(
         description="How a merged item matched; null when a memory was created."
     )
-    project_id: strawberry.Private[str | None]
-
-    @strawberry.field(description="The memory as it now stands (read only when asked for).")
-    async def memory(self, info: Info) -> Memory | None:
-        found = await info.context.loaders.memories(self.project_id).load(self.id)
-        return Memory.of(found) if found else None
-
-
-@strawberry.type(description="The outcome of a rememberMany: one entry per input item, in order.")
-class RememberManyPayload:
-    items: list[RememberManyItem]
-    created: int = strawberry.field(description="How many new memories the batch created.")
-    merged: int = strawberry.field(description="How many items merged into a memory instead.")
 
     @classmethod
-    def of(cls, outcomes: list[models.WriteOutcome], project_id: str | None) -> RememberManyPayload:
-        items = [
-            RememberManyItem(
-                index=index,
-                id=strawberry.ID(outcome.id),
-                created=outcome.created,
-                match=DuplicateMatch(outcome.match) if outcome.match else None,
-                project_id=project_id,
-            )
-            for index, outcome in enumerate(outcomes)
-        ]
-        created = sum(1 for outcome in outcomes if outcome.created)
-        return cls(items=items, created=created, merged=len(outcomes) - created)
+    def of(cls, outcome: models.WriteOutcome) -> WriteOutcome:
+        return cls(
+            id=strawberry.ID(outcome.id),
+            created=outcome.created,
+            match=DuplicateMatch(outcome.match) if outcome.match else None,
+        )
 
 
 def domain_default(model: type[BaseModel], field: str) -> Any:
