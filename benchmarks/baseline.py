@@ -70,6 +70,7 @@ def raw_rows(
             "evidence": item.get("evidence", []),
             "agent_id": item.get("agent_id"),
             "created_at": now,
+            "occurred_at": now,
             "updated_at": now,
             **contributions,
             "importance": sum(contributions.values()),

@@ -135,6 +135,10 @@ TEMPLATES: dict[MemoryType | None, list[str]] = {
         "Never run migrations for {component} without a fresh backup.",
         "Always pin {tech} to a minor version in {file}.",
     ],
+    MemoryType.EVENT: [
+        "{agent} rolled {component} back after `{error}` showed up in {file}.",
+        "The user said {component} must stay on {tech} until the audit is over.",
+    ],
     None: [
         "Standup: {agent} is looking at {component} today; {file} is the starting point.",
         "Pairing notes: walked through {file} and the {tech} setup of {component}.",

@@ -59,13 +59,9 @@ def calls(ids: list[str], sessions: int) -> dict[str, tuple[Call, int]]:
     rng = random.Random(7)
     accessed, scored, promoted = ids[: len(ids) // 2], ids[len(ids) // 2 : -BATCH], ids[-BATCH:]
 
-    def record_context_access(s: FalkorStore, n: int) -> int:
-        rows = [
-            {"id": i, "access_count": 0, "feedback_count": 0, "fields": {"importance": 0.5}}
-            for i in rng.sample(accessed, CONTEXT)
-        ]
-        params = {"rows": rows, "project_id": PROJECT, "now": float(n)}
-        return len(s.write("record_context_access", params))
+    def record_retrievals(s: FalkorStore, n: int) -> int:
+        params = {"ids": rng.sample(accessed, CONTEXT), "project_id": PROJECT, "now": float(n)}
+        return len(s.write("record_retrievals", params))
 
     def set_importance(s: FalkorStore, n: int) -> int:
         params = {"id": rng.choice(scored), "project_id": PROJECT}
@@ -103,7 +99,7 @@ def calls(ids: list[str], sessions: int) -> dict[str, tuple[Call, int]]:
         return len(s.write("claim_due_sessions", params))
 
     return {
-        f"record_context_access ({CONTEXT} memories)": (record_context_access, CONTEXT),
+        f"record_retrievals ({CONTEXT} memories)": (record_retrievals, CONTEXT),
         "set_importance (1 memory)": (set_importance, 1),
         f"promote_memories ({BATCH} memories)": (promote_memories, BATCH),
         f"claim_due_sessions ({sessions} sessions)": (claim_due_sessions, sessions),

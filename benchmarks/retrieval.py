@@ -85,7 +85,7 @@ def quality(env: Env, embedder: MiniLMEmbedder, *, madial: bool) -> list[dict[st
         sets.append(("madial", retrieval_eval.load_madial))
     for name, loader in sets:
         gm, raw = env.graph(f"quality_{name}", embedder)
-        labelled = loader(gm)
+        labelled = loader(gm).queries
         for mode in retrieval_eval.MODES:
             q = retrieval_eval.evaluate(gm, labelled, mode)
             rows.append(

@@ -1,26 +1,81 @@
-"""Retrieval quality: recall@k and MRR per search mode on labelled sets.
+"""``python -m benchmarks.retrieval_eval``: retrieval quality per dev set and mode.
 
-Two sets: graphmem's own (``benchmarks/eval/retrieval_eval.json``: exact
-tokens, paraphrases, answers that need a relation walked, superseded answers)
-and MADial-Bench (``../shared/eval/madial``: 160 event memories, each
-dialogue's turns before the test turn as the query, its gold memory ids as
-the answer). Memories are written through the Python API with embeddings on.
+Three dev sets, each written through the Python API with embeddings on:
+
+- ``own``: graphmem's labelled set (``benchmarks/eval/retrieval_eval.json``:
+  exact tokens, paraphrases, answers that need a relation walked, superseded
+  answers);
+- ``madial``: MADial-Bench (``../shared/eval/madial``: 160 event memories,
+  each dialogue's turns before the test turn as the query, its gold memory
+  ids as the answer);
+- ``conversations``: multi-session user/assistant conversations
+  (``benchmarks/eval/conversations.json``): every turn one memory, one
+  project per conversation, questions answered by named turns.
+
+Every graphmem mode (FULLTEXT, VECTOR, HYBRID, GRAPH, knowledgeContext; also
+knowledgeContext scored by seed 002's word overlap with nothing left out, and
+HYBRID with minRelevance 0, to show what the default threshold costs) runs
+beside two references on the same memories in the same run: Okapi BM25
+(``rank_bm25``, k1 1.2, b 0.75, over the same stop words and stems) and
+plain cosine similarity of the same embeddings. Printed per set and mode:
+recall@5, recall@10, MRR@10 and p50/p95 latency per query.
+
+Then the minRelevance calibration (``--no-calibrate`` skips it): per set and
+threshold, the share of the right memories in a HYBRID top 10 whose relevance
+reaches it, the share of queries whose best right memory does, and the share
+of the other sets' queries, asked of this set's store, that it answers with
+nothing.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Sequence
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+from falkordb import FalkorDB
 
 from graphmem.api import GraphMem
+from graphmem.embeddings import MiniLMEmbedder, memory_text
+from graphmem.retrieval.context import WORD_OVERLAP
+from graphmem.retrieval.fulltext import analyse
+from graphmem.retrieval.fusion import ScoreFusion
 from graphmem.retrieval.search import MAX_QUERY_CHARS
+from graphmem.store.embedded import EmbeddedFalkorDB
+from graphmem.store.falkordb import FalkorStore
 
-OWN_SET = Path(__file__).resolve().parent / "eval" / "retrieval_eval.json"
-MADIAL_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "madial"
-MODES = ("FULLTEXT", "VECTOR", "HYBRID")
+EVAL_DIR = Path(__file__).resolve().parent / "eval"
+OWN_SET = EVAL_DIR / "retrieval_eval.json"
+CONVERSATIONS = EVAL_DIR / "conversations.json"
+MADIAL_DIR = next(
+    (
+        found
+        for root in Path(__file__).resolve().parents[1:4]
+        if (found := root / "shared" / "eval" / "madial").is_dir()
+    ),
+    Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "madial",
+)
+"""``shared/eval/madial`` beside the checkout (or beside its parent, for worktrees)."""
+MODES = ("FULLTEXT", "VECTOR", "HYBRID", "GRAPH")
+CONTEXT = "knowledgeContext"
+UNFILTERED = "HYBRID minRel 0"
+"""HYBRID with minRelevance 0: what the default threshold costs in recall."""
+SEED_CONTEXT = "kC word overlap"
+"""knowledgeContext with seed 002's literal word overlap as its text similarity."""
+REFERENCES = ("ref BM25", "ref dense")
 CUTOFFS = (5, 10)
+DEPTH = 10
 
 
 @dataclass(frozen=True)
@@ -28,6 +83,17 @@ class LabelledQuery:
     text: str
     relevant: frozenset[str]
     kind: str = ""
+    project: str | None = None
+    """None: the GraphMem's default project."""
+
+
+@dataclass(frozen=True)
+class DevSet:
+    """A loaded dev set: its queries and, per project, every memory's id and text."""
+
+    name: str
+    queries: list[LabelledQuery]
+    corpus: dict[str | None, dict[str, str]]
 
 
 @dataclass(frozen=True)
@@ -38,23 +104,123 @@ class Quality:
     """Mean share of each query's relevant memories in its top k."""
     mrr: float
     """Mean reciprocal rank of the first relevant memory (0 when none in the top 10)."""
+    p50_ms: float = 0.0
+    p95_ms: float = 0.0
 
 
-def evaluate(gm: GraphMem, queries: Sequence[LabelledQuery], mode: str) -> Quality:
+Ranker = Callable[[LabelledQuery], list[str]]
+
+
+def measure(queries: Sequence[LabelledQuery], mode: str, rank: Ranker) -> Quality:
+    """recall@k, MRR@10 and latency of ``rank`` over ``queries``."""
     recall = dict.fromkeys(CUTOFFS, 0.0)
     mrr = 0.0
+    took: list[float] = []
     for query in queries:
-        hits = gm.search(query.text, mode=mode, limit=max(CUTOFFS)).hits
-        ranked = [hit.memory.id for hit in hits]
+        started = time.perf_counter()
+        ranked = rank(query)[:DEPTH]
+        took.append((time.perf_counter() - started) * 1000.0)
         for k in CUTOFFS:
             recall[k] += len(query.relevant.intersection(ranked[:k])) / len(query.relevant)
         first = next((i for i, m in enumerate(ranked, start=1) if m in query.relevant), None)
         mrr += 1.0 / first if first else 0.0
     n = len(queries)
-    return Quality(mode=mode, queries=n, recall={k: v / n for k, v in recall.items()}, mrr=mrr / n)
+    return Quality(
+        mode=mode,
+        queries=n,
+        recall={k: v / n for k, v in recall.items()},
+        mrr=mrr / n,
+        p50_ms=statistics.median(took),
+        p95_ms=float(np.percentile(took, 95)),
+    )
 
 
-def load_own_set(gm: GraphMem, path: Path = OWN_SET) -> list[LabelledQuery]:
+def evaluate(gm: GraphMem, queries: Sequence[LabelledQuery], mode: str) -> Quality:
+    """One graphmem mode (a search mode, ``knowledgeContext``, or HYBRID with
+    nothing left out by ``minRelevance``) over ``queries``."""
+    if mode == UNFILTERED:
+
+        def rank(q: LabelledQuery) -> list[str]:
+            found = gm.search(q.text, limit=DEPTH, min_relevance=0.0, project_id=q.project)
+            return [hit.memory.id for hit in found.hits]
+    elif mode == SEED_CONTEXT:  # as seed 002 had it: word overlap, nothing left out
+        kept = gm.retrieval.config
+        gm.retrieval.config = dataclasses.replace(kept, context_text_scorer=WORD_OVERLAP)
+
+        def rank(q: LabelledQuery) -> list[str]:
+            found = gm.knowledge_context(
+                q.text,
+                max_results=DEPTH,
+                min_relevance=0.0,
+                record_access=False,
+                project_id=q.project,
+            )
+            return [item.memory.id for item in found.items]
+
+        try:
+            return measure(queries, mode, rank)
+        finally:
+            gm.retrieval.config = kept
+    elif mode == CONTEXT:
+
+        def rank(q: LabelledQuery) -> list[str]:
+            found = gm.knowledge_context(
+                q.text, max_results=DEPTH, record_access=False, project_id=q.project
+            )
+            return [item.memory.id for item in found.items]
+    else:
+
+        def rank(q: LabelledQuery) -> list[str]:
+            found = gm.search(q.text, mode=mode, limit=DEPTH, project_id=q.project)
+            return [hit.memory.id for hit in found.hits]
+
+    return measure(queries, mode, rank)
+
+
+def reference_bm25(dev: DevSet) -> Ranker:
+    """Okapi BM25 (rank_bm25) per project, over the same analysis as graphmem's."""
+    from rank_bm25 import BM25Okapi
+
+    indexes = {}
+    for project, texts in dev.corpus.items():
+        ids = list(texts)
+        indexes[project] = (ids, BM25Okapi([analyse(texts[i]) or ["\0"] for i in ids]))
+
+    def rank(q: LabelledQuery) -> list[str]:
+        ids, index = indexes[q.project]
+        scores = index.get_scores(analyse(q.text))
+        order = np.argsort(-scores, kind="stable")
+        return [ids[i] for i in order[:DEPTH] if scores[i] > 0]
+
+    return rank
+
+
+def reference_dense(dev: DevSet, embedder: MiniLMEmbedder) -> Ranker:
+    """Exact cosine similarity of the query's and every memory's embedding, per project."""
+    matrices = {}
+    for project, texts in dev.corpus.items():
+        ids = list(texts)
+        vectors = np.asarray(embedder.embed([texts[i] for i in ids]), dtype=np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        matrices[project] = (ids, vectors)
+
+    def rank(q: LabelledQuery) -> list[str]:
+        ids, vectors = matrices[q.project]
+        query = np.asarray(embedder.embed([q.text])[0], dtype=np.float32)
+        scores = vectors @ (query / np.linalg.norm(query))
+        return [ids[i] for i in np.argsort(-scores, kind="stable")[:DEPTH]]
+
+    return rank
+
+
+def _texts(gm: GraphMem, ids: Sequence[str], project: str | None) -> dict[str, str]:
+    return {
+        m.id: memory_text(m.content, m.rationale)
+        for m in gm.get_many(list(dict.fromkeys(ids)), project_id=project)
+    }
+
+
+def load_own_set(gm: GraphMem, path: Path = OWN_SET) -> DevSet:
     """Write the set's memories, relations and supersessions; return its queries."""
     data = json.loads(path.read_text())
     items = [
@@ -71,15 +237,16 @@ def load_own_set(gm: GraphMem, path: Path = OWN_SET) -> list[LabelledQuery]:
         gm.relate(ids[rel["from"]], ids[rel["to"]], rel["type"], rationale=rel.get("rationale"))
     for pair in data["supersedes"]:
         gm.supersede(ids[pair["old"]], ids[pair["new"]])
-    return [
+    queries = [
         LabelledQuery(
             text=q["query"], relevant=frozenset(ids[k] for k in q["relevant"]), kind=q["kind"]
         )
         for q in data["queries"]
     ]
+    return DevSet("own", queries, {None: _texts(gm, list(ids.values()), None)})
 
 
-def load_madial(gm: GraphMem, root: Path = MADIAL_DIR) -> list[LabelledQuery]:
+def load_madial(gm: GraphMem, root: Path = MADIAL_DIR) -> DevSet:
     """The 160 memories (the event text), and one query per dialogue: its turns
     before the test turn, the most recent ``MAX_QUERY_CHARS`` of them."""
     memories: dict[str, dict[str, str]] = {}
@@ -106,4 +273,314 @@ def load_madial(gm: GraphMem, root: Path = MADIAL_DIR) -> list[LabelledQuery]:
             relevant = frozenset(ids[str(k)] for k in dialogue["relevant-id"] if str(k) in ids)
             if relevant:
                 queries.append(LabelledQuery(text=text, relevant=relevant))
-    return queries
+    return DevSet("madial", queries, {None: _texts(gm, list(ids.values()), None)})
+
+
+def load_conversations(gm: GraphMem, path: Path = CONVERSATIONS) -> DevSet:
+    """Every turn as one memory (``speaker: text``), one project per conversation,
+    an ``event`` that occurred at its session's date (a minute per turn)."""
+    data = json.loads(path.read_text())
+    ids: dict[str, str] = {}
+    corpus: dict[str | None, dict[str, str]] = {}
+    for conversation in data["conversations"]:
+        project = conversation["id"]
+        turns = []
+        items = []
+        for session in conversation["sessions"]:
+            start = datetime.fromisoformat(session["date"]).timestamp()
+            for index, turn in enumerate(session["turns"]):
+                turns.append(turn)
+                items.append(
+                    {
+                        "content": f"{turn['speaker']}: {turn['text']}",
+                        "memory_type": "event",
+                        "session_id": session["id"],
+                        "occurred_at": start + 60.0 * index,
+                        "source": "import",
+                    }
+                )
+        written = gm.remember_many(items, dedup=False, project_id=project)
+        ids.update(zip((t["id"] for t in turns), written, strict=True))
+        corpus[project] = _texts(gm, written, project)
+    queries = [
+        LabelledQuery(
+            text=q["question"],
+            relevant=frozenset(ids[e] for e in q["evidence"]),
+            project=q["conversation"],
+        )
+        for q in data["questions"]
+    ]
+    return DevSet("conversations", queries, corpus)
+
+
+LOADERS: dict[str, Callable[[GraphMem], DevSet]] = {
+    "own": load_own_set,
+    "madial": load_madial,
+    "conversations": load_conversations,
+}
+
+
+class Server:
+    """A throwaway embedded FalkorDB under /tmp, removed afterwards."""
+
+    def __init__(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmeval-"))
+        self.server = EmbeddedFalkorDB(self.dir)
+        self.server.start()
+        self.db = FalkorDB(
+            unix_socket_path=str(self.server.socket_path),
+            socket_timeout=600.0,
+            client_name=self.server.client_name,
+        )
+
+    def graphmem(self, name: str, embedder: MiniLMEmbedder) -> GraphMem:
+        store = FalkorStore(self.db, name)
+        store.setup_schema()
+        return GraphMem(store, embedder=embedder)
+
+    def close(self) -> None:
+        try:
+            self.db.close()
+        finally:
+            self.server.stop()
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def run_set(gm: GraphMem, dev: DevSet, embedder: MiniLMEmbedder) -> list[dict[str, Any]]:
+    """Every mode and both references on one dev set, as rows of figures."""
+    name = dev.name
+    modes = (*MODES, UNFILTERED, CONTEXT, SEED_CONTEXT)
+    qualities = [evaluate(gm, dev.queries, mode) for mode in modes]
+    qualities.append(measure(dev.queries, REFERENCES[0], reference_bm25(dev)))
+    qualities.append(measure(dev.queries, REFERENCES[1], reference_dense(dev, embedder)))
+    return [
+        {
+            "set": name,
+            "mode": q.mode,
+            "queries": q.queries,
+            "recall@5": q.recall[5],
+            "recall@10": q.recall[10],
+            "mrr@10": q.mrr,
+            "p50_ms": q.p50_ms,
+            "p95_ms": q.p95_ms,
+        }
+        for q in qualities
+    ]
+
+
+VECTOR_WEIGHTS = (0.6, 0.7, 0.8, 0.9)
+LEXICAL_HALVES = (0.05, 0.1, 0.2)
+
+
+def fusion_grid(gm: GraphMem, dev: DevSet) -> list[dict[str, Any]]:
+    """HYBRID recall and MRR for each ``ScoreFusion`` setting, nothing cut by minRelevance."""
+    kept = gm.retrieval.config
+    rows = []
+    try:
+        for weight in VECTOR_WEIGHTS:
+            for half in LEXICAL_HALVES:
+                fusion = ScoreFusion(vector_weight=weight, lexical_half=half)
+                gm.retrieval.config = dataclasses.replace(kept, fusion=fusion)
+                q = evaluate(gm, dev.queries, UNFILTERED)
+                rows.append(
+                    {
+                        "set": dev.name,
+                        "vector_weight": weight,
+                        "lexical_half": half,
+                        "recall@10": q.recall[10],
+                        "mrr@10": q.mrr,
+                    }
+                )
+    finally:
+        gm.retrieval.config = kept
+    return rows
+
+
+def grid_table(rows: Sequence[dict[str, Any]]) -> Any:
+    from rich.table import Table
+
+    out = Table(title="fusion grid (HYBRID, minRelevance 0)")
+    for column in ("set", "vector weight", "lexical half", "recall@10", "MRR@10"):
+        out.add_column(column, justify="left" if column == "set" else "right")
+    for row in rows:
+        out.add_row(
+            row["set"],
+            f"{row['vector_weight']:.2f}",
+            f"{row['lexical_half']:.2f}",
+            f"{row['recall@10']:.3f}",
+            f"{row['mrr@10']:.3f}",
+        )
+    return out
+
+
+THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
+"""minRelevance values the calibration reports."""
+OFF_TOPIC_QUERIES = 100
+"""Queries of the other dev sets asked of each set's store (spread over them all)."""
+
+
+def _relevances(gm: GraphMem, text: str, project: str | None) -> dict[str, float]:
+    """Each HYBRID hit's relevance (the fused value minRelevance compares), nothing left out."""
+    found = gm.search(text, limit=DEPTH, min_relevance=0.0, project_id=project)
+    return {
+        hit.memory.id: next(c.value for c in hit.explanation.components if c.name == "relevance")
+        for hit in found.hits
+    }
+
+
+def calibration(gm: GraphMem, dev: DevSet, off_topic: Sequence[str]) -> list[dict[str, Any]]:
+    """Per threshold: the share of right memories in a HYBRID top 10 it keeps, the
+    share of queries whose best right memory it keeps, and the share of another
+    set's queries (asked of this set's store) it answers with nothing."""
+    gold: list[float] = []
+    best: list[float] = []
+    for q in dev.queries:
+        found = _relevances(gm, q.text, q.project)
+        right = [r for memory_id, r in found.items() if memory_id in q.relevant]
+        gold += right
+        if right:
+            best.append(max(right))
+    project = dev.queries[0].project
+    step = max(1, len(off_topic) // OFF_TOPIC_QUERIES)
+    stray = [
+        max(_relevances(gm, text, project).values(), default=0.0)
+        for text in off_topic[::step][:OFF_TOPIC_QUERIES]
+    ]
+    return [
+        {
+            "set": dev.name,
+            "min_relevance": t,
+            "right_kept": sum(r >= t for r in gold) / max(len(gold), 1),
+            "best_kept": sum(r >= t for r in best) / max(len(best), 1),
+            "off_topic_empty": sum(r < t for r in stray) / max(len(stray), 1),
+            "right": len(gold),
+            "off_topic": len(stray),
+        }
+        for t in THRESHOLDS
+    ]
+
+
+def calibration_table(rows: Sequence[dict[str, Any]]) -> Any:
+    from rich.table import Table
+
+    out = Table(title="minRelevance calibration (HYBRID, top 10)")
+    for column in ("set", "minRelevance", "right kept", "best right kept", "off-topic empty"):
+        out.add_column(column, justify="left" if column == "set" else "right")
+    for row in rows:
+        out.add_row(
+            row["set"],
+            f"{row['min_relevance']:.2f}",
+            f"{row['right_kept']:.3f} of {row['right']}",
+            f"{row['best_kept']:.3f}",
+            f"{row['off_topic_empty']:.3f} of {row['off_topic']}",
+        )
+    return out
+
+
+def verdicts(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The issue's targets per set, each line saying met or missed with the figures."""
+    lines = []
+    for name in dict.fromkeys(row["set"] for row in rows):
+        r10 = {row["mode"]: row["recall@10"] for row in rows if row["set"] == name}
+        single = max(r10["FULLTEXT"], r10["VECTOR"])
+        checks = [
+            ("HYBRID >= best single retriever + 0.05", r10["HYBRID"], single + 0.05),
+            ("FULLTEXT >= ref BM25 - 0.02", r10["FULLTEXT"], r10["ref BM25"] - 0.02),
+            ("knowledgeContext >= HYBRID - 0.03", r10[CONTEXT], r10["HYBRID"] - 0.03),
+        ]
+        for label, value, bound in checks:
+            verdict = "met" if value >= bound - 1e-9 else "MISSED"
+            lines.append(f"{name}: {label} (recall@10 {value:.3f} vs {bound:.3f}): {verdict}")
+    return lines
+
+
+def quality_table(rows: Sequence[dict[str, Any]]) -> Any:
+    from rich.table import Table
+
+    out = Table(title="retrieval quality (dev sets)")
+    columns = ("set", "mode", "queries", "recall@5", "recall@10", "MRR@10", "p50 ms", "p95 ms")
+    for column in columns:
+        out.add_column(column, justify="left" if column in ("set", "mode") else "right")
+    for row in rows:
+        out.add_row(
+            row["set"],
+            row["mode"],
+            str(row["queries"]),
+            f"{row['recall@5']:.3f}",
+            f"{row['recall@10']:.3f}",
+            f"{row['mrr@10']:.3f}",
+            f"{row['p50_ms']:.1f}",
+            f"{row['p95_ms']:.1f}",
+        )
+    return out
+
+
+def main(
+    sets: Annotated[
+        str, typer.Option(help="Comma-separated dev sets: own, madial, conversations.")
+    ] = "own,madial,conversations",
+    json_out: Annotated[bool, typer.Option("--json", help="Also print JSON on stdout.")] = False,
+    calibrate: Annotated[
+        bool,
+        typer.Option(
+            help="Also measure what each minRelevance keeps of the right memories and how "
+            "often it answers nothing to another set's queries."
+        ),
+    ] = True,
+    grid: Annotated[
+        bool,
+        typer.Option(
+            help="Also run HYBRID for each fusion weight and lexical half (the grid that "
+            "chose the defaults), at minRelevance 0."
+        ),
+    ] = False,
+) -> None:
+    """Measure every retrieval mode beside reference BM25 and dense on the dev sets."""
+    from benchmarks.report import console
+
+    out = console(stderr=True)
+    names = [s.strip() for s in sets.split(",") if s.strip()]
+    unknown = sorted(set(names) - set(LOADERS))
+    if unknown:
+        raise typer.BadParameter(f"unknown dev sets: {', '.join(unknown)}", param_hint="--sets")
+    if "madial" in names and not MADIAL_DIR.is_dir():
+        out.print(f"MADial-Bench not found at {MADIAL_DIR}: skipped")
+        names.remove("madial")
+    embedder = MiniLMEmbedder()
+    embedder.embed(["warm up"])
+    server = Server()
+    rows: list[dict[str, Any]] = []
+    calibrated: list[dict[str, Any]] = []
+    gridded: list[dict[str, Any]] = []
+    try:
+        loaded = []
+        for name in names:
+            out.print(f"[bold]{name}[/]")
+            gm = server.graphmem(f"eval_{name}", embedder)
+            loaded.append((gm, LOADERS[name](gm)))
+            rows += run_set(*loaded[-1], embedder)
+        if grid:
+            out.print("[bold]fusion grid[/]")
+            for gm, dev in loaded:
+                gridded += fusion_grid(gm, dev)
+        if calibrate:
+            out.print("[bold]minRelevance calibration[/]")
+            for gm, dev in loaded:
+                others = [q.text for _, d in loaded if d is not dev for q in d.queries]
+                calibrated += calibration(gm, dev, others)
+    finally:
+        server.close()
+    out.print(quality_table(rows))
+    for line in verdicts(rows):
+        out.print(line)
+    if gridded:
+        out.print(grid_table(gridded))
+    if calibrated:
+        out.print(calibration_table(calibrated))
+    if json_out:
+        report = {"quality": rows, "calibration": calibrated, "grid": gridded}
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    typer.run(main)

@@ -2,11 +2,11 @@
 MATCH (m:Memory {project_id: $project_id})
 WHERE m.tier = $tier
   AND coalesce(m.pinned, false) = false
-  AND coalesce(m.last_accessed_at, m.created_at) < $stale_before
+  AND coalesce(m.last_accessed_at, m.occurred_at, m.created_at) < $stale_before
 // Importance as graphmem.scoring computes it, from ImportanceScorer.query_params();
 // tests keep this expression and the Python scorer equal.
 WITH m,
-     ($now - coalesce(m.last_accessed_at, m.created_at)) / 60.0 AS age_minutes,
+     ($now - coalesce(m.last_accessed_at, m.occurred_at, m.created_at)) / 60.0 AS age_minutes,
      toFloat(coalesce(m.access_count, 0)) AS accesses,
      CASE WHEN coalesce(m.feedback_count, 0) = 0 THEN 0.0
           ELSE toFloat(m.feedback) / m.feedback_count END AS feedback_mean

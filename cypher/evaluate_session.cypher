@@ -9,7 +9,7 @@ WHERE m.project_id = $project_id
 // Importance as graphmem.scoring computes it, from ImportanceScorer.query_params();
 // tests keep this expression and the Python scorer equal.
 WITH m,
-     ($now - coalesce(m.last_accessed_at, m.created_at)) / 60.0 AS age_minutes,
+     ($now - coalesce(m.last_accessed_at, m.occurred_at, m.created_at)) / 60.0 AS age_minutes,
      toFloat(coalesce(m.access_count, 0)) AS accesses,
      CASE WHEN coalesce(m.feedback_count, 0) = 0 THEN 0.0
           ELSE toFloat(m.feedback) / m.feedback_count END AS feedback_mean
@@ -37,5 +37,5 @@ ORDER BY score DESC, m.created_at ASC
 LIMIT $limit
 OPTIONAL MATCH (m)-[c:CONSTRAINS]->(:Memory)
 WITH m, score, count(c) > 0 AS constrains
-RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .updated_at, .last_accessed_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance} AS memory, score, constrains
+RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .retrieval_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .last_retrieved_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance} AS memory, score, constrains
 ORDER BY score DESC, memory.created_at ASC

@@ -4,7 +4,7 @@
 MATCH (m:Memory {session_id: $session_id})
 WHERE m.project_id = $project_id AND m.tier = 'working'
 WITH m
-ORDER BY coalesce(m.last_accessed_at, m.created_at) ASC, m.created_at ASC
+ORDER BY coalesce(m.last_accessed_at, m.occurred_at, m.created_at) ASC, m.created_at ASC
 LIMIT $count
 SET m._lock = true
 REMOVE m._lock

@@ -13,7 +13,7 @@ RETURN m.id AS id, m.session_id AS session_id, m.memory_type AS memory_type, m.t
        m.status AS status, m.confidence AS confidence, m.importance AS importance,
        m.access_count AS access_count, m.feedback AS feedback, m.feedback_count AS feedback_count,
        m.self_assessment AS self_assessment, m.suggested_by AS suggested_by, m.pinned AS pinned,
-       m.created_at AS created_at, m.updated_at AS updated_at,
+       m.created_at AS created_at, m.occurred_at AS occurred_at, m.updated_at AS updated_at,
        m.last_accessed_at AS last_accessed_at, m.promoted_at AS promoted_at,
        m.archived_at AS archived_at, m.archived_from AS archived_from,
        m.superseded_by AS superseded_by, m.merged_into AS merged_into,

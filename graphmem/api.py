@@ -563,8 +563,9 @@ class GraphMem:
         as a keyword option (``max_results=3``); or the whole request: a
         ``ContextRequest`` as a surface builds it, or the LLM tool's arguments
         (``graphmem.retrieval.tool_definition``) as a mapping, validated the
-        same way. Records an access on each memory returned unless
-        ``record_access=False``.
+        same way. Counts a retrieval (``retrieval_count``) on each memory
+        returned unless ``record_access=False``; retrieval is not use, so
+        access counts, recency and importance stay as they are.
         """
         request = _request(ContextRequest, "context_hint", context_hint, options)
         project = self._project(project_id)

@@ -7,14 +7,17 @@ message naming the field and the limit.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, TypeVar
 
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StringConstraints,
@@ -36,6 +39,39 @@ MAX_PAGE_SIZE = 200
 MAX_BATCH_SIZE = 5_000
 DEFAULT_PROJECT = "default"
 DEFAULT_SESSION = "default"
+MAX_FUTURE_SKEW_SECONDS = 300.0
+"""How far ahead of the server's clock an ``occurred_at`` may be (clocks drift)."""
+MILLISECOND_EPOCHS = 1e11
+"""Epoch numbers above this are milliseconds (10^11 seconds is the year 5138)."""
+
+
+def epoch_seconds(value: Any) -> float:
+    """A time (a ``datetime``, ISO 8601 text, or epoch seconds or milliseconds)
+    as epoch seconds, to the millisecond graphmem stores times at. A time
+    without a zone is UTC."""
+    if isinstance(value, bool):
+        raise ValueError("must be an ISO 8601 time or epoch seconds")
+    if isinstance(value, int | float):
+        seconds = float(value)
+        if not math.isfinite(seconds):
+            raise ValueError("must be a finite number")
+        if abs(seconds) >= MILLISECOND_EPOCHS:
+            seconds /= 1000.0
+        return round(seconds, 3)
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise ValueError("must be an ISO 8601 time or epoch seconds") from None
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return round(value.timestamp(), 3)
+    raise ValueError("must be an ISO 8601 time or epoch seconds")
+
+
+Epoch = Annotated[float, BeforeValidator(epoch_seconds)]
+"""A time as epoch seconds, given as a ``datetime``, ISO 8601 text or a number."""
 
 Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")]
 """Caller-chosen ids (projects, sessions, agents): 1-128 safe characters."""
@@ -124,6 +160,9 @@ class MemoryType(AnyCaseEnum):
     GOAL = "goal"
     ERROR_PATTERN = "error_pattern"
     RULE = "rule"
+    EVENT = "event"
+    """Something that happened or was said: a conversation turn, an observation
+    (its ``occurred_at`` says when)."""
 
 
 class Tier(AnyCaseEnum):
@@ -205,6 +244,10 @@ class MemoryInput(_Input):
     evidence: list[Evidence] = Field(default_factory=list, max_length=MAX_EVIDENCE_ITEMS)
     session_id: Identifier | None = None
     agent_id: Identifier | None = None
+    occurred_at: Epoch | None = None
+    """When what the memory records happened (epoch seconds, or a datetime or
+    ISO 8601 text); the time of the write when absent. Recency and staleness
+    count from it; no later than a few minutes past the server's clock."""
 
     @field_validator("tier")
     @classmethod
@@ -263,6 +306,10 @@ class Memory(BaseModel):
     confidence: float = 0.7
     importance: float = 0.0
     access_count: int = 0
+    """Explicit uses (recordAccess); what access frequency and importance read."""
+    retrieval_count: int = 0
+    """How often knowledgeContext returned it: counted apart, since being
+    retrieved is not being used."""
     occurrence_count: int = 1
     feedback: float = 0.0
     feedback_count: int = 0
@@ -276,8 +323,12 @@ class Memory(BaseModel):
     agent_id: str | None = None
     superseded_by: str | None = None
     created_at: float
+    occurred_at: float | None = None
+    """When what it records happened; ``created_at`` for memories written before
+    graphmem kept it."""
     updated_at: float
     last_accessed_at: float | None = None
+    last_retrieved_at: float | None = None
     promoted_at: float | None = None
     archived_at: float | None = None
     archived_from: Tier | None = None
@@ -291,9 +342,14 @@ class Memory(BaseModel):
     """Relevance evidence from the consistency evaluator, in [0, 1]."""
 
     @property
+    def occurred(self) -> float:
+        """When what it records happened (its write, when not told otherwise)."""
+        return self.occurred_at if self.occurred_at is not None else self.created_at
+
+    @property
     def last_used_at(self) -> float:
-        """When the memory was last touched: accessed, or else created."""
-        return self.last_accessed_at if self.last_accessed_at is not None else self.created_at
+        """When the memory was last touched: accessed, or else when it happened."""
+        return self.last_accessed_at if self.last_accessed_at is not None else self.occurred
 
 
 def memory_from_fields(fields: Mapping[str, Any]) -> Memory:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -24,6 +25,7 @@ from graphmem.memories import Embed, Memories
 from graphmem.models import (
     DEFAULT_SESSION,
     MAX_BATCH_SIZE,
+    MAX_FUTURE_SKEW_SECONDS,
     Memory,
     MemoryInput,
     Status,
@@ -35,6 +37,7 @@ from graphmem.models import (
 )
 from graphmem.promotion import PromotionEngine, Trigger
 from graphmem.retrieval.fulltext import query_terms
+from graphmem.scoring import ScoreInputs
 from graphmem.service import Service
 from graphmem.staging import Stager
 from graphmem.store import Row
@@ -126,6 +129,7 @@ class Writer(Service):
             return Written([])
         project = project_id
         now = self._now()
+        _check_occurred_at(inputs, now)
         keys = [content_key(item.content) for item in inputs]
         existing = self.stager.exact_duplicates(keys, project_id=project) if dedup else {}
         rows: list[dict[str, Any]] = []
@@ -362,6 +366,7 @@ class Writer(Service):
             "tags": item.tags,
             "evidence": item.evidence,
             "created_at": now,
+            "occurred_at": now if item.occurred_at is None else item.occurred_at,
             "updated_at": now,
         }
         if item.memory_type is not None:
@@ -372,15 +377,40 @@ class Writer(Service):
             row["rationale"] = item.rationale
         if item.agent_id is not None:
             row["agent_id"] = item.agent_id
-        row.update(
-            self.scorer.fresh_fields(
+        agent_decision = item.suggested_by is SuggestedBy.AGENT
+        if item.occurred_at is None or item.occurred_at >= now:
+            fields = self.scorer.fresh_fields(
                 item.memory_type,
                 item.confidence,
                 item.self_assessment,
-                agent_decision=item.suggested_by is SuggestedBy.AGENT,
+                agent_decision=agent_decision,
             )
-        )
+        else:  # an event of the past is as old as it is, not as old as its write
+            inputs = ScoreInputs(
+                memory_type=item.memory_type,
+                confidence=item.confidence,
+                access_count=0,
+                last_used_at=item.occurred_at,
+                self_assessment=item.self_assessment,
+                agent_decision=agent_decision,
+            )
+            fields = self.scorer.stored_fields(inputs, now)
+        row.update(fields)
         return row
+
+
+def _check_occurred_at(inputs: Sequence[MemoryInput], now: float) -> None:
+    """No item may have happened later than a small clock skew past ``now``."""
+    latest = now + MAX_FUTURE_SKEW_SECONDS
+    for index, item in enumerate(inputs):
+        if item.occurred_at is not None and item.occurred_at > latest:
+            field = "occurred_at" if len(inputs) == 1 else f"items[{index}].occurred_at"
+            given = datetime.fromtimestamp(item.occurred_at, tz=UTC).isoformat()
+            raise InvalidInputError(
+                f"{field}: must not be more than {MAX_FUTURE_SKEW_SECONDS:.0f} seconds "
+                f"in the future, got {given}",
+                field=field,
+            )
 
 
 def _union(first: list[str], more: Iterable[str]) -> list[str]:

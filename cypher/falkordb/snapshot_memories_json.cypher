@@ -22,7 +22,7 @@ WITH m, in_session, session_strings,
                     ELSE $sep + coalesce(b.project_id, '') END) AS out
 RETURN toJSON(m {.id, .session_id, .memory_type, .tier, .status, .confidence, .importance,
                  .access_count, .feedback, .feedback_count, .self_assessment, .suggested_by,
-                 .pinned, .created_at, .updated_at, .last_accessed_at, .promoted_at,
+                 .pinned, .created_at, .occurred_at, .updated_at, .last_accessed_at, .promoted_at,
                  .archived_at, .archived_from, .superseded_by, .merged_into,
                  has_embedding: m.embedding IS NOT NULL,
                  in_session: in_session,

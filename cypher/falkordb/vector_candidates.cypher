@@ -25,7 +25,9 @@ WHERE node.project_id = $project_id
   AND coalesce(node.confidence, 0.7) >= $min_confidence
   AND ($created_after IS NULL OR node.created_at >= $created_after)
   AND ($created_before IS NULL OR node.created_at < $created_before)
+  AND ($occurred_after IS NULL OR coalesce(node.occurred_at, node.created_at) >= $occurred_after)
+  AND ($occurred_before IS NULL OR coalesce(node.occurred_at, node.created_at) < $occurred_before)
 WITH node, score, seen
 ORDER BY score DESC, node.id
 LIMIT $limit
-RETURN node {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .updated_at, .last_accessed_at} AS memory, score, seen
+RETURN node {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at} AS memory, score, seen

@@ -22,7 +22,7 @@ CREATE INDEX staging_event_memory IF NOT EXISTS FOR (e:StagingEvent) ON (e.memor
 ;
 CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (m:Memory) ON (m.embedding) OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}
 ;
-CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (m:Memory) ON EACH [m.content, m.rationale]
+CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (m:Memory) ON EACH [m.content, m.rationale] OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}
 ;
 CREATE CONSTRAINT api_key_id IF NOT EXISTS FOR (k:ApiKey) REQUIRE k.id IS UNIQUE
 ;

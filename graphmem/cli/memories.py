@@ -8,6 +8,7 @@ import os
 import signal
 import socket
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from types import FrameType
 from typing import Annotated, Any, NoReturn
 
@@ -195,11 +196,23 @@ def remember(
         list[str] | None, typer.Option("--tag", help="A tag; repeat for more.", show_default=False)
     ] = None,
     session: Annotated[str | None, typer.Option(help="Session id.", show_default=False)] = None,
+    occurred_at: Annotated[
+        str | None,
+        typer.Option(
+            help="When it happened (ISO 8601, or epoch seconds); now when omitted.",
+            show_default=False,
+        ),
+    ] = None,
     project: ProjectOption = None,
 ) -> None:
     """Store one memory and show how it was filed."""
     item: dict[str, Any] = {"content": content, "source": source, "tags": tags or []}
-    optional = {"memory_type": memory_type, "confidence": confidence, "session_id": session}
+    optional = {
+        "memory_type": memory_type,
+        "confidence": confidence,
+        "session_id": session,
+        "occurred_at": _number_or_text(occurred_at),
+    }
     item.update({key: value for key, value in optional.items() if value is not None})
     with reported_errors():
         memory_input = parse(MemoryInput, item)
@@ -219,10 +232,19 @@ def remember(
         ("importance", f"{memory.importance:.3f}"),
         ("type", memory.memory_type.value if memory.memory_type else "-"),
         ("session", memory.session_id),
+        ("occurred", datetime.fromtimestamp(memory.occurred, tz=UTC).isoformat()),
         ("occurrences", str(memory.occurrence_count)),
     ):
         table.add_row(field, value)
     out.print(table)
+
+
+def _number_or_text(value: str | None) -> float | str | None:
+    """Epoch seconds given on the command line arrive as text."""
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return value
 
 
 @app.command(name="list")

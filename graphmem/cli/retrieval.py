@@ -37,9 +37,24 @@ from graphmem.retrieval.context import (
     DEFAULT_RECENCY_WEIGHT,
     parse_request,
 )
+from graphmem.retrieval.fusion import DEFAULT_MIN_RELEVANCE
 from graphmem.scoring import ScoreComponent
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")]
+OccurredAfterOption = Annotated[
+    str | None,
+    typer.Option(help="Only what happened at or after this time (ISO 8601).", show_default=False),
+]
+OccurredBeforeOption = Annotated[
+    str | None,
+    typer.Option(help="Only what happened before this time (ISO 8601).", show_default=False),
+]
+MinRelevanceOption = Annotated[
+    float,
+    typer.Option(
+        help="Leave out memories less relevant than this (0 to 1); nothing relevant shows none."
+    ),
+]
 
 
 @app.command()
@@ -79,6 +94,9 @@ def search(
             "--include-superseded", help="Show superseded hits rather than their successors."
         ),
     ] = False,
+    min_relevance: MinRelevanceOption = DEFAULT_MIN_RELEVANCE,
+    occurred_after: OccurredAfterOption = None,
+    occurred_before: OccurredBeforeOption = None,
     as_json: JsonOption = False,
     project: ProjectOption = None,
 ) -> None:
@@ -91,6 +109,7 @@ def search(
                 "mode": mode.upper(),
                 "limit": limit,
                 "depth": depth,
+                "min_relevance": min_relevance,
                 "filters": {
                     "types": types or [],
                     "tiers": tiers or [],
@@ -100,6 +119,8 @@ def search(
                     "include_archived": include_archived,
                     "include_candidates": not exclude_candidates,
                     "include_superseded": include_superseded,
+                    "occurred_after": occurred_after,
+                    "occurred_before": occurred_before,
                 },
             },
         )
@@ -178,8 +199,11 @@ def context(
     session: Annotated[str | None, typer.Option(help="Only this session's memories.")] = None,
     no_record_access: Annotated[
         bool,
-        typer.Option("--no-record-access", help="Do not count this as an access of the results."),
+        typer.Option("--no-record-access", help="Do not count this as a retrieval of the results."),
     ] = False,
+    min_relevance: MinRelevanceOption = DEFAULT_MIN_RELEVANCE,
+    occurred_after: OccurredAfterOption = None,
+    occurred_before: OccurredBeforeOption = None,
     as_json: JsonOption = False,
     project: ProjectOption = None,
 ) -> None:
@@ -196,6 +220,9 @@ def context(
                 "include_superseded": include_superseded,
                 "include_archived": include_archived,
                 "session_id": session,
+                "min_relevance": min_relevance,
+                "occurred_after": occurred_after,
+                "occurred_before": occurred_before,
             }
         )
         result = server_first.knowledge_context(

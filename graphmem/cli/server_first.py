@@ -37,10 +37,10 @@ TIMEOUT_S = 30.0
 
 MEMORY = """
   id projectId sessionId content memoryType tier status confidence importance
-  accessCount occurrenceCount feedback feedbackCount pinned source suggestedBy
-  selfAssessment tags rationale evidence agentId supersededBy createdAt updatedAt
-  lastAccessedAt promotedAt archivedAt archivedFrom archiveReason activatedAt
-  lastSeen mergedInto
+  accessCount retrievalCount occurrenceCount feedback feedbackCount pinned source
+  suggestedBy selfAssessment tags rationale evidence agentId supersededBy createdAt
+  occurredAt updatedAt lastAccessedAt lastRetrievedAt promotedAt archivedAt archivedFrom
+  archiveReason activatedAt lastSeen mergedInto
 """
 CAPSULE = """
   id projectId signature error attempted tool command files fix occurrenceCount
@@ -50,9 +50,10 @@ COMPONENTS = "components { name value weight contribution }"
 RETRIEVERS = "retrievers { retriever rank score }"
 SEARCH = f"""
 query CliSearch($query: String!, $mode: SearchMode!, $limit: Int!, $depth: Int!,
-                $filters: SearchFilters, $relationTypes: [RelationType!], $projectId: ID) {{
+                $filters: SearchFilters, $relationTypes: [RelationType!], $projectId: ID,
+                $minRelevance: Float!) {{
   search(query: $query, mode: $mode, limit: $limit, depth: $depth, filters: $filters,
-         relationTypes: $relationTypes, projectId: $projectId) {{
+         relationTypes: $relationTypes, projectId: $projectId, minRelevance: $minRelevance) {{
     mode retrievers notes tookMs
     hits {{
       score
@@ -69,12 +70,14 @@ CONTEXT = f"""
 query CliContext($hint: String!, $types: [MemoryType!], $minConfidence: Float!,
                  $maxResults: Int!, $recencyWeight: Float!, $includeSuperseded: Boolean!,
                  $includeArchived: Boolean!, $sessionId: ID, $recordAccess: Boolean,
-                 $projectId: ID) {{
+                 $projectId: ID, $minRelevance: Float!, $occurredAfter: DateTime,
+                 $occurredBefore: DateTime) {{
   knowledgeContext(contextHint: $hint, includeTypes: $types, minConfidence: $minConfidence,
                    maxResults: $maxResults, recencyWeight: $recencyWeight,
                    includeSuperseded: $includeSuperseded, includeArchived: $includeArchived,
-                   sessionId: $sessionId,
-                   recordAccess: $recordAccess, projectId: $projectId) {{
+                   sessionId: $sessionId, recordAccess: $recordAccess, projectId: $projectId,
+                   minRelevance: $minRelevance, occurredAfter: $occurredAfter,
+                   occurredBefore: $occurredBefore) {{
     maxAccessCount candidates notes tookMs
     weights {{ name weight }}
     items {{ score {COMPONENTS} {RETRIEVERS} memory {{ {MEMORY} }} failure {{ {CAPSULE} }} }}
@@ -172,11 +175,14 @@ def search(
             "minConfidence": filters.min_confidence,
             "createdAfter": _iso(filters.created_after),
             "createdBefore": _iso(filters.created_before),
+            "occurredAfter": _iso(filters.occurred_after),
+            "occurredBefore": _iso(filters.occurred_before),
             "includeCandidates": filters.include_candidates,
             "includeArchived": filters.include_archived,
             "includeSuperseded": filters.include_superseded,
         },
         "projectId": project,
+        "minRelevance": request.min_relevance,
     }
     data = _request(settings, SEARCH, variables)
     return None if data is None else SearchResult.model_validate(_python(data["search"]))
@@ -202,6 +208,9 @@ def knowledge_context(
         "sessionId": request.session_id,
         "recordAccess": record_access,
         "projectId": project,
+        "minRelevance": request.min_relevance,
+        "occurredAfter": request.occurred_after.isoformat() if request.occurred_after else None,
+        "occurredBefore": request.occurred_before.isoformat() if request.occurred_before else None,
     }
     data = _request(settings, CONTEXT, variables)
     if data is None:
@@ -219,6 +228,8 @@ def remember(
         _camel(key): value.name if isinstance(value, Enum) else value
         for key, value in item.model_dump(exclude_none=True).items()
     }
+    if item.occurred_at is not None:
+        given["occurredAt"] = _iso(item.occurred_at)
     data = _request(settings, REMEMBER, {"input": given, "projectId": project})
     if data is None:
         return None

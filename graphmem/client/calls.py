@@ -52,10 +52,10 @@ from graphmem.writer import validate_batch
 MEMORY = """
 fragment M on Memory {
   id projectId sessionId content memoryType tier status confidence importance
-  accessCount occurrenceCount feedback feedbackCount pinned source suggestedBy
-  selfAssessment tags rationale evidence agentId supersededBy createdAt updatedAt
-  lastAccessedAt promotedAt archivedAt archivedFrom archiveReason activatedAt
-  lastSeen mergedInto
+  accessCount retrievalCount occurrenceCount feedback feedbackCount pinned source
+  suggestedBy selfAssessment tags rationale evidence agentId supersededBy createdAt
+  occurredAt updatedAt lastAccessedAt lastRetrievedAt promotedAt archivedAt archivedFrom
+  archiveReason activatedAt lastSeen mergedInto
 }"""
 RELATION = "fragment R on Relation { type fromId toId rationale weight createdAt }"
 SESSION = """
@@ -102,7 +102,7 @@ def remember_detailed(
         match = payload["match"].lower() if payload["match"] else None
         return memory, WriteOutcome(memory.id, payload["created"], match)
 
-    variables = {"input": encode(parse(MemoryInput, item)), "p": project_id}
+    variables = {"input": _memory_input(parse(MemoryInput, item)), "p": project_id}
     return Call(document + MEMORY, variables, result)
 
 
@@ -119,7 +119,8 @@ def remember_many_detailed(
             for o in data["rememberMany"]
         ]
 
-    variables = {"input": encode(validate_batch(items)), "dedup": dedup, "p": project_id}
+    batch = [_memory_input(item) for item in validate_batch(items)]
+    variables = {"input": batch, "dedup": dedup, "p": project_id}
     return Call(document, variables, result)
 
 
@@ -600,11 +601,14 @@ def knowledge_context(
     parsed = parse(ContextRequest, request)
     document = f"""query($hint: String!, $types: [MemoryType!], $minConfidence: Float!,
                         $max: Int!, $recency: Float!, $superseded: Boolean!,
-                        $archived: Boolean!, $session: ID, $access: Boolean, $p: ID) {{
+                        $archived: Boolean!, $session: ID, $access: Boolean, $p: ID,
+                        $minRelevance: Float!, $after: DateTime, $before: DateTime) {{
       knowledgeContext(contextHint: $hint, includeTypes: $types, minConfidence: $minConfidence,
                        maxResults: $max, recencyWeight: $recency,
                        includeSuperseded: $superseded, includeArchived: $archived,
-                       sessionId: $session, recordAccess: $access, projectId: $p) {{
+                       sessionId: $session, recordAccess: $access, projectId: $p,
+                       minRelevance: $minRelevance, occurredAfter: $after,
+                       occurredBefore: $before) {{
         items {{ memory {{ ...M }} score {COMPONENTS} {HITS} }}
         weights {{ name weight }} maxAccessCount candidates notes tookMs
       }}
@@ -626,6 +630,9 @@ def knowledge_context(
         "session": parsed.session_id,
         "access": record_access,
         "p": project_id,
+        "minRelevance": parsed.min_relevance,
+        "after": parsed.occurred_after.isoformat() if parsed.occurred_after else None,
+        "before": parsed.occurred_before.isoformat() if parsed.occurred_before else None,
     }
     return Call(document + MEMORY, variables, result)
 
@@ -635,9 +642,10 @@ def search(
 ) -> Call[SearchResult]:
     parsed = parse(SearchRequest, request)
     document = f"""query($query: String!, $mode: SearchMode!, $limit: Int!,
-                        $filters: SearchFilters, $depth: Int!, $types: [RelationType!], $p: ID) {{
+                        $filters: SearchFilters, $depth: Int!, $types: [RelationType!], $p: ID,
+                        $minRelevance: Float!) {{
       search(query: $query, mode: $mode, limit: $limit, filters: $filters, depth: $depth,
-             relationTypes: $types, projectId: $p) {{
+             relationTypes: $types, projectId: $p, minRelevance: $minRelevance) {{
         hits {{ memory {{ ...M }} score explanation {{
           {COMPONENTS} {HITS} replaces notes
           path {{ seedId factor steps {{ type fromId toId }} }}
@@ -646,7 +654,7 @@ def search(
       }}
     }}"""
     filters = encode(parsed.filters)
-    for bound in ("createdAfter", "createdBefore"):
+    for bound in ("createdAfter", "createdBefore", "occurredAfter", "occurredBefore"):
         filters[bound] = _datetime(filters[bound])
     variables = {
         "query": parsed.query,
@@ -656,6 +664,7 @@ def search(
         "depth": parsed.depth,
         "types": encode(parsed.relation_types),
         "p": project_id,
+        "minRelevance": parsed.min_relevance,
     }
     return Call(document + MEMORY, variables, lambda data: read(SearchResult, data["search"]))
 
@@ -683,6 +692,13 @@ def neighborhood(
 def _project_name(project_id: str | None) -> str:
     """The project a message names: as in process, or the server's own default."""
     return "the server's default project" if project_id is None else f"project {project_id!r}"
+
+
+def _memory_input(item: MemoryInput) -> dict[str, Any]:
+    """A memory input as GraphQL variables: ``occurredAt`` as an ISO date-time."""
+    encoded: dict[str, Any] = encode(item)
+    encoded["occurredAt"] = _datetime(item.occurred_at)
+    return encoded
 
 
 def _datetime(epoch_seconds: float | None) -> str | None:

@@ -387,7 +387,7 @@ def _bad_unit(value: Any) -> bool:
 def score_inputs(attrs: Mapping[str, Any]) -> ScoreInputs:
     """What the scorer needs, from a snapshot memory's attributes."""
     count = attrs.get("feedback_count") or 0
-    last_used = attrs.get("last_accessed_at")
+    last_used = attrs.get("last_accessed_at") or attrs.get("occurred_at")
     return ScoreInputs(
         memory_type=attrs.get("memory_type"),
         confidence=attrs.get("confidence") or 0.0,
@@ -639,7 +639,7 @@ def check_overdue(snap: Snapshot, ctx: CheckContext) -> Iterator[Finding]:
         if stale is None or attrs.get("pinned"):
             continue
         then = now - archive_grace
-        last_used = attrs.get("last_accessed_at") or attrs["created_at"]
+        last_used = attrs.get("last_accessed_at") or attrs.get("occurred_at") or attrs["created_at"]
         if last_used < then - stale:
             score = scores.at(node, attrs, then)
             if score < rules.archive_importance_below:

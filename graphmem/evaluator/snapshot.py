@@ -123,6 +123,7 @@ MEMORY_FIELDS = (
     "suggested_by",
     "pinned",
     "created_at",
+    "occurred_at",
     "updated_at",
     "last_accessed_at",
     "promoted_at",

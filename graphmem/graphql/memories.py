@@ -7,14 +7,17 @@ and wrap the results in views.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Annotated
 
 import strawberry
 from starlette.concurrency import run_in_threadpool
 from strawberry.relay import PageInfo
+from strawberry.utils.str_converters import to_camel_case
 
 from graphmem import models
 from graphmem.cursors import encode_cursor as cursor_of
+from graphmem.errors import InvalidInputError
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.operations import ProjectId, write
 from graphmem.graphql.types import (
@@ -95,9 +98,10 @@ class MemoryMutation:
         return RememberPayload.of(memory, outcome)
 
     @strawberry.mutation(
-        description="Record a batch in one write: the whole batch is checked first (one bad "
-        "item writes nothing), and with dedup an item duplicating a live memory or an earlier "
-        "item is counted into it. One outcome per item, in order."
+        description=f"Record up to {models.MAX_BATCH_SIZE:,} memories (a conversation's turns, "
+        "say) in one atomic write: the whole batch is checked first (one bad item writes "
+        "nothing and the error names its index and field), and with dedup an item duplicating "
+        "a live memory or an earlier item is counted into it. One outcome per item, in order."
     )
     async def remember_many(
         self,
@@ -106,14 +110,22 @@ class MemoryMutation:
         dedup: bool = True,
         project_id: ProjectId = None,
     ) -> list[WriteOutcome]:
+        if len(input) > models.MAX_BATCH_SIZE:
+            raise InvalidInputError(
+                f"input: at most {models.MAX_BATCH_SIZE} memories per batch, got {len(input)}",
+                field="input",
+            )
         items = [
             parse_input(models.MemoryInput, dataclasses.asdict(item), f"input[{n}]")
             for n, item in enumerate(input)
         ]
         gm = info.context.gm
-        outcomes = await write(
-            info, gm.remember_many_detailed, items, dedup=dedup, project_id=project_id
-        )
+        try:
+            outcomes = await write(
+                info, gm.remember_many_detailed, items, dedup=dedup, project_id=project_id
+            )
+        except InvalidInputError as error:
+            raise _in_input(error, len(items)) from None
         return [WriteOutcome.of(outcome) for outcome in outcomes]
 
     @strawberry.mutation(description="Change some fields of a memory; it is rescored.")
@@ -253,3 +265,19 @@ class MemoryMutation:
     ) -> Session | None:
         gm = info.context.gm
         return Session.of(await write(info, gm.close_session, id, project_id=project_id))
+
+
+def _in_input(error: InvalidInputError, count: int) -> InvalidInputError:
+    """A batch error as the GraphQL input spells it: ``items[2].occurred_at`` (or
+    ``occurred_at`` for a batch of one) becomes ``input[2].occurredAt``."""
+    field = error.field or ""
+    match = re.fullmatch(r"items\[(\d+)\]\.(\w+)", field)
+    if match:
+        index, name = match.groups()
+    elif count == 1 and re.fullmatch(r"\w+", field):
+        index, name = "0", field
+    else:
+        return error
+    renamed = f"input[{index}].{to_camel_case(name)}"
+    message = error.message.replace(f"{field}:", f"{renamed}:", 1)
+    return InvalidInputError(message, field=renamed)

@@ -2,7 +2,7 @@
 
 Every result explains itself: the parts of each score, the retrievers that
 found a memory and at what rank, the relations that brought it in and what it
-replaces. knowledgeContext records an access on each memory it returns (unless
+replaces. knowledgeContext counts a retrieval on each memory it returns (unless
 ``recordAccess: false``), so it is a query with a side effect: the request's
 cached reads are dropped after it, as after a mutation.
 """
@@ -29,6 +29,7 @@ from graphmem.retrieval.context import (
     DEFAULT_RECENCY_WEIGHT,
     parse_request,
 )
+from graphmem.retrieval.fusion import DEFAULT_MIN_RELEVANCE
 from graphmem.scoring import ScoreComponent as DomainComponent
 
 strawberry.enum(
@@ -37,6 +38,11 @@ strawberry.enum(
     "GRAPH both but fills most results by traversal from the best few hits.",
 )
 strawberry.enum(domain.Retriever, description="An index that offers candidates.")
+
+MIN_RELEVANCE_HELP = (
+    "Leave out memories whose relevance (0 to 1: cosine similarity and shared words fused) "
+    "is below this; nothing relevant gives no results and a note."
+)
 
 
 def _components(components: list[DomainComponent]) -> list[ScoreComponent]:
@@ -262,6 +268,12 @@ class SearchFilters:
     min_confidence: float = _filters_default("min_confidence")
     created_after: datetime | None = strawberry.field(default=None, description="Inclusive.")
     created_before: datetime | None = strawberry.field(default=None, description="Exclusive.")
+    occurred_after: datetime | None = strawberry.field(
+        default=None, description="When it happened (occurredAt), inclusive."
+    )
+    occurred_before: datetime | None = strawberry.field(
+        default=None, description="When it happened (occurredAt), exclusive."
+    )
     include_candidates: bool = _filters_default("include_candidates")
     include_archived: bool = strawberry.field(
         default=_filters_default("include_archived"),
@@ -287,7 +299,9 @@ def _parsed(filters: SearchFilters | None) -> domain.SearchFilters | None:
 class RetrievalQuery:
     @strawberry.field(
         description="What an agent should know right now, best first, each score factor by "
-        "factor. Records an access on each memory returned unless recordAccess is false."
+        "factor. Counts a retrieval (retrievalCount) on each memory returned unless "
+        "recordAccess is false; retrieval is not use, so accessCount, recency and importance "
+        "stay as they are."
     )
     async def knowledge_context(
         self,
@@ -308,6 +322,16 @@ class RetrievalQuery:
         session_id: strawberry.ID | None = None,
         record_access: bool | None = None,
         project_id: ProjectId = None,
+        min_relevance: Annotated[
+            float, strawberry.argument(description=MIN_RELEVANCE_HELP)
+        ] = DEFAULT_MIN_RELEVANCE,
+        occurred_after: Annotated[
+            datetime | None,
+            strawberry.argument(description="Only what happened at or after this time."),
+        ] = None,
+        occurred_before: Annotated[
+            datetime | None, strawberry.argument(description="Only what happened before this time.")
+        ] = None,
     ) -> ContextResult:
         request = parse_request(
             {
@@ -319,6 +343,9 @@ class RetrievalQuery:
                 "include_superseded": include_superseded,
                 "include_archived": include_archived,
                 "session_id": session_id,
+                "min_relevance": min_relevance,
+                "occurred_after": occurred_after,
+                "occurred_before": occurred_before,
             }
         )
         gm = info.context.gm
@@ -348,6 +375,9 @@ class RetrievalQuery:
         depth: int = 1,
         relation_types: list[models.RelationType] | None = None,
         project_id: ProjectId = None,
+        min_relevance: Annotated[
+            float, strawberry.argument(description=MIN_RELEVANCE_HELP)
+        ] = DEFAULT_MIN_RELEVANCE,
     ) -> SearchResult:
         request = models.parse(
             domain.SearchRequest,
@@ -358,6 +388,7 @@ class RetrievalQuery:
                 "filters": _parsed(filters),
                 "depth": depth,
                 "relation_types": relation_types,
+                "min_relevance": min_relevance,
             },
         )
         result = await run_in_threadpool(info.context.gm.search, request, project_id=project_id)

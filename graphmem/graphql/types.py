@@ -144,7 +144,12 @@ class Memory:
     importance: float = strawberry.field(
         description="The score stored at the last write; importanceBreakdown is as of now."
     )
-    access_count: int
+    access_count: int = strawberry.field(
+        description="Explicit uses (recordAccess); what frequency and importance read."
+    )
+    retrieval_count: int = strawberry.field(
+        description="How often knowledgeContext returned it; retrieval is not counted as use."
+    )
     occurrence_count: int
     feedback: float = strawberry.field(description="The sum of all feedback values given.")
     feedback_count: int
@@ -158,8 +163,12 @@ class Memory:
     agent_id: strawberry.ID | None
     superseded_by: strawberry.ID | None
     created_at: datetime
+    occurred_at: datetime = strawberry.field(
+        description="When what it records happened; recency and staleness count from it."
+    )
     updated_at: datetime
     last_accessed_at: datetime | None
+    last_retrieved_at: datetime | None
     promoted_at: datetime | None
     archived_at: datetime | None
     archived_from: models.Tier | None = strawberry.field(
@@ -186,6 +195,7 @@ class Memory:
             confidence=memory.confidence,
             importance=memory.importance,
             access_count=memory.access_count,
+            retrieval_count=memory.retrieval_count,
             occurrence_count=memory.occurrence_count,
             feedback=memory.feedback,
             feedback_count=memory.feedback_count,
@@ -199,8 +209,10 @@ class Memory:
             agent_id=strawberry.ID(memory.agent_id) if memory.agent_id else None,
             superseded_by=strawberry.ID(memory.superseded_by) if memory.superseded_by else None,
             created_at=from_epoch(memory.created_at),
+            occurred_at=from_epoch(memory.occurred),
             updated_at=from_epoch(memory.updated_at),
             last_accessed_at=to_datetime(memory.last_accessed_at),
+            last_retrieved_at=to_datetime(memory.last_retrieved_at),
             promoted_at=to_datetime(memory.promoted_at),
             archived_at=to_datetime(memory.archived_at),
             archived_from=memory.archived_from,
@@ -419,6 +431,11 @@ class MemoryInput:
     evidence: list[str] = strawberry.field(default_factory=list)
     session_id: strawberry.ID | None = None
     agent_id: strawberry.ID | None = None
+    occurred_at: datetime | None = strawberry.field(
+        default=None,
+        description="When it happened (a conversation turn's time, say); the time of the "
+        "write when absent. At most a few minutes in the future.",
+    )
 
 
 @strawberry.input(description="Changes to a memory; a field left out or null stays as it is.")

@@ -34,8 +34,10 @@ class MemoryView(BaseModel):
     session_id: str
     occurrence_count: int
     access_count: int
+    retrieval_count: int = Field(description="How often knowledge_context returned it.")
     superseded_by: str | None = Field(description="The memory that replaces this one, if any.")
     created_at: str = Field(description="ISO-8601, UTC.")
+    occurred_at: str = Field(description="When what it records happened; ISO-8601, UTC.")
     last_accessed_at: str | None
 
     @classmethod
@@ -54,8 +56,10 @@ class MemoryView(BaseModel):
             session_id=memory.session_id,
             occurrence_count=memory.occurrence_count,
             access_count=memory.access_count,
+            retrieval_count=memory.retrieval_count,
             superseded_by=memory.superseded_by,
             created_at=_iso(memory.created_at) or "",
+            occurred_at=_iso(memory.occurred) or "",
             last_accessed_at=_iso(memory.last_accessed_at),
         )
 

@@ -58,6 +58,7 @@ from graphmem.models import (
 )
 from graphmem.retrieval import context as ctx_limits
 from graphmem.retrieval import search as search_limits
+from graphmem.retrieval.fusion import DEFAULT_MIN_RELEVANCE
 
 STORE_UNAVAILABLE_MESSAGE = "The graph database is unavailable; try again shortly"
 _ARGUMENT_NAMES = {"projectId": "project_id"}
@@ -83,6 +84,23 @@ ProjectId = Annotated[
 ]
 MemoryId = Annotated[str, Field(min_length=1, max_length=128, description="A memory's id.")]
 """Named ``id`` where a tool takes one memory, as GraphQL names it."""
+OccurredAfter = Annotated[
+    str | None,
+    Field(max_length=64, description="Only what happened at or after this time (ISO 8601)."),
+]
+OccurredBefore = Annotated[
+    str | None,
+    Field(max_length=64, description="Only what happened before this time (ISO 8601)."),
+]
+MinRelevance = Annotated[
+    float,
+    Field(
+        ge=0.0,
+        le=1.0,
+        description="Leave out memories less relevant than this (0 to 1: meaning and shared "
+        "words fused); nothing relevant returns nothing, with a note.",
+    ),
+]
 Tags = Annotated[
     Sequence[Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]],
     Field(max_length=MAX_TAGS, description="Every one of these tags."),
@@ -182,7 +200,8 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         description="What the memory store knows that bears on what you are about to do, "
         "best first: a text block to put in your prompt plus each memory with its score. "
         "Only active, current memories are returned (archived ones too, marked, with "
-        "include_archived); each live one returned counts as a use.",
+        "include_archived); each live one returned counts as retrieved (not as used: "
+        "record_feedback or pin says a memory helped).",
         annotations=ToolAnnotations(read_only_hint=False, open_world_hint=False),
     )
     def knowledge_context(
@@ -229,9 +248,13 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         record_access: Annotated[
             bool | None,
             Field(
-                description="Count each returned memory as used; the server's setting when omitted."
+                description="Count a retrieval on each returned memory; the server's setting when "
+                "omitted."
             ),
         ] = None,
+        min_relevance: MinRelevance = DEFAULT_MIN_RELEVANCE,
+        occurred_after: OccurredAfter = None,
+        occurred_before: OccurredBefore = None,
         project_id: ProjectId = None,
     ) -> Annotated[CallToolResult, ContextView]:
         scope = project(ctx, project_id, Role.READ)  # access is checked before the arguments
@@ -245,13 +268,12 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 "include_superseded": include_superseded,
                 "include_archived": include_archived,
                 "session_id": session_id,
+                "min_relevance": min_relevance,
+                "occurred_after": occurred_after,
+                "occurred_before": occurred_before,
             }
         )
-        result = gm.knowledge_context(
-            request,
-            record_access=record_access,
-            project_id=scope,
-        )
+        result = gm.knowledge_context(request, record_access=record_access, project_id=scope)
         view = context_view(result)
         # A client that hands the model only text content gives it the block itself.
         return CallToolResult(
@@ -317,6 +339,9 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         include_superseded: Annotated[
             bool, Field(description="Keep superseded hits instead of their successors.")
         ] = False,
+        min_relevance: MinRelevance = DEFAULT_MIN_RELEVANCE,
+        occurred_after: OccurredAfter = None,
+        occurred_before: OccurredBefore = None,
         project_id: ProjectId = None,
     ) -> SearchView:
         scope = project(ctx, project_id, Role.READ)  # access is checked before the arguments
@@ -328,6 +353,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 "limit": limit,
                 "depth": depth,
                 "relation_types": relation_types,
+                "min_relevance": min_relevance,
                 "filters": {
                     "types": types,
                     "tiers": tiers,
@@ -338,6 +364,8 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                     "include_candidates": include_candidates,
                     "include_archived": include_archived,
                     "include_superseded": include_superseded,
+                    "occurred_after": occurred_after,
+                    "occurred_before": occurred_before,
                 },
             },
         )
@@ -388,6 +416,14 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
             Identifier | None, Field(description="The thread of work it belongs to.")
         ] = None,
         agent_id: Annotated[Identifier | None, Field(description="Who is writing it.")] = None,
+        occurred_at: Annotated[
+            str | None,
+            Field(
+                max_length=64,
+                description="When it happened (ISO 8601), for a past event or conversation "
+                "turn; now when omitted.",
+            ),
+        ] = None,
         project_id: ProjectId = None,
     ) -> RememberResult:
         scope = project(ctx, project_id, Role.WRITE)  # access is checked before the arguments
@@ -406,6 +442,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 "evidence": evidence,
                 "session_id": session_id,
                 "agent_id": agent_id,
+                "occurred_at": occurred_at,
             },
         )
         memory, outcome = gm.remember_detailed(item, project_id=scope)

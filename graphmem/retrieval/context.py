@@ -3,12 +3,16 @@
     score = 0.4 * text similarity + 0.3 * recency + 0.2 * confidence
           + 0.1 * access frequency
 
-- text similarity: word overlap between the hint and the memory's content and
-  rationale, ``0.7 * shared / hint words + 0.3 * shared / memory words``. Words
-  are the case-folded ``\\w+`` runs of the text, each counted once (the same
-  tokens exact dedup uses);
-- recency: ``exp(-seconds since last access, or creation / 604800)``, one week
-  as the time constant;
+- text similarity: by default the hybrid relevance of search (cosine
+  similarity and BM25 fused on [0, 1], see ``fusion``), computed by the
+  retrieval service; the seed's literal formula stays as the named scorer
+  ``word_overlap``: ``0.7 * shared / hint words + 0.3 * shared / memory
+  words``, words being the case-folded ``\\w+`` runs, each counted once
+  (measured on the dev sets: word overlap finds far fewer of the right
+  memories, docs/retrieval.md);
+- recency: ``exp(-seconds since last access, or else since it happened
+  (``occurred_at``, which is the write unless told otherwise) / 604800)``,
+  one week as the time constant;
 - confidence: the memory's own, in [0, 1];
 - access frequency: ``access_count / max access_count in scope`` (the session
   when one is named, otherwise the project); 0 when nothing was accessed.
@@ -16,14 +20,16 @@
 ``recency_weight`` replaces the 0.3 and the other three weights are scaled so
 that all four still sum to 1, keeping their proportions (4 : 2 : 1).
 
-Nothing here touches the store or the clock: callers pass ``now`` and the
-scope's maximum, so every rule is checked with hand-computed numbers.
+Nothing here touches the store or the clock: callers pass ``now``, the
+scope's maximum and the text similarity, so every rule is checked with
+hand-computed numbers.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -31,6 +37,7 @@ from pydantic.alias_generators import to_camel
 
 from graphmem.errors import InvalidInputError
 from graphmem.models import Identifier, Memory, MemoryType, Text, invalid_input
+from graphmem.retrieval.fusion import DEFAULT_MIN_RELEVANCE
 from graphmem.scoring import ScoreComponent
 from graphmem.text import tokens
 
@@ -50,6 +57,10 @@ FREQUENCY = "access_frequency"
 BASE_WEIGHTS = {TEXT: 0.4, RECENCY: 0.3, CONFIDENCE: 0.2, FREQUENCY: 0.1}
 HINT_COVERAGE = 0.7
 MEMORY_COVERAGE = 0.3
+HYBRID = "hybrid"
+WORD_OVERLAP = "word_overlap"
+TEXT_SCORERS = (HYBRID, WORD_OVERLAP)
+"""How text similarity is measured: the hybrid relevance, or the seed's word overlap."""
 
 
 class ContextRequest(BaseModel):
@@ -105,10 +116,26 @@ class ContextRequest(BaseModel):
         description="Also return archived memories (each marked archived; restore one to "
         "bring it back).",
     )
+    min_relevance: float = Field(
+        default=DEFAULT_MIN_RELEVANCE,
+        ge=0.0,
+        le=1.0,
+        allow_inf_nan=False,
+        description="Leave out memories whose text similarity to the hint is below this "
+        "(0 to 1); nothing at all when none reaches it.",
+    )
     session_id: Identifier | None = Field(
         default=None,
         description="Only this session's memories (the scope of access frequency); "
         "the whole project when omitted.",
+    )
+    occurred_after: datetime | None = Field(
+        default=None,
+        description="Only memories of what happened at or after this time (ISO 8601).",
+    )
+    occurred_before: datetime | None = Field(
+        default=None,
+        description="Only memories of what happened before this time (ISO 8601).",
     )
 
 
@@ -170,15 +197,17 @@ def context_weights(recency_weight: float = DEFAULT_RECENCY_WEIGHT) -> dict[str,
 
 def score_memory(
     memory: Memory,
-    hint: frozenset[str],
+    text: float,
     *,
     now: float,
     max_access_count: int,
     weights: Mapping[str, float],
 ) -> tuple[float, list[ScoreComponent]]:
-    """The score and its four components; the contributions sum to the score."""
+    """The score and its four components; the contributions sum to the score.
+
+    ``text`` is the text similarity in [0, 1] from the configured scorer."""
     values = {
-        TEXT: text_similarity(hint, memory_words(memory)),
+        TEXT: min(max(text, 0.0), 1.0),
         RECENCY: recency(now - memory.last_used_at),
         CONFIDENCE: min(max(memory.confidence, 0.0), 1.0),
         FREQUENCY: access_frequency(memory.access_count, max_access_count),
@@ -205,7 +234,8 @@ def tool_definition() -> dict[str, Any]:
         "name": "knowledge_context",
         "description": (
             "Recall what the memory store knows that is relevant right now: active, "
-            "current memories ranked by word overlap with the hint, recency, confidence "
+            "current memories ranked by relevance to the hint (meaning and shared words), "
+            "recency, confidence "
             "and how often they were used. Call it before acting on a task."
         ),
         "parameters": {

@@ -1,33 +1,48 @@
-"""Turning user text into a safe, selective full-text query.
+"""Full-text retrieval that ranks by BM25 on every backend.
 
 User text never reaches the full-text engine as syntax: it is cut into word
 tokens (``\\w+``, case-folded), so no operator, field selector, wildcard,
 negation or quote can pass, and the query string always travels as a
-parameter.
+parameter. The store's dialect spells the query (``Dialect.fulltext_query``:
+RediSearch on FalkorDB, Lucene on Neo4j).
 
-Which words go into the query is a cost decision. The engine scores every
-document a query matches before the top ones can be chosen, so one common
-word OR-ed into a query costs as much as reading a tenth of the store
-(measured: 23 ms for a nine-word sentence over 100,000 memories). Words
-that match at least ``common`` documents add little to TF-IDF anyway, so the
-query keeps every rarer word as an alternative and requires the common
-words together, as one intersection::
+The index finds candidates; BM25 ranks them. FalkorDB's index (RediSearch)
+has one scorer, TF-IDF divided by the distance between the matched words, and
+no option to change it: a memory matching two query words far apart scores
+below one matching a single word (measured: 0.75 against 4.0), so its order
+cannot be the answer. Every backend's candidates are therefore scored here
+with Okapi BM25 (k1 1.2, b 0.75) over the same analysis the index applies:
+case-folded words, stop words out (question words included), Snowball English
+stems. Document frequencies come from the index itself (a capped count per
+word, cached for a few minutes) and the store size and mean length from a
+sample, so IDF means the same in a store of 100 memories or 1,000,000.
+
+Which words go into the index query is a cost decision. The engine reads
+every document a query matches, so one common word OR-ed into a query costs
+as much as reading a tenth of the store (measured: 23 ms for a nine-word
+sentence over 100,000 memories). Words that match at least ``common``
+documents are required together, as one intersection, and the rarer ones are
+alternatives::
 
     rare1 | rare2 | (common1 common2 common3)
 
-How many documents a word matches is counted with a capped probe (cost
-bounded by the cap) and cached for a few minutes; a stale count only shifts
-that cost trade-off, never which project's memories can be returned.
+Below that size every word is rare and the candidates are every memory that
+matches any word, so BM25 is exact there.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
+import snowballstemmer
+
+from graphmem.store.dialect import Dialect
 from graphmem.text import normalise
 
 MAX_TERMS = 48
@@ -36,56 +51,57 @@ its present); more words add cost, not recall."""
 MAX_TERM_CHARS = 64
 PROBE_SLOTS = 8
 """Terms per probe statement (``fulltext_term_counts`` has this many slots)."""
+K1 = 1.2
+B = 0.75
 
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "for",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "such",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "will",
-        "with",
+_STOPWORD_LIST = """
+    a about above after again against all am an and any are as at be because been
+    before being below between both but by can could did do does doing done down
+    during each few for from further had has have having he her here hers herself
+    him himself his how i if in into is it its itself just me might more most must
+    my myself no nor not now of off on once only or other our ours ourselves out
+    over own same shall she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up upon
+    us very was we were what whatever when whenever where whether which while who
+    whom whose why will with would yet you your yours yourself yourselves
+    also ever really yes yeah oh ok okay hey hi hello please thanks thank
+    s t d ll m re ve don didn doesn isn wasn aren weren haven hasn hadn wouldn
+    couldn shouldn cannot
+    """
+STOPWORDS = frozenset(_STOPWORD_LIST.split())
+"""Function words, pronouns, auxiliaries and question words (what, when, did):
+they match almost every memory and say nothing about which one is meant."""
+
+_stemmer = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """The Snowball English stem, the one RediSearch and Lucene's English analyser use."""
+    return _stemmer.stemWord(word)
+
+
+def analyse(text: str) -> list[str]:
+    """The stems of ``text``'s content words, in order, repeats kept (BM25's term counts)."""
+    return [
+        stem(word)
+        for word in normalise(text).split()
+        if word not in STOPWORDS and len(word) <= MAX_TERM_CHARS
     ]
-)
-"""English function words: they match almost everything and mean little."""
 
 
 def query_terms(text: str) -> list[str]:
-    """The distinct content words of ``text`` in order, at most ``MAX_TERMS``, the last ones."""
-    seen: dict[str, None] = {}
+    """The content words of ``text``, one per stem, at most ``MAX_TERMS``, the last ones.
+
+    Words, not stems, go to the index (it stems them itself and matches the
+    whole family: "going" finds "go" and "goes")."""
+    seen: dict[str, str] = {}
     for word in reversed(normalise(text).split()):
         if word not in STOPWORDS and len(word) <= MAX_TERM_CHARS:
-            seen.setdefault(word, None)
+            seen.setdefault(stem(word), word)
             if len(seen) == MAX_TERMS:
                 break
-    return list(reversed(seen))
+    return list(reversed(seen.values()))
 
 
 @dataclass(frozen=True)
@@ -100,41 +116,84 @@ class FulltextQuery:
 
 
 def build_query(
-    terms: Sequence[str], counts: dict[str, int], *, common: int, dialect: str = "falkordb"
+    terms: Sequence[str], counts: Mapping[str, int], *, common: int, dialect: Dialect
 ) -> FulltextQuery:
     """Rare words as alternatives, common words required together.
 
     A word no document contains is dropped (it cannot help and an all-AND
     group with it would match nothing). With no rare word, the common words'
-    intersection is the query; a single common word stands alone. FalkorDB
-    speaks RediSearch syntax (``a|b|(c d)``), Neo4j Lucene's
-    (``a OR b OR (c AND d)``).
+    intersection is the query; a single common word stands alone.
     """
     rare = tuple(t for t in terms if 0 < counts.get(t, 0) < common)
     frequent = tuple(t for t in terms if counts.get(t, 0) >= common)
-    either, both = (" OR ", " AND ") if dialect == "neo4j" else ("|", " ")
-    parts = list(rare)
-    if len(frequent) == 1:
-        parts.append(frequent[0])
-    elif frequent:
-        parts.append("(" + both.join(frequent) + ")")
     return FulltextQuery(
-        text=either.join(parts),
+        text=dialect.fulltext_query(rare, frequent),
         rare=rare,
         common=frequent,
         matches_at_most=None if frequent else sum(counts[t] for t in rare),
     )
 
 
+@dataclass(frozen=True)
+class Corpus:
+    """What IDF and length normalisation read: the store's size and mean length."""
+
+    documents: int
+    mean_length: float
+
+
+def idf(matches: int, documents: int) -> float:
+    """Lucene's BM25 IDF: positive however common the word, 0 for a word no document has."""
+    if matches <= 0:
+        return 0.0
+    documents = max(documents, matches)
+    return math.log(1.0 + (documents - matches + 0.5) / (matches + 0.5))
+
+
+def bm25(
+    query: Mapping[str, float],
+    documents: Iterable[tuple[str, Sequence[str]]],
+    *,
+    mean_length: float,
+    k1: float = K1,
+    b: float = B,
+) -> dict[str, float]:
+    """Okapi BM25 of each ``(id, stems)`` document for ``query`` (stem -> IDF).
+
+    The sum over query stems of ``idf * tf (k1 + 1) / (tf + k1 (1 - b + b len / mean))``:
+    each further query word a memory holds adds to its score, and repeating one
+    word saturates."""
+    scores: dict[str, float] = {}
+    mean = max(mean_length, 1.0)
+    for doc_id, stems in documents:
+        counts = Counter(s for s in stems if s in query)
+        norm = k1 * (1.0 - b + b * len(stems) / mean)
+        scores[doc_id] = sum(
+            weight * tf * (k1 + 1.0) / (tf + norm)
+            for term, weight in query.items()
+            if (tf := counts.get(term, 0))
+        )
+    return scores
+
+
+def query_weights(
+    terms: Sequence[str], counts: Mapping[str, int], corpus: Corpus
+) -> dict[str, float]:
+    """Each query word's stem and its IDF (counts are per word, as the index matched them)."""
+    return {stem(t): idf(counts.get(t, 0), corpus.documents) for t in terms if counts.get(t, 0)}
+
+
 class TermCounts:
     """How many documents each word matches (capped), cached for ``ttl`` seconds.
 
-    Uses a monotonic clock: this is cache housekeeping, not part of any score.
+    Uses a monotonic clock: this is cache housekeeping, not part of any score;
+    a stale value only shifts a cost trade-off or an IDF slightly, never which
+    project's memories can be returned.
     """
 
     def __init__(
         self,
-        probe: Callable[[list[str]], dict[str, int]],
+        probe: Callable[[list[str]], Mapping[str, int]],
         *,
         ttl: float = 300.0,
         capacity: int = 50_000,

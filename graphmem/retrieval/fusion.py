@@ -1,38 +1,89 @@
-"""Reciprocal rank fusion: one ranking out of several retrievers' rankings.
+"""Score fusion: one relevance in [0, 1] out of the vector and full-text scores.
 
-RRF needs no calibration between incomparable scores (cosine similarity and
-TF-IDF) and rewards what several retrievers agree on: each list adds
-``1 / (k + rank)`` for every item it holds.
+Each retriever's score is first put on the same footing, then the two are
+mixed with fixed weights (a convex combination), so a relevance means the same
+in every query and every mode:
+
+- vector: the cosine similarity, clamped at 0 (unrelated MiniLM pairs score
+  about 0.0-0.2, paraphrases 0.5 and up);
+- full text: the memory's BM25 over the query's total IDF (``share``: 1 for a
+  memory holding every query word once at mean length, whatever the store's
+  size or the query's length), saturated as ``share / (share + half)`` so
+  that the first rare words a memory shares count most: 0 for no shared
+  word, 0.5 at ``half``.
+
+``relevance = vector_weight * cosine + (1 - vector_weight) * lexical`` when both
+ran; with one retriever (VECTOR or FULLTEXT mode, or embeddings off) the
+relevance is that retriever's own value. The weight and ``half`` were chosen
+on the dev sets (docs/retrieval.md has the grid and its figures; ``python -m
+benchmarks.retrieval_eval --grid`` prints it). Scores are fused rather than
+ranks: ranks throw away how far apart two candidates are, and a fused score
+gives relevance a scale on which "nothing relevant" can be decided.
+
+A candidate that one retriever did not return gets that retriever's floor:
+0 when the retriever returned everything it could (no shared word, no
+vector), else the lowest score it did return (the missing one scored lower).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from dataclasses import dataclass
 
-DEFAULT_K = 60
-"""The usual constant: ranks 1 and 2 differ little, ranks 1 and 50 a lot."""
+DEFAULT_MIN_RELEVANCE = 0.2
+"""Below this relevance a memory is not an answer. Chosen on the dev sets
+(docs/retrieval.md, ``python -m benchmarks.retrieval_eval``): it keeps at least
+97% of the right memories that reach a HYBRID top 10 on every set, where 0.25
+already cost up to 8% (and 6 points of recall@10 on one set), and it answers
+"nothing relevant" to about a third of the queries of another dev set asked of
+a store about something else."""
 
 
-def reciprocal_rank_fusion(
-    rankings: Mapping[str, Sequence[str]],
-    *,
-    k: int = DEFAULT_K,
-    weights: Mapping[str, float] | None = None,
-) -> dict[str, float]:
-    """Fused score of every id in any ranking, normalised to [0, 1].
+def nothing_relevant(best: float | None, min_relevance: float) -> str:
+    """The note of a result that nothing reached ``min_relevance``."""
+    if best is None:
+        return "nothing relevant: no memory shares a word or a meaning with the query"
+    return (
+        f"nothing relevant: the closest memory's relevance is {best:.2f}, "
+        f"below minRelevance {min_relevance:.2f}"
+    )
 
-    Each ranking adds ``weight / (k + rank)``; 1.0 means ranked first by every
-    retriever that ran, so relevance means the same whether one retriever ran
-    or two. A retriever without a weight counts 1.
-    """
-    if not rankings:
-        return {}
-    weights = weights or {}
-    fused: dict[str, float] = {}
-    best = 0.0
-    for name, ranking in rankings.items():
-        weight = weights.get(name, 1.0)
-        best += weight / (k + 1)
-        for rank, item in enumerate(ranking, start=1):
-            fused[item] = fused.get(item, 0.0) + weight / (k + rank)
-    return {item: score / best for item, score in fused.items()}
+
+@dataclass(frozen=True)
+class ScoreFusion:
+    vector_weight: float = 0.8
+    """Share of the cosine in a hybrid relevance; full text has the rest."""
+    lexical_half: float = 0.1
+    """The full-text share that counts as half relevant."""
+
+    def lexical(self, share: float) -> float:
+        """The full-text share on [0, 1]: saturating, so the first matched words count most."""
+        if share <= 0:
+            return 0.0
+        share = min(share, 1.0)
+        return share / (share + self.lexical_half) * (1.0 + self.lexical_half)
+
+    def fuse(
+        self,
+        vector: Mapping[str, float] | None,
+        fulltext: Mapping[str, float] | None,
+        *,
+        vector_floor: float = 0.0,
+        fulltext_floor: float = 0.0,
+    ) -> dict[str, float]:
+        """Relevance of every candidate; ``None`` for a retriever that did not run."""
+        if fulltext is None:
+            return {i: _cosine(score) for i, score in (vector or {}).items()}
+        if vector is None:
+            return {i: self.lexical(score) for i, score in fulltext.items()}
+        w = self.vector_weight
+        ids = set(vector) | set(fulltext)
+        return {
+            i: w * _cosine(vector.get(i, vector_floor))
+            + (1.0 - w) * self.lexical(fulltext.get(i, fulltext_floor))
+            for i in ids
+        }
+
+
+def _cosine(value: float) -> float:
+    return min(max(value, 0.0), 1.0)

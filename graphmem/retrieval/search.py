@@ -4,7 +4,9 @@ The pipeline (run by ``Retrieval.search``):
 
 1. candidates from the vector index (kNN on the query's embedding) and the
    full-text index (content and rationale), each over-fetched and filtered;
-2. fused by reciprocal rank fusion into one relevance in [0, 1];
+2. fused into one relevance in [0, 1] (cosine and BM25 share, ``fusion``);
+   hits below ``min_relevance`` are dropped, and when none is left the result
+   is empty with a note saying nothing was relevant;
 3. a superseded hit is replaced by the memory that supersedes it (the newest
    one of its chain that passes the filters), which inherits its relevance;
 4. expanded along ENABLES, CONSTRAINS and RELATED_TO up to ``depth``: a
@@ -14,8 +16,9 @@ The pipeline (run by ``Retrieval.search``):
 5. re-ranked by the multi-factor score below.
 
 Modes choose the retrievers: VECTOR and FULLTEXT run one (no traversal),
-HYBRID both plus traversal, GRAPH both but keeps only the best few hits as
-starting points and fills the rest of the results by traversal.
+HYBRID both plus traversal (which takes at most a share of the results, so
+strong direct hits stay), GRAPH both with traversal from the best few hits
+first, the other direct hits filling what traversal leaves of ``limit``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from graphmem.models import (
     MAX_TAGS,
+    Epoch,
     Identifier,
     Memory,
     MemoryType,
@@ -41,6 +45,7 @@ from graphmem.models import (
 )
 from graphmem.retrieval.context import RECENCY_SECONDS
 from graphmem.retrieval.explain import PathStep
+from graphmem.retrieval.fusion import DEFAULT_MIN_RELEVANCE
 from graphmem.scoring import ScoreComponent
 
 MAX_QUERY_CHARS = 1_000
@@ -76,6 +81,10 @@ class SearchFilters(_Input):
     """Epoch seconds, inclusive."""
     created_before: float | None = Field(default=None, allow_inf_nan=False)
     """Epoch seconds, exclusive."""
+    occurred_after: Epoch | None = None
+    """When it happened (``occurred_at``), epoch seconds, inclusive."""
+    occurred_before: Epoch | None = None
+    """When it happened, epoch seconds, exclusive."""
     include_candidates: bool = True
     include_archived: bool = False
     include_superseded: bool = False
@@ -95,6 +104,8 @@ class SearchFilters(_Input):
             "min_confidence": self.min_confidence,
             "created_after": self.created_after,
             "created_before": self.created_before,
+            "occurred_after": self.occurred_after,
+            "occurred_before": self.occurred_before,
             "include_candidates": self.include_candidates,
             "include_archived": self.archived_allowed(),
             "include_superseded": self.include_superseded,
@@ -114,6 +125,8 @@ class SearchFilters(_Input):
             and memory.confidence >= self.min_confidence
             and (self.created_after is None or memory.created_at >= self.created_after)
             and (self.created_before is None or memory.created_at < self.created_before)
+            and (self.occurred_after is None or memory.occurred >= self.occurred_after)
+            and (self.occurred_before is None or memory.occurred < self.occurred_before)
         )
 
 
@@ -124,6 +137,9 @@ class SearchRequest(_Input):
     filters: SearchFilters = Field(default_factory=SearchFilters)
     depth: int = Field(default=1, ge=0, le=MAX_DEPTH)
     """Relations walked from each hit (0: no traversal)."""
+    min_relevance: float = Field(default=DEFAULT_MIN_RELEVANCE, ge=0.0, le=1.0, allow_inf_nan=False)
+    """Direct hits below this relevance (see ``fusion``) are left out; memories
+    reached from a kept hit by traversal stay. 0 keeps every candidate."""
     relation_types: list[RelationType] = Field(default_factory=lambda: list(TRAVERSED))
 
     @field_validator("filters", "relation_types", mode="before")

@@ -47,8 +47,17 @@ from graphmem.retrieval.explain import (
     SearchHit,
     SearchResult,
 )
-from graphmem.retrieval.fulltext import PROBE_SLOTS, TermCounts, build_query, query_terms
-from graphmem.retrieval.fusion import reciprocal_rank_fusion
+from graphmem.retrieval.fulltext import (
+    PROBE_SLOTS,
+    Corpus,
+    TermCounts,
+    analyse,
+    bm25,
+    build_query,
+    query_terms,
+    query_weights,
+)
+from graphmem.retrieval.fusion import ScoreFusion, nothing_relevant
 from graphmem.retrieval.search import (
     MAX_DEPTH,
     TRAVERSED,
@@ -71,15 +80,8 @@ EMBEDDINGS_OFF = (
 
 @dataclass(frozen=True)
 class RetrievalConfig:
-    rrf_k: int = 5
-    fusion_weights: dict[str, float] = field(
-        default_factory=lambda: {Retriever.VECTOR.value: 1.0, Retriever.FULLTEXT.value: 0.5}
-    )
-    """Rank fusion: a small k and full text at half weight. Tuned on the labelled set
-    and MADial-Bench (python -m benchmarks.retrieval): with k=60 and equal weights
-    full text's one-shared-word matches outvoted the vector ranking (MADial recall@5
-    0.25 against vector alone 0.53); k=5 with full text at 0.5 beats both single
-    retrievers on both sets."""
+    fusion: ScoreFusion = field(default_factory=ScoreFusion)
+    """How vector and full-text scores become one relevance (see fusion.py)."""
     context_overfetch: int = 10
     """knowledgeContext asks each index for this many times ``max_results`` candidates."""
     search_overfetch: int = 5
@@ -90,22 +92,37 @@ class RetrievalConfig:
     to this cap."""
     common_term_docs: int = 1_000
     """A word matching at least this many memories is "common" (see fulltext.py)."""
+    term_count_cap: int = 20_000
+    """Document frequencies are counted up to this many matches (the count's cost);
+    a word matching more is treated as matching this many."""
+    fulltext_rescore: int = 1_000
+    """Full text asks the index for up to this many matches and ranks them by BM25."""
+    corpus_sample: int = 2_000
+    """Memories read to estimate the mean memory length BM25 normalises by."""
     term_cache_seconds: float = 300.0
     max_access_cache_seconds: float = 5.0
     """How long a scope's maximum access count is reused; finding it reads every
     memory of the scope (~12 ms at 100,000), too slow for every call. 0: always read."""
+    context_text_scorer: str = ctx.HYBRID
+    """knowledgeContext's text similarity: ``hybrid`` (the fused relevance of
+    search) or ``word_overlap`` (seed 002's literal formula, kept to compare)."""
     context_min_similarity: float = 0.25
     """knowledgeContext takes vector candidates from this cosine similarity up: in a
     small store the nearest neighbours of a hint can be unrelated, and what it
     returns goes into a prompt. (Unrelated MiniLM pairs score about 0.0-0.2.)"""
     graph_seeds: int = 3
-    """GRAPH mode: hits that traversal starts from."""
+    """GRAPH mode: hits that traversal starts from; the other direct hits fill
+    what traversal leaves of ``limit``."""
+    traversal_share: float = 0.3
+    """HYBRID: memories reached only by traversal take at most this share of
+    ``limit`` (at least one slot), so strong direct hits stay in the results."""
     max_paths: int = 2_000
     neighborhood_max_nodes: int = 200
     weights: RankWeights = field(default_factory=RankWeights)
     factors: RelationFactors = field(default_factory=RelationFactors)
     record_access: bool = True
-    """knowledgeContext records an access on each memory it returns."""
+    """knowledgeContext counts a retrieval on each memory it returns (``retrieval_count``,
+    apart from accesses: what retrieval returns must not raise its own frequency)."""
 
 
 @dataclass
@@ -115,6 +132,31 @@ class _Candidates:
     memories: dict[str, Memory] = field(default_factory=dict)
     rankings: dict[Retriever, list[str]] = field(default_factory=dict)
     hits: dict[str, list[RetrieverHit]] = field(default_factory=dict)
+
+    def scores(self, retriever: Retriever) -> dict[str, float] | None:
+        """The retriever's score per memory it returned; ``None`` when it did not run."""
+        if retriever not in self.rankings:
+            return None
+        return {
+            memory_id: hit.score
+            for memory_id in self.rankings[retriever]
+            for hit in self.hits[memory_id]
+            if hit.retriever is retriever
+        }
+
+    def floor(self, retriever: Retriever, fetch: int) -> float:
+        """What a memory the retriever did not return scores at most: 0 when it
+        returned fewer than asked (nothing else matched), else its lowest score."""
+        scores = self.scores(retriever) or {}
+        return min(scores.values()) if len(scores) >= fetch else 0.0
+
+    def relevance(self, fusion: ScoreFusion, fetch: int) -> dict[str, float]:
+        return fusion.fuse(
+            self.scores(Retriever.VECTOR),
+            self.scores(Retriever.FULLTEXT),
+            vector_floor=self.floor(Retriever.VECTOR, fetch),
+            fulltext_floor=self.floor(Retriever.FULLTEXT, fetch),
+        )
 
     def add(self, retriever: Retriever, rows: Sequence[Row]) -> None:
         ranking = self.rankings.setdefault(retriever, [])
@@ -150,6 +192,7 @@ class Retrieval:
         self.policy = policy or InjectionPolicy()
         self.config = config or RetrievalConfig()
         self.terms = TermCounts(self._probe_terms, ttl=self.config.term_cache_seconds)
+        self._corpus: tuple[Corpus, float] | None = None
         self._max_access: dict[tuple[str, str | None], tuple[int, float]] = {}
         self._lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
@@ -258,6 +301,8 @@ class Retrieval:
             include_candidates=self.policy.candidate_slots > 0,
             include_superseded=request.include_superseded,
             include_archived=request.include_archived,
+            occurred_after=request.occurred_after,
+            occurred_before=request.occurred_before,
         )
         fetch = request.max_results * self.config.context_overfetch
         found = self._candidates(
@@ -271,11 +316,17 @@ class Retrieval:
         )
         max_access = self._scope_max_access(project_id, request.session_id)
         weights = ctx.context_weights(request.recency_weight)
-        hint = ctx.words(request.context_hint)
+        text = self._context_text(request.context_hint, found, fetch)
+        notes = [] if self.embedder is not None else [EMBEDDINGS_OFF]
+        relevant = [m for m in found.memories.values() if text[m.id] >= request.min_relevance]
+        if found.memories and not relevant:
+            notes.append(nothing_relevant(max(text.values()), request.min_relevance))
+        elif not found.memories:
+            notes.append(nothing_relevant(None, request.min_relevance))
         scored = []
-        for memory in found.memories.values():
+        for memory in relevant:
             score, components = ctx.score_memory(
-                memory, hint, now=now, max_access_count=max_access, weights=weights
+                memory, text[memory.id], now=now, max_access_count=max_access, weights=weights
             )
             scored.append(
                 ContextItem(
@@ -302,15 +353,25 @@ class Retrieval:
             # An archived memory shown on request is not put back to use by being
             # read: restoring it is what counts as its use.
             live = [item.memory for item in chosen if item.memory.tier is not Tier.ARCHIVED]
-            self._record_accesses(live, project_id, now)
+            self._record_retrievals(live, project_id, now)
         return ContextResult(
             items=chosen,
             weights=weights,
             max_access_count=max_access,
-            candidates=len(scored),
-            notes=[] if self.embedder is not None else [EMBEDDINGS_OFF],
+            candidates=len(found.memories),
+            notes=notes,
             took_ms=(time.perf_counter() - started) * 1000.0,
         )
+
+    def _context_text(self, hint: str, found: _Candidates, fetch: int) -> dict[str, float]:
+        """Each candidate's text similarity to the hint, by the configured scorer."""
+        if self.config.context_text_scorer == ctx.WORD_OVERLAP:
+            words = ctx.words(hint)
+            return {
+                memory_id: ctx.text_similarity(words, ctx.memory_words(memory))
+                for memory_id, memory in found.memories.items()
+            }
+        return found.relevance(self.config.fusion, fetch)
 
     def _full(self, ids: Sequence[str], project_id: str) -> dict[str, Memory]:
         """Every field of the memories that made the cut (candidates carry a few)."""
@@ -336,32 +397,13 @@ class Retrieval:
                 self._max_access[key] = (value, time.monotonic() + ttl)
         return value
 
-    def _record_accesses(self, memories: Sequence[Memory], project_id: str, now: float) -> None:
-        if not memories:
-            return
-        rows = []
-        for memory in memories:
-            accessed = memory.model_copy(
-                update={"access_count": memory.access_count + 1, "last_accessed_at": now}
+    def _record_retrievals(self, memories: Sequence[Memory], project_id: str, now: float) -> None:
+        """Count a retrieval on each memory returned; accesses (use) stay as they are."""
+        if memories:
+            self.store.write(
+                "record_retrievals",
+                {"ids": [m.id for m in memories], "project_id": project_id, "now": now},
             )
-            rows.append(
-                {
-                    "id": memory.id,
-                    "access_count": accessed.access_count,
-                    "feedback_count": memory.feedback_count,
-                    "fields": self.scorer.stored_fields(accessed, now),
-                }
-            )
-        written = self.store.write(
-            "record_context_access", {"rows": rows, "project_id": project_id, "now": now}
-        )
-        # Accesses made here raise the scope maxima this process has cached.
-        highest = max((row["access_count"] for row in written), default=0)
-        sessions = {memory.session_id for memory in memories}
-        with self._lock:
-            for key, (value, expires) in list(self._max_access.items()):
-                if key[0] == project_id and (key[1] is None or key[1] in sessions):
-                    self._max_access[key] = (max(value, highest), expires)
 
     # -- search --------------------------------------------------------------
 
@@ -404,22 +446,21 @@ class Retrieval:
             vector=use_vector,
             fulltext=use_fulltext,
         )
-        relevance = reciprocal_rank_fusion(
-            {r.value: ranking for r, ranking in found.rankings.items()},
-            k=self.config.rrf_k,
-            weights=self.config.fusion_weights,
-        )
+        fused = found.relevance(self.config.fusion, fetch)
+        relevance = {i: r for i, r in fused.items() if r >= request.min_relevance}
+        if not relevance:
+            notes.append(nothing_relevant(max(fused.values(), default=None), request.min_relevance))
         memories = found.memories
+        seeds_kept = request.limit
         if mode is SearchMode.GRAPH:
-            best = sorted(relevance, key=lambda i: (-relevance[i], i))[: self.config.graph_seeds]
-            relevance = {i: relevance[i] for i in best}
+            seeds_kept = self.config.graph_seeds
         replaces: dict[str, list[str]] = {}
         if not filters.include_superseded:
             self._replace_superseded(relevance, memories, replaces, filters, notes, project_id)
         paths: dict[str, GraphPath] = {}
         depth = max(request.depth, 1) if mode is SearchMode.GRAPH else request.depth
         if depth and mode in (SearchMode.HYBRID, SearchMode.GRAPH):
-            seeds = sorted(relevance, key=lambda i: (-relevance[i], i))[: request.limit]
+            seeds = sorted(relevance, key=lambda i: (-relevance[i], i))[:seeds_kept]
             self._expand(
                 seeds,
                 depth,
@@ -449,7 +490,10 @@ class Retrieval:
                 )
             )
         hits.sort(key=lambda hit: (-hit.score, hit.memory.id))
-        hits = hits[: request.limit]
+        reached = self._traversal_slots(request.limit) if mode is SearchMode.HYBRID else None
+        hits = _cut(
+            hits, request.limit, traversed=set(paths) - set(found.hits), reached_at_most=reached
+        )
         full = self._full([hit.memory.id for hit in hits], project_id)
         hits = [
             hit.model_copy(update={"memory": full[hit.memory.id]})
@@ -468,6 +512,9 @@ class Retrieval:
             notes=notes,
             took_ms=(time.perf_counter() - started) * 1000.0,
         )
+
+    def _traversal_slots(self, limit: int) -> int:
+        return max(1, int(limit * self.config.traversal_share))
 
     def _replace_superseded(
         self,
@@ -574,6 +621,8 @@ class Retrieval:
         )
 
     def _fulltext(self, text: str, params: dict[str, Any], fetch: int) -> list[Row]:
+        """The index's matches (up to ``fulltext_rescore``), best ``fetch`` by BM25,
+        each scored by its BM25 over the query's total IDF (see ``fusion``)."""
         terms = query_terms(text)
         if not terms:
             return []
@@ -583,12 +632,67 @@ class Retrieval:
         )
         if not query.text:
             return []
-        return self._top(
-            "fulltext_candidates",
-            {**params, "query": query.text},
-            fetch,
-            matches_at_most=query.matches_at_most,
+        k = self.config.fulltext_rescore
+        if query.matches_at_most is not None:
+            k = min(k, query.matches_at_most)
+        while True:
+            rows = self.store.read(
+                "fulltext_candidates", {**params, "query": query.text, "k": k, "limit": k}
+            )
+            exhausted = (query.matches_at_most is not None and query.matches_at_most <= k) or (
+                bool(rows) and rows[0]["seen"] < k
+            )
+            if len(rows) >= fetch or exhausted or k >= self.config.index_k_max:
+                break
+            k = min(k * 4, self.config.index_k_max)
+        corpus = self._corpus_stats()
+        weights = query_weights(terms, counts, corpus)
+        # BM25 over the query's total IDF: the share of what the query says that the
+        # memory holds, on [0, 1] whatever the store's size or the query's length.
+        mass = sum(weights.values()) or 1.0
+        scores = bm25(
+            weights,
+            (
+                (
+                    row["memory"]["id"],
+                    analyse(
+                        f"{row['memory'].get('content') or ''} "
+                        f"{row['memory'].get('rationale') or ''}"
+                    ),
+                )
+                for row in rows
+            ),
+            mean_length=corpus.mean_length,
         )
+        ranked = sorted(
+            rows,
+            key=lambda row: (
+                -scores[row["memory"]["id"]],
+                -(row["memory"].get("created_at") or 0.0),
+                row["memory"]["id"],
+            ),
+        )
+        return [
+            {**row, "score": min(1.0, scores[row["memory"]["id"]] / mass)} for row in ranked[:fetch]
+        ]
+
+    def _corpus_stats(self) -> Corpus:
+        """The store's size and mean memory length, re-read every ``term_cache_seconds``."""
+        with self._lock:
+            cached = self._corpus
+        if cached is not None and cached[1] > time.monotonic():
+            return cached[0]
+        rows = self.store.read("fulltext_corpus", {"sample": self.config.corpus_sample})
+        if rows and rows[0]["texts"]:
+            lengths = [len(analyse(t)) for t in rows[0]["texts"]]
+            corpus = Corpus(
+                documents=int(rows[0]["documents"]), mean_length=sum(lengths) / len(lengths)
+            )
+        else:
+            corpus = Corpus(documents=0, mean_length=1.0)
+        with self._lock:
+            self._corpus = (corpus, time.monotonic() + self.config.term_cache_seconds)
+        return corpus
 
     def _top(
         self, statement: str, params: dict[str, Any], fetch: int, *, matches_at_most: int | None
@@ -610,7 +714,7 @@ class Retrieval:
             chunk = terms[start : start + PROBE_SLOTS]
             slots = chunk + [""] * (PROBE_SLOTS - len(chunk))
             rows = self.store.read(
-                "fulltext_term_counts", {"terms": slots, "cap": self.config.common_term_docs}
+                "fulltext_term_counts", {"terms": slots, "cap": self.config.term_count_cap}
             )
             for row in rows:
                 counts[chunk[row["slot"]]] = row["matches"]
@@ -673,6 +777,26 @@ class Retrieval:
             edges=[Relation(**edge) for edge in edges],
             truncated=row["reachable"] > self.config.neighborhood_max_nodes,
         )
+
+
+def _cut(
+    hits: list[SearchHit], limit: int, *, traversed: set[str], reached_at_most: int | None
+) -> list[SearchHit]:
+    """The best ``limit`` hits, of which at most ``reached_at_most`` (``None``: any
+    number) were reached only by traversal; order by score is kept."""
+    if reached_at_most is None:
+        return hits[:limit]
+    kept: list[SearchHit] = []
+    reached = 0
+    for hit in hits:
+        if hit.memory.id in traversed:
+            if reached >= reached_at_most:
+                continue
+            reached += 1
+        kept.append(hit)
+        if len(kept) == limit:
+            break
+    return kept
 
 
 def _as_current(memory: Memory, request: ctx.ContextRequest) -> Memory:

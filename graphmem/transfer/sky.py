@@ -8,7 +8,8 @@ A Sky record is one JSON object per line::
 Sky keeps short-term and long-term memory in separate files. Import maps:
 
 - ``ts`` (ISO 8601, or epoch seconds; a number over 10^11 is read as epoch
-  milliseconds; a time without a zone is UTC) -> ``created_at``;
+  milliseconds; a time without a zone is UTC) -> ``occurred_at`` (when it
+  happened, which recency and staleness count from) and ``created_at``;
 - the tier: records of a short-term file -> ``working``; records of a
   long-term file, and any record with a ``promoted_at``, -> the long-term
   tier graphmem promotes such a memory to (``procedural`` for rules,
@@ -50,13 +51,12 @@ of the two files.
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import IO, Annotated, Any
+from typing import IO, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from graphmem.errors import InvalidInputError, StoreUnavailableError
 from graphmem.lifecycle import long_term_target
@@ -64,6 +64,7 @@ from graphmem.models import (
     DEFAULT_SESSION,
     MAX_CONTENT_CHARS,
     MAX_TAGS,
+    Epoch,
     Identifier,
     MemoryType,
     Source,
@@ -101,34 +102,6 @@ ALIASES = {
 TYPE_TAG = "sky-type:"
 LONG_TERM = frozenset({Tier.SEMANTIC.value, Tier.PROCEDURAL.value})
 SHORT_TERM = frozenset({Tier.WORKING.value, Tier.EPISODIC.value})
-MILLISECOND_EPOCHS = 1e11
-"""Epoch numbers above this are milliseconds (10^11 seconds is the year 5138)."""
-
-
-def epoch_seconds(value: Any) -> float:
-    """A Sky time (ISO 8601 text, or epoch seconds or milliseconds) as epoch
-    seconds, to the millisecond graphmem stores times at."""
-    if isinstance(value, bool):
-        raise ValueError("must be an ISO 8601 time or epoch seconds")
-    if isinstance(value, int | float):
-        seconds = float(value)
-        if not math.isfinite(seconds):
-            raise ValueError("must be a finite number")
-        if abs(seconds) >= MILLISECOND_EPOCHS:
-            seconds /= 1000.0
-        return round(seconds, 3)
-    if isinstance(value, str):
-        try:
-            moment = datetime.fromisoformat(value.strip())
-        except ValueError:
-            raise ValueError("must be an ISO 8601 time or epoch seconds") from None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        return round(moment.timestamp(), 3)
-    raise ValueError("must be an ISO 8601 time or epoch seconds")
-
-
-Epoch = Annotated[float, BeforeValidator(epoch_seconds)]
 
 
 class SkyRecord(BaseModel):
@@ -215,6 +188,7 @@ def memory_row(
         "tags": tags,
         "evidence": [],
         "created_at": record.ts,
+        "occurred_at": record.ts,
         "updated_at": now,
     }
     if kind is not None:
@@ -372,7 +346,7 @@ def export_sky(
             if props.get("tier") in LONG_TERM:
                 promoted = props.get("promoted_at") or props.get("updated_at")
             write_line(out, {
-                "ts": iso(props["created_at"]),
+                "ts": iso(props.get("occurred_at") or props["created_at"]),
                 "type": kind,
                 "content": props["content"],
                 "tags": tags,

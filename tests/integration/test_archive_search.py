@@ -58,7 +58,7 @@ def test_search_finds_archived_memories_only_when_asked_and_marks_them(
     assert again[old].archived is False
 
 
-def test_knowledge_context_includes_archived_on_request_without_counting_a_use(
+def test_knowledge_context_includes_archived_on_request_without_counting_it(
     egm: GraphMem, clock: ManualClock
 ):
     old, live = archive_old(egm, clock)
@@ -69,9 +69,9 @@ def test_knowledge_context_includes_archived_on_request_without_counting_a_use(
     asked = egm.knowledge_context("billing export CSV layout", include_archived=True)
     by_id = {i.memory.id: i for i in asked.items}
     assert by_id[old].archived is True and by_id[live].archived is False
-    # Shown on request, an archived memory is not used by it: restoring is its use.
-    assert egm.get(old).access_count == 0 and egm.get(old).tier is Tier.ARCHIVED
-    assert egm.get(live).access_count == 2
+    # Shown on request, an archived memory is not counted by it: restoring is its use.
+    assert egm.get(old).retrieval_count == 0 and egm.get(old).tier is Tier.ARCHIVED
+    assert egm.get(live).retrieval_count == 2
 
 
 def test_archived_candidates_stay_out_of_context_even_when_archived_ones_are_asked_for(

@@ -71,7 +71,7 @@ def test_context_prints_components_and_can_leave_accesses_alone(data_dir: Path):
     assert shown.exit_code == 0, shown.output
     assert memory.id in shown.stdout and "text_similarity" in shown.stdout
     with store(data_dir) as gm:
-        assert gm.get(memory.id).access_count == 0
+        assert gm.get(memory.id).retrieval_count == 0
 
     as_json = cli(data_dir, "context", "deploy script", "--json")
     body = json.loads(as_json.stdout)
@@ -80,7 +80,8 @@ def test_context_prints_components_and_can_leave_accesses_alone(data_dir: Path):
         body["items"][0]["score"]
     )
     with store(data_dir) as gm:
-        assert gm.get(memory.id).access_count == 1
+        assert gm.get(memory.id).retrieval_count == 1
+        assert gm.get(memory.id).access_count == 0
 
 
 @pytest.mark.parametrize(
@@ -107,3 +108,28 @@ def test_backfill_embeds_what_was_written_without_embeddings(data_dir: Path):
     assert "embedded 3, 0 remaining" in done.stdout
     again = cli(data_dir, "backfill-embeddings", embedder="minilm")
     assert "embedded 0, 0 remaining" in again.stdout
+
+
+def test_remember_takes_occurred_at_and_search_and_context_filter_on_it(data_dir: Path):
+    written = cli(
+        data_dir,
+        "remember",
+        "the office moved to Leipzig",
+        "--type",
+        "event",
+        "--occurred-at",
+        "2024-03-01T09:00:00Z",
+    )
+    assert written.exit_code == 0, written.output
+    assert "2024-03-01T09:00:00+00:00" in written.stdout
+    assert cli(data_dir, "remember", "the office moved to Dresden").exit_code == 0
+    before = ("--occurred-before", "2025-01-01T00:00:00Z", "--min-relevance", "0", "--json")
+    found = json.loads(cli(data_dir, "search", "office moved", *before).stdout)
+    assert [h["memory"]["content"] for h in found["hits"]] == ["the office moved to Leipzig"]
+    context = json.loads(cli(data_dir, "context", "where did the office move", *before).stdout)
+    assert [i["memory"]["content"] for i in context["items"]] == ["the office moved to Leipzig"]
+    after = ("--occurred-after", "2025-01-01T00:00:00Z", "--min-relevance", "0", "--json")
+    found = json.loads(cli(data_dir, "search", "office moved", *after).stdout)
+    assert [h["memory"]["content"] for h in found["hits"]] == ["the office moved to Dresden"]
+    bad = cli(data_dir, "remember", "from nowhere", "--occurred-at", "next tuesday")
+    assert bad.exit_code == 1 and "occurred_at" in bad.stderr

@@ -137,8 +137,9 @@ def test_the_commands_use_the_running_server_and_say_the_same_as_without_it(
     assert "found by: " in shown.stdout
     # Filters and enums travel as the server spells them.
     filtered = cli(
-        data_dir, "search", "schedules", "--tag", "ops", "--tier", "working", "--json"
-    ).stdout
+        data_dir, "search", "schedules", "--tag", "ops", "--tier", "working",
+        "--min-relevance", "0", "--json",
+    ).stdout  # fmt: skip
     assert [h["memory"]["content"] for h in json.loads(filtered)["hits"]] == [
         "the nightly export runs at two"
     ]

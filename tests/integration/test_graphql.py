@@ -23,9 +23,9 @@ from tests.integration.conftest import GraphQLClient, serve
 
 MEMORY_FIELDS = """
     id projectId sessionId content memoryType tier status confidence importance
-    accessCount occurrenceCount feedback feedbackCount pinned source suggestedBy
+    accessCount retrievalCount occurrenceCount feedback feedbackCount pinned source suggestedBy
     selfAssessment tags rationale evidence agentId supersededBy
-    createdAt updatedAt lastAccessedAt promotedAt archivedAt
+    createdAt occurredAt updatedAt lastAccessedAt lastRetrievedAt promotedAt archivedAt
     archivedFrom archiveReason activatedAt lastSeen mergedInto
 """
 

@@ -17,7 +17,7 @@ COMPONENTS = "components { name value weight contribution }"
 RETRIEVERS = "retrievers { retriever rank score }"
 CONTEXT = f"""query($hint: String!, $max: Int! = 5, $record: Boolean) {{
   knowledgeContext(contextHint: $hint, maxResults: $max, recordAccess: $record) {{
-    items {{ memory {{ id status accessCount }} score {COMPONENTS} {RETRIEVERS} }}
+    items {{ memory {{ id status accessCount retrievalCount }} score {COMPONENTS} {RETRIEVERS} }}
     weights {{ name weight }} maxAccessCount candidates notes tookMs
   }}
 }}"""
@@ -76,11 +76,12 @@ def test_knowledge_context_explains_scores_and_leaves_out_candidates(
     assert {c["name"] for c in item["components"]} == {w["name"] for w in result["weights"]}
     assert sum(w["weight"] for w in result["weights"]) == pytest.approx(1.0)
     assert item["retrievers"] and result["candidates"] >= 1 and result["tookMs"] >= 0
-    # The access was recorded (by default), and the same request sees it afterwards.
-    assert gm.get(active.id).access_count == 1
+    # The retrieval was counted (by default), not as a use; the next request sees it.
+    assert gm.get(active.id).retrieval_count == 1
     again = gql.data(CONTEXT, {"hint": "deploy script", "record": False})["knowledgeContext"]
-    assert again["items"][0]["memory"]["accessCount"] == 1
-    assert gm.get(active.id).access_count == 1
+    memory = again["items"][0]["memory"]
+    assert (memory["retrievalCount"], memory["accessCount"]) == (1, 0)
+    assert gm.get(active.id).retrieval_count == 1
 
 
 def test_knowledge_context_tool_is_the_function_schema(gql: GraphQLClient):

@@ -51,7 +51,7 @@ def test_smoke_run_reports_quality_ingest_and_latency(tmp_path: Path):
         "db_memory_mb_300",
     } <= keys
     modes = {(row["set"], row["mode"]) for row in report["quality"]}
-    assert modes == {("own", "FULLTEXT"), ("own", "VECTOR"), ("own", "HYBRID")}
+    assert modes == {("own", m) for m in ("FULLTEXT", "VECTOR", "HYBRID", "GRAPH")}
     own = {row["mode"]: row["recall@5"] for row in report["quality"]}
     assert own["HYBRID"] > max(own["FULLTEXT"], own["VECTOR"])
     assert report["load_300"]["relations"] > 0

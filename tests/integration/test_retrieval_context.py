@@ -6,6 +6,7 @@ formula; the clock is a ManualClock, so recency is exact.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
 from graphmem.errors import InvalidInputError
+from graphmem.retrieval.context import WORD_OVERLAP
 from graphmem.store.falkordb import FalkorStore
 from graphmem.telemetry import Event
 
@@ -23,7 +25,17 @@ def components(item) -> dict[str, float]:
     return {c.name: c.value for c in item.components}
 
 
-def test_scores_and_order_follow_seed_002_by_hand(egm: GraphMem, clock: ManualClock):
+@pytest.fixture
+def overlap(egm: GraphMem) -> GraphMem:
+    """knowledgeContext with seed 002's literal word-overlap text similarity."""
+    egm.retrieval.config = dataclasses.replace(
+        egm.retrieval.config, context_text_scorer=WORD_OVERLAP
+    )
+    return egm
+
+
+def test_scores_and_order_follow_seed_002_by_hand(overlap: GraphMem, clock: ManualClock):
+    egm = overlap
     a = egm.remember({"content": "deploy payments api through pipeline", "confidence": 0.9})
     b = egm.remember({"content": "payments api rate limits", "confidence": 0.6})
     egm.record_access(b.id)
@@ -59,7 +71,8 @@ def test_recency_decays_at_0_1_and_7_days(
     assert components(item)["recency"] == pytest.approx(expected)
 
 
-def test_recency_weight_rebalances_the_other_weights(egm: GraphMem, clock: ManualClock):
+def test_recency_weight_rebalances_the_other_weights(overlap: GraphMem, clock: ManualClock):
+    egm = overlap
     egm.remember({"content": "rotate the signing keys monthly", "confidence": 0.8})
     clock.advance(DAY)
     result = egm.knowledge_context("rotate signing keys", recency_weight=0.5, record_access=False)
@@ -141,18 +154,31 @@ def test_hints_of_2_and_1001_characters_are_rejected(egm: GraphMem, hint: str):
     assert error.value.field == "context_hint"
 
 
-def test_each_call_records_an_access_on_what_it_returns(egm: GraphMem, clock: ManualClock):
+def test_each_call_counts_a_retrieval_not_a_use_on_what_it_returns(
+    egm: GraphMem, clock: ManualClock
+):
+    # The scope's maximum access count is read fresh on every call.
+    egm.retrieval.config = dataclasses.replace(egm.retrieval.config, max_access_cache_seconds=0)
     shown = egm.remember({"content": "the staging database resets nightly"})
     hidden = egm.remember({"content": "lunch is at noon"})
     clock.advance(3600)
-    egm.knowledge_context("staging database")
+    first = egm.knowledge_context("staging database")
     after = egm.get(shown.id)
-    assert after.access_count == 1
-    assert after.last_accessed_at == pytest.approx(clock.now())
-    assert after.importance != shown.importance  # rescored as of the access
-    assert egm.get(hidden.id).access_count == 0
+    assert (after.retrieval_count, after.last_retrieved_at) == (1, pytest.approx(clock.now()))
+    # Retrieval is not use: accesses, recency and importance stay as they were.
+    assert (after.access_count, after.last_accessed_at) == (0, None)
+    assert after.importance == shown.importance
+    assert egm.get(hidden.id).retrieval_count == 0
+    for _ in range(3):
+        again = egm.knowledge_context("staging database")
+    assert again.items[0].score == pytest.approx(first.items[0].score)  # no feedback loop
+    assert components(again.items[0])["access_frequency"] == 0.0
+    assert egm.get(shown.id).retrieval_count == 4
     egm.knowledge_context("staging database", record_access=False)
-    assert egm.get(shown.id).access_count == 1
+    assert egm.get(shown.id).retrieval_count == 4
+    egm.record_access(shown.id)  # an agent's explicit use is what frequency counts
+    used = egm.knowledge_context("staging database", record_access=False)
+    assert components(used.items[0])["access_frequency"] == 1.0
 
 
 def test_emits_a_telemetry_event_with_status_and_duration(egm: GraphMem):
@@ -193,7 +219,35 @@ def test_paraphrases_become_candidates_through_the_vector_index(egm: GraphMem):
     result = egm.knowledge_context("when do bills get produced", record_access=False)
     assert [i.memory.id for i in result.items] == [target.id]
     assert [h.retriever.value for h in result.items[0].retrievers] == ["vector"]
-    assert components(result.items[0])["text_similarity"] == 0.0
+    # The hybrid relevance sees the paraphrase; word overlap (no shared word) does not.
+    assert components(result.items[0])["text_similarity"] > 0.3
+    egm.retrieval.config = dataclasses.replace(
+        egm.retrieval.config, context_text_scorer=WORD_OVERLAP
+    )
+    again = egm.knowledge_context(
+        "when do bills get produced", min_relevance=0.0, record_access=False
+    )
+    assert components(again.items[0])["text_similarity"] == 0.0
+
+
+def test_text_similarity_is_the_relevance_hybrid_search_gives(egm: GraphMem):
+    target = egm.remember({"content": "We lock ledger rows with SELECT FOR UPDATE"})
+    egm.remember_many(
+        [
+            {"content": "Ledger exports run nightly"},
+            {"content": "Rows in the audit table are never deleted"},
+            {"content": "Lock files are committed with every dependency change"},
+        ]
+    )
+    result = egm.knowledge_context("why do we lock ledger rows?", record_access=False)
+    assert result.items[0].memory.id == target.id
+    searched = egm.search("why do we lock ledger rows?", limit=4)
+    relevance = {
+        hit.memory.id: {c.name: c.value for c in hit.explanation.components}["relevance"]
+        for hit in searched.hits
+    }
+    for item in result.items:
+        assert components(item)["text_similarity"] == pytest.approx(relevance[item.memory.id])
 
 
 def test_tool_call_arguments_work_and_are_validated_the_same_way(egm: GraphMem):

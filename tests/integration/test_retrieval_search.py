@@ -8,7 +8,7 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
 from graphmem.errors import InvalidInputError, NotFoundError
-from graphmem.retrieval.fusion import reciprocal_rank_fusion
+from graphmem.retrieval.fusion import ScoreFusion
 from graphmem.store.falkordb import FalkorStore
 from graphmem.telemetry import Event
 
@@ -96,8 +96,12 @@ def test_traversal_pulls_in_a_constraint_one_hop_from_a_hit_and_shows_the_path(e
         ("CONSTRAINS", rule.id, decision.id)
     ]
     assert path.factor == pytest.approx(0.9)
-    relevance = {c.name: c.value for c in result.hits[1].explanation.components}["relevance"]
-    assert relevance == pytest.approx(0.9)  # the hit's relevance (1.0) times the factor
+
+    def relevance(hit):
+        return {c.name: c.value for c in hit.explanation.components}["relevance"]
+
+    # The rule inherits the hit's relevance times the factor.
+    assert relevance(result.hits[1]) == pytest.approx(0.9 * relevance(result.hits[0]))
 
 
 def test_traversal_follows_only_the_relation_types_asked_for(egm: GraphMem):
@@ -192,8 +196,36 @@ def test_a_small_project_beside_a_big_one_still_gets_its_nearest_memory(egm: Gra
         project_id="big",
     )
     mine = egm.remember({"content": "Sandwich orders are due by ten"})
-    result = egm.search("invoice failed billing address empty", mode="VECTOR", limit=1)
+    result = egm.search(
+        "invoice failed billing address empty", mode="VECTOR", limit=1, min_relevance=0.0
+    )
     assert ids(result) == [mine.id]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_unrelated_query_finds_nothing_relevant_and_says_so(egm, corpus, mode):
+    result = egm.search("sourdough starter feeding ratio", mode=mode)
+    assert result.hits == []
+    assert any(note.startswith("nothing relevant") for note in result.notes)
+    everything = egm.search("sourdough starter feeding ratio", mode=mode, min_relevance=0.0)
+    if mode != "FULLTEXT":  # no shared word: full text has no candidate at all
+        assert everything.hits
+
+
+def test_relevance_is_on_one_scale_in_every_mode(egm, corpus):
+    def relevance(result):
+        return {c.name: c.value for c in result.hits[0].explanation.components}["relevance"]
+
+    vector = egm.search(PARAPHRASE_QUERY, mode="VECTOR", limit=1)
+    hybrid = egm.search(PARAPHRASE_QUERY, mode="HYBRID", limit=1)
+    # No shared word: HYBRID's relevance is the cosine weighted by the fusion's share.
+    assert relevance(hybrid) == pytest.approx(0.8 * relevance(vector))
+    token = egm.search(TOKEN_QUERY, mode="FULLTEXT", limit=1)
+    # The one query word, held once in a memory a little longer than the mean.
+    assert 0.9 < relevance(token) <= 1.0
+    with pytest.raises(InvalidInputError) as error:
+        egm.search(TOKEN_QUERY, min_relevance=1.5)
+    assert error.value.field == "min_relevance"
 
 
 @pytest.mark.parametrize(
@@ -294,8 +326,19 @@ def test_neighborhood_returns_nodes_and_typed_edges(egm: GraphMem):
         egm.neighborhood(a, depth=4)
 
 
-def test_rank_fusion_rewards_agreement_and_normalises_to_one():
-    fused = reciprocal_rank_fusion({"vector": ["a", "b"], "fulltext": ["a", "c"]}, k=60)
-    assert fused["a"] == pytest.approx(1.0)
-    assert fused["b"] == pytest.approx(fused["c"]) == pytest.approx((1 / 62) / (2 / 61))
-    assert reciprocal_rank_fusion({"vector": ["x"]})["x"] == pytest.approx(1.0)
+def test_score_fusion_mixes_cosine_and_saturated_lexical_share_on_one_scale():
+    fusion = ScoreFusion(vector_weight=0.8, lexical_half=0.1)
+    assert fusion.lexical(1.0) == pytest.approx(1.0)
+    assert fusion.lexical(0.1) == pytest.approx(0.55)
+    assert fusion.lexical(0.0) == 0.0
+    fused = fusion.fuse({"a": 0.6, "b": 0.2}, {"a": 0.1, "c": 1.0})
+    assert fused["a"] == pytest.approx(0.8 * 0.6 + 0.2 * 0.55)
+    assert fused["b"] == pytest.approx(0.8 * 0.2)
+    assert fused["c"] == pytest.approx(0.2)
+    # One retriever: its own value, so VECTOR and FULLTEXT relevances mean what HYBRID's do.
+    assert fusion.fuse({"x": 0.4}, None) == {"x": pytest.approx(0.4)}
+    assert fusion.fuse(None, {"x": 0.1}) == {"x": pytest.approx(0.55)}
+    # A memory a retriever left out scores that retriever's floor.
+    floored = fusion.fuse({"a": 0.6}, {"b": 1.0}, vector_floor=0.3)
+    assert floored["b"] == pytest.approx(0.8 * 0.3 + 0.2)
+    assert fusion.fuse({"n": -0.2}, None)["n"] == 0.0

@@ -70,7 +70,7 @@ def test_short_and_long_term_records_map_as_documented(
     got = memories(gm)
     ledger = got["Use Postgres for the ledger"]
     assert (ledger.tier, ledger.memory_type, ledger.status) == ("working", "decision", "active")
-    assert ledger.created_at == 1735812000.0  # 2025-01-02T10:00:00Z
+    assert ledger.created_at == ledger.occurred_at == 1735812000.0  # 2025-01-02T10:00:00Z
     assert ledger.confidence == 0.9 and ledger.tags == ["db"]
     assert ledger.source == "import" and ledger.session_id == "default"
     assert ledger.promoted_at is None
@@ -177,7 +177,8 @@ def test_an_export_reads_back_into_the_same_memories(
     report = import_sky(other_store, io.StringIO(out.getvalue()), project_id="default",
                         term=Term.SHORT, now=NOW)  # fmt: skip
     assert report.created["memory"] == 7 and report.complete
-    fields = ("content", "memory_type", "tier", "tags", "confidence", "created_at", "promoted_at")
+    fields = ("content", "memory_type", "tier", "tags", "confidence", "created_at", "occurred_at")
+    fields += ("promoted_at",)
     assert {c: tuple(getattr(m, f) for f in fields) for c, m in memories(moved).items()} == {
         c: tuple(getattr(m, f) for f in fields) for c, m in memories(gm).items()
     }

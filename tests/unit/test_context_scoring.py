@@ -144,7 +144,11 @@ def test_score_sums_the_weighted_components_by_hand():
         created_at=NOW - DAY,
     )
     total, components = score_memory(
-        m, words("deploy payments api"), now=NOW, max_access_count=6, weights=context_weights()
+        m,
+        text_similarity(words("deploy payments api"), memory_words(m)),
+        now=NOW,
+        max_access_count=6,
+        weights=context_weights(),
     )
     by_name = {c.name: c for c in components}
     assert by_name["text_similarity"].value == pytest.approx(0.5866667, abs=1e-6)
@@ -159,7 +163,11 @@ def test_score_sums_the_weighted_components_by_hand():
 def test_recency_uses_the_last_access_when_there_is_one():
     m = memory("x", created_at=NOW - 30 * DAY, last_accessed_at=NOW - DAY)
     _, components = score_memory(
-        m, words("x"), now=NOW, max_access_count=0, weights=context_weights()
+        m,
+        text_similarity(words("x"), memory_words(m)),
+        now=NOW,
+        max_access_count=0,
+        weights=context_weights(),
     )
     assert {c.name: c.value for c in components}["recency"] == pytest.approx(math.exp(-1 / 7))
 
@@ -170,9 +178,13 @@ def test_a_higher_recency_weight_favours_the_fresh_memory():
     hint = words("deploy payments api")
 
     def total(m: Memory, weight: float) -> float:
-        return score_memory(m, hint, now=NOW, max_access_count=0, weights=context_weights(weight))[
-            0
-        ]
+        return score_memory(
+            m,
+            text_similarity(hint, memory_words(m)),
+            now=NOW,
+            max_access_count=0,
+            weights=context_weights(weight),
+        )[0]
 
     assert total(old_match, 0.1) > total(fresh_partial, 0.1)
     assert total(old_match, 0.8) < total(fresh_partial, 0.8)
@@ -244,11 +256,15 @@ def test_tool_schema_states_the_limits_that_are_enforced():
         "includeSuperseded",
         "includeArchived",
         "sessionId",
+        "minRelevance",
+        "occurredAfter",
+        "occurredBefore",
     }
     assert (props["contextHint"]["minLength"], props["contextHint"]["maxLength"]) == (3, 1000)
     assert (props["maxResults"]["maximum"], props["maxResults"]["default"]) == (50, 5)
     assert props["minConfidence"]["default"] == 0.5
     assert props["recencyWeight"]["default"] == 0.3
+    assert (props["minRelevance"]["default"], props["minRelevance"]["maximum"]) == (0.2, 1.0)
     assert "$ref" not in str(params) and "$defs" not in str(params)
 
 

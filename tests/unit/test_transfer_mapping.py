@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from graphmem.errors import InvalidInputError
-from graphmem.models import MemoryType
+from graphmem.models import MemoryType, epoch_seconds
 from graphmem.transfer.cypher_script import literal
 from graphmem.transfer.lines import decode, properties
-from graphmem.transfer.sky import epoch_seconds, iso, memory_id, memory_type, parse_record, sky_type
+from graphmem.transfer.sky import iso, memory_id, memory_type, parse_record, sky_type
 
 
 @pytest.mark.parametrize(

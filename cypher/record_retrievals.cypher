@@ -1,0 +1,15 @@
+// One retrieval for each memory a knowledge context returned. Retrieval is not
+// use: access_count and last_accessed_at (what frequency, recency and
+// importance read) move only on an explicit access, so what retrieval returns
+// does not feed on itself. The memory is write-locked before its count is read
+// (Neo4j locks before reading only when SET itself reads the property), so
+// concurrent contexts lose no retrieval.
+UNWIND $ids AS id
+MATCH (m:Memory {id: id})
+WHERE m.project_id = $project_id
+SET m._lock = true
+REMOVE m._lock
+WITH m, coalesce(m.retrieval_count, 0) + 1 AS retrievals
+SET m.retrieval_count = retrievals,
+    m.last_retrieved_at = $now
+RETURN m.id AS id, retrievals AS retrieval_count
