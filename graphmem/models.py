@@ -391,6 +391,8 @@ class PromotionEvent(BaseModel):
     component_values: list[float] = Field(default_factory=list)
     component_contributions: list[float] = Field(default_factory=list)
     at: float
+    reason: str | None = None
+    """Why it moved: the score against the threshold it needed and the rules that applied."""
 
 
 class Relation(BaseModel):

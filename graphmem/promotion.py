@@ -18,7 +18,8 @@ from graphmem.errors import NotFoundError
 from graphmem.ids import new_id
 from graphmem.lifecycle import SHORT_TERM, long_term_target, promotion_target
 from graphmem.models import Memory, Tier, memory_from_fields
-from graphmem.scoring import ImportanceBreakdown
+from graphmem.retention import DAY
+from graphmem.scoring import ImportanceBreakdown, RuleNote
 from graphmem.service import Service
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,16 @@ class Candidate:
     memory: Memory
     score: float
     breakdown: ImportanceBreakdown
+    """The score factor by factor, and the retention rules that applied."""
     to_tier: Tier
+    threshold: float = 0.0
+    """The importance this memory needed (its tag's, or the run's lowered by age)."""
+
+    @property
+    def reason(self) -> str:
+        """Why it moves, as the promotion event records it."""
+        rules = "; ".join(f"{n.rule}: {n.detail}" for n in self.breakdown.rules)
+        return f"score {self.score:.3f} >= {self.threshold:.3f}" + (f"; {rules}" if rules else "")
 
 
 @dataclass(frozen=True)
@@ -88,15 +98,17 @@ class PromotionEngine(Service):
     ) -> list[Candidate]:
         """The session's promotable items at or above the threshold, best first, capped."""
         now = self._now()
+        base = self.rules.promote_threshold if threshold is None else threshold
         rows = self.store.read(
             "evaluate_session",
             {
                 "project_id": project_id,
                 "session_id": session_id,
                 "tiers": [t.value for t in SHORT_TERM],
-                "threshold": self.rules.promote_threshold if threshold is None else threshold,
+                "threshold": base,
                 "limit": limit or self.rules.max_promotions_per_run,
                 "now": now,
+                **self.rule_params(base, now),
                 **self.scorer.query_params(),
             },
         )
@@ -108,15 +120,52 @@ class PromotionEngine(Service):
             )
             if target is None:
                 continue
+            breakdown = self.scorer.score_with_breakdown(memory, now)
+            notes = self._rule_notes(memory, row, base)
             candidates.append(
                 Candidate(
                     memory=memory,
                     score=row["score"],
-                    breakdown=self.scorer.score_with_breakdown(memory, now),
+                    breakdown=breakdown.model_copy(update={"rules": notes}),
                     to_tier=target,
+                    threshold=row["threshold"],
                 )
             )
         return candidates
+
+    def rule_params(self, threshold: float, now: float) -> dict[str, Any]:
+        """The retention rules as parameters of ``evaluate_session``."""
+        decay = self.rules.time_decay
+        evidence = self.rules.semantic_evidence
+        return {
+            "moved_before": now - self.rules.promotion_interval_seconds,
+            "tag_thresholds": dict(self.rules.tag_thresholds),
+            "decay_start_days": decay.start_days,
+            "decay_per_day": decay.per_day if decay.enabled else 0.0,
+            # The floor lowers the bar, never raises it.
+            "decay_floor": min(decay.floor, threshold) if decay.enabled else threshold,
+            "min_sessions": evidence.min_sessions,
+            "min_feedback": evidence.min_feedback,
+            "min_occurrences": evidence.min_occurrences,
+            "min_dwell_seconds": evidence.min_dwell_days * DAY,
+        }
+
+    @staticmethod
+    def _rule_notes(memory: Memory, row: Mapping[str, Any], base: float) -> list[RuleNote]:
+        notes = [RuleNote(rule="threshold", detail=f"{row['threshold']:.3f} (run: {base:.3f})")]
+        if row["decayed"] < base:
+            notes.append(
+                RuleNote(
+                    rule="time_decay",
+                    detail=f"{row['age_days']:.1f} days old: {base:.3f} -> {row['decayed']:.3f}",
+                )
+            )
+        if row["tag_rule"] is not None:
+            tag, value = row["tag_rule"]
+            notes.append(RuleNote(rule="tag", detail=f"{tag}: threshold {value:.3f}"))
+        if memory.tier is Tier.EPISODIC:
+            notes.append(RuleNote(rule="evidence", detail=", ".join(row["evidence"])))
+        return notes
 
     def promote(
         self,
@@ -148,6 +197,7 @@ class PromotionEngine(Service):
                     "from_tier": c.memory.tier.value,
                     "to_tier": c.to_tier.value,
                     "score": c.score,
+                    "reason": c.reason,
                     "importance_fields": fields,
                     "component_names": [x.name for x in c.breakdown.components],
                     "component_values": [x.value for x in c.breakdown.components],
@@ -217,14 +267,17 @@ class PromotionEngine(Service):
             dry_run=dry_run,
             threshold=threshold,
         )
-        self.telemetry.emit(
-            "promotion.triggered",
-            started_at,
-            trigger=trigger.value,
-            session_id=session_id,
-            project_id=project_id,
-            dry_run=dry_run,
-        )
+        if not dry_run:
+            # A dry run is a question, not a run: it triggers nothing and no
+            # metric or session statistic counts it.
+            self.telemetry.emit(
+                "promotion.triggered",
+                started_at,
+                trigger=trigger.value,
+                session_id=session_id,
+                project_id=project_id,
+                dry_run=dry_run,
+            )
         result.candidates = self.evaluate(session_id, project_id=project_id, limit=limit)
         if not dry_run:
             outcome = self.promote(
@@ -271,12 +324,16 @@ class PromotionEngine(Service):
     def promote_now(self, memories: Sequence[Memory], *, project_id: str) -> PromoteResult:
         """An agent's "remember this": straight to long-term, no threshold."""
         now = self._now()
+        note = RuleNote(rule="agent_decision", detail="remember this: no threshold")
         candidates = [
             Candidate(
                 memory=m,
                 score=1.0,
-                breakdown=self.scorer.score_with_breakdown(m, now),
+                breakdown=self.scorer.score_with_breakdown(m, now).model_copy(
+                    update={"rules": [note]}
+                ),
                 to_tier=long_term_target(m.memory_type, pinned=m.pinned),
+                threshold=0.0,
             )
             for m in memories
         ]
@@ -301,6 +358,20 @@ class PromotionEngine(Service):
             duration_ms=(time.perf_counter() - started) * 1000,
         )
         return result
+
+    def record_session_use(
+        self, memory_ids: Sequence[str], *, session_id: str, project_id: str
+    ) -> list[str]:
+        """Note that ``session_id`` used these memories (wrote one again, or was
+        served it): use in a second session is evidence for a long-term tier.
+        Returns the ids newly noted (their own session and repeats are not)."""
+        if not memory_ids:
+            return []
+        rows = self.store.write(
+            "record_session_use",
+            {"ids": list(memory_ids), "session_id": session_id, "project_id": project_id},
+        )
+        return [row["id"] for row in rows]
 
     def working_count(self, session_id: str, *, project_id: str) -> int:
         rows = self.store.read(

@@ -32,6 +32,10 @@ class PromotionCandidate:
     importance_breakdown: ImportanceBreakdown = strawberry.field(
         description="The score factor by factor; the contributions sum to the score."
     )
+    threshold: float = strawberry.field(
+        description="The importance this memory needed: its tag's, or the run's lowered by age."
+    )
+    reason: str = strawberry.field(description="Why it moves, as its promotion event records.")
 
     @classmethod
     def of(cls, candidate: engine.Candidate) -> PromotionCandidate:
@@ -41,6 +45,8 @@ class PromotionCandidate:
             from_tier=candidate.memory.tier,
             to_tier=candidate.to_tier,
             importance_breakdown=ImportanceBreakdown.of(candidate.breakdown),
+            threshold=candidate.threshold,
+            reason=candidate.reason,
         )
 
 
@@ -155,6 +161,10 @@ class PromotionEvent:
         description="The score factor by factor, as it was at the move."
     )
     at: datetime
+    reason: str | None = strawberry.field(
+        description="Why it moved: score against the threshold it needed, and the retention "
+        "rules that applied (time decay, tag, evidence for a long-term tier)."
+    )
 
     @classmethod
     def of(cls, event: models.PromotionEvent, project_id: str | None) -> PromotionEvent:
@@ -168,6 +178,7 @@ class PromotionEvent:
             from_tier=event.from_tier,
             to_tier=event.to_tier,
             score=event.score,
+            reason=event.reason,
             components=[
                 PromotionScoreComponent(name=name, value=value, contribution=contribution)
                 for name, value, contribution in zip(

@@ -59,6 +59,10 @@ class ImportanceBreakdown:
     preset: str
     total: float
     components: list[ScoreComponent]
+    rules: list[str] = strawberry.field(
+        description="Retention rules that bore on a promotion (threshold, time_decay, tag, "
+        "evidence, agent_decision), each as 'rule: detail'; empty outside promotion."
+    )
 
     @classmethod
     def of(cls, breakdown: DomainBreakdown) -> ImportanceBreakdown:
@@ -71,6 +75,7 @@ class ImportanceBreakdown:
                 )
                 for c in breakdown.components
             ],
+            rules=[f"{note.rule}: {note.detail}" for note in breakdown.rules],
         )
 
 

@@ -122,10 +122,12 @@ class TestEvaluate:
 
 
 class TestTiers:
-    def test_working_then_episodic_then_semantic(self, gm: GraphMem):
+    def test_working_then_episodic_then_semantic(self, gm: GraphMem, clock: ManualClock):
         memory = gm.remember(strong())
         gm.run_promotion(S)
         assert tier_of(gm, memory.id) is Tier.EPISODIC
+        clock.advance(60)
+        gm.feedback(memory.id, 1)
         gm.run_promotion(S)
         assert tier_of(gm, memory.id) is Tier.SEMANTIC
         gm.run_promotion(S)
@@ -238,7 +240,8 @@ class TestStatsAndTriggers:
         gm.remember_many([strong("two"), strong("three"), weak()])
         gm.run_promotion(S)
         stats = gm.promotion_stats(S)
-        assert (stats.runs, stats.total_promoted, stats.last_promoted) == (2, 4, 3)
+        # "one" stays episodic: nothing but its score speaks for it yet.
+        assert (stats.runs, stats.total_promoted, stats.last_promoted) == (2, 3, 2)
         assert stats.last_remaining == 1 and stats.last_threshold == 0.6
         assert stats.last_run_at == clock.now()
 
@@ -474,3 +477,110 @@ def test_triggers_are_named(gm: GraphMem):
         "memory_limit",
         "agent_decision",
     }
+
+
+class TestLongTermEvidence:
+    """Episodic -> semantic needs evidence beyond one more run, and never two tiers at once."""
+
+    def test_two_runs_seconds_apart_move_one_tier(self, gm: GraphMem, clock: ManualClock):
+        memory = gm.remember(strong())
+        gm.feedback(memory.id, 1)
+        gm.run_promotion(S)
+        clock.advance(5)
+        assert gm.run_promotion(S).promoted == []
+        assert tier_of(gm, memory.id) is Tier.EPISODIC
+        clock.advance(gm.rules.promotion_interval_seconds)
+        assert gm.run_promotion(S).promoted == [memory.id]
+        assert tier_of(gm, memory.id) is Tier.SEMANTIC
+
+    def test_a_high_score_alone_is_not_evidence(self, gm: GraphMem, clock: ManualClock):
+        memory = gm.remember(strong())
+        gm.run_promotion(S)
+        for _ in range(3):
+            clock.advance(gm.rules.promotion_interval_seconds + 1)
+            gm.record_access(memory.id)
+            assert gm.run_promotion(S).promoted == []
+        assert tier_of(gm, memory.id) is Tier.EPISODIC
+
+    def test_use_in_a_second_session_is_evidence(self, gm: GraphMem, clock: ManualClock):
+        memory = gm.remember(strong())
+        gm.run_promotion(S)
+        clock.advance(60)
+        assert (
+            gm.promotion.record_session_use([memory.id], session_id=S, project_id="default") == []
+        )
+        assert gm.run_promotion(S).promoted == []
+        noted = gm.promotion.record_session_use(
+            [memory.id], session_id="thread-2", project_id="default"
+        )
+        assert noted == [memory.id]
+        result = gm.run_promotion(S)
+        assert result.promoted == [memory.id]
+        assert "used in 2 sessions" in result.candidates[0].reason
+
+    def test_recurrence_is_evidence(self, gm: GraphMem, clock: ManualClock):
+        memory = gm.remember(strong())
+        gm.run_promotion(S)
+        clock.advance(60)
+        gm.remember(strong())  # the same text again: merged, occurrence 2
+        assert gm.run_promotion(S).promoted == [memory.id]
+        (event, _) = gm.promotion_events(memory_id=memory.id)
+        assert "written 2 times" in event.reason
+
+    def test_dwell_time_in_episodic_is_evidence(self, gm: GraphMem, clock: ManualClock):
+        evidence = gm.rules.semantic_evidence.model_copy(update={"min_dwell_days": 0.01})
+        gm.rules = gm.promotion.rules = gm.rules.model_copy(update={"semantic_evidence": evidence})
+        memory = gm.remember(strong())
+        gm.run_promotion(S)
+        clock.advance(600)
+        assert gm.run_promotion(S).promoted == []
+        clock.advance(300)  # 900 s > 864 s in episodic; still scores 0.608
+        assert gm.run_promotion(S).promoted == [memory.id]
+        assert "evidence: dwell" in gm.promotion_events(memory_id=memory.id)[0].reason
+
+
+class TestRoadmapRules:
+    def test_a_tagged_memory_promotes_on_its_own_threshold(self, gm: GraphMem, clock: ManualClock):
+        memory = gm.remember(weak(tags=["critical"]))
+        other = gm.remember(weak("maybe the queue is slow"))
+        result = gm.run_promotion(S, dry_run=True)
+        (candidate,) = result.candidates
+        assert candidate.memory.id == memory.id and candidate.threshold == 0.0
+        assert "tag: critical: threshold 0.000" in candidate.reason
+        assert "tag: critical: threshold 0.000" in [
+            f"{n.rule}: {n.detail}" for n in candidate.breakdown.rules
+        ]
+        assert gm.run_promotion(S).promoted == [memory.id]
+        clock.advance(60)
+        # The tag is its evidence for semantic too, one tier per period.
+        assert gm.run_promotion(S).promoted == [memory.id]
+        assert tier_of(gm, memory.id) is Tier.SEMANTIC
+        assert tier_of(gm, other.id) is Tier.WORKING
+
+    def test_the_threshold_falls_for_older_memories(self, gm: GraphMem, clock: ManualClock):
+        # Fresh 0.675; once recency is gone 0.475: under 0.6, but not under the
+        # threshold of a 20-day-old memory (0.6 - 0.01 * 13 = 0.47).
+        memory = gm.remember(strong())
+        clock.advance(8 * 86_400)
+        assert gm.run_promotion(S).promoted == []
+        clock.advance(12 * 86_400)
+        result = gm.run_promotion(S)
+        assert result.promoted == [memory.id]
+        (candidate,) = result.candidates
+        assert candidate.threshold == pytest.approx(0.47)
+        assert "time_decay: 20.0 days old: 0.600 -> 0.470" in candidate.reason
+
+    def test_time_decay_can_be_switched_off(self, gm: GraphMem, clock: ManualClock):
+        decay = gm.rules.time_decay.model_copy(update={"enabled": False})
+        gm.rules = gm.promotion.rules = gm.rules.model_copy(update={"time_decay": decay})
+        gm.remember(strong())
+        clock.advance(20 * 86_400)
+        assert gm.run_promotion(S).promoted == []
+
+    def test_a_dry_run_is_not_a_trigger(self, gm: GraphMem):
+        events: list[Event] = []
+        gm.telemetry.subscribe(events.append)
+        gm.remember(strong())
+        gm.run_promotion(S, dry_run=True)
+        assert "promotion.triggered" not in [e.name for e in events]
+        assert gm.promotion_stats(S).runs == 0
