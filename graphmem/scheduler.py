@@ -82,6 +82,7 @@ class Scheduler:
             began = time.perf_counter()
             try:
                 self.gm.archiver.archive_stale(project_id=row["project_id"])
+                self.gm.archiver.expire_archived(project_id=row["project_id"])
                 ran += 1
             except Exception:
                 log.exception("archival of project %s failed", row["project_id"])

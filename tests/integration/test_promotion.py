@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import uuid
+from pathlib import Path
 
 import pytest
 from falkordb import FalkorDB
@@ -584,3 +586,67 @@ class TestRoadmapRules:
         gm.run_promotion(S, dry_run=True)
         assert "promotion.triggered" not in [e.name for e in events]
         assert gm.promotion_stats(S).runs == 0
+
+
+class TestArchiveExpiry:
+    def _expiring(self, gm: GraphMem, export_dir: Path, enabled: bool = True) -> None:
+        expiry = gm.rules.archive_expiry.model_copy(
+            update={"enabled": enabled, "after_days": 30.0, "export_dir": str(export_dir)}
+        )
+        gm.rules = gm.rules.model_copy(update={"archive_expiry": expiry})
+        gm.archiver.rules = gm.rules
+
+    def _archived(self, gm: GraphMem, clock: ManualClock, content: str) -> str:
+        memory = gm.remember(weak(content))
+        clock.advance(2 * 86_400)
+        assert memory.id in gm.archive_stale().archived
+        return memory.id
+
+    def test_expired_archives_are_exported_then_deleted_and_logged(
+        self, gm: GraphMem, clock: ManualClock, store: FalkorStore, tmp_path: Path
+    ):
+        self._expiring(gm, tmp_path / "exports")
+        old = self._archived(gm, clock, "maybe the cache is cold")
+        clock.advance(20 * 86_400)
+        young = self._archived(gm, clock, "maybe the disk is slow")
+        clock.advance(11 * 86_400)
+        assert gm.archiver.expire_archived(project_id="default", dry_run=True).expired == [old]
+        assert gm.get(old).tier is Tier.ARCHIVED
+        result = gm.archiver.expire_archived(project_id="default")
+        assert result.purged == [old]
+        (line,) = Path(result.export_file).read_text().splitlines()
+        exported = json.loads(line)
+        assert exported["memory"]["id"] == old
+        assert exported["memory"]["content"] == "maybe the cache is cold"
+        with pytest.raises(NotFoundError):
+            gm.get(old)
+        assert gm.get(young).tier is Tier.ARCHIVED
+        assert (
+            count(
+                store,
+                "MATCH (e:PurgeEvent {memory_id: $id}) WHERE e.export_file = $file RETURN count(e)",
+                id=old,
+                file=result.export_file,
+            )
+            == 1
+        )
+
+    def test_expiry_is_off_by_default(self, gm: GraphMem, clock: ManualClock, tmp_path: Path):
+        self._expiring(gm, tmp_path, enabled=False)
+        memory_id = self._archived(gm, clock, "maybe the cache is cold")
+        clock.advance(400 * 86_400)
+        assert gm.archiver.expire_archived(project_id="default").expired == []
+        assert gm.get(memory_id).tier is Tier.ARCHIVED
+        assert list(tmp_path.iterdir()) == []
+
+    def test_an_export_that_fails_deletes_nothing(
+        self, gm: GraphMem, clock: ManualClock, tmp_path: Path
+    ):
+        blocker = tmp_path / "not-a-dir"
+        blocker.write_text("")
+        self._expiring(gm, blocker)
+        memory_id = self._archived(gm, clock, "maybe the cache is cold")
+        clock.advance(31 * 86_400)
+        with pytest.raises(OSError):
+            gm.archiver.expire_archived(project_id="default")
+        assert gm.get(memory_id).tier is Tier.ARCHIVED
