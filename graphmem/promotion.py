@@ -112,6 +112,40 @@ class PromotionEngine(Service):
                 **self.scorer.query_params(),
             },
         )
+        return self._candidates(rows, base, now)
+
+    def consolidate(self, *, project_id: str, dry_run: bool = False) -> list[Candidate]:
+        """Move the project's episodic memories that have earned a long-term tier.
+
+        A session's own runs stop when it closes; this pass (the scheduler's,
+        once per archival period) lets evidence that arrives later, such as use
+        in another session or feedback, still count. Returns what moved (or,
+        in a dry run, would move).
+        """
+        now = self._now()
+        base = self.rules.promote_threshold
+        rows = self.store.read(
+            "evaluate_episodic",
+            {
+                "project_id": project_id,
+                "threshold": base,
+                "limit": self.rules.max_promotions_per_run,
+                "now": now,
+                **self.rule_params(base, now),
+                **self.scorer.query_params(),
+            },
+        )
+        candidates = self._candidates(rows, base, now)
+        if dry_run or not candidates:
+            return candidates
+        moved = set(
+            self.promote(candidates, project_id=project_id, trigger=Trigger.PERIODIC).promoted
+        )
+        return [c for c in candidates if c.memory.id in moved]
+
+    def _candidates(
+        self, rows: Sequence[Mapping[str, Any]], base: float, now: float
+    ) -> list[Candidate]:
         candidates = []
         for row in rows:
             memory = memory_from_fields(row["memory"])

@@ -650,3 +650,19 @@ class TestArchiveExpiry:
         with pytest.raises(OSError):
             gm.archiver.expire_archived(project_id="default")
         assert gm.get(memory_id).tier is Tier.ARCHIVED
+
+
+def test_consolidation_moves_episodic_memories_of_closed_sessions(gm: GraphMem, clock: ManualClock):
+    memory = gm.remember(strong())
+    other = gm.remember(strong("the deploy key rotates monthly"))
+    gm.close_session(S)
+    assert tier_of(gm, memory.id) is Tier.EPISODIC
+    clock.advance(60)
+    gm.feedback(memory.id, 1)
+    assert [c.memory.id for c in gm.promotion.consolidate(project_id="default", dry_run=True)] == [
+        memory.id
+    ]
+    assert tier_of(gm, memory.id) is Tier.EPISODIC
+    Scheduler(gm, busy_fraction=1.0, evaluation_interval_seconds=None).tick()
+    assert tier_of(gm, memory.id) is Tier.SEMANTIC
+    assert tier_of(gm, other.id) is Tier.EPISODIC
