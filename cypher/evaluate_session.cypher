@@ -33,38 +33,21 @@ WITH m,
        + $w.feedback * (CASE WHEN feedback < 0.0 THEN 0.0 WHEN feedback > 1.0 THEN 1.0 ELSE feedback END)
      END AS raw_score
 WITH m, CASE WHEN raw_score < 0.0 THEN 0.0 WHEN raw_score > 1.0 THEN 1.0 ELSE raw_score END AS score
-// The memory's own threshold: the lowest of its tags' (tag_thresholds), else the
-// run's threshold lowered with age past $decay_start_days (time_decay), never
-// below $decay_floor.
-WITH m, score, ($now - m.created_at) / 86400.0 AS age_days,
-     [t IN coalesce(m.tags, []) WHERE $tag_thresholds[t] IS NOT NULL | [t, $tag_thresholds[t]]] AS tagged
-WITH m, score, age_days,
-     reduce(best = null, x IN tagged | CASE WHEN best IS NULL OR x[1] < best[1] THEN x ELSE best END) AS tag_rule,
-     CASE WHEN age_days > $decay_start_days
-          THEN $threshold - $decay_per_day * (age_days - $decay_start_days)
-          ELSE $threshold END AS decayed
-WITH m, score, age_days, tag_rule,
-     CASE WHEN decayed < $decay_floor THEN $decay_floor ELSE decayed END AS decayed
-WITH m, score, age_days, tag_rule, decayed,
-     CASE WHEN tag_rule IS NOT NULL AND tag_rule[1] < decayed THEN tag_rule[1] ELSE decayed END AS needed
-WHERE score >= needed
-// Episodic -> long-term needs evidence beyond scoring high again.
-WITH m, score, age_days, tag_rule, decayed, needed,
-     size([s IN coalesce(m.used_in_sessions, []) WHERE s <> m.session_id]) + 1 AS sessions
-WITH m, score, age_days, tag_rule, decayed, needed,
-     [x IN [CASE WHEN sessions >= $min_sessions THEN 'used in ' + toString(sessions) + ' sessions' END,
-            CASE WHEN coalesce(m.feedback, 0) >= $min_feedback THEN 'feedback +' + toString(m.feedback) END,
-            CASE WHEN coalesce(m.occurrence_count, 1) >= $min_occurrences THEN 'written ' + toString(m.occurrence_count) + ' times' END,
-            CASE WHEN m.tier = 'episodic' AND $now - coalesce(m.promoted_at, m.created_at) >= $min_dwell_seconds THEN 'dwell' END,
-            CASE WHEN coalesce(m.pinned, false) THEN 'pinned' END,
-            CASE WHEN tag_rule IS NOT NULL THEN 'tag ' + tag_rule[0] END]
-      WHERE x IS NOT NULL] AS evidence
-WHERE m.tier <> 'episodic' OR size(evidence) > 0
-WITH m, score, age_days, tag_rule, decayed, needed, evidence
+// The memory's own threshold (graphmem.promotion.threshold_for, kept equal by a
+// test): the run's, lowered with age by time_decay, or its lowest tag's if lower.
+WITH m, score, $threshold - ($decay_origin - m.created_at) * $decay_rate AS needed,
+     reduce(b = 2.0, t IN coalesce(m.tags, []) | CASE WHEN $tags[t] < b THEN $tags[t] ELSE b END) AS tag
+WITH m, score, tag, CASE WHEN needed > $threshold THEN $threshold WHEN needed < $floor THEN $floor ELSE needed END AS needed
+WITH m, score, tag, CASE WHEN tag < needed THEN tag ELSE needed END AS needed
+// Episodic -> long-term needs evidence beyond scoring high again (semantic_evidence).
+WHERE score >= needed AND (m.tier <> 'episodic' OR tag < 2 OR m.pinned OR m.feedback >= $feedback
+  OR size(coalesce(m.used_in_sessions, [])) >= $sessions OR m.occurrence_count >= $occurrences
+  OR coalesce(m.promoted_at, m.created_at) <= $dwelt_before)
+WITH m, score, needed
 ORDER BY score DESC, m.created_at ASC
 LIMIT $limit
 OPTIONAL MATCH (m)-[c:CONSTRAINS]->(:Memory)
-WITH m, score, age_days, tag_rule, decayed, needed, evidence, count(c) > 0 AS constrains
+WITH m, score, needed, count(c) > 0 AS constrains
 RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .updated_at, .last_accessed_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance} AS memory, score, constrains,
-       needed AS threshold, decayed, tag_rule, evidence, age_days
+       needed AS threshold, size(coalesce(m.used_in_sessions, [])) + 1 AS sessions
 ORDER BY score DESC, memory.created_at ASC

@@ -18,7 +18,7 @@ from graphmem.errors import NotFoundError
 from graphmem.ids import new_id
 from graphmem.lifecycle import SHORT_TERM, long_term_target, promotion_target
 from graphmem.models import Memory, Tier, memory_from_fields
-from graphmem.retention import DAY
+from graphmem.retention import DAY, RetentionRules
 from graphmem.scoring import ImportanceBreakdown, RuleNote
 from graphmem.service import Service
 
@@ -85,6 +85,70 @@ class RunResult:
     @property
     def count(self) -> int:
         return len(self.promoted)
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """The importance one memory needs to move, and the rules that set it."""
+
+    needed: float
+    decayed: float
+    """The run's threshold after time decay (the run's own when decay does not apply)."""
+    tag: str | None = None
+    """The tag whose own threshold applies, when it is lower than ``decayed``."""
+
+
+def threshold_for(memory: Memory, rules: RetentionRules, base: float, now: float) -> Threshold:
+    """What ``evaluate_session`` computes in the database (a test keeps them equal):
+    ``base`` lowered with age by ``time_decay``, or the lowest tag threshold if lower."""
+    decay = rules.time_decay
+    decayed = base
+    late = (now - memory.created_at) / DAY - decay.start_days
+    if decay.enabled and late > 0:
+        decayed = max(base - decay.per_day * late, min(decay.floor, base))
+    tagged = [(rules.tag_thresholds[t], t) for t in memory.tags if t in rules.tag_thresholds]
+    if tagged and min(tagged)[0] < decayed:
+        value, tag = min(tagged)
+        return Threshold(needed=value, decayed=decayed, tag=tag)
+    return Threshold(needed=decayed, decayed=decayed)
+
+
+def evidence_for(memory: Memory, rules: RetentionRules, now: float, *, sessions: int) -> list[str]:
+    """Why an episodic memory may become long-term (``semantic_evidence``), in words."""
+    need = rules.semantic_evidence
+    found = []
+    if sessions >= need.min_sessions:
+        found.append(f"used in {sessions} sessions")
+    if memory.feedback >= need.min_feedback:
+        found.append(f"feedback {memory.feedback:+g}")
+    if memory.occurrence_count >= need.min_occurrences:
+        found.append(f"written {memory.occurrence_count} times")
+    entered = memory.promoted_at if memory.promoted_at is not None else memory.created_at
+    if now - entered >= need.min_dwell_days * DAY:
+        found.append(f"dwell {(now - entered) / DAY:.1f} days in episodic")
+    if memory.pinned:
+        found.append("pinned")
+    found += [f"tag {t}" for t in memory.tags if t in rules.tag_thresholds]
+    return found
+
+
+def rule_notes(
+    memory: Memory, rules: RetentionRules, base: float, now: float, *, sessions: int
+) -> list[RuleNote]:
+    """The rules that bore on a candidate, for its breakdown and its event's reason."""
+    threshold = threshold_for(memory, rules, base, now)
+    notes = [RuleNote(rule="threshold", detail=f"{threshold.needed:.3f} (run: {base:.3f})")]
+    if threshold.decayed < base:
+        age = (now - memory.created_at) / DAY
+        detail = f"{age:.1f} days old: {base:.3f} -> {threshold.decayed:.3f}"
+        notes.append(RuleNote(rule="time_decay", detail=detail))
+    if threshold.tag is not None:
+        detail = f"{threshold.tag}: threshold {threshold.needed:.3f}"
+        notes.append(RuleNote(rule="tag", detail=detail))
+    if memory.tier is Tier.EPISODIC:
+        evidence = evidence_for(memory, rules, now, sessions=sessions)
+        notes.append(RuleNote(rule="evidence", detail=", ".join(evidence)))
+    return notes
 
 
 class PromotionEngine(Service):
@@ -155,7 +219,7 @@ class PromotionEngine(Service):
             if target is None:
                 continue
             breakdown = self.scorer.score_with_breakdown(memory, now)
-            notes = self._rule_notes(memory, row, base)
+            notes = rule_notes(memory, self.rules, base, now, sessions=row["sessions"])
             candidates.append(
                 Candidate(
                     memory=memory,
@@ -173,33 +237,18 @@ class PromotionEngine(Service):
         evidence = self.rules.semantic_evidence
         return {
             "moved_before": now - self.rules.promotion_interval_seconds,
-            "tag_thresholds": dict(self.rules.tag_thresholds),
-            "decay_start_days": decay.start_days,
-            "decay_per_day": decay.per_day if decay.enabled else 0.0,
-            # The floor lowers the bar, never raises it.
-            "decay_floor": min(decay.floor, threshold) if decay.enabled else threshold,
-            "min_sessions": evidence.min_sessions,
-            "min_feedback": evidence.min_feedback,
-            "min_occurrences": evidence.min_occurrences,
-            "min_dwell_seconds": evidence.min_dwell_days * DAY,
+            "tags": dict(self.rules.tag_thresholds),
+            # The threshold falls by decay_rate a second of age past decay_origin...
+            "decay_origin": now - decay.start_days * DAY,
+            "decay_rate": decay.per_day / DAY if decay.enabled else 0.0,
+            # ...never below the floor, which lowers the bar and never raises it.
+            "floor": min(decay.floor, threshold),
+            # used_in_sessions lists the other sessions only.
+            "sessions": evidence.min_sessions - 1,
+            "feedback": evidence.min_feedback,
+            "occurrences": evidence.min_occurrences,
+            "dwelt_before": now - evidence.min_dwell_days * DAY,
         }
-
-    @staticmethod
-    def _rule_notes(memory: Memory, row: Mapping[str, Any], base: float) -> list[RuleNote]:
-        notes = [RuleNote(rule="threshold", detail=f"{row['threshold']:.3f} (run: {base:.3f})")]
-        if row["decayed"] < base:
-            notes.append(
-                RuleNote(
-                    rule="time_decay",
-                    detail=f"{row['age_days']:.1f} days old: {base:.3f} -> {row['decayed']:.3f}",
-                )
-            )
-        if row["tag_rule"] is not None:
-            tag, value = row["tag_rule"]
-            notes.append(RuleNote(rule="tag", detail=f"{tag}: threshold {value:.3f}"))
-        if memory.tier is Tier.EPISODIC:
-            notes.append(RuleNote(rule="evidence", detail=", ".join(row["evidence"])))
-        return notes
 
     def promote(
         self,

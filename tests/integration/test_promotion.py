@@ -15,10 +15,10 @@ from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
 from graphmem.errors import NotFoundError
 from graphmem.models import MemoryType, SessionState, Tier
-from graphmem.promotion import Trigger
+from graphmem.promotion import Trigger, threshold_for
 from graphmem.retention import RetentionRules
 from graphmem.scheduler import Scheduler
-from graphmem.scoring import ImportanceScorer
+from graphmem.scoring import Factor, ImportanceScorer, ScoringPreset
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 from graphmem.telemetry import Event
@@ -666,3 +666,24 @@ def test_consolidation_moves_episodic_memories_of_closed_sessions(gm: GraphMem, 
     Scheduler(gm, busy_fraction=1.0, evaluation_interval_seconds=None).tick()
     assert tier_of(gm, memory.id) is Tier.SEMANTIC
     assert tier_of(gm, other.id) is Tier.EPISODIC
+
+
+def test_database_thresholds_equal_the_python_rules(gm: GraphMem, clock: ManualClock):
+    """evaluate_session computes each memory's threshold in Cypher; threshold_for
+    (which explains it) must agree."""
+    rng = random.Random(11)
+    flat = ScoringPreset(name="flat", weights={Factor.CONFIDENCE: 1.0})
+    gm.scorer = gm.promotion.scorer = ImportanceScorer(flat)
+    tags = [[], ["critical"], ["user_goal"], ["other"], ["other", "user_goal"]]
+    for i in range(30):
+        gm.remember(strong(f"fact {i}", confidence=1.0, tags=rng.choice(tags)))
+        clock.advance(rng.uniform(0, 3 * 86_400))
+    candidates = gm.promotion.evaluate(S, project_id="default", limit=100)
+    assert len(candidates) == 30
+    now = clock.now()
+    decayed = 0
+    for c in candidates:
+        expected = threshold_for(c.memory, gm.rules, 0.6, now)
+        assert c.threshold == pytest.approx(expected.needed, abs=1e-9)
+        decayed += expected.decayed < 0.6
+    assert decayed > 0, "some memories are old enough for time decay"
