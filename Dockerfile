@@ -32,6 +32,7 @@ RUN pip install --no-cache-dir --extra-index-url https://download.pytorch.org/wh
 USER graphmem
 VOLUME ["/data"]
 EXPOSE 8000
-HEALTHCHECK --interval=10s --timeout=3s --retries=5 \
-    CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz')"
+# Readiness (docs/health.md): the store answers and the embedding model is loaded.
+HEALTHCHECK --interval=10s --timeout=6s --start-period=60s --retries=3 \
+    CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/readyz', timeout=5)"
 CMD ["graphmem", "serve"]

@@ -7,9 +7,9 @@ BIN := $(VENV)/bin
 
 CYPHER_LINT := tools/cypher-lint
 EXPLORER := tools/explorer
-EXPLORER_BUNDLE := graphmem/explore/static/explorer.js
+GRAPHIQL := tools/graphiql
 
-.PHONY: serve test bench lint install-dev lint-cypher explorer
+.PHONY: serve test bench lint install-dev lint-cypher explorer graphiql static
 
 $(BIN)/graphmem: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,8 @@ $(VENV)/.dev-installed: $(BIN)/graphmem
 
 install-dev: $(VENV)/.dev-installed
 
-serve: $(BIN)/graphmem explorer
+# The explorer and GraphiQL pages are committed as built files, so serving needs no Node.
+serve: $(BIN)/graphmem
 	$(BIN)/graphmem serve
 
 # Neo4j's own Cypher linter, pinned by the committed lockfile; npm ci runs
@@ -35,16 +36,26 @@ lint-cypher: $(CYPHER_LINT)/node_modules/.package-lock.json
 	node $(CYPHER_LINT)/lint.mjs
 
 # The /explore page: cytoscape bundled by esbuild, both pinned by the committed
-# lockfile, into graphmem/explore/static/ (a build artefact the server serves).
+# lockfile, into graphmem/explore/static/ (committed, so serving needs no Node).
 $(EXPLORER)/node_modules/.package-lock.json: $(EXPLORER)/package-lock.json
 	cd $(EXPLORER) && npm ci --no-audit --no-fund --loglevel=error
 
-$(EXPLORER_BUNDLE): $(EXPLORER)/node_modules/.package-lock.json $(EXPLORER)/build.mjs $(wildcard $(EXPLORER)/src/*)
+explorer: $(EXPLORER)/node_modules/.package-lock.json
 	cd $(EXPLORER) && node build.mjs
 
-explorer: $(EXPLORER_BUNDLE)
+# GraphiQL and React from the committed lockfile into graphmem/graphiql/static/
+# (committed too), so /graphql's page loads nothing from another host.
+$(GRAPHIQL)/node_modules/.package-lock.json: $(GRAPHIQL)/package-lock.json
+	cd $(GRAPHIQL) && npm ci --no-audit --no-fund --loglevel=error
 
-test: $(VENV)/.dev-installed lint-cypher explorer
+graphiql: $(GRAPHIQL)/node_modules/.package-lock.json
+	cd $(GRAPHIQL) && node build.mjs
+
+# The committed pages are exactly what their lockfiles and sources build.
+static: explorer graphiql
+	git diff --exit-code --stat -- graphmem/explore/static graphmem/graphiql/static
+
+test: $(VENV)/.dev-installed lint-cypher static
 	$(BIN)/ruff check graphmem tests benchmarks
 	$(BIN)/ruff format --check graphmem tests benchmarks
 	$(BIN)/pytest -n auto -q

@@ -1,8 +1,9 @@
 """``python -m benchmarks.roundtrips``: Cypher round trips per core operation, per backend.
 
 Every ``Store.read`` / ``Store.write`` is one Cypher statement sent and
-answered: one round trip. This counts them for remember (one memory and a
-batch), record access, knowledgeContext, search and a promotion run, on:
+answered: one round trip. This counts them for remember (one new memory, one
+that merges into a memory it repeats, and a batch), record access,
+knowledgeContext, search and a promotion run, on:
 
 - ``falkordb``: the embedded FalkorDB with the FalkorDB dialect;
 - ``neo4j-adapter``: the Neo4j adapter over Bolt against FalkorDB (the
@@ -117,6 +118,11 @@ def operations(gm: GraphMem, batch: int) -> list[tuple[str, int, Callable[[], ob
     counter = iter(range(1_000_000))
     return [
         ("remember (1 memory)", 1, lambda: gm.remember({"content": f"note {next(counter)}"})),
+        (
+            "remember (a duplicate)",
+            1,
+            lambda: gm.remember({"content": "decision 0: use library 0 for parsing"}),
+        ),
         (
             f"remember_many ({batch} memories)",
             batch,

@@ -1,7 +1,14 @@
-// candidate -> active, once: the status condition makes a repeat a no-op with no second log entry.
+// candidate -> active, once: the status condition makes a repeat a no-op with
+// no second log entry. It is read again under the memory's write lock (SET
+// then REMOVE leaves no trace): Neo4j reads without locking, so of two
+// concurrent activations only the first logs an event there.
 UNWIND $items AS item
 MATCH (m:Memory {id: item.id})
 WHERE m.project_id = $project_id AND m.status = 'candidate'
+SET m._lock = true
+REMOVE m._lock
+WITH m, item
+WHERE m.status = 'candidate'
 SET m.status = 'active',
     m.activated_at = $now,
     m.updated_at = $now

@@ -1,7 +1,13 @@
-// Conditional on the tier each memory was seen in, like promotion.
+// Conditional on the tier each memory was seen in, like promotion; the tier
+// is read again under the memory's write lock, so a concurrent archiver
+// cannot record 'archived' as the tier to restore to.
 UNWIND $items AS item
 MATCH (m:Memory {id: item.id})
 WHERE m.project_id = $project_id AND m.tier = item.tier
+SET m._lock = true
+REMOVE m._lock
+WITH m, item
+WHERE m.tier = item.tier
 SET m.archived_from = m.tier,
     m.tier = 'archived',
     m.archived_at = $now,

@@ -1,8 +1,13 @@
 // Safe fix: a live memory outside any session of its project is archived (not
-// deleted: restore brings it back), conditional on the tier it was seen in.
+// deleted: restore brings it back), conditional on the tier it was seen in,
+// which is read again under the memory's write lock.
 UNWIND $items AS item
 MATCH (m:Memory {id: item.id})
 WHERE m.project_id = $project_id AND coalesce(m.tier, 'working') = item.tier
+SET m._lock = true
+REMOVE m._lock
+WITH m, item
+WHERE coalesce(m.tier, 'working') = item.tier
 SET m.archived_from = coalesce(m.tier, 'working'),
     m.tier = 'archived',
     m.archived_at = $now,

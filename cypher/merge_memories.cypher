@@ -1,10 +1,17 @@
 // Fold one memory into another: counts add up, lists union, the absorbed one
 // is archived pointing at the survivor (its edges stay on it, nothing is lost),
 // and the survivor is rescored and, if it earned it, activated: one write.
+// Both are write-locked before their tiers are read again, so two concurrent
+// merges cannot fold the same memory twice; should two merges lock the pair
+// in opposite orders, Neo4j reports a deadlock and the driver retries one.
 MATCH (into:Memory {id: $into_id})
 WHERE into.project_id = $project_id AND coalesce(into.tier, 'working') <> 'archived'
 MATCH (from:Memory {id: $from_id})
 WHERE from.project_id = $project_id AND coalesce(from.tier, 'working') <> 'archived'
+SET into._lock = true, from._lock = true
+REMOVE into._lock, from._lock
+WITH into, from
+WHERE coalesce(into.tier, 'working') <> 'archived' AND coalesce(from.tier, 'working') <> 'archived'
 SET into.occurrence_count = coalesce(into.occurrence_count, 1) + coalesce(from.occurrence_count, 1),
     into.access_count = coalesce(into.access_count, 0) + coalesce(from.access_count, 0),
     into.feedback = coalesce(into.feedback, 0) + coalesce(from.feedback, 0),

@@ -1,8 +1,14 @@
 // One conditional write per memory: it moves only from the tier it was seen
-// in, so concurrent runs never promote a memory twice.
+// in, so concurrent runs never promote a memory twice. The tier is read again
+// after the memory is write-locked: under Neo4j's concurrent transactions the
+// second of two runs sees the move there and logs nothing.
 UNWIND $moves AS move
 MATCH (m:Memory {id: move.id})
 WHERE m.project_id = $project_id AND m.tier = move.from_tier
+SET m._lock = true
+REMOVE m._lock
+WITH m, move
+WHERE m.tier = move.from_tier
 SET m.tier = move.to_tier,
     m.promoted_at = $now,
     m.updated_at = $now,

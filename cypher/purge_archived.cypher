@@ -1,9 +1,13 @@
 // Delete expired archived memories (already exported), each purge logged as an
-// event. Conditional on the memory still being archived and expired, so a memory
-// restored since it was read is kept.
+// event. The tier and archive time are read again under the memory's write
+// lock: a memory a concurrent restore brought back is kept.
 UNWIND $items AS item
 MATCH (m:Memory {id: item.id})
 WHERE m.project_id = $project_id AND m.tier = 'archived' AND m.archived_at < $expired_before
+SET m._lock = true
+REMOVE m._lock
+WITH m, item
+WHERE m.tier = 'archived' AND m.archived_at < $expired_before
 CREATE (:PurgeEvent {
   id: item.event_id,
   memory_id: m.id,

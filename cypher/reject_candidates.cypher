@@ -1,7 +1,13 @@
-// Rejection archives with the reason; nothing is deleted.
+// Rejection archives with the reason; nothing is deleted. Status and tier are
+// read again under the memory's write lock, so a concurrent rejection or
+// archival cannot make it log twice or remember 'archived' as its tier.
 UNWIND $ids AS wanted
 MATCH (m:Memory {id: wanted})
 WHERE m.project_id = $project_id AND m.status = 'candidate' AND coalesce(m.tier, 'working') <> 'archived'
+SET m._lock = true
+REMOVE m._lock
+WITH m, wanted
+WHERE m.status = 'candidate' AND coalesce(m.tier, 'working') <> 'archived'
 SET m.archived_from = m.tier,
     m.tier = 'archived',
     m.archived_at = $now,

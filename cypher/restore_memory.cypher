@@ -1,5 +1,11 @@
+// The tier is read again under the memory's write lock: of two concurrent
+// restores, the second finds it restored and changes nothing.
 MATCH (m:Memory {id: $id})
 WHERE m.project_id = $project_id AND m.tier = 'archived'
+SET m._lock = true
+REMOVE m._lock
+WITH m
+WHERE m.tier = 'archived'
 // REMOVE rather than SET to null: FalkorDB drops some of several nulls set in one SET.
 SET m.tier = coalesce(m.archived_from, 'working'),
     m.last_accessed_at = $now,

@@ -84,6 +84,11 @@ class MiniLMEmbedder:
         matrix = matrix.astype("float32", copy=False)
         return [array("f", row.tobytes()) for row in matrix]
 
+    def ready(self) -> bool:
+        """Whether the model is loaded, so ``embed`` answers without loading it
+        first (readiness probes ask this; it never loads anything)."""
+        return _loaded is not None
+
     def warm_up(self) -> None:
         threading.Thread(
             target=_warm_up, args=(self.threads,), name="graphmem-embedder-load", daemon=True

@@ -30,8 +30,22 @@ class ConflictError(GraphMemError):
     code = "CONFLICT"
 
 
+STORE_UNAVAILABLE_MESSAGE = "The graph database is unavailable; try again shortly"
+"""What a client is told during an outage: the error's own message may name
+sockets, hosts or paths, which only the operator's log should hold."""
+
+
 class StoreUnavailableError(GraphMemError):
     code = "STORE_UNAVAILABLE"
+
+
+class StorageFullError(StoreUnavailableError):
+    """The database is up but cannot write to its disk; reads still work."""
+
+    code = "STORAGE_FULL"
+
+    def __init__(self) -> None:
+        super().__init__("disk full: the graph database cannot save writes until space is freed")
 
 
 class UnauthenticatedError(GraphMemError):

@@ -16,9 +16,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphmem.auth import OPEN, Principal
 from graphmem.errors import (
+    STORE_UNAVAILABLE_MESSAGE,
     GraphMemError,
     PayloadTooLargeError,
     RateLimitedError,
+    StorageFullError,
+    StoreUnavailableError,
     UnauthenticatedError,
 )
 from graphmem.ratelimit import RateLimiter
@@ -132,6 +135,8 @@ STATUS = {
     "FORBIDDEN": 403,
     "PAYLOAD_TOO_LARGE": 413,
     "RATE_LIMITED": 429,
+    "STORE_UNAVAILABLE": 503,
+    "STORAGE_FULL": 503,
 }
 
 
@@ -172,8 +177,13 @@ def refusal(error: GraphMemError) -> JSONResponse:
         headers["retry-after"] = str(max(1, round(error.retry_after)))
     if isinstance(error, UnauthenticatedError):
         headers["www-authenticate"] = 'Bearer realm="graphmem"'
+    message = error.message
+    if isinstance(error, StoreUnavailableError) and not isinstance(error, StorageFullError):
+        # Looking the key up failed: the detail (socket paths, hosts) is in the
+        # store's log line under this request's id, not in the answer.
+        message = STORE_UNAVAILABLE_MESSAGE
     return JSONResponse(
-        {"errors": [{"message": error.message, "extensions": extensions}]},
+        {"errors": [{"message": message, "extensions": extensions}]},
         status_code=STATUS.get(error.code, 400),
         headers=headers,
     )

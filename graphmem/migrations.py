@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from graphmem.clock import Clock, stored_now
-from graphmem.staging import content_key
 from graphmem.store import Store
+from graphmem.text import content_key
 
 PAGE = 2_000
 

@@ -39,6 +39,17 @@ DEFAULT_SESSION = "default"
 
 Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")]
 """Caller-chosen ids (projects, sessions, agents): 1-128 safe characters."""
+_identifier = TypeAdapter(Identifier)
+
+
+def check_identifier(field: str, value: str) -> str:
+    """A caller-chosen id passed outside an input model (a project, a new session)."""
+    try:
+        return _identifier.validate_python(value)
+    except ValidationError:
+        raise InvalidInputError(
+            f"{field}: must be 1-128 characters of letters, digits and . _ : @ -", field=field
+        ) from None
 
 
 def _no_nul(text: str) -> str:
@@ -114,10 +125,20 @@ class Status(StrEnum):
 
 
 class RelationType(StrEnum):
+    """The relation types between memories: the one list every surface, the
+    explorer's palette and the Cypher statements that name them follow
+    (tests/unit/test_relation_types.py compares them all with it)."""
+
     CONSTRAINS = "CONSTRAINS"
     ENABLES = "ENABLES"
     SUPERSEDES = "SUPERSEDES"
     RELATED_TO = "RELATED_TO"
+
+    @property
+    def statement(self) -> str:
+        """The named statement that writes this relation: Cypher takes no
+        relationship type as a parameter, so each type has its own."""
+        return f"relate_{self.value.lower()}"
 
 
 class Source(StrEnum):

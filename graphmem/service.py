@@ -3,7 +3,10 @@ scoring, the retention rules and the telemetry hook."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from graphmem.clock import Clock, stored_now
+from graphmem.events import ChangeKind
 from graphmem.retention import RetentionRules
 from graphmem.scoring import ImportanceScorer
 from graphmem.store import Store
@@ -28,3 +31,14 @@ class Service:
 
     def _now(self) -> float:
         return stored_now(self.clock)
+
+    def _changed(self, kind: ChangeKind, memory_ids: Sequence[str], project_id: str) -> None:
+        """Report a write to telemetry, where live subscribers pick it up."""
+        if memory_ids:
+            self.telemetry.emit(
+                "memory.changed",
+                self._now(),
+                project_id=project_id,
+                memory_ids=list(memory_ids),
+                kind=kind.value,
+            )

@@ -8,9 +8,6 @@ confirmation. Every status change is logged and happens at most once.
 
 from __future__ import annotations
 
-import hashlib
-import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -19,30 +16,6 @@ from graphmem.ids import new_id
 from graphmem.models import Memory, Status
 from graphmem.retention import RetentionRules
 from graphmem.service import Service
-
-_WORD = re.compile(r"\w+")
-
-
-def normalise(text: str) -> str:
-    """Case-, accent-form- and punctuation-insensitive text, for exact dedup."""
-    # ASCII is its own NFKC form and casefolds to lower case: skip the slow path.
-    folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
-    return " ".join(_WORD.findall(folded))
-
-
-def content_key(text: str) -> str:
-    return hashlib.blake2b(normalise(text).encode(), digest_size=16).hexdigest()
-
-
-def tokens(text: str) -> frozenset[str]:
-    return frozenset(normalise(text).split())
-
-
-def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
-    left, right = set(a), set(b)
-    if not left and not right:
-        return 1.0
-    return len(left & right) / len(left | right)
 
 
 class Signal(StrEnum):
@@ -92,16 +65,6 @@ def earned_signal(evidence: Evidence, rules: RetentionRules) -> Signal | None:
     return None
 
 
-@dataclass(frozen=True)
-class Duplicate:
-    """A new item that matches an existing memory."""
-
-    existing_id: str
-    match: str
-    """``exact`` (same normalised text) or ``near`` (similar enough)."""
-    similarity: float
-
-
 class Stager(Service):
     def exact_duplicates(self, keys: Sequence[str], *, project_id: str) -> dict[str, str]:
         """Existing memory id per content key, oldest first (one indexed lookup per batch)."""
@@ -123,24 +86,14 @@ class Stager(Service):
         """
         return [{**m, "event_id": new_id()} for m in merges]
 
-    def merged(self, rows: Sequence[dict], *, project_id: str) -> list[str]:
-        """After a write merged duplicates: log them and activate what recurred enough."""
-        evidence = [
-            Evidence(
-                row["id"],
-                row["status"] or Status.ACTIVE.value,
-                row["occurrence_count"],
-                row["feedback"] or 0.0,
-                row["evaluator_relevance"],
-            )
-            for row in rows
-        ]
-        for item in evidence:
+    def merged(self, memories: Sequence[Memory], *, project_id: str) -> list[str]:
+        """After a write merged duplicates into ``memories`` (as they now stand): log
+        them and activate what recurred enough. Returns the ids it activated."""
+        for memory in memories:
             self.telemetry.emit(
-                "staging.merged", self._now(), memory_id=item.memory_id, project_id=project_id
+                "staging.merged", self._now(), memory_id=memory.id, project_id=project_id
             )
-        self._activate_earned(evidence, project_id=project_id)
-        return [item.memory_id for item in evidence]
+        return self.activate_earned(memories, project_id=project_id)
 
     def activate_earned(self, memories: Iterable[Memory], *, project_id: str) -> list[str]:
         """Activate the candidates among ``memories`` whose signals crossed a threshold."""

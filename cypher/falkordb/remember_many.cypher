@@ -1,6 +1,7 @@
 // One atomic write per batch: new memories are created with their embeddings
 // (projects and sessions on first use) and duplicates are counted into the
-// memories they repeat.
+// memories they repeat, which are returned as they now stand (the caller
+// already holds the fields of the memories it created).
 MERGE (p:Project {id: $project_id})
   ON CREATE SET p.created_at = $now
 // FalkorDB runs one write at a time, so the duplicate lookups below see every
@@ -40,9 +41,7 @@ CALL {
     at: $now
   })
   CREATE (e)-[:CHANGED]->(m)
-  RETURN collect({row_id: row.props.id, id: m.id, status: m.status,
-                  occurrence_count: m.occurrence_count, feedback: m.feedback,
-                  evaluator_relevance: m.evaluator_relevance}) AS raced
+  RETURN collect({row_id: row.props.id, memory: m {.*, embedding: null}}) AS raced
 }
 CALL {
   UNWIND $rows AS row
@@ -78,8 +77,7 @@ CALL {
     at: $now
   })
   CREATE (e)-[:CHANGED]->(m)
-  RETURN collect({id: m.id, status: m.status, occurrence_count: m.occurrence_count,
-                  feedback: m.feedback, evaluator_relevance: m.evaluator_relevance}) AS merged
+  RETURN collect(m {.*, embedding: null}) AS merged
 }
 // Each touched session's working-tier size, for the memory-limit trigger.
 CALL {

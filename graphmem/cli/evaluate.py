@@ -16,7 +16,8 @@ from rich.text import Text
 
 from graphmem.cli.common import ProjectOption, app, err, opened, out, reported_errors
 from graphmem.evaluator import ConsistencyReport, Severity
-from graphmem.evaluator.report import render_html, render_table
+from graphmem.evaluator.report import render_html, render_table, shown_memory_ids
+from graphmem.models import Memory
 
 FINDINGS_EXIT = 3
 
@@ -87,15 +88,19 @@ def evaluate(
     if all_projects and project is not None:
         raise typer.BadParameter("name a --project or --all-projects, not both")
     reports: list[ConsistencyReport] = []
+    # The HTML page shows what each finding's memories say: read them while the store is open.
+    contents: dict[str, dict[str, Memory]] = {}
     with opened(ctx) as gm:
         projects = gm.evaluator.projects() if all_projects else [project]
         for name in projects:
             with err.status(f"evaluating {name or 'project'}..."):
-                reports.append(
-                    gm.evaluate(fix=fix, dry_run=dry_run, evidence=evidence, project_id=name)
-                )
+                report = gm.evaluate(fix=fix, dry_run=dry_run, evidence=evidence, project_id=name)
+                reports.append(report)
+                if format is Format.HTML:
+                    read = gm.get_many(shown_memory_ids(report), project_id=report.project_id)
+                    contents[report.id] = {m.id: m for m in read if m is not None}
     with reported_errors():
-        _show(reports, format, output, many=all_projects)
+        _show(reports, format, output, many=all_projects, contents=contents)
     if fail_on is not FailOn.NEVER:
         worst = Severity(fail_on.value)
         failing = sum(len(r.at_or_above(worst)) for r in reports)
@@ -107,7 +112,12 @@ def evaluate(
 
 
 def _show(
-    reports: list[ConsistencyReport], format: Format, output: Path | None, *, many: bool
+    reports: list[ConsistencyReport],
+    format: Format,
+    output: Path | None,
+    *,
+    many: bool,
+    contents: dict[str, dict[str, Memory]],
 ) -> None:
     if format is Format.TABLE:
         for report in reports:
@@ -126,10 +136,10 @@ def _show(
         output.mkdir(parents=True, exist_ok=True)
         for report in reports:
             path = output / f"consistency-{report.project_id}.html"
-            path.write_text(render_html(report), encoding="utf-8")
+            path.write_text(render_html(report, contents[report.id]), encoding="utf-8")
             err.print(f"wrote {path}")
         return
-    _write(render_html(reports[0]), output)
+    _write(render_html(reports[0], contents[reports[0].id]), output)
 
 
 def _write(body: str, output: Path | None) -> None:

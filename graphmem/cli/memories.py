@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
 import signal
+import socket
 from collections.abc import Iterator
 from types import FrameType
 from typing import Annotated, Any, NoReturn
@@ -24,8 +28,9 @@ from graphmem.cli.common import (
     settings_for,
 )
 from graphmem.clock import to_datetime
-from graphmem.models import Memory
+from graphmem.models import Memory, MemoryInput, parse
 from graphmem.scheduler import Scheduler
+from graphmem.store.supervisor import when_unrecoverable
 
 GRACEFUL_SHUTDOWN_SECONDS = 30
 """How long a stopping server waits for requests in flight."""
@@ -61,9 +66,11 @@ def serve(
     with reported_errors():
         settings = settings_for(ctx, host=host, port=port)
         configure_serving(log_level=log_level)
+        # The port first: a busy one is a plain line before anything starts.
+        listener = _listen(settings.host, settings.port)
         # Opened here rather than in the app's lifespan so that a store that
         # cannot start is one red line, not a uvicorn startup traceback.
-        with GraphMem.open(settings) as gm:
+        with listener, GraphMem.open(settings) as gm:
             if gm.embedder is not None:
                 # Load the model now, off the request path: the first search
                 # should not wait seconds for it.
@@ -77,16 +84,19 @@ def serve(
                     "graphmem: open access, no API key needed: listening on loopback only",
                     markup=False,
                 )
-            if not settings.falkordb_url:
-                err.print(f"graphmem: embedded FalkorDB in {settings.data_dir}", markup=False)
+            if settings.backend == "falkordb" and not settings.falkordb_url:
+                err.print(
+                    f"graphmem: embedded FalkorDB in {settings.data_dir}, "
+                    f"durability {settings.durability}",
+                    markup=False,
+                )
+            when_unrecoverable(_stop_for_a_lost_store)
             scheduler = Scheduler(gm) if settings.scheduler else None
             if scheduler:
                 scheduler.start()
-            try:
-                uvicorn.run(
+            server = uvicorn.Server(
+                uvicorn.Config(
                     create_app(gm, settings),
-                    host=settings.host,
-                    port=settings.port,
                     # Logging is configured above; graphmem.access replaces uvicorn's
                     # access log with lines that carry the operation and request id.
                     log_config=None,
@@ -96,14 +106,63 @@ def serve(
                     # shutdown) hostage: after this long the rest are cut off.
                     timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
                 )
+            )
+            try:
+                # uvicorn re-raises Ctrl-C once it has shut down gracefully: a
+                # stop asked for, status 0.
+                with contextlib.suppress(KeyboardInterrupt):
+                    server.run(sockets=[listener])
             finally:
                 # uvicorn has drained the requests; let a running job finish too.
                 if scheduler:
                     scheduler.stop()
+            if not server.started:
+                raise typer.Exit(1)
+
+
+EXIT_STORE_LOST = 69
+"""``graphmem serve``'s exit status when the embedded database died and could not
+be restarted (sysexits' EX_UNAVAILABLE): a service manager restarts the process."""
+
+
+class _Stop:
+    """How the process ends when uvicorn hands SIGTERM back after its shutdown."""
+
+    status = 0
 
 
 def _exit_quietly(signum: int, frame: FrameType | None) -> NoReturn:
-    raise SystemExit(0)
+    raise SystemExit(_Stop.status)
+
+
+def _stop_for_a_lost_store(reason: str) -> None:
+    """Shut down as on SIGTERM (requests in flight finish, the store closes), then
+    exit with ``EXIT_STORE_LOST``; the supervisor has logged the fatal line."""
+    _Stop.status = EXIT_STORE_LOST
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The bound listening socket, or one plain line saying why there is none."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host.strip("[]"), port))
+    except OSError as exc:
+        listener.close()
+        if exc.errno == errno.EADDRINUSE:
+            reason = (
+                f"port {port} is in use on {host}; stop what listens there "
+                "or choose another port (--port, GRAPHMEM_PORT)"
+            )
+        elif exc.errno == errno.EACCES:
+            reason = f"port {port} needs privileges this process lacks; choose one above 1023"
+        else:
+            reason = f"cannot listen on {host} port {port}: {exc.strerror or exc}"
+        err.print(Text(f"error: {reason}", style="bold red"))
+        raise typer.Exit(1) from None
+    return listener
 
 
 @app.command()
@@ -130,7 +189,7 @@ def remember(
     optional = {"memory_type": memory_type, "confidence": confidence, "session_id": session}
     item.update({key: value for key, value in optional.items() if value is not None})
     with opened(ctx) as gm:
-        memory, outcome = gm.remember_detailed(item, project_id=project)
+        memory, outcome = gm.remember_detailed(parse(MemoryInput, item), project_id=project)
     title = "Remembered" if outcome.created else f"Already known ({outcome.match} match)"
     table = Table(title=title, show_header=False)
     table.add_column("field", style="bold")

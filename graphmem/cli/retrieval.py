@@ -14,11 +14,13 @@ from rich.table import Table
 from rich.text import Text
 
 from graphmem.cli.common import TYPES_HELP, ProjectOption, app, opened, out
-from graphmem.retrieval import ContextResult, RetrieverHit, SearchResult
+from graphmem.models import parse
+from graphmem.retrieval import ContextResult, RetrieverHit, SearchRequest, SearchResult
 from graphmem.retrieval.context import (
     DEFAULT_MAX_RESULTS,
     DEFAULT_MIN_CONFIDENCE,
     DEFAULT_RECENCY_WEIGHT,
+    parse_request,
 )
 from graphmem.scoring import ScoreComponent
 
@@ -60,25 +62,27 @@ def search(
     project: ProjectOption = None,
 ) -> None:
     """Search memories by meaning, words and relations; every hit explains its score."""
-    filters: dict[str, Any] = {
-        "types": types or [],
-        "tiers": tiers or [],
-        "tags": tags or [],
-        "session_id": session,
-        "min_confidence": min_confidence,
-        "include_archived": include_archived,
-        "include_candidates": not exclude_candidates,
-        "include_superseded": include_superseded,
-    }
     with opened(ctx) as gm:
-        result = gm.search(
-            query,
-            mode=mode.upper(),
-            limit=limit,
-            filters=filters,
-            depth=depth,
-            project_id=project,
+        request = parse(
+            SearchRequest,
+            {
+                "query": query,
+                "mode": mode.upper(),
+                "limit": limit,
+                "depth": depth,
+                "filters": {
+                    "types": types or [],
+                    "tiers": tiers or [],
+                    "tags": tags or [],
+                    "session_id": session,
+                    "min_confidence": min_confidence,
+                    "include_archived": include_archived,
+                    "include_candidates": not exclude_candidates,
+                    "include_superseded": include_superseded,
+                },
+            },
         )
+        result = gm.search(request, project_id=project)
     if as_json:
         out.print_json(result.model_dump_json())
         return
@@ -147,16 +151,19 @@ def context(
 ) -> None:
     """What an agent should know right now (knowledgeContext), each score explained."""
     with opened(ctx) as gm:
+        request = parse_request(
+            {
+                "context_hint": hint,
+                "include_types": types or None,
+                "min_confidence": min_confidence,
+                "max_results": max_results,
+                "recency_weight": recency_weight,
+                "include_superseded": include_superseded,
+                "session_id": session,
+            }
+        )
         result = gm.knowledge_context(
-            hint,
-            include_types=types or None,
-            min_confidence=min_confidence,
-            max_results=max_results,
-            recency_weight=recency_weight,
-            include_superseded=include_superseded,
-            session_id=session,
-            record_access=False if no_record_access else None,
-            project_id=project,
+            request, record_access=False if no_record_access else None, project_id=project
         )
     if as_json:
         out.print_json(result.model_dump_json())

@@ -3,9 +3,10 @@ store the settings name, in graphmem's own JSONL (lossless, to move a
 project between FalkorDB and Neo4j or keep a copy), Sky's short-term /
 long-term JSONL, GraphML or a Cypher script.
 
-Both talk to the store directly (no embedding model is loaded), so moving a
-project from FalkorDB to Neo4j is an export with one set of ``GRAPHMEM_*``
-variables and an import with the other. A progress bar goes to standard
+Both open the store through ``GraphMem`` like every other command, then talk
+to it directly (no embedding model is loaded), so moving a project from
+FalkorDB to Neo4j is an export with one set of ``GRAPHMEM_*`` variables and
+an import with the other. A progress bar goes to standard
 error when it is a terminal; summaries and skipped lines go there too, so
 ``graphmem export -`` pipes clean data.
 """
@@ -31,11 +32,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from graphmem.cli.common import ProjectOption, app, err, reported_errors, settings_for
-from graphmem.clock import SystemClock, stored_now
-from graphmem.scoring import ImportanceScorer
-from graphmem.store import Store
-from graphmem.store.factory import open_store
+from graphmem.cli.common import ProjectOption, app, err, opened
+from graphmem.clock import stored_now
 from graphmem.transfer import ImportReport, TransferCounts, export_project, import_project
 from graphmem.transfer.cypher_script import export_cypher
 from graphmem.transfer.graphml import export_graphml
@@ -77,18 +75,6 @@ QuietOption = Annotated[
 ]
 
 
-@contextmanager
-def store_for(ctx: typer.Context, project: str | None) -> Iterator[tuple[Store, str]]:
-    """The configured store and the project to act in."""
-    settings = settings_for(ctx)
-    with reported_errors():
-        store = open_store(settings)
-        try:
-            yield store, project or settings.project
-        finally:
-            store.close()
-
-
 @app.command("export")
 def export_command(
     ctx: typer.Context,
@@ -112,7 +98,8 @@ def export_command(
     """Write a project: graphmem's JSONL holds all of it (memories with
     embeddings, relations, sessions, promotion and staging logs)."""
     chosen = format or SUFFIXES.get(Path(file).suffix.lower(), ExportFormat.GRAPHMEM)
-    with store_for(ctx, project) as (store, project_id):
+    with opened(ctx) as gm:
+        store, project_id = gm.store, project or gm.default_project
         total = project_summary(store, project_id)["memories"]
         with (
             _output(file, binary=chosen is ExportFormat.GRAPHML) as out,
@@ -162,24 +149,23 @@ def import_command(
     """Load a file into a project. Importing the same file again adds
     nothing: records already there are merged. Bad lines are skipped and
     listed with their line numbers; the exit status is then 1."""
-    settings = settings_for(ctx)
     with (
         _input(file) as (lines, size),
-        store_for(ctx, None) as (store, default_project),
+        opened(ctx) as gm,
         _bar("importing", size, quiet, bytes_=True) as advance,
     ):
         counted = _counting(lines, advance)
         if format is ImportFormat.GRAPHMEM:
-            report = import_project(store, counted, project_id=project)
+            report = import_project(gm.store, counted, project_id=project)
         else:
             report = import_sky(
-                store,
+                gm.store,
                 counted,
-                project_id=project or default_project,
+                project_id=project or gm.default_project,
                 term=term or _term_of(file),
                 session_id=session,
-                scorer=ImportanceScorer(settings.scoring_preset),
-                now=stored_now(SystemClock()),
+                scorer=gm.scorer,
+                now=stored_now(gm.clock),
             )
     _imported(report)
     if not report.complete:

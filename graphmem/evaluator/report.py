@@ -13,9 +13,10 @@ import html
 import io
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import groupby
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -23,7 +24,8 @@ from rich.table import Table
 from rich.text import Text
 
 from graphmem.errors import GraphMemError
-from graphmem.evaluator.checks import Finding, Severity
+from graphmem.evaluator.checks import CODES, Finding, Severity
+from graphmem.models import Memory
 
 SCHEMA_VERSION = 1
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -275,21 +277,71 @@ def _pairs(counts: dict[str, int]) -> str:
 
 # -- HTML ------------------------------------------------------------------------
 
+HTML_FINDINGS = 500
+"""Findings drawn in full on the HTML page; the JSON carries every one."""
+CONTENT_CHARS = 400
+"""A memory's content is shown up to this many characters."""
+_SEVERITY_COLOUR = {
+    Severity.ERROR: "#b42318",
+    Severity.WARNING: "#b54708",
+    Severity.INFO: "#026aa2",
+}
+_BAR_COLOUR = "#4c72b0"
+_MANY = {Severity.ERROR: "errors", Severity.WARNING: "warnings", Severity.INFO: "info"}
+MAX_DAY_LABELS = 8
+"""Day labels on the daily chart's x axis: a label per day would overlap."""
 
-def render_html(report: ConsistencyReport) -> str:
-    """A self-contained page: summary, plots (PNG inline) and the findings table.
 
-    Plots need matplotlib, installed with the ``report`` extra.
+def shown_memory_ids(report: ConsistencyReport, *, limit: int = HTML_FINDINGS) -> list[str]:
+    """The memories the HTML page shows the content of, in order of appearance:
+    those of the first ``limit`` findings, the planned fixes and the
+    load-bearing memories. The caller reads them (the snapshot holds no
+    content) and passes them to ``render_html``."""
+    ids = [i for f in report.findings[:limit] for i in f.memory_ids]
+    if report.fixes is not None:
+        ids += [fix["memory_id"] for fix in report.fixes["planned"]]
+    ids += [m["id"] for m in report.metrics.get("pagerank_top", [])]
+    return list(dict.fromkeys(ids))
+
+
+def render_html(
+    report: ConsistencyReport,
+    memories: Mapping[str, Memory] | None = None,
+    *,
+    limit: int = HTML_FINDINGS,
+) -> str:
+    """A self-contained page, findings first: each with the content of the
+    memories it is about and what to do, grouped by code, most severe first;
+    then notes, fixes, plots (PNG inline) and the load-bearing memories.
+
+    ``memories`` maps ids to memories (``shown_memory_ids`` lists the ids);
+    an id it lacks is shown bare. Plots need matplotlib, installed with the
+    ``report`` extra.
     """
     plots = _plots(report.metrics) if report.metrics else []
+    memories = memories or {}
     counts = report.counts()
     esc = html.escape
-    rows = "\n".join(
-        f'<tr class="{f.severity.value}"><td>{f.severity.value}</td><td>{esc(f.code)}</td>'
-        f"<td>{esc(', '.join(f.memory_ids))}</td><td>{esc(f.message)}</td>"
-        f"<td>{esc(f.fix)}{' <b>[fixable]</b>' if f.fixable else ''}</td></tr>"
-        for f in report.findings
+    total = report.summary()["findings"]
+    chips = "".join(
+        f'<span class="chip {s.value}">{plural(counts[s.value], s.value, _MANY[s])}</span>'
+        for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)
     )
+    if report.findings:
+        shown = report.findings[:limit]
+        groups = "\n".join(
+            _finding_group(code, list(group), memories) for code, group in groupby(shown, _code)
+        )
+        rest = total - len(shown)
+        more = (
+            f"<p class='more'>{plural(rest, 'more finding')} not drawn here: "
+            "<code>graphmem evaluate --format json</code> lists every one.</p>"
+            if rest > 0
+            else ""
+        )
+        findings = f"{_fix_hint(report)}{groups}{more}"
+    else:
+        findings = "<p class='clean'>No findings: every check passed.</p>"
     images = "\n".join(
         f'<figure><img alt="{esc(title)}" src="data:image/png;base64,{data}">'
         f"<figcaption>{esc(title)}</figcaption></figure>"
@@ -297,41 +349,153 @@ def render_html(report: ConsistencyReport) -> str:
     )
     notes = "".join(f"<p class='note'>{esc(n)}</p>" for n in report.notes)
     top = "".join(
-        f"<li><code>{esc(m['id'])}</code> {esc(str(m['memory_type']))} in {esc(str(m['tier']))}"
-        f" (PageRank {m['score']:.3e}, {m['in_degree']} in / {m['out_degree']} out)</li>"
+        f"<li>{_memory(m['id'], memories)}<p class='meta'>PageRank {m['score']:.3e}, "
+        f"{m['in_degree']} in / {m['out_degree']} out</p></li>"
         for m in report.metrics.get("pagerank_top", [])
     )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>graphmem consistency report: {esc(report.project_id)}</title>
 <style>
-body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
+body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; padding: 0 1em;
+       color: #1f2933; line-height: 1.4; }}
+h1 {{ margin-bottom: 0.2em; }}
+h2 {{ margin-top: 1.6em; border-bottom: 1px solid #e4e7eb; padding-bottom: 0.2em; }}
+.run {{ color: #52606d; margin-top: 0; }}
+.chip {{ display: inline-block; padding: 0.1em 0.7em; margin-right: 0.5em; border-radius: 1em;
+        font-weight: 600; color: #fff; }}
+.chip.error {{ background: {_SEVERITY_COLOUR[Severity.ERROR]}; }}
+.chip.warning {{ background: {_SEVERITY_COLOUR[Severity.WARNING]}; }}
+.chip.info {{ background: {_SEVERITY_COLOUR[Severity.INFO]}; }}
+.group {{ margin: 1.2em 0; }}
+.group h3 {{ margin: 0 0 0.4em; font-size: 1.05em; }}
+.group h3 code {{ font-size: 0.95em; }}
+.severity {{ text-transform: uppercase; font-size: 0.75em; font-weight: 700; letter-spacing: 0.04em;
+            margin-right: 0.5em; }}
+.error .severity {{ color: {_SEVERITY_COLOUR[Severity.ERROR]}; }}
+.warning .severity {{ color: {_SEVERITY_COLOUR[Severity.WARNING]}; }}
+.info .severity {{ color: {_SEVERITY_COLOUR[Severity.INFO]}; }}
+.finding {{ border: 1px solid #e4e7eb; border-left: 4px solid #cbd2d9; border-radius: 4px;
+           padding: 0.5em 0.8em; margin: 0.5em 0; background: #fff; }}
+.error .finding {{ border-left-color: {_SEVERITY_COLOUR[Severity.ERROR]}; }}
+.warning .finding {{ border-left-color: {_SEVERITY_COLOUR[Severity.WARNING]}; }}
+.info .finding {{ border-left-color: {_SEVERITY_COLOUR[Severity.INFO]}; }}
+.finding .message {{ margin: 0 0 0.4em; }}
+.memories {{ list-style: none; padding: 0; margin: 0.3em 0; }}
+.memories li {{ margin: 0.3em 0; }}
+blockquote {{ margin: 0; padding: 0.2em 0.7em; background: #f5f7fa; border-radius: 3px;
+             white-space: pre-wrap; overflow-wrap: anywhere; }}
+.meta {{ color: #52606d; font-size: 0.85em; margin: 0.1em 0 0; }}
+.todo {{ margin: 0.4em 0 0; }}
+.todo b {{ color: #323f4b; }}
+.fixable {{ font-size: 0.8em; background: #e3f8e5; color: #1c6b2a; padding: 0 0.4em;
+           border-radius: 3px; margin-left: 0.4em; }}
+.hint, .more, .note {{ color: #52606d; }}
+.clean {{ color: #1c6b2a; font-weight: 600; }}
 table {{ border-collapse: collapse; width: 100%; font-size: 0.9em; }}
-td, th {{ border: 1px solid #ccc; padding: 4px 6px; vertical-align: top; text-align: left; }}
-tr.error td:first-child {{ color: #b00; font-weight: bold; }}
-tr.warning td:first-child {{ color: #a60; }}
-tr.info td:first-child {{ color: #06a; }}
-figure {{ display: inline-block; margin: 0 1em 1em 0; }}
-.note {{ color: #666; }}
+td, th {{ border: 1px solid #e4e7eb; padding: 4px 6px; vertical-align: top; text-align: left; }}
+figure {{ display: inline-block; margin: 0 1em 1em 0; vertical-align: top; }}
+figcaption {{ color: #52606d; font-size: 0.9em; }}
+ol.top li {{ margin-bottom: 0.5em; }}
 </style></head><body>
 <h1>Consistency report: project {esc(report.project_id)}</h1>
-<p>Run <code>{esc(report.id)}</code> at {esc(_iso(report.created_at))};
-{report.memories:,} memories, {report.relations:,} relations;
+<p class="run">Run <code>{esc(report.id)}</code> at {esc(_iso(report.created_at))}:
+{plural(report.memories, "memory", "memories")}, {plural(report.relations, "relation")},
 {report.duration_ms / 1000:.2f} s.</p>
-<p><b>{counts["error"]}</b> errors, <b>{counts["warning"]}</b> warnings,
-<b>{counts["info"]}</b> info.</p>
+<p>{chips}</p>
+<h2 id="findings">Findings ({total:,})</h2>
+{findings}
 {notes}
+{_fixes_html(report.fixes, memories)}
+<h2 id="metrics">Metrics</h2>
 {images}
-<h2>Load-bearing memories</h2><ol>{top}</ol>
-<h2>Findings</h2>
-<table><tr><th>severity</th><th>code</th><th>memories</th><th>message</th><th>fix</th></tr>
-{rows}
-</table>
+<h2>Load-bearing memories</h2><ol class="top">{top}</ol>
 </body></html>
 """
 
 
-def _plots(metrics: dict[str, Any]) -> list[tuple[str, str]]:
+def plural(count: int, one: str, many: str | None = None) -> str:
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
+
+
+def _code(finding: Finding) -> str:
+    return finding.code
+
+
+def _fix_hint(report: ConsistencyReport) -> str:
+    fixable = sum(1 for f in report.findings if f.fixable)
+    if not fixable:
+        return ""
+    return (
+        f"<p class='hint'>{plural(fixable, 'finding is', 'findings are')} marked "
+        "<span class='fixable'>fixable</span>: <code>graphmem evaluate --fix --dry-run</code> "
+        "lists the repairs, <code>graphmem evaluate --fix</code> applies them.</p>"
+    )
+
+
+def _finding_group(code: str, findings: list[Finding], memories: Mapping[str, Memory]) -> str:
+    esc = html.escape
+    severity = findings[0].severity
+    info = CODES.get(code)
+    title = f": {esc(info.title)}" if info else ""
+    cards = "\n".join(_finding(f, memories) for f in findings)
+    return (
+        f'<section class="group {severity.value}" id="{esc(code)}">'
+        f'<h3><span class="severity">{severity.value}</span><code>{esc(code)}</code>{title} '
+        f"({len(findings):,})</h3>\n{cards}</section>"
+    )
+
+
+def _finding(finding: Finding, memories: Mapping[str, Memory]) -> str:
+    esc = html.escape
+    shown = "".join(f"<li>{_memory(i, memories)}</li>" for i in finding.memory_ids)
+    fixable = "<span class='fixable'>fixable</span>" if finding.fixable else ""
+    return (
+        f'<article class="finding"><p class="message">{esc(finding.message)}</p>'
+        f'<ul class="memories">{shown}</ul>'
+        f'<p class="todo"><b>What to do:</b> {esc(finding.fix)}{fixable}</p></article>'
+    )
+
+
+def _memory(memory_id: str, memories: Mapping[str, Memory]) -> str:
+    """A memory's content with its id, tier and status; the bare id when it was not read."""
+    esc = html.escape
+    memory = memories.get(memory_id)
+    if memory is None:
+        return f"<p class='meta'><code>{esc(memory_id)}</code> (content not read)</p>"
+    content = memory.content
+    if len(content) > CONTENT_CHARS:
+        content = content[: CONTENT_CHARS - 1] + "\u2026"
+    kind = f" · {memory.memory_type.value}" if memory.memory_type else ""
+    return (
+        f"<blockquote>{esc(content)}</blockquote>"
+        f"<p class='meta'><code>{esc(memory_id)}</code> · {memory.tier.value} · "
+        f"{memory.status.value}{kind} · importance {memory.importance:.2f}</p>"
+    )
+
+
+def _fixes_html(fixes: dict[str, Any] | None, memories: Mapping[str, Memory]) -> str:
+    if fixes is None:
+        return ""
+    esc = html.escape
+    applied = set(fixes["applied"])
+    verb = "Fixes this run would apply" if fixes["dry_run"] else "Fixes applied"
+    rows = "".join(
+        f"<tr><td>{esc(fix['action'])}</td><td>{_memory(fix['memory_id'], memories)}</td>"
+        f"<td>{esc(fix['detail'])}</td><td>"
+        f"{'-' if fixes['dry_run'] else 'yes' if fix['memory_id'] in applied else 'skipped'}"
+        "</td></tr>"
+        for fix in fixes["planned"]
+    )
+    return (
+        f"<h2>{verb} ({len(fixes['planned']):,})</h2>"
+        "<table><tr><th>action</th><th>memory</th><th>detail</th><th>done</th></tr>"
+        f"{rows}</table>"
+    )
+
+
+def _pyplot() -> Any:
     try:
         import matplotlib
 
@@ -341,32 +505,66 @@ def _plots(metrics: dict[str, Any]) -> list[tuple[str, str]]:
         raise GraphMemError(
             "the HTML report draws its plots with matplotlib: pip install 'graphmem[report]'"
         ) from exc
+    return plt
 
-    def png(fig: Any) -> str:
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
-        plt.close(fig)
-        return base64.b64encode(buffer.getvalue()).decode()
 
+def charts(metrics: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The report's plots as matplotlib figures, titled; the caller closes them.
+
+    Tick labels are laid out so none overlaps another: tiers are bars along
+    the y axis (a label per row, however long), and the daily chart labels
+    at most ``MAX_DAY_LABELS`` days.
+    """
+    plt = _pyplot()
     out = []
-    fig, ax = plt.subplots(figsize=(5, 3))
     tiers = metrics["by_tier"]
-    ax.bar(list(tiers), list(tiers.values()), color="#4c72b0")
-    ax.set_ylabel("memories")
-    out.append(("Tier distribution", png(fig)))
+    fig, ax = plt.subplots(figsize=(5, 0.45 * len(tiers) + 0.9))
+    names = list(tiers)[::-1]
+    values = [tiers[name] for name in names]
+    bars = ax.barh(names, values, color=_BAR_COLOUR)
+    ax.bar_label(bars, padding=3)
+    ax.set_xlabel("memories")
+    ax.margins(x=0.15)
+    ax.spines[["top", "right"]].set_visible(False)
+    out.append(("Tier distribution", fig))
+
     fig, ax = plt.subplots(figsize=(5, 3))
     bins = metrics["importance"]["histogram"]
     ax.bar([i / 10 for i in range(10)], bins, width=0.1, align="edge", color="#55a868")
+    ax.set_xticks([i / 5 for i in range(6)])
     ax.set_xlabel("importance")
     ax.set_ylabel("memories")
-    out.append(("Importance histogram", png(fig)))
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.spines[["top", "right"]].set_visible(False)
+    out.append(("Importance histogram", fig))
+
     fig, ax = plt.subplots(figsize=(7, 3))
     days: Sequence[dict[str, Any]] = metrics["daily"]
-    labels = [d["day"][5:] for d in days]
-    ax.plot(labels, [d["promotions"] for d in days], marker=".", label="promotions")
-    ax.plot(labels, [d["archivals"] for d in days], marker=".", label="archivals")
+    positions = list(range(len(days)))
+    ax.plot(positions, [d["promotions"] for d in days], marker=".", label="promotions")
+    ax.plot(positions, [d["archivals"] for d in days], marker=".", label="archivals")
+    step = max(1, -(-len(days) // MAX_DAY_LABELS))
+    # Every step-th day, counted back from the last, so today is always labelled.
+    ticks = positions[::-1][::step][::-1]
+    ax.set_xticks(ticks, [days[i]["day"][5:] for i in ticks])
     ax.set_ylabel("per day")
-    ax.tick_params(axis="x", labelrotation=90, labelsize=7)
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    # Counts: the axis starts at zero and spans at least one, even on a quiet month.
+    peak = max((max(d["promotions"], d["archivals"]) for d in days), default=0)
+    ax.set_ylim(0, max(peak * 1.1, 1))
+    ax.spines[["top", "right"]].set_visible(False)
     ax.legend()
-    out.append(("Promotion and archival rate over time", png(fig)))
+    out.append(("Promotions and archivals per day (UTC)", fig))
     return out
+
+
+def _plots(metrics: dict[str, Any]) -> list[tuple[str, str]]:
+    plt = _pyplot()
+
+    def png(fig: Any) -> str:
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
+        plt.close(fig)
+        return base64.b64encode(buffer.getvalue()).decode()
+
+    return [(title, png(fig)) for title, fig in charts(metrics)]

@@ -209,7 +209,7 @@ def _pages(store: Store, project_id: str, page: int) -> Iterator[Page]:
     after = ""
     while True:
         params = {"project_id": project_id, "after": after, "page": page, "sep": SEPARATOR}
-        read = _json_page(store, params) if store.dialect == "falkordb" else None
+        read = _json_page(store, params) if store.dialect.snapshot_json else None
         if read is None:
             read = _column_page(store, params)
         nodes, relations, count = read

@@ -1,5 +1,7 @@
-"""The explorer page at ``/explore``: search, explanations and a neighbourhood
-graph, talking to the same server's ``/graphql``.
+"""The explorer page at ``/explore``: the project's most important and newest
+memories, search with explanations and a neighbourhood graph, talking to the
+same server's ``/graphql``. What it shows is named by the URL's hash, so every
+search and memory has a link.
 
 The page is a bundle built from ``tools/explorer`` (``make explorer``) and
 served as plain files, so a running server never fetches anything from

@@ -1,6 +1,6 @@
 """The ASGI application ``graphmem serve`` runs: GraphQL at ``/graphql`` (GraphiQL
-on a browser's GET), a liveness probe at ``/healthz`` and Prometheus metrics at
-``/metrics``.
+on a browser's GET), a liveness probe at ``/healthz``, a readiness probe at
+``/readyz`` and Prometheus metrics at ``/metrics``.
 
 The GraphMem instance lives in ``app.state`` so one app shape serves both an
 instance the caller owns (tests, embedding) and one the app opens and closes
@@ -25,7 +25,7 @@ from strawberry.asgi import GraphQL
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types.unset import UNSET, UnsetType
 
-from graphmem import explore
+from graphmem import explore, graphiql
 from graphmem.api import GraphMem
 from graphmem.auth import OPEN
 from graphmem.config import Settings
@@ -33,16 +33,26 @@ from graphmem.gate import PRINCIPAL, Gate
 from graphmem.graphql.loaders import Context
 from graphmem.graphql.schema import build_schema
 from graphmem.graphql.subscriptions import ConnectionContext, connection_init
+from graphmem.health import readiness
 from graphmem.observability.server import Observability
 from graphmem.ratelimit import RateLimiter
 from graphmem.scheduler import Scheduler
 
 
 class GraphQLView(GraphQL[Context, None]):
+    @property
+    def graphql_ide_html(self) -> str:
+        """The packaged GraphiQL page instead of strawberry's, which loads from a CDN."""
+        return graphiql.page()
+
     def decode_json(self, data: str | bytes) -> object:
         """JSON that is not an object (``null``, ``5``) is refused like text that is not
-        JSON at all, instead of failing inside strawberry."""
-        decoded = super().decode_json(data)
+        JSON at all, instead of failing inside strawberry; so is a body that is not
+        UTF-8 (a 400, where the decoder's own error would be a 500)."""
+        try:
+            decoded = super().decode_json(data)
+        except UnicodeDecodeError:
+            raise json.JSONDecodeError("the request body must be UTF-8", "", 0) from None
         if not isinstance(decoded, dict | list):
             raise json.JSONDecodeError("the request body must be a JSON object", "", 0)
         return decoded
@@ -67,7 +77,20 @@ work on the server."""
 
 
 async def healthz(_: Request) -> JSONResponse:
+    """Liveness: the process answers. Nothing else, so a database outage does
+    not get every graphmem process restarted (``/readyz`` reports that)."""
     return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> JSONResponse:
+    """Readiness: 200 when the store and the embedder can serve, else 503 with
+    the reason of each part."""
+    state = await readiness(request.app.state.gm)
+    return JSONResponse(
+        {"status": "ready" if state.ready else "unavailable", "checks": state.checks},
+        status_code=200 if state.ready else 503,
+        headers={"cache-control": "no-store"},
+    )
 
 
 def _build(settings: Settings, lifespan: Lifespan[Starlette] | None = None) -> Starlette:
@@ -95,8 +118,10 @@ def _build(settings: Settings, lifespan: Lifespan[Starlette] | None = None) -> S
             Route("/graphql", view, methods=["GET", "POST"]),
             WebSocketRoute("/graphql", view),
             Route("/healthz", healthz, methods=["GET"]),
+            Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", observability.endpoint, methods=["GET"]),
             *explore.routes(),
+            *graphiql.routes(),
         ],
         lifespan=lifespan,
     )

@@ -40,11 +40,16 @@ from pydantic import BaseModel, ValidationError
 from strawberry.extensions import MaskErrors
 from strawberry.utils.str_converters import to_camel_case
 
-from graphmem.errors import GraphMemError, InvalidInputError, StoreUnavailableError
+from graphmem.errors import (
+    STORE_UNAVAILABLE_MESSAGE,
+    GraphMemError,
+    InvalidInputError,
+    StorageFullError,
+    StoreUnavailableError,
+)
 from graphmem.observability.request_ids import current_request_id
 
 INTERNAL_MESSAGE = "Internal server error"
-STORE_UNAVAILABLE_MESSAGE = "The graph database is unavailable; try again shortly"
 
 # GraphMem names a few things differently from the GraphQL arguments that carry
 # them, unless the operation has an argument of GraphMem's name (``sessionId`` in
@@ -125,6 +130,8 @@ def _for_client(error: GraphQLError, document: DocumentNode | None) -> GraphQLEr
     if "code" in error.extensions:
         return error
     original = error.original_error
+    if isinstance(original, StorageFullError):
+        return _rebuilt(error, original.message, {"code": original.code})
     if isinstance(original, StoreUnavailableError):
         return _rebuilt(error, STORE_UNAVAILABLE_MESSAGE, {"code": original.code})
     if isinstance(original, GraphMemError):

@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from strawberry.relay import PageInfo
 
 from graphmem import models
-from graphmem.api import encode_cursor as cursor_of
+from graphmem.cursors import encode_cursor as cursor_of
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.operations import ProjectId, write
 from graphmem.graphql.types import (

@@ -16,11 +16,7 @@ from graphmem import archival, models
 from graphmem import promotion as engine
 from graphmem.clock import to_datetime
 from graphmem.graphql.operations import ProjectId, write
-from graphmem.graphql.types import ImportanceBreakdown, Info, Memory, from_epoch
-
-strawberry.enum(
-    engine.Trigger, name="PromotionTrigger", description="What started a promotion run."
-)
+from graphmem.graphql.types import ImportanceBreakdown, Info, Memory, PromotionEvent
 
 
 @strawberry.type(description="A memory a promotion run found worth moving.")
@@ -137,64 +133,6 @@ class PromotionStats:
             last_remaining=stats.last_remaining,
             last_threshold=stats.last_threshold,
         )
-
-
-@strawberry.type(description="One factor of a logged promotion score.")
-class PromotionScoreComponent:
-    name: str
-    value: float
-    contribution: float
-
-
-@strawberry.type(description="One logged move of one memory between tiers.")
-class PromotionEvent:
-    project_id: strawberry.Private[str | None]
-    id: strawberry.ID
-    run_id: strawberry.ID
-    memory_id: strawberry.ID
-    session_id: strawberry.ID
-    trigger: engine.Trigger
-    from_tier: models.Tier
-    to_tier: models.Tier
-    score: float
-    components: list[PromotionScoreComponent] = strawberry.field(
-        description="The score factor by factor, as it was at the move."
-    )
-    at: datetime
-    reason: str | None = strawberry.field(
-        description="Why it moved: score against the threshold it needed, and the retention "
-        "rules that applied (time decay, tag, evidence for a long-term tier)."
-    )
-
-    @classmethod
-    def of(cls, event: models.PromotionEvent, project_id: str | None) -> PromotionEvent:
-        return cls(
-            project_id=project_id,
-            id=strawberry.ID(event.id),
-            run_id=strawberry.ID(event.run_id),
-            memory_id=strawberry.ID(event.memory_id),
-            session_id=strawberry.ID(event.session_id),
-            trigger=engine.Trigger(event.trigger),
-            from_tier=event.from_tier,
-            to_tier=event.to_tier,
-            score=event.score,
-            reason=event.reason,
-            components=[
-                PromotionScoreComponent(name=name, value=value, contribution=contribution)
-                for name, value, contribution in zip(
-                    event.component_names,
-                    event.component_values,
-                    event.component_contributions,
-                    strict=True,
-                )
-            ],
-            at=from_epoch(event.at),
-        )
-
-    @strawberry.field(description="The memory that moved; null once it has been forgotten.")
-    async def memory(self, info: Info) -> Memory | None:
-        found = await info.context.loaders.memories(self.project_id).load(self.memory_id)
-        return Memory.of(found) if found else None
 
 
 @strawberry.type(description="A stale, low-importance memory that archival selects.")

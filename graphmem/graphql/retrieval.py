@@ -26,6 +26,7 @@ from graphmem.retrieval.context import (
     DEFAULT_MAX_RESULTS,
     DEFAULT_MIN_CONFIDENCE,
     DEFAULT_RECENCY_WEIGHT,
+    parse_request,
 )
 from graphmem.scoring import ScoreComponent as DomainComponent
 
@@ -283,18 +284,20 @@ class RetrievalQuery:
         record_access: bool | None = None,
         project_id: ProjectId = None,
     ) -> ContextResult:
+        request = parse_request(
+            {
+                "context_hint": context_hint,
+                "include_types": include_types,
+                "min_confidence": min_confidence,
+                "max_results": max_results,
+                "recency_weight": recency_weight,
+                "include_superseded": include_superseded,
+                "session_id": session_id,
+            }
+        )
+        gm = info.context.gm
         result = await write(
-            info,
-            info.context.gm.knowledge_context,
-            context_hint,
-            include_types=include_types,
-            min_confidence=min_confidence,
-            max_results=max_results,
-            recency_weight=recency_weight,
-            include_superseded=include_superseded,
-            session_id=session_id,
-            record_access=record_access,
-            project_id=project_id,
+            info, gm.knowledge_context, request, record_access=record_access, project_id=project_id
         )
         return ContextResult.of(result)
 
@@ -320,16 +323,18 @@ class RetrievalQuery:
         relation_types: list[models.RelationType] | None = None,
         project_id: ProjectId = None,
     ) -> SearchResult:
-        result = await run_in_threadpool(
-            info.context.gm.search,
-            query,
-            mode=mode,
-            limit=limit,
-            filters=_parsed(filters),
-            depth=depth,
-            relation_types=relation_types,
-            project_id=project_id,
+        request = models.parse(
+            domain.SearchRequest,
+            {
+                "query": query,
+                "mode": mode,
+                "limit": limit,
+                "filters": _parsed(filters),
+                "depth": depth,
+                "relation_types": relation_types,
+            },
         )
+        result = await run_in_threadpool(info.context.gm.search, request, project_id=project_id)
         return SearchResult.of(result)
 
     @strawberry.field(

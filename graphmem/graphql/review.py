@@ -8,7 +8,6 @@ looked at again (``memories(filter: {includeArchived: true})``, ``restore``).
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime
 from enum import StrEnum
 
 import strawberry
@@ -16,10 +15,10 @@ from starlette.concurrency import run_in_threadpool
 from strawberry.relay import PageInfo
 
 from graphmem import models
-from graphmem.api import decode_offset, encode_offset
+from graphmem.cursors import decode_offset, encode_offset
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.operations import ProjectId, write
-from graphmem.graphql.types import Info, Memory, domain_default, from_epoch
+from graphmem.graphql.types import Info, Memory, StagingEvent, domain_default
 
 
 @strawberry.enum(
@@ -109,39 +108,6 @@ class BulkReviewResult:
             dry_run=result.dry_run,
             matched=[strawberry.ID(memory_id) for memory_id in result.matched],
             applied=[strawberry.ID(memory_id) for memory_id in result.applied],
-        )
-
-
-@strawberry.type(description="One logged staging step of a memory.")
-class StagingEvent:
-    id: strawberry.ID
-    memory_id: strawberry.ID
-    kind: str = strawberry.field(description="merged, activated or rejected.")
-    signal: str | None = strawberry.field(
-        description="Why: the match of a merge (exact, near, manual), the signal that "
-        "activated (recurrence, feedback, evaluator, manual:pin, manual:edit, "
-        "manual:approve), or a rejection's reason."
-    )
-    before: str | None = strawberry.field(description="The status or tier before the step.")
-    after: str | None = strawberry.field(description="The status or tier after the step.")
-    similarity: float | None = strawberry.field(description="How close a merged write was.")
-    merged_from: strawberry.ID | None = strawberry.field(
-        description="The memory folded into this one by mergeMemories."
-    )
-    at: datetime
-
-    @classmethod
-    def of(cls, event: models.StagingEvent) -> StagingEvent:
-        return cls(
-            id=strawberry.ID(event.id),
-            memory_id=strawberry.ID(event.memory_id),
-            kind=event.kind,
-            signal=event.signal,
-            before=event.before,
-            after=event.after,
-            similarity=event.similarity,
-            merged_from=strawberry.ID(event.merged_from) if event.merged_from else None,
-            at=from_epoch(event.at),
         )
 
 

@@ -5,13 +5,17 @@ the model itself for fields computed from it. Input types only shape the
 request; validation stays in the domain models, so every surface rejects the
 same values with the same limits. Input defaults are read from those models
 so the SDL shows the defaults the domain applies.
+
+Types that refer to each other (a memory and its promotion and staging log)
+live here together, so each area's operations module imports this one and
+never another area's.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Any
 
 import strawberry
 from pydantic import BaseModel
@@ -19,13 +23,10 @@ from starlette.concurrency import run_in_threadpool
 from strawberry.relay import PageInfo
 
 from graphmem import models
+from graphmem import promotion as engine
 from graphmem.clock import to_datetime
 from graphmem.graphql.loaders import Context
 from graphmem.scoring import ImportanceBreakdown as DomainBreakdown
-
-if TYPE_CHECKING:
-    from graphmem.graphql.promotion import PromotionEvent
-    from graphmem.graphql.review import StagingEvent
 
 # The domain enums serve as the GraphQL enums, so the two cannot drift apart;
 # GraphQL shows the member names (FACT, WORKING, ...).
@@ -37,6 +38,9 @@ strawberry.enum(models.Source, description="Where a memory came from.")
 strawberry.enum(models.SuggestedBy, description="Who decided that a memory is worth keeping.")
 strawberry.enum(models.SessionState, description="Where a session is in its lifecycle.")
 strawberry.enum(models.SelfAssessment, description="The writer's own rating of a memory.")
+strawberry.enum(
+    engine.Trigger, name="PromotionTrigger", description="What started a promotion run."
+)
 
 Info = strawberry.Info[Context, None]
 
@@ -230,11 +234,7 @@ class Memory:
         description="This memory's moves between tiers, newest first "
         "(one read per memory: meant for a few memories, not long pages)."
     )
-    async def promotion_events(
-        self, info: Info, limit: int = 50
-    ) -> list[Annotated[PromotionEvent, strawberry.lazy("graphmem.graphql.promotion")]]:
-        from graphmem.graphql.promotion import PromotionEvent
-
+    async def promotion_events(self, info: Info, limit: int = 50) -> list[PromotionEvent]:
         project = self.model.project_id
         events = await run_in_threadpool(
             info.context.gm.promotion_events,
@@ -248,11 +248,7 @@ class Memory:
         description="This memory's staging steps (merged, activated, rejected), newest first "
         "(one read per memory: meant for a few memories, not long pages)."
     )
-    async def staging_events(
-        self, info: Info, limit: int = 50
-    ) -> list[Annotated[StagingEvent, strawberry.lazy("graphmem.graphql.review")]]:
-        from graphmem.graphql.review import StagingEvent
-
+    async def staging_events(self, info: Info, limit: int = 50) -> list[StagingEvent]:
         events = await run_in_threadpool(
             info.context.gm.staging_events,
             self.model.id,
@@ -260,6 +256,97 @@ class Memory:
             project_id=self.model.project_id,
         )
         return [StagingEvent.of(event) for event in events]
+
+
+@strawberry.type(description="One factor of a logged promotion score.")
+class PromotionScoreComponent:
+    name: str
+    value: float
+    contribution: float
+
+
+@strawberry.type(description="One logged move of one memory between tiers.")
+class PromotionEvent:
+    project_id: strawberry.Private[str | None]
+    id: strawberry.ID
+    run_id: strawberry.ID
+    memory_id: strawberry.ID
+    session_id: strawberry.ID
+    trigger: engine.Trigger
+    from_tier: models.Tier
+    to_tier: models.Tier
+    score: float
+    components: list[PromotionScoreComponent] = strawberry.field(
+        description="The score factor by factor, as it was at the move."
+    )
+    at: datetime
+    reason: str | None = strawberry.field(
+        description="Why it moved: score against the threshold it needed, and the retention "
+        "rules that applied (time decay, tag, evidence for a long-term tier)."
+    )
+
+    @classmethod
+    def of(cls, event: models.PromotionEvent, project_id: str | None) -> PromotionEvent:
+        return cls(
+            project_id=project_id,
+            id=strawberry.ID(event.id),
+            run_id=strawberry.ID(event.run_id),
+            memory_id=strawberry.ID(event.memory_id),
+            session_id=strawberry.ID(event.session_id),
+            trigger=engine.Trigger(event.trigger),
+            from_tier=event.from_tier,
+            to_tier=event.to_tier,
+            score=event.score,
+            reason=event.reason,
+            components=[
+                PromotionScoreComponent(name=name, value=value, contribution=contribution)
+                for name, value, contribution in zip(
+                    event.component_names,
+                    event.component_values,
+                    event.component_contributions,
+                    strict=True,
+                )
+            ],
+            at=from_epoch(event.at),
+        )
+
+    @strawberry.field(description="The memory that moved; null once it has been forgotten.")
+    async def memory(self, info: Info) -> Memory | None:
+        found = await info.context.loaders.memories(self.project_id).load(self.memory_id)
+        return Memory.of(found) if found else None
+
+
+@strawberry.type(description="One logged staging step of a memory.")
+class StagingEvent:
+    id: strawberry.ID
+    memory_id: strawberry.ID
+    kind: str = strawberry.field(description="merged, activated or rejected.")
+    signal: str | None = strawberry.field(
+        description="Why: the match of a merge (exact, near, manual), the signal that "
+        "activated (recurrence, feedback, evaluator, manual:pin, manual:edit, "
+        "manual:approve), or a rejection's reason."
+    )
+    before: str | None = strawberry.field(description="The status or tier before the step.")
+    after: str | None = strawberry.field(description="The status or tier after the step.")
+    similarity: float | None = strawberry.field(description="How close a merged write was.")
+    merged_from: strawberry.ID | None = strawberry.field(
+        description="The memory folded into this one by mergeMemories."
+    )
+    at: datetime
+
+    @classmethod
+    def of(cls, event: models.StagingEvent) -> StagingEvent:
+        return cls(
+            id=strawberry.ID(event.id),
+            memory_id=strawberry.ID(event.memory_id),
+            kind=event.kind,
+            signal=event.signal,
+            before=event.before,
+            after=event.after,
+            similarity=event.similarity,
+            merged_from=strawberry.ID(event.merged_from) if event.merged_from else None,
+            at=from_epoch(event.at),
+        )
 
 
 @strawberry.type(description="A memory in a page of memories.")

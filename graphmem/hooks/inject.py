@@ -70,8 +70,20 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--project",
-        help="project to read (default: GRAPHMEM_PROJECT, "
-        "else the git repository of the event's cwd)",
+        help="project to read (default: GRAPHMEM_PROJECT, else the server's default "
+        "project, as on every other surface)",
+    )
+    p.add_argument(
+        "--project-from-repo",
+        action="store_true",
+        help="read the project named after the git repository of the event's cwd "
+        "(unless --project is given)",
+    )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="say on stderr which project was read, how many memories matched and why "
+        "nothing was injected",
     )
     p.add_argument(
         "--url",
@@ -109,33 +121,69 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Always 0: an agent may treat any other status as a reason to stop."""
+    explain = Explanation(enabled="--explain" in (argv if argv is not None else sys.argv[1:]))
     try:
-        text = run(argv, sys.stdin.buffer.read())
+        text = run(argv, sys.stdin.buffer.read(), explain)
     except Exception as exc:
+        explain.say(f"nothing injected: {_one_line(exc)}")
         sys.stderr.write(f"graphmem inject: {_one_line(exc)}\n")
         return 0
+    finally:
+        explain.flush()
     if text:
         sys.stdout.buffer.write(text.encode("utf-8") + b"\n")
         sys.stdout.flush()
     return 0
 
 
-def run(argv: list[str] | None, stdin: bytes) -> str | None:
+class Explanation:
+    """What ``--explain`` prints on stderr (stdout stays the hook's answer)."""
+
+    def __init__(self, *, enabled: bool) -> None:
+        self.enabled = enabled
+        self.lines: list[str] = []
+
+    def say(self, line: str) -> None:
+        self.lines.append(line)
+
+    def flush(self) -> None:
+        if self.enabled and self.lines:
+            sys.stderr.write("".join(f"graphmem inject: {line}\n" for line in self.lines))
+            self.lines.clear()
+
+
+def run(argv: list[str] | None, stdin: bytes, explain: Explanation | None = None) -> str | None:
     """What to print for the event in ``stdin``; ``None`` when there is nothing to add."""
+    explain = explain or Explanation(enabled=False)
     options = parser().parse_args(argv)
     try:
         event = parse_event(stdin)
     except EventError as exc:
         raise HookError(f"cannot read the hook event on stdin: {exc}") from None
     if event is None:
+        explain.say("nothing injected: the event is not one the hook answers")
         return None
     hint = context_hint(event)
     if hint is None:
+        explain.say(f"nothing injected: {event.hook_event_name} carries no text to look up")
         return None
-    project = resolve_project(options.project, event.cwd)
+    project, rule = resolve_project(options.project, event.cwd, from_repo=options.project_from_repo)
+    explain.say(f"project: {project or 'the server default'} (from {rule})")
     memories = _recall(hint, project, options)
+    explain.say(f"{_count(len(memories), 'memory', 'memories')} matched {hint[:80]!r}")
     block = context_block(memories, project=project, budget_tokens=options.budget)
+    if not memories:
+        explain.say(
+            "nothing injected: no active memory of this project bears on the prompt "
+            "(candidates, archived and superseded memories are never injected)"
+        )
+    elif not block:
+        explain.say(f"nothing injected: no memory fits the {options.budget}-token budget")
     return hook_output(event.hook_event_name, block) if block else None
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def _recall(hint: str, project: str | None, options: argparse.Namespace) -> list[Recalled]:

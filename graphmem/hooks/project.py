@@ -1,10 +1,12 @@
-"""Which project a hook call reads: the flag, the environment, or the repository.
+"""Which project a hook call reads: the same rule as every other surface.
 
-A coding agent works inside a repository, so without an explicit project the
-repository is the scope: the name of the git work tree that holds ``cwd``
-(for a linked work tree, the name of the repository it belongs to, so every
-checkout of one repository shares its memories). Found by reading ``.git``
-on disk: starting ``git`` would cost more than the rest of the hook.
+``--project``, else ``GRAPHMEM_PROJECT``, else the server's default project
+(``default``, or an API key's only project): so what ``graphmem remember``,
+GraphQL or the Python API wrote without naming a project is what the hook
+reads. Scoping by repository is opt-in (``--project-from-repo``): the name of
+the git work tree that holds ``cwd`` (for a linked work tree, the repository
+it belongs to, so every checkout shares its memories), found by reading
+``.git`` on disk because starting ``git`` would cost more than the hook.
 """
 
 from __future__ import annotations
@@ -17,15 +19,21 @@ MAX_PROJECT_CHARS = 128
 _NOT_ALLOWED = re.compile(r"[^A-Za-z0-9._:@-]+")
 
 
-def resolve_project(flag: str | None, cwd: str | None) -> str | None:
-    """``--project``, else ``GRAPHMEM_PROJECT``, else the repository of ``cwd``;
-    ``None`` leaves the choice to the server (or the API key's only project)."""
+def resolve_project(
+    flag: str | None, cwd: str | None, *, from_repo: bool = False
+) -> tuple[str | None, str]:
+    """The project to read and the rule that chose it; ``None`` leaves the choice to
+    the server (its default project, or the API key's only project)."""
     if flag:
-        return flag
+        return flag, "--project"
+    if from_repo:
+        name = repository_name(Path(cwd) if cwd else Path.cwd())
+        if name:
+            return name, "--project-from-repo (the git repository of the event's cwd)"
     configured = os.environ.get("GRAPHMEM_PROJECT")
     if configured:
-        return configured
-    return repository_name(Path(cwd) if cwd else Path.cwd())
+        return configured, "GRAPHMEM_PROJECT"
+    return None, "the server's default project (no --project, no GRAPHMEM_PROJECT)"
 
 
 def repository_name(start: Path) -> str | None:

@@ -1,8 +1,9 @@
 """The MCP tools: GraphMem's agent-facing operations, one tool each.
 
-Each tool maps its arguments onto the GraphMem call the GraphQL resolver of
-the same operation makes, after resolving its project through the caller's
-principal; validation and every rule stay in GraphMem. The parameter limits
+Each tool resolves its project through the caller's principal, builds the
+request object of its operation from its arguments (the model the GraphQL
+resolver and the CLI build too) and hands it to GraphMem as is; every rule
+stays in the models and GraphMem. The parameter limits
 are the models' own constants, so the schema a client sees is what is
 enforced. Deliberate errors come back as tool error results (``is_error``)
 whose text and structured content name the code, the field and the limit,
@@ -216,16 +217,22 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         ] = None,
         project_id: ProjectId = None,
     ) -> Annotated[CallToolResult, ContextView]:
+        scope = project(ctx, project_id, Role.READ)  # access is checked before the arguments
+        request = ctx_limits.parse_request(
+            {
+                "context_hint": context_hint,
+                "include_types": include_types,
+                "min_confidence": min_confidence,
+                "max_results": max_results,
+                "recency_weight": recency_weight,
+                "include_superseded": include_superseded,
+                "session_id": session_id,
+            }
+        )
         result = gm.knowledge_context(
-            context_hint,
-            include_types=include_types,
-            min_confidence=min_confidence,
-            max_results=max_results,
-            recency_weight=recency_weight,
-            include_superseded=include_superseded,
-            session_id=session_id,
+            request,
             record_access=record_access,
-            project_id=project(ctx, project_id, Role.READ),
+            project_id=scope,
         )
         view = context_view(result)
         # A client that hands the model only text content gives it the block itself.
@@ -292,25 +299,29 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         ] = False,
         project_id: ProjectId = None,
     ) -> SearchView:
-        result = gm.search(
-            query,
-            mode=mode,
-            limit=limit,
-            depth=depth,
-            relation_types=relation_types,
-            filters={
-                "types": types,
-                "tiers": tiers,
-                "statuses": statuses,
-                "tags": tags,
-                "session_id": session_id,
-                "min_confidence": min_confidence,
-                "include_candidates": include_candidates,
-                "include_archived": include_archived,
-                "include_superseded": include_superseded,
+        scope = project(ctx, project_id, Role.READ)  # access is checked before the arguments
+        request = models.parse(
+            domain.SearchRequest,
+            {
+                "query": query,
+                "mode": mode,
+                "limit": limit,
+                "depth": depth,
+                "relation_types": relation_types,
+                "filters": {
+                    "types": types,
+                    "tiers": tiers,
+                    "statuses": statuses,
+                    "tags": tags,
+                    "session_id": session_id,
+                    "min_confidence": min_confidence,
+                    "include_candidates": include_candidates,
+                    "include_archived": include_archived,
+                    "include_superseded": include_superseded,
+                },
             },
-            project_id=project(ctx, project_id, Role.READ),
         )
+        result = gm.search(request, project_id=scope)
         return search_view(result)
 
     @server.tool(
@@ -359,23 +370,25 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         agent_id: Annotated[Identifier | None, Field(description="Who is writing it.")] = None,
         project_id: ProjectId = None,
     ) -> RememberResult:
-        item = {
-            "content": content,
-            "memory_type": memory_type,
-            "confidence": confidence,
-            "source": source,
-            "suggested_by": suggested_by,
-            "self_assessment": self_assessment,
-            "pinned": pinned,
-            "tags": tags,
-            "rationale": rationale,
-            "evidence": evidence,
-            "session_id": session_id,
-            "agent_id": agent_id,
-        }
-        memory, outcome = gm.remember_detailed(
-            item, project_id=project(ctx, project_id, Role.WRITE)
+        scope = project(ctx, project_id, Role.WRITE)  # access is checked before the arguments
+        item = models.parse(
+            models.MemoryInput,
+            {
+                "content": content,
+                "memory_type": memory_type,
+                "confidence": confidence,
+                "source": source,
+                "suggested_by": suggested_by,
+                "self_assessment": self_assessment,
+                "pinned": pinned,
+                "tags": tags,
+                "rationale": rationale,
+                "evidence": evidence,
+                "session_id": session_id,
+                "agent_id": agent_id,
+            },
         )
+        memory, outcome = gm.remember_detailed(item, project_id=scope)
         return RememberResult(
             memory=MemoryView.of(memory), created=outcome.created, match=outcome.match
         )

@@ -32,7 +32,7 @@ from pydantic.alias_generators import to_camel
 from graphmem.errors import InvalidInputError
 from graphmem.models import Identifier, Memory, MemoryType, Text, invalid_input
 from graphmem.scoring import ScoreComponent
-from graphmem.staging import tokens
+from graphmem.text import tokens
 
 HINT_MIN_CHARS = 3
 HINT_MAX_CHARS = 1_000

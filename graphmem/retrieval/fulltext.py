@@ -28,7 +28,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from graphmem.staging import normalise
+from graphmem.text import normalise
 
 MAX_TERMS = 48
 """Longer texts keep their last distinct words (the end of a conversation is

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from graphmem.models import (
     MAX_TAGS,
@@ -125,6 +125,14 @@ class SearchRequest(_Input):
     depth: int = Field(default=1, ge=0, le=MAX_DEPTH)
     """Relations walked from each hit (0: no traversal)."""
     relation_types: list[RelationType] = Field(default_factory=lambda: list(TRAVERSED))
+
+    @field_validator("filters", "relation_types", mode="before")
+    @classmethod
+    def _null_is_default(cls, value: Any, info: ValidationInfo) -> Any:
+        """Surfaces pass an omitted optional argument as null: the default applies."""
+        if value is None:
+            return cls.model_fields[info.field_name].get_default(call_default_factory=True)
+        return value
 
     @field_validator("relation_types")
     @classmethod

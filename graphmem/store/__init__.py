@@ -9,11 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from graphmem.store.dialect import Dialect
+
 Row = dict[str, Any]
 
 
 class Store(Protocol):
-    dialect: str
+    dialect: Dialect
+    """Which statement files run, and what else differs between backends."""
 
     def read(self, name: str, params: Mapping[str, Any] | None = None) -> list[Row]:
         """Run a read-only statement."""

@@ -5,11 +5,18 @@ package ships, on a unix socket inside the data directory, with AOF
 persistence. Processes that share a data directory share one server: the
 first starts it, later ones reuse it, and the last one to leave shuts it down
 so the append-only file is flushed and closed cleanly.
+
+Who "uses" the server is decided by graphmem processes alone: each holds a
+shared lock on ``falkordb.users`` while it uses the server, and one that
+leaves stops the server only if it can take that lock exclusively. The kernel
+drops the lock of a process that dies, and a stray client (a ``redis-cli``, a
+test's raw connection) holds none, so neither keeps the server alive.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import logging
 import os
@@ -17,24 +24,28 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from graphmem.errors import StoreUnavailableError
+from graphmem.store.supervisor import Supervisor
 
 log = logging.getLogger(__name__)
 
 FSYNC = {"strict": "always", "balanced": "everysec"}
+DURABILITY = {fsync: name for name, fsync in FSYNC.items()}
 SOCKET_NAME = "falkordb.sock"
 PID_NAME = "falkordb.pid"
 LOCK_NAME = "falkordb.lock"
+USERS_NAME = "falkordb.users"
 LOG_NAME = "falkordb.log"
 
 
 class EmbeddedFalkorDB:
-    """Starts, reuses and stops the FalkorDB server of one data directory."""
+    """Starts, reuses, supervises and stops the FalkorDB server of one data directory."""
 
     def __init__(
         self,
@@ -53,42 +64,113 @@ class EmbeddedFalkorDB:
         self.socket_path = self.data_dir / SOCKET_NAME
         self.pid_path = self.data_dir / PID_NAME
         self.log_path = self.data_dir / LOG_NAME
+        self.supervisor: Supervisor | None = None
         self._process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def started_here(self) -> bool:
-        return self._process is not None
+        self._users: IO[str] | None = None
 
     def start(self) -> Path:
-        """Make sure a server answers on the socket and return the socket path."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        """Make sure a server answers on the socket, count this instance among its
+        users and return the socket path."""
         # Unix sockets have a short path limit; fail with the reason, not a bind error.
         if len(str(self.socket_path).encode()) > 100:
             raise StoreUnavailableError(
                 f"data directory path too long for a unix socket: {self.data_dir}"
             )
-        with self._exclusive():
-            if self._answers():
-                log.info("reusing the FalkorDB server of %s", self.data_dir)
-                return self.socket_path
-            self._clear_leftovers()
-            self._spawn()
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            with self._exclusive():
+                self._ensure_running()
+                if self._users is None:
+                    self._users = open(self.data_dir / USERS_NAME, "a+")  # noqa: SIM115
+                    fcntl.flock(self._users, fcntl.LOCK_SH)
+        except OSError as exc:
+            if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                raise StoreUnavailableError(
+                    f"the data directory {self.data_dir} is not writable ({exc.strerror}); "
+                    "choose another GRAPHMEM_DATA_DIR or fix its permissions"
+                ) from None
+            raise StoreUnavailableError(
+                f"the data directory {self.data_dir} cannot be used: {exc.strerror or exc}"
+            ) from None
         return self.socket_path
 
-    def stop(self, *, force: bool = False) -> bool:
-        """Shut the server down unless another process still uses it (or ``force``)."""
+    def supervise(self) -> Supervisor:
+        """Restart the server whenever it dies, until ``stop``."""
+        if self.supervisor is None:
+            self.supervisor = Supervisor(self, name=str(self.data_dir)).start()
+        return self.supervisor
+
+    def await_serving(self, timeout: float) -> bool:
+        """Whether the server serves, after waiting out a restart in progress;
+        ``False`` at once when nothing supervises it."""
+        return self.supervisor is not None and self.supervisor.await_serving(timeout)
+
+    def pid(self) -> int | None:
+        """The running server's process id, from the pid file it writes."""
+        pid = _read_pid(self.pid_path)
+        return pid if pid is not None and _alive(pid) and _is_redis(pid) else None
+
+    def restart(self) -> None:
+        """Start the server again after it died (or find that another user has)."""
         with self._exclusive():
-            if not self._answers():
-                self._reap()
-                return False
-            if not force and self._others_connected():
-                log.info("FalkorDB server left running: other clients are connected")
-                return False
-            with contextlib.suppress(redis.RedisError):
-                self._client().shutdown()  # flushes the AOF before exiting
-            self._wait_gone()
             self._reap()
-            return True
+            self._ensure_running()
+
+    def stop(self, *, force: bool = False) -> bool:
+        """Shut the server down unless another graphmem process still uses it (or
+        ``force``); whether it was shut down."""
+        if self.supervisor is not None:
+            self.supervisor.stop()
+            self.supervisor = None
+        try:
+            with self._exclusive():
+                if not force and self._others_use_it():
+                    log.info("FalkorDB server left running: another graphmem process uses it")
+                    return False
+                if not self._answers():
+                    self._reap()
+                    return False
+                with contextlib.suppress(redis.RedisError):
+                    self._client().shutdown()  # flushes the AOF before exiting
+                self._wait_gone()
+                self._reap()
+                return True
+        finally:
+            self._leave()
+
+    def enforce_durability(self, connection: redis.connection.AbstractConnection) -> str:
+        """Raise the server to this instance's durability if it runs weaker; the
+        ``appendfsync`` in force afterwards.
+
+        Another process may have started the server (or restarted it after a
+        crash) with ``balanced``; a ``strict`` user must not then run at
+        ``everysec`` in silence. Stronger than asked is left as it is.
+        """
+        connection.send_command("CONFIG", "GET", "appendfsync")
+        reply = connection.read_response()
+        current = _config_value(reply)
+        wanted = FSYNC[self.durability]
+        if current == wanted or (current == "always" and wanted == "everysec"):
+            return current
+        try:
+            connection.send_command("CONFIG", "SET", "appendfsync", wanted)
+            connection.read_response()
+        except redis.ResponseError as exc:
+            raise StoreUnavailableError(
+                f"the FalkorDB server of {self.data_dir} runs with appendfsync "
+                f"{current or 'unknown'} and refused appendfsync {wanted} ({exc}); "
+                f"GRAPHMEM_DURABILITY={self.durability} cannot be honoured: stop the other "
+                "graphmem processes of this directory or start this one as balanced"
+            ) from exc
+        log.warning(
+            "raised the FalkorDB server of %s from appendfsync %s to %s "
+            "(GRAPHMEM_DURABILITY=%s; another process had started it weaker)",
+            self.data_dir,
+            current or "unknown",
+            wanted,
+            self.durability,
+        )
+        return wanted
 
     # -- internals ---------------------------------------------------------
 
@@ -101,6 +183,47 @@ class EmbeddedFalkorDB:
                 yield
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def _ensure_running(self) -> None:
+        """With the directory lock held: reuse a server that answers or start one,
+        then bring it to this instance's durability and log what is in force."""
+        if self._answers():
+            log.info("reusing the FalkorDB server of %s", self.data_dir)
+        else:
+            self._clear_leftovers()
+            self._spawn()
+        client = self._client()
+        try:
+            fsync = self.enforce_durability(client.connection_pool.get_connection())
+        except redis.RedisError as exc:
+            raise StoreUnavailableError(f"the FalkorDB server did not answer: {exc}") from exc
+        finally:
+            client.close()
+        log.info(
+            "FalkorDB in %s: durability %s (appendfsync %s)",
+            self.data_dir,
+            DURABILITY.get(fsync, fsync),
+            fsync,
+        )
+
+    def _others_use_it(self) -> bool:
+        """Whether another graphmem instance holds the users lock. Taking it
+        exclusively succeeds only when no other instance holds it (this one's own
+        shared lock is converted); the directory lock keeps newcomers out meanwhile."""
+        handle = self._users or open(self.data_dir / USERS_NAME, "a+")  # noqa: SIM115
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            if handle is not self._users:
+                handle.close()
+        return False
+
+    def _leave(self) -> None:
+        if self._users is not None:
+            self._users.close()  # releases the lock
+            self._users = None
 
     def _client(self) -> redis.Redis:
         return redis.Redis(
@@ -122,16 +245,6 @@ class EmbeddedFalkorDB:
             return False
         finally:
             client.close()
-
-    def _others_connected(self) -> bool:
-        client = self._client()
-        try:
-            clients = client.client_list()
-        except redis.RedisError:
-            return False
-        finally:
-            client.close()
-        return any(c.get("name") != self.client_name for c in clients)
 
     def _clear_leftovers(self) -> None:
         """Remove the socket and pid file a crashed server left behind."""
@@ -189,14 +302,14 @@ class EmbeddedFalkorDB:
                 )
                 self._process = None
                 raise StoreUnavailableError(
-                    f"the FalkorDB server exited at start: {detail.strip() or self._log_tail()}"
+                    f"the FalkorDB server exited at start: {detail.strip() or self.last_words()}"
                 )
             if self._answers():
                 return
             time.sleep(0.02)
         raise StoreUnavailableError(
             f"the FalkorDB server did not answer within {self.startup_timeout:.0f}s: "
-            + self._log_tail()
+            + self.last_words()
         )
 
     def _wait_gone(self) -> None:
@@ -217,7 +330,8 @@ class EmbeddedFalkorDB:
                 self._process.stderr.close()
             self._process = None
 
-    def _log_tail(self) -> str:
+    def last_words(self) -> str:
+        """The last lines of the server's log, for error messages and the supervisor."""
         try:
             return " | ".join(self.log_path.read_text(errors="replace").splitlines()[-5:])
         except OSError:
@@ -253,3 +367,17 @@ def _alive(pid: int) -> bool:
             return stat.read().split(")")[-1].split()[0] != "Z"
     except OSError:
         return True
+
+
+def _config_value(reply: object) -> str:
+    """The value of a one-setting ``CONFIG GET`` reply, however the protocol
+    version shapes it (a name-value list, or a map)."""
+    values: list[object] = []
+    if isinstance(reply, dict):
+        values = list(reply.values())
+    elif isinstance(reply, list):
+        values = reply[1:]
+    if len(values) != 1:
+        return ""
+    value = values[0]
+    return value.decode() if isinstance(value, bytes) else str(value)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from array import array
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -13,12 +14,22 @@ import redis
 from falkordb import FalkorDB
 from falkordb.exceptions import SchemaVersionMismatchException
 
-from graphmem.errors import InvalidInputError, StoreUnavailableError
+from graphmem.errors import InvalidInputError, StorageFullError, StoreUnavailableError
 from graphmem.statements import Statements
 from graphmem.store import Row
+from graphmem.store.dialect import Dialect
 from graphmem.store.embedded import EmbeddedFalkorDB
 
 log = logging.getLogger(__name__)
+
+RECOVERY_WAIT = 20.0
+"""Seconds a statement waits for a supervised server that is being restarted,
+so a request that arrives during a restart is answered late rather than failed."""
+
+_NOT_SENT = re.compile(r"connecting to|Connection not ready|loading the dataset", re.I)
+"""Connection errors raised before a statement reached the server (no connection
+could be made, or the server was still replaying its file): retrying them
+cannot apply a write twice."""
 
 
 class FalkorStore:
@@ -28,7 +39,7 @@ class FalkorStore:
     is how tests get isolated stores cheaply.
     """
 
-    dialect = "falkordb"
+    dialect = Dialect.FALKORDB
 
     def __init__(
         self,
@@ -62,7 +73,11 @@ class FalkorStore:
             socket_timeout=30.0,
             socket_connect_timeout=5.0,
             client_name=server.client_name,
+            # Every new connection (after a restart, the pool's first use of each)
+            # checks that the server runs at this process's durability.
+            connect_func=lambda connection: _on_connect(connection, server),
         )
+        server.supervise()
         return cls(db, graph, server=server, timeout_ms=timeout_ms)
 
     @classmethod
@@ -87,7 +102,7 @@ class FalkorStore:
                 if "already indexed" not in str(exc):
                     raise
             except (redis.ConnectionError, redis.TimeoutError) as exc:
-                raise StoreUnavailableError(f"the graph database did not answer: {exc}") from exc
+                raise _unavailable(exc) from exc
 
     def drop(self) -> None:
         """Delete the whole graph (tests and ``graphmem reset``)."""
@@ -113,9 +128,22 @@ class FalkorStore:
             except SchemaVersionMismatchException:
                 # The client refreshed its schema cache; the retry sees the new schema.
                 result = run(text, timeout=self._timeout_ms)
+            except redis.ConnectionError as exc:
+                if not self._recovered(exc, read_only=read_only):
+                    raise
+                log.info("statement %s retried after the graph database came back", name)
+                result = run(text, timeout=self._timeout_ms)
         except (redis.ConnectionError, redis.TimeoutError) as exc:
-            raise StoreUnavailableError(f"the graph database did not answer: {exc}") from exc
+            raise _unavailable(exc) from exc
         except (redis.ResponseError, UnicodeEncodeError) as exc:
+            if isinstance(exc, redis.ResponseError) and str(exc).startswith("MISCONF"):
+                # The server could not write its append-only file: refused, not applied.
+                log.error("the graph database cannot write to disk: %s", exc)
+                if "no space" in str(exc).lower():
+                    raise StorageFullError() from exc
+                raise StoreUnavailableError(
+                    f"the graph database cannot write to disk: {exc}"
+                ) from exc
             # Looked for only once a statement failed, so sending costs nothing extra.
             field = unsendable(params)
             if field is None:
@@ -126,6 +154,31 @@ class FalkorStore:
             ) from exc
         columns = [column[1] for column in result.header]
         return [dict(zip(columns, row, strict=True)) for row in result.result_set]
+
+    def _recovered(self, exc: redis.ConnectionError, *, read_only: bool) -> bool:
+        """Whether a failed statement may run again: its server is supervised and
+        serves again, and the statement cannot have been applied (a read, or a
+        write that never reached the server). A write cut off in flight is not
+        retried: it may have been applied, and its caller got no answer either way."""
+        if self._server is None or not (read_only or _NOT_SENT.search(str(exc))):
+            return False
+        return self._server.await_serving(RECOVERY_WAIT)
+
+
+def _unavailable(exc: redis.RedisError) -> StoreUnavailableError:
+    """The error for an unreachable database; the detail (socket paths, hosts)
+    goes to the log, under the request id, and to no client."""
+    log.warning("the graph database did not answer: %s", exc)
+    return StoreUnavailableError(f"the graph database did not answer: {exc}")
+
+
+def _on_connect(connection: Any, server: EmbeddedFalkorDB) -> None:
+    connection.on_connect()
+    try:
+        server.enforce_durability(connection)
+    except StoreUnavailableError as exc:
+        # As a connection error, so the client drops the half-set-up connection.
+        raise redis.ConnectionError(exc.message) from exc
 
 
 def unsendable(params: Mapping[str, Any] | None) -> str | None:

@@ -33,6 +33,7 @@ from graphmem.config import Settings
 from graphmem.errors import StoreUnavailableError
 from graphmem.statements import Statements
 from graphmem.store import Row
+from graphmem.store.dialect import Dialect
 
 
 class Neo4jStore:
@@ -48,12 +49,12 @@ class Neo4jStore:
         driver: Driver,
         *,
         database: str | None = None,
-        dialect: str = "neo4j",
+        dialect: str = Dialect.NEO4J,
         timeout_s: float | None = None,
     ) -> None:
         self._driver = driver
         self._database = database
-        self.dialect = dialect
+        self.dialect = Dialect(dialect)
         self.statements = Statements(dialect)
         self._bookmarks = GraphDatabase.bookmark_manager()
         self._work = unit_of_work(timeout=timeout_s)(_rows)

@@ -75,8 +75,8 @@ from graphmem.models import (
     invalid_input,
 )
 from graphmem.scoring import ImportanceScorer, ScoreInputs
-from graphmem.staging import content_key
 from graphmem.store import Store
+from graphmem.text import content_key
 from graphmem.transfer.lines import decode, numbered, write_line
 from graphmem.transfer.paging import READ_PAGE, WRITE_PAGE, pages, project_summary
 from graphmem.transfer.report import ImportReport, Progress, TransferCounts

@@ -2,9 +2,6 @@
 fixture, so every test here is written once and runs on all of them:
 
 - ``falkordb``: the embedded FalkorDB through the FalkorDB adapter (always);
-- ``falkordb-locking``: the embedded FalkorDB running the Neo4j dialect's
-  lock-then-re-check variants of the write statements (plain Cypher both
-  understand), which proves they do what the statements they replace do;
 - ``bolt``: the Neo4j adapter (driver sessions, managed transactions,
   retries, result mapping) over real Bolt against FalkorDB, with the FalkorDB
   dialect (always);
@@ -26,14 +23,13 @@ from falkordb import FalkorDB
 from neo4j import GraphDatabase
 
 from graphmem.config import Settings
-from graphmem.statements import Statements
 from graphmem.store import Store
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 from graphmem.store.neo4j import Neo4jStore
 from tests.contract.bolt import BOLT_GRAPH, BoltFalkorDB
 
-BACKENDS = ("falkordb", "falkordb-locking", "bolt", "neo4j")
+BACKENDS = ("falkordb", "bolt", "neo4j")
 NEO4J_SKIP = "no Neo4j: GRAPHMEM_NEO4J_URI is not set (docs/neo4j.md shows how to run on Neo4j)"
 
 
@@ -56,23 +52,6 @@ def falkordb_store(falkordb_server: EmbeddedFalkorDB) -> Iterator[FalkorStore]:
     yield store
     store.drop()
     db.close()
-
-
-class LockingStatements(Statements):
-    """FalkorDB's statements, except where Neo4j's variant takes a write lock."""
-
-    def __getitem__(self, name: str) -> str:
-        variant = Statements("neo4j", self.root)[name]
-        return variant if LOCK in variant else super().__getitem__(name)
-
-
-LOCK = "._lock = true"
-
-
-@pytest.fixture
-def falkordb_locking_store(falkordb_store: FalkorStore) -> FalkorStore:
-    falkordb_store.statements = LockingStatements("falkordb")
-    return falkordb_store
 
 
 @pytest.fixture(scope="session")

@@ -16,7 +16,7 @@ from starlette.types import ASGIApp
 
 from graphmem.api import GraphMem
 from graphmem.graphql.app import create_app
-from graphmem.store import Row, Store
+from graphmem.store import Row
 
 
 class GraphQLClient:
@@ -73,27 +73,19 @@ def gql(graphql_http: httpx.Client) -> GraphQLClient:
     return GraphQLClient(graphql_http)
 
 
-class CountingStore:
-    """The real store, counting the reads of each named statement."""
-
-    def __init__(self, store: Store) -> None:
-        self._store = store
-        self.reads: Counter[str] = Counter()
-
-    def read(self, name: str, params: Mapping[str, Any] | None = None) -> list[Row]:
-        self.reads[name] += 1
-        return self._store.read(name, params)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
-
-
 @pytest.fixture
-def store_reads(gm: GraphMem) -> Counter[str]:
-    """Reads per statement from here on (the server shares ``gm``)."""
-    counting = CountingStore(gm.store)
-    gm.store = counting
-    return counting.reads
+def store_reads(gm: GraphMem, monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Reads per statement from here on (the server shares ``gm``, and every
+    service of it the one store, whose reads are counted)."""
+    reads: Counter[str] = Counter()
+    read = gm.store.read
+
+    def counting(name: str, params: Mapping[str, Any] | None = None) -> list[Row]:
+        reads[name] += 1
+        return read(name, params)
+
+    monkeypatch.setattr(gm.store, "read", counting)
+    return reads
 
 
 Rejected = Callable[[str, Mapping[str, Any], str, str | None], dict[str, Any]]

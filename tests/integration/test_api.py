@@ -47,6 +47,32 @@ class TestRemember:
         assert stored.created_at == clock.now()
         assert stored.importance == pytest.approx(0.2 * 1 + 0.3 * 0 + 0.25 * 0.9 + 0.25 * 1.0)
 
+    @pytest.mark.parametrize(
+        ("writes", "expected"),
+        [
+            ([{"content": "deploys go out on Tuesdays"}], (True, Status.ACTIVE, Tier.WORKING)),
+            (
+                [{"content": "deploys go out on Tuesdays", "tags": ["ops"]}] * 2,
+                (False, Status.ACTIVE, Tier.WORKING),
+            ),
+            (  # the second write recurs: the candidate is activated after the write
+                [{"content": "deploys go out on Tuesdays", "source": "auto_extracted"}] * 2,
+                (False, Status.ACTIVE, Tier.WORKING),
+            ),
+            (  # an agent's "remember this" is promoted after the write
+                [{"content": "deploys go out on Tuesdays", "suggested_by": "agent"}],
+                (True, Status.ACTIVE, Tier.SEMANTIC),
+            ),
+        ],
+    )
+    def test_returns_the_memory_as_stored_after_every_step(
+        self, gm: GraphMem, writes: list[dict], expected: tuple[bool, Status, Tier]
+    ):
+        for item in writes:
+            memory, outcome = gm.remember_detailed(item)
+        assert (outcome.created, memory.status, memory.tier) == expected
+        assert memory == gm.get(memory.id)
+
     def test_auto_extracted_starts_as_candidate(self, gm: GraphMem):
         assert gm.remember({"content": "x", "source": "auto_extracted"}).status is Status.CANDIDATE
         assert gm.remember({"content": "y", "source": "manual"}).status is Status.ACTIVE

@@ -65,6 +65,9 @@ def test_fail_on_exit_codes_and_formats(data_dir: Path):
     assert html.exit_code == 0, html.output
     text = page.read_text()
     assert text.count("data:image/png;base64,") == 3 and "IMPORTANCE_OUT_OF_RANGE" in text
+    # Findings first, showing what the memory says, not only its id.
+    assert text.index("IMPORTANCE_OUT_OF_RANGE") < text.index("data:image/png")
+    assert "<blockquote>scored wrong</blockquote>" in text
     assert cli(data_dir, "--dry-run").exit_code == 2, "--dry-run needs --fix"
 
 

@@ -73,6 +73,8 @@ def test_recovers_after_the_server_is_killed(short_dir: Path):
     settings = Settings(data_dir=short_dir, durability="strict")
     gm = GraphMem.open(settings)
     memory = gm.remember({"content": "acknowledged before the crash"})
+    # Unsupervised, as when graphmem itself died too: the next start recovers.
+    gm.store._server.supervisor.stop()
     os.kill(server_pid(short_dir), signal.SIGKILL)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and gm.store._server._process.poll() is None:

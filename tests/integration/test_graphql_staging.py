@@ -12,7 +12,7 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
 from graphmem.models import Memory, Status, Tier
-from graphmem.staging import jaccard, tokens
+from graphmem.text import jaccard, tokens
 from tests.integration.conftest import GraphQLClient, Rejected
 
 REMEMBER = """mutation($input: MemoryInput!) { remember(input: $input) {

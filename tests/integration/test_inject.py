@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -151,10 +152,10 @@ def test_a_tool_call_gets_context_in_the_pre_tool_use_form(
     assert active.id in context
 
 
-def test_the_repository_of_cwd_is_the_project(
+def test_the_project_is_the_one_every_surface_writes_to_unless_asked_for_the_repository(
     gm: GraphMem, server_url: str, tmp_path: Path, no_store: Path
 ):
-    elsewhere, _ = seed(gm)
+    default, _ = seed(gm)
     ours = gm.remember(
         {"content": "The ledger settles payments with Postgres row locks per account"},
         project_id="shop",
@@ -162,16 +163,46 @@ def test_the_repository_of_cwd_is_the_project(
     repo = tmp_path / "shop"
     (repo / ".git").mkdir(parents=True)
     (repo / "src").mkdir()
-    context = injected(
-        hook(event=prompt(repo / "src"), url=server_url, data_dir=no_store), "UserPromptSubmit"
+    # Inside a repository, the hook still reads what the CLI, GraphQL and Python wrote.
+    plain = hook(event=prompt(repo / "src"), url=server_url, data_dir=no_store)
+    context = injected(plain, "UserPromptSubmit")
+    assert default.id in context and ours.id not in context
+
+    by_repo = hook(
+        "--project-from-repo", event=prompt(repo / "src"), url=server_url, data_dir=no_store
     )
+    context = injected(by_repo, "UserPromptSubmit")
     assert ours.id in context and "project shop" in context
-    assert elsewhere.id not in context
+    assert default.id not in context
 
     flagged = hook(
-        "--project", "default", event=prompt(repo / "src"), url=server_url, data_dir=no_store
+        "--project",
+        "default",
+        "--project-from-repo",
+        event=prompt(repo / "src"),
+        url=server_url,
+        data_dir=no_store,
     )
-    assert elsewhere.id in injected(flagged, "UserPromptSubmit")
+    assert default.id in injected(flagged, "UserPromptSubmit")
+
+
+def test_explain_says_which_project_how_many_matched_and_why_nothing_was_injected(
+    gm: GraphMem, server_url: str, outside: Path, no_store: Path
+):
+    seed(gm, project="shop")
+    done = hook("--explain", event=prompt(outside), url=server_url, data_dir=no_store)
+    assert done.stdout == ""
+    assert "project: the server default (from the server's default project" in done.stderr
+    assert "0 memories matched" in done.stderr
+    assert "nothing injected: no active memory of this project" in done.stderr
+
+    found = hook(
+        "--explain", "--project", "shop", event=prompt(outside), url=server_url, data_dir=no_store
+    )
+    assert "project: shop (from --project)" in found.stderr
+    assert re.search(r"graphmem inject: [1-9]\d* memor(y|ies) matched", found.stderr)
+    assert "nothing injected" not in found.stderr
+    assert "row locks" in json.loads(found.stdout)["hookSpecificOutput"]["additionalContext"]
 
 
 def test_nothing_relevant_prints_nothing(

@@ -431,14 +431,14 @@ class TestArchival:
         assert gm.restore(memory.id).tier is Tier.EPISODIC
 
 
-def test_database_scoring_equals_the_python_scorer(gm: GraphMem, clock: ManualClock):
+def test_database_scoring_equals_the_python_scorer(store: FalkorStore, clock: ManualClock):
     """evaluate_session scores in Cypher; it must agree with graphmem.scoring."""
     rng = random.Random(7)
     types = [t.value for t in MemoryType]
     for preset in ("default", "jarvis"):
         session = f"score-{preset}"
         scorer = ImportanceScorer(preset)
-        gm.scorer = gm.promotion.scorer = scorer
+        gm = GraphMem(store, clock=clock, scorer=scorer)  # every service scores with it
         for i in range(40):
             memory = gm.remember(
                 {

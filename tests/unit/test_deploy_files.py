@@ -100,3 +100,18 @@ def test_dockerfile_copies_what_the_package_needs():
     for needed in ("pyproject.toml", "graphmem", "cypher"):
         assert re.search(rf"^COPY .*\b{needed}\b", dockerfile, re.M), needed
     assert re.search(r'^CMD \["graphmem", "serve"\]', dockerfile, re.M)
+
+
+def test_graphmem_health_checks_probe_readiness(compose: dict):
+    """Readiness, not liveness: unhealthy while the store or the model cannot serve."""
+    check = compose["services"]["graphmem"]["healthcheck"]
+    assert {"test", "interval", "timeout", "retries", "start_period"} <= set(check)
+    command = " ".join(check["test"])
+    assert check["test"][0] == "CMD"
+    assert "http://127.0.0.1:8000/readyz" in command
+    # The probe's own timeout fits inside the check's, or a slow answer is a kill.
+    probe_timeout = re.search(r"timeout=(\d+)", command)
+    assert probe_timeout and int(probe_timeout[1]) < int(check["timeout"].rstrip("s"))
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    healthcheck = re.search(r"^HEALTHCHECK .*?\n(?:\s+.*\n)*", dockerfile, re.M)
+    assert healthcheck and "/readyz" in healthcheck[0]

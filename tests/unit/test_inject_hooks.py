@@ -184,20 +184,26 @@ def git_repo(root: Path, name: str) -> Path:
     return repo
 
 
-def test_the_project_is_the_repository_holding_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv("GRAPHMEM_PROJECT", raising=False)
-    repo = git_repo(tmp_path, "shop-backend")
-    assert resolve_project(None, str(repo / "src" / "deep")) == "shop-backend"
-    assert resolve_project(None, str(tmp_path)) is None  # outside any repository
-
-
-def test_the_flag_then_the_environment_win_over_the_repository(
+def test_the_project_is_the_servers_default_unless_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    repo = git_repo(tmp_path, "shop")
+    monkeypatch.delenv("GRAPHMEM_PROJECT", raising=False)
+    repo = git_repo(tmp_path, "shop-backend")
+    assert resolve_project(None, str(repo / "src"))[0] is None
     monkeypatch.setenv("GRAPHMEM_PROJECT", "from-env")
-    assert resolve_project(None, str(repo)) == "from-env"
-    assert resolve_project("from-flag", str(repo)) == "from-flag"
+    assert resolve_project(None, str(repo)) == ("from-env", "GRAPHMEM_PROJECT")
+    assert resolve_project("from-flag", str(repo)) == ("from-flag", "--project")
+
+
+def test_the_repository_holding_cwd_is_the_project_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("GRAPHMEM_PROJECT", "from-env")
+    repo = git_repo(tmp_path, "shop-backend")
+    assert resolve_project(None, str(repo / "src" / "deep"), from_repo=True)[0] == "shop-backend"
+    # Outside any repository the usual rule applies.
+    assert resolve_project(None, str(tmp_path), from_repo=True)[0] == "from-env"
+    assert resolve_project("flag", str(repo), from_repo=True)[0] == "flag"
 
 
 def test_a_linked_work_tree_shares_its_repository_name(tmp_path: Path):

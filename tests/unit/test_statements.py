@@ -7,18 +7,18 @@ from pathlib import Path
 
 import pytest
 
+from graphmem.models import RelationType
 from graphmem.statements import CYPHER_DIR, Statements
 
 PACKAGE = Path(__file__).resolve().parents[2] / "graphmem"
 NAMED = re.compile(r"""\.(?:read|write)\(\s*["']([a-z_]+)["']""")
-MAPPED = re.compile(r""":\s*["'](relate_[a-z_]+)["']""")
 
 
 def referenced_names() -> set[str]:
-    names: set[str] = set()
+    """Statements named in a read or write call, and each relation type's own."""
+    names = {relation.statement for relation in RelationType}
     for source in PACKAGE.rglob("*.py"):
-        text = source.read_text()
-        names |= set(NAMED.findall(text)) | set(MAPPED.findall(text))
+        names |= set(NAMED.findall(source.read_text()))
     return names
 
 

@@ -15,7 +15,7 @@ export function storeKey(key) {
 
 export class RequestError extends Error {}
 
-const MEMORY_FIELDS = `id content tier status importance memoryType confidence pinned tags`;
+const MEMORY_FIELDS = `id content tier status importance memoryType confidence pinned tags createdAt`;
 
 const SEARCH = `
 query ExploreSearch($query: String!, $mode: SearchMode!, $limit: Int!, $projectId: ID) {
@@ -41,6 +41,14 @@ query ExploreNeighborhood($id: ID!, $depth: Int!, $projectId: ID) {
     centerId depth truncated
     nodes { ${MEMORY_FIELDS} }
     edges { type fromId toId rationale weight }
+  }
+}`;
+
+const MEMORIES = `
+query ExploreMemories($first: Int!, $after: String, $projectId: ID) {
+  memories(first: $first, after: $after, projectId: $projectId) {
+    edges { node { ${MEMORY_FIELDS} } }
+    pageInfo { hasNextPage endCursor }
   }
 }`;
 
@@ -88,4 +96,22 @@ export async function search({ query, mode, limit, projectId }) {
 export async function neighborhood({ id, depth, projectId }) {
   const data = await graphql(NEIGHBORHOOD, { id, depth, projectId: projectId || null });
   return data.neighborhood;
+}
+
+/**
+ * The newest memories, up to `scan` of them (pages of `page`), newest first;
+ * `more` says the project holds more than were read.
+ */
+export async function recentMemories({ scan, page, projectId }) {
+  const memories = [];
+  let after = null;
+  for (;;) {
+    const first = Math.min(page, scan - memories.length);
+    const data = await graphql(MEMORIES, { first, after, projectId: projectId || null });
+    const { edges, pageInfo } = data.memories;
+    memories.push(...edges.map((edge) => edge.node));
+    if (!pageInfo.hasNextPage) return { memories, more: false };
+    if (memories.length >= scan) return { memories, more: true };
+    after = pageInfo.endCursor;
+  }
 }

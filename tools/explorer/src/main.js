@@ -1,16 +1,34 @@
-// Wires the page together: settings, search, results and the graph view.
+// Wires the page together: settings, the URL, the overview, search and the graph view.
+//
+// The URL's hash says what the page shows (state.js); every change of view
+// goes through it, so links, back and forward, and reloading all work. With
+// nothing in the hash the page shows the project's overview: its most
+// important and most recent memories, and the neighbourhoods of the most
+// important ones.
 
 import "./style.css";
-import { RequestError, neighborhood, search, storeKey, storedKey } from "./api.js";
+import { RequestError, neighborhood, recentMemories, search, storeKey, storedKey } from "./api.js";
 import { el, lower } from "./dom.js";
 import { GraphView } from "./graph.js";
 import { RELATION_COLOURS, TIER_COLOURS } from "./palette.js";
-import { renderDetails, renderResults, retrieverName } from "./results.js";
+import { renderDetails, renderOverview, renderResults, retrieverName } from "./results.js";
+import { readState, stateHash } from "./state.js";
 
 const SEARCH_LIMIT = 20;
+/** The overview reads at most this many of the newest memories, a server page at a time. */
+const OVERVIEW_SCAN = 400;
+const OVERVIEW_PAGE = 200;
+/** Memories in each overview list. */
+const OVERVIEW_LIST = 8;
+/** Listed memories (overview or hits) whose neighbourhoods the graph shows. */
+const LISTED_IN_GRAPH = 5;
 const PROJECT_STORAGE = "graphmem.explorer.project";
 
 const $ = (id) => document.getElementById(id);
+
+function plural(count, one, many) {
+  return `${count} ${count === 1 ? one : many}`;
+}
 
 function setStatus(message, isError = false) {
   const status = $("status");
@@ -28,37 +46,200 @@ function legend() {
     ...Object.entries(TIER_COLOURS).map(([tier, colour]) => el("span", {}, swatch(colour, "dot"), lower(tier))),
     el("span", {}, el("span", { className: "swatch dot candidate" }), "candidate"),
     ...Object.entries(RELATION_COLOURS).map(([type, colour]) => el("span", {}, swatch(colour, "line"), type)),
-    el("span", { className: "hint" }, "size: importance · click a node to expand it"),
+    el("span", { className: "hint" }, "bigger: more important · click a node to expand it"),
   ];
+}
+
+/** A query the project can answer: the first words of its most important memory. */
+function exampleQuery(memory) {
+  const words = memory?.content.match(/[\p{L}\p{N}]{4,}/gu) ?? [];
+  return words.slice(0, 3).join(" ").toLowerCase();
 }
 
 function start() {
   const project = $("project");
   const apiKey = $("api-key");
+  const details = $("details");
+  const results = $("results");
+  const overview = $("overview");
   project.value = sessionStorage.getItem(PROJECT_STORAGE) ?? "";
   apiKey.value = storedKey();
-  project.addEventListener("input", () => sessionStorage.setItem(PROJECT_STORAGE, project.value.trim()));
-  apiKey.addEventListener("input", () => storeKey(apiKey.value.trim()));
-  $("settings").addEventListener("submit", (event) => event.preventDefault());
   $("legend").replaceChildren(...legend());
 
-  const graph = $("graph");
-  const details = $("details");
+  const projectId = () => project.value.trim();
   const depth = () => Number($("depth").value);
+  const setProject = (value) => {
+    project.value = value;
+    if (value) sessionStorage.setItem(PROJECT_STORAGE, value);
+    else sessionStorage.removeItem(PROJECT_STORAGE);
+  };
+  /** The link to a memory, keeping the search it was found by. */
+  const linkTo = (id) =>
+    stateHash({ ...readState(location.hash), project: projectId(), memory: id, depth: depth() }) || "#";
+
   const summary = () => {
     const { nodes, edges, hidden, truncated } = view.updateCounts();
     $("graph-summary").textContent =
-      `${nodes} memories, ${edges} relations` +
-      (hidden ? `, ${hidden} candidates hidden` : "") +
+      `${plural(nodes, "memory", "memories")}, ${plural(edges, "relation", "relations")}` +
+      (hidden ? `, ${hidden} hidden (candidates)` : "") +
       (truncated ? " (more in reach than shown)" : "");
   };
 
-  const load = async (id, replace) => {
+  // Which request may still draw: a list or a graph answer arriving after
+  // the page moved on is dropped.
+  let listRun = 0;
+  let graphRun = 0;
+  let shown = { list: null, graph: null };
+  /** The ids the current list shows first, for the graph of a list view. */
+  let listed = Promise.resolve([]);
+
+  const showExample = (memory) => {
+    const example = $("example");
+    const query = exampleQuery(memory);
+    example.hidden = !query;
+    if (query) {
+      example.replaceChildren(
+        "Try a search: ",
+        el("a", { href: stateHash({ q: query, project: projectId() }) }, query),
+      );
+    }
+  };
+
+  const showOverview = async (run) => {
+    results.hidden = true;
+    overview.hidden = false;
+    results.replaceChildren();
+    setStatus("reading the project's memories…");
+    try {
+      const { memories, more } = await recentMemories({ scan: OVERVIEW_SCAN, page: OVERVIEW_PAGE, projectId: projectId() });
+      if (run !== listRun) return [];
+      const important = [...memories]
+        .sort((a, b) => b.importance - a.importance || b.createdAt.localeCompare(a.createdAt))
+        .slice(0, OVERVIEW_LIST);
+      renderOverview(overview, { important, recent: memories.slice(0, OVERVIEW_LIST) }, linkTo);
+      showExample(important[0]);
+      const where = projectId() ? `Project ${projectId()}` : "The default project";
+      setStatus(
+        memories.length === 0
+          ? `${where} has no memories yet: write one (graphmem remember "…", or the remember mutation), then reload`
+          : more
+            ? `${where}: the most important of its ${memories.length} newest memories, and the most recent`
+            : `${where} holds ${plural(memories.length, "memory", "memories")}: the most important and the most recent are below`,
+      );
+      return important.slice(0, LISTED_IN_GRAPH).map((memory) => memory.id);
+    } catch (error) {
+      if (run === listRun) {
+        overview.replaceChildren();
+        setStatus(explain(error), true);
+      }
+      return [];
+    }
+  };
+
+  const showSearch = async (state, run) => {
+    overview.hidden = true;
+    results.hidden = false;
+    $("example").hidden = true;
+    setStatus("searching…");
+    results.setAttribute("aria-busy", "true");
+    try {
+      const result = await search({ query: state.q, mode: state.mode, limit: SEARCH_LIMIT, projectId: projectId() });
+      if (run !== listRun) return [];
+      renderResults(results, result, linkTo);
+      const notes = result.notes.length ? ` · ${result.notes.join("; ")}` : "";
+      setStatus(
+        `${plural(result.hits.length, "hit", "hits")} in ${Math.round(result.tookMs)} ms ` +
+          `(${result.retrievers.map(retrieverName).join(" + ") || "no retriever"})${notes}`,
+      );
+      return result.hits.slice(0, LISTED_IN_GRAPH).map((hit) => hit.memory.id);
+    } catch (error) {
+      if (run === listRun) {
+        results.replaceChildren();
+        setStatus(explain(error), true);
+      }
+      return [];
+    } finally {
+      if (run === listRun) results.removeAttribute("aria-busy");
+    }
+  };
+
+  /** The graph of a list view: the neighbourhoods of the first memories listed. */
+  const showListed = async (ids, run) => {
+    if (!ids.length) {
+      view.clear();
+      summary();
+      view.setState("empty");
+      return;
+    }
     view.setState("loading");
     try {
-      const hood = await neighborhood({ id, depth: depth(), projectId: project.value.trim() });
-      if (replace) view.show(hood);
-      else view.merge(hood);
+      const hoods = await Promise.all(ids.map((id) => neighborhood({ id, depth: 1, projectId: projectId() })));
+      if (run !== graphRun) return;
+      view.showMany(hoods);
+      summary();
+      view.setState("ready");
+    } catch (error) {
+      if (run !== graphRun) return;
+      setStatus(explain(error), true);
+      view.setState("error");
+    }
+  };
+
+  const showMemory = async (state, run) => {
+    view.setState("loading");
+    try {
+      const hood = await neighborhood({ id: state.memory, depth: state.depth, projectId: projectId() });
+      if (run !== graphRun) return;
+      view.show(hood);
+      renderDetails(details, hood.nodes.find((node) => node.id === hood.centerId), linkTo);
+      summary();
+      view.setState("ready");
+    } catch (error) {
+      if (run !== graphRun) return;
+      view.clear();
+      renderDetails(details, null);
+      setStatus(explain(error), true);
+      view.setState("error");
+    }
+  };
+
+  /** Make the page show what the URL names; `force` re-reads even what is on screen. */
+  const apply = async (force = false) => {
+    const state = readState(location.hash);
+    if (state.project !== null && state.project !== projectId()) setProject(state.project);
+    $("query").value = state.q;
+    $("mode").value = state.mode;
+    $("depth").value = String(state.depth);
+    const list = JSON.stringify([projectId(), state.q, state.q && state.mode]);
+    const graph = state.memory ? JSON.stringify([projectId(), state.memory, state.depth]) : `listed ${list}`;
+    const listChanged = force || list !== shown.list;
+    const graphChanged = force || graph !== shown.graph;
+    shown = { list, graph };
+    if (listChanged) {
+      const run = ++listRun;
+      listed = state.q ? showSearch(state, run) : showOverview(run);
+    }
+    if (graphChanged) {
+      const run = ++graphRun;
+      view.setState("loading");
+      if (state.memory) return showMemory(state, run);
+      renderDetails(details, null);
+      const ids = await listed;
+      if (run === graphRun) await showListed(ids, run);
+    }
+  };
+
+  /** Show a new state as a new history entry (or re-read the same one). */
+  const navigate = (state) => {
+    const hash = stateHash(state);
+    if (hash !== location.hash) history.pushState(null, "", hash || `${location.pathname}${location.search}`);
+    apply(true);
+  };
+
+  const load = async (id) => {
+    view.setState("loading");
+    try {
+      view.merge(await neighborhood({ id, depth: depth(), projectId: projectId() }));
       summary();
       view.setState("ready");
     } catch (error) {
@@ -66,53 +247,52 @@ function start() {
       view.setState("error");
     }
   };
-  const centre = (id) => {
-    renderDetails(details, null);
-    return load(id, true);
-  };
 
-  const view = new GraphView(graph, {
-    onSelect: (memory) => renderDetails(details, memory, centre),
-    onExpand: (id) => load(id, false),
+  const view = new GraphView($("graph"), {
+    onSelect: (memory) => renderDetails(details, memory, linkTo),
+    onExpand: load,
   });
   // For scripting the page from the browser console (and for its end-to-end test).
   window.graphmemExplorer = view;
 
+  // Settings apply to what is on screen as soon as they are committed.
+  project.addEventListener("change", () => {
+    setProject(projectId());
+    const hash = stateHash({ ...readState(location.hash), project: projectId() });
+    history.replaceState(null, "", hash || `${location.pathname}${location.search}`);
+    apply(true);
+  });
+  apiKey.addEventListener("input", () => storeKey(apiKey.value.trim()));
+  apiKey.addEventListener("change", () => apply(true));
+  $("settings").addEventListener("submit", (event) => {
+    event.preventDefault();
+    apply(true);
+  });
+
   $("show-candidates").addEventListener("change", (event) => {
     const show = event.target.checked;
     view.setShowCandidates(show);
-    $("results").classList.toggle("hide-candidates", !show);
+    $("search-panel").classList.toggle("hide-candidates", !show);
     summary();
   });
   $("fit").addEventListener("click", () => view.fit());
-
-  $("search").addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const query = $("query").value.trim();
-    if (!query) return;
-    const results = $("results");
-    setStatus("searching…");
-    results.setAttribute("aria-busy", "true");
-    try {
-      const result = await search({
-        query,
-        mode: $("mode").value,
-        limit: SEARCH_LIMIT,
-        projectId: project.value.trim(),
-      });
-      renderResults(results, result, centre);
-      const notes = result.notes.length ? ` · ${result.notes.join("; ")}` : "";
-      setStatus(
-        `${result.hits.length} hit${result.hits.length === 1 ? "" : "s"} in ${Math.round(result.tookMs)} ms ` +
-          `(${result.retrievers.map(retrieverName).join(" + ") || "no retriever"})${notes}`,
-      );
-    } catch (error) {
-      results.replaceChildren();
-      setStatus(explain(error), true);
-    } finally {
-      results.removeAttribute("aria-busy");
-    }
+  $("depth").addEventListener("change", () => {
+    const state = readState(location.hash);
+    // A memory's depth is part of its URL; otherwise it is the depth nodes expand to.
+    if (state.memory) navigate({ ...state, project: projectId(), depth: depth() });
   });
+
+  $("search").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const q = $("query").value.trim();
+    if (q) navigate({ q, mode: $("mode").value, project: projectId() });
+  });
+
+  // Back, forward and followed links; apply skips what is already on screen,
+  // so the two events one navigation may fire cost one read.
+  window.addEventListener("popstate", () => apply());
+  window.addEventListener("hashchange", () => apply());
+  apply();
 }
 
 start();

@@ -60,13 +60,18 @@ function componentsTable(components) {
   );
 }
 
-function hitItem(hit, contentOf, onOpen) {
+/** When a memory was written, in UTC to the minute: "2026-11-24 13:05". */
+function written(createdAt) {
+  return createdAt ? `written ${createdAt.slice(0, 16).replace("T", " ")} UTC` : "";
+}
+
+function hitItem(hit, contentOf, linkTo) {
   const { memory, explanation } = hit;
   const candidate = memory.status === "CANDIDATE";
   return el(
     "li",
     { className: candidate ? "hit candidate" : "hit", dataset: { id: memory.id, status: memory.status } },
-    el("button", { type: "button", className: "open", onclick: () => onOpen(memory.id) }, memory.content),
+    el("a", { className: "open", href: linkTo(memory.id) }, memory.content),
     el(
       "p",
       { className: "meta" },
@@ -84,16 +89,49 @@ function hitItem(hit, contentOf, onOpen) {
   );
 }
 
-export function renderResults(list, result, onOpen) {
+export function renderResults(list, result, linkTo) {
   const contents = new Map(result.hits.map((hit) => [hit.memory.id, hit.memory.content]));
   const contentOf = (id) => {
     const text = contents.get(id) ?? id;
     return text.length > 60 ? `${text.slice(0, 59)}…` : text;
   };
-  list.replaceChildren(...result.hits.map((hit) => hitItem(hit, contentOf, onOpen)));
+  list.replaceChildren(...result.hits.map((hit) => hitItem(hit, contentOf, linkTo)));
 }
 
-export function renderDetails(panel, memory, onCentre) {
+function memoryItem(memory, linkTo) {
+  const candidate = memory.status === "CANDIDATE";
+  return el(
+    "li",
+    { className: candidate ? "hit candidate" : "hit", dataset: { id: memory.id, status: memory.status } },
+    el("a", { className: "open", href: linkTo(memory.id) }, memory.content),
+    el(
+      "p",
+      { className: "meta" },
+      tierBadge(memory.tier),
+      ` ${lower(memory.status)} · importance ${number(memory.importance, 2)}`,
+      memory.memoryType ? ` · ${lower(memory.memoryType)}` : "",
+      memory.pinned ? " · pinned" : "",
+      ` · ${written(memory.createdAt)}`,
+    ),
+  );
+}
+
+/** The first screen: the project's most important and most recent memories. */
+export function renderOverview(panel, { important, recent }, linkTo) {
+  const section = (id, title, memories) =>
+    el(
+      "section",
+      { id, className: "overview-list" },
+      el("h2", {}, title),
+      el("ol", {}, memories.map((memory) => memoryItem(memory, linkTo))),
+    );
+  panel.replaceChildren(
+    section("important", "Most important", important),
+    section("recent", "Most recent", recent),
+  );
+}
+
+export function renderDetails(panel, memory, linkTo) {
   if (!memory) {
     panel.hidden = true;
     panel.replaceChildren();
@@ -115,8 +153,10 @@ export function renderDetails(panel, memory, onCentre) {
         ["confidence", number(memory.confidence, 2)],
         ["pinned", memory.pinned ? "yes" : "no"],
         ["tags", memory.tags?.length ? memory.tags.join(", ") : "—"],
+        ["written", written(memory.createdAt).replace("written ", "") || "—"],
       ].flatMap(([name, value]) => [el("dt", {}, name), el("dd", {}, value)]),
     ),
-    el("button", { type: "button", onclick: () => onCentre(memory.id) }, "Centre on this memory"),
+    // A link: the memory's own URL, to centre on, copy or open in a new tab.
+    el("a", { className: "centre", href: linkTo(memory.id) }, "Centre on this memory"),
   );
 }

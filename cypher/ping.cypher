@@ -1,0 +1,2 @@
+// Readiness: the database answers a statement (graphmem.health).
+RETURN 1 AS ok

@@ -1,0 +1,200 @@
+"""Reading and changing single memories: get, list, edit, use, rate, pin, forget.
+
+Each operation is scoped to one project (resolved by GraphMem); an id from
+another project behaves exactly like an id that does not exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from graphmem.cursors import decode_cursor, encode_cursor
+from graphmem.embeddings import Vector, memory_text
+from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.events import ChangeKind
+from graphmem.models import (
+    MAX_PAGE_SIZE,
+    Memory,
+    MemoryFilter,
+    MemoryUpdate,
+    Page,
+    Status,
+    memory_from_fields,
+    parse,
+)
+from graphmem.service import Service
+from graphmem.staging import Signal, Stager
+from graphmem.store import Row
+from graphmem.text import content_key
+
+Embed = Callable[[Sequence[str]], list[Vector] | None]
+"""Vectors for memories about to be written; ``None`` when embeddings are off."""
+
+
+def missing(memory_id: str, project_id: str, *, field: str = "id") -> NotFoundError:
+    return NotFoundError(f"{field}: no memory {memory_id!r} in project {project_id!r}", field=field)
+
+
+def memory_of(row: Row) -> Memory:
+    return memory_from_fields(row["memory"])
+
+
+class Memories(Service):
+    """One memory at a time: reads, edits, uses, feedback, pins and deletion."""
+
+    def __init__(self, *args: Any, stager: Stager, embed: Embed, **services: Any) -> None:
+        super().__init__(*args, **services)
+        self.stager = stager
+        self.embed = embed
+
+    def get(self, memory_id: str, *, project_id: str) -> Memory:
+        (memory,) = self.get_many([memory_id], project_id=project_id)
+        if memory is None:
+            raise missing(memory_id, project_id)
+        return memory
+
+    def get_many(self, memory_ids: Sequence[str], *, project_id: str) -> list[Memory | None]:
+        """Memories in the order asked for, ``None`` where an id is unknown (DataLoader shape)."""
+        rows = self.store.read("get_memories", {"ids": list(memory_ids), "project_id": project_id})
+        found = {row["memory"]["id"]: memory_of(row) for row in rows}
+        return [found.get(memory_id) for memory_id in memory_ids]
+
+    def list(
+        self,
+        filter: MemoryFilter | Mapping[str, Any] | None,
+        *,
+        first: int,
+        after: str | None,
+        project_id: str,
+    ) -> Page:
+        """A page of memories, newest first, continued with ``after=page.end_cursor``."""
+        flt = parse(MemoryFilter, filter or {})
+        if type(first) is not int or not 1 <= first <= MAX_PAGE_SIZE:
+            raise InvalidInputError(f"first: must be between 1 and {MAX_PAGE_SIZE}", field="first")
+        after_created_at, after_id = decode_cursor(after) if after else (None, None)
+        rows = self.store.read(
+            "list_memories",
+            {
+                "project_id": project_id,
+                "tier": flt.tier.value if flt.tier else None,
+                "status": flt.status.value if flt.status else None,
+                "memory_type": flt.memory_type.value if flt.memory_type else None,
+                "session_id": flt.session_id,
+                "pinned": flt.pinned,
+                "tags": flt.tags,
+                "include_archived": flt.include_archived,
+                "include_candidates": flt.include_candidates,
+                "after_created_at": after_created_at,
+                "after_id": after_id,
+                "limit": first + 1,
+            },
+        )
+        items = [memory_of(row) for row in rows[:first]]
+        return Page(
+            items=items,
+            has_next=len(rows) > first,
+            start_cursor=encode_cursor(items[0]) if items else None,
+            end_cursor=encode_cursor(items[-1]) if items else None,
+        )
+
+    def update(
+        self, memory_id: str, changes: MemoryUpdate | Mapping[str, Any], *, project_id: str
+    ) -> Memory:
+        update = parse(MemoryUpdate, changes)
+        fields = update.model_dump(mode="json", exclude_none=True)
+        if not fields:
+            raise InvalidInputError("changes: name at least one field to change", field="changes")
+        current = self.get(memory_id, project_id=project_id)
+        now = self._now()
+        merged = current.model_copy(update=fields)
+        fields.update(self.scorer.stored_fields(merged, now))
+        fields["updated_at"] = now
+        if update.content is not None:
+            fields["content_key"] = content_key(update.content)
+        reembed = update.content is not None or update.rationale is not None
+        vector = None
+        if reembed:  # embedded before the write; with embeddings off the stale vector goes
+            vectors = self.embed([memory_text(merged.content, merged.rationale)])
+            vector = vectors[0] if vectors else None
+        rows = self.store.write(
+            "update_memory",
+            {
+                "id": memory_id,
+                "project_id": project_id,
+                "changes": fields,
+                "reembed": reembed,
+                "embedding": vector,
+            },
+        )
+        if not rows:
+            raise missing(memory_id, project_id)
+        memory = memory_of(rows[0])
+        self._changed(ChangeKind.UPDATED, [memory_id], project_id)
+        # A person editing or re-categorising a candidate has confirmed it.
+        return self.activate(memory, Signal.EDIT, project_id=project_id)
+
+    def activate(self, memory: Memory, signal: Signal, *, project_id: str) -> Memory:
+        """A person's confirmation: a candidate becomes active (others are returned as is)."""
+        if memory.status is not Status.CANDIDATE:
+            return memory
+        self.stager.activate([(memory.id, signal)], project_id=project_id)
+        return self.get(memory.id, project_id=project_id)
+
+    def record_access(self, memory_id: str, *, project_id: str) -> Memory:
+        """Count one use of a memory and rescore it."""
+        rows = self.store.write(
+            "record_access", {"id": memory_id, "project_id": project_id, "now": self._now()}
+        )
+        if not rows:
+            raise missing(memory_id, project_id)
+        return self._rescore(memory_of(rows[0]), project_id)
+
+    def feedback(self, memory_id: str, value: int, *, project_id: str) -> Memory:
+        """Record +1 (useful), 0 (neutral) or -1 (wrong or unhelpful)."""
+        if value not in (-1, 0, 1):
+            raise InvalidInputError("value: feedback must be -1, 0 or 1", field="value")
+        rows = self.store.write(
+            "add_feedback",
+            {"id": memory_id, "project_id": project_id, "value": value, "now": self._now()},
+        )
+        if not rows:
+            raise missing(memory_id, project_id)
+        memory = self._rescore(memory_of(rows[0]), project_id)
+        self._changed(ChangeKind.FEEDBACK, [memory_id], project_id)
+        if self.stager.activate_earned([memory], project_id=project_id):
+            return self.get(memory_id, project_id=project_id)
+        return memory
+
+    def _rescore(self, memory: Memory, project_id: str) -> Memory:
+        fields = self.scorer.stored_fields(memory, self._now())
+        self.store.write(
+            "set_importance",
+            {
+                "id": memory.id,
+                "project_id": project_id,
+                "access_count": memory.access_count,
+                "feedback_count": memory.feedback_count,
+                "fields": fields,
+            },
+        )
+        return memory.model_copy(update={"importance": fields["importance"]})
+
+    def set_pinned(self, memory_id: str, pinned: bool, *, project_id: str) -> Memory:
+        rows = self.store.write(
+            "set_pinned",
+            {"id": memory_id, "project_id": project_id, "pinned": pinned, "now": self._now()},
+        )
+        if not rows:
+            raise missing(memory_id, project_id)
+        memory = memory_of(rows[0])
+        kind = ChangeKind.PINNED if pinned else ChangeKind.UNPINNED
+        self._changed(kind, [memory_id], project_id)
+        return self.activate(memory, Signal.PIN, project_id=project_id) if pinned else memory
+
+    def forget(self, memory_id: str, *, project_id: str) -> None:
+        """Delete a memory and its edges: the only path that deletes anything."""
+        rows = self.store.write("forget_memory", {"id": memory_id, "project_id": project_id})
+        if not rows or not rows[0]["deleted"]:
+            raise missing(memory_id, project_id)
+        self._changed(ChangeKind.FORGOTTEN, [memory_id], project_id)

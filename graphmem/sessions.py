@@ -1,0 +1,172 @@
+"""Sessions: threads of work that memories are written in, and their promotion
+settings (the periodic trigger, its record and log).
+
+Pausing and closing a session run promotion first, so what is worth keeping
+moves to long-term tiers before the session stops taking writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.ids import new_id
+from graphmem.models import (
+    MAX_PAGE_SIZE,
+    PromotionEvent,
+    PromotionStats,
+    Session,
+    SessionState,
+    check_identifier,
+)
+from graphmem.promotion import CLOSE_LIMIT, PromotionEngine, Trigger
+from graphmem.service import Service
+from graphmem.store import Row
+
+
+def missing_session(session_id: str, project_id: str) -> NotFoundError:
+    return NotFoundError(
+        f"session_id: no session {session_id!r} in project {project_id!r}", field="session_id"
+    )
+
+
+def _session(row: Row) -> Session:
+    return Session.model_validate({k: v for k, v in row["session"].items() if v is not None})
+
+
+class Sessions(Service):
+    def __init__(self, *args: Any, promotion: PromotionEngine, **services: Any) -> None:
+        super().__init__(*args, **services)
+        self.promotion = promotion
+
+    def open(
+        self,
+        session_id: str | None,
+        *,
+        name: str | None,
+        max_items: int | None,
+        project_id: str,
+    ) -> Session:
+        session_id = check_identifier("session_id", session_id) if session_id else new_id()
+        if name is not None and len(name) > 200:
+            raise InvalidInputError("name: at most 200 characters", field="name")
+        if max_items is not None and not 1 <= max_items <= 1_000_000:
+            raise InvalidInputError("max_items: must be between 1 and 1000000", field="max_items")
+        rows = self.store.write(
+            "open_session",
+            {
+                "project_id": project_id,
+                "session_id": session_id,
+                "name": name,
+                "max_items": max_items,
+                "now": self._now(),
+            },
+        )
+        return _session(rows[0])
+
+    def pause(self, session_id: str, *, project_id: str) -> Session:
+        """Promote what is worth keeping, then pause: the run finishes before the pause does."""
+        self.get(session_id, project_id=project_id)
+        self.promotion.run(session_id, project_id=project_id, trigger=Trigger.PAUSE)
+        return self._set_state(session_id, SessionState.PAUSED, project_id)
+
+    def close(self, session_id: str, *, project_id: str) -> Session:
+        """A final, uncapped promotion run, then close: every pending item gets its chance."""
+        self.get(session_id, project_id=project_id)
+        self.promotion.run(
+            session_id, project_id=project_id, trigger=Trigger.CLOSE, limit=CLOSE_LIMIT
+        )
+        return self._set_state(session_id, SessionState.CLOSED, project_id)
+
+    def _set_state(self, session_id: str, state: SessionState, project_id: str) -> Session:
+        rows = self.store.write(
+            "set_session_state",
+            {
+                "project_id": project_id,
+                "session_id": session_id,
+                "state": state.value,
+                "now": self._now(),
+            },
+        )
+        if not rows:
+            raise missing_session(session_id, project_id)
+        return _session(rows[0])
+
+    def get_many(self, session_ids: Iterable[str], *, project_id: str) -> list[Session | None]:
+        ids = list(session_ids)
+        rows = self.store.read("get_sessions", {"ids": ids, "project_id": project_id})
+        found = {row["session"]["id"]: _session(row) for row in rows}
+        return [found.get(session_id) for session_id in ids]
+
+    def get(self, session_id: str, *, project_id: str) -> Session:
+        (session,) = self.get_many([session_id], project_id=project_id)
+        if session is None:
+            raise missing_session(session_id, project_id)
+        return session
+
+    # -- promotion settings, record and log ---------------------------------
+
+    def promotion_stats(self, session_id: str, *, project_id: str) -> PromotionStats:
+        rows = self.store.read(
+            "session_stats", {"project_id": project_id, "session_id": session_id}
+        )
+        if not rows:
+            raise missing_session(session_id, project_id)
+        stats = {k: v for k, v in rows[0]["stats"].items() if v is not None}
+        return PromotionStats(
+            session_id=stats["id"],
+            project_id=stats["project_id"],
+            enabled=stats.get("promotion_enabled", True),
+            interval_seconds=stats.get(
+                "promotion_interval_seconds", self.rules.promotion_interval_seconds
+            ),
+            next_run_at=stats.get("next_promotion_at"),
+            runs=stats.get("promotion_runs", 0),
+            total_promoted=stats.get("promotion_total", 0),
+            **{k: v for k, v in stats.items() if k.startswith("last_")},
+        )
+
+    def promotion_events(
+        self, *, memory_id: str | None, session_id: str | None, limit: int, project_id: str
+    ) -> list[PromotionEvent]:
+        """The promotion log of a memory or a session, newest first."""
+        if (memory_id is None) == (session_id is None):
+            raise InvalidInputError(
+                "memory_id: name exactly one of memory_id and session_id", field="memory_id"
+            )
+        if not 1 <= limit <= MAX_PAGE_SIZE:
+            raise InvalidInputError(f"limit: must be between 1 and {MAX_PAGE_SIZE}", field="limit")
+        rows = self.store.read(
+            "promotion_events",
+            {
+                "project_id": project_id,
+                "memory_id": memory_id,
+                "session_id": session_id,
+                "limit": limit,
+            },
+        )
+        return [PromotionEvent.model_validate(row["event"]) for row in rows]
+
+    def set_promotion(
+        self, session_id: str, enabled: bool, interval: float | None, *, project_id: str
+    ) -> PromotionStats:
+        """Turn the periodic trigger on (the next run one interval from now) or off."""
+        if interval is not None and not 1 <= interval <= 86_400:
+            raise InvalidInputError(
+                "interval_seconds: must be between 1 and 86400", field="interval_seconds"
+            )
+        rows = self.store.write(
+            "set_promotion_enabled",
+            {
+                "project_id": project_id,
+                "session_id": session_id,
+                "enabled": enabled,
+                "interval_seconds": interval,
+                "default_interval": self.rules.promotion_interval_seconds,
+                "now": self._now(),
+            },
+        )
+        if not rows:
+            raise missing_session(session_id, project_id)
+        return self.promotion_stats(session_id, project_id=project_id)

@@ -1,0 +1,56 @@
+"""What differs between the backends besides their statement files.
+
+Services ask the store's ``dialect`` for these instead of comparing backend
+names, so a backend difference is answered in one place. The statements
+themselves differ through ``cypher/falkordb/`` and ``cypher/neo4j/``, and how
+a parameter (an embedding, say) travels is the adapter's business.
+
+A ``Dialect`` is a ``str``: it names the statement folder and compares equal
+to ``"falkordb"`` or ``"neo4j"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+
+
+class Dialect(StrEnum):
+    FALKORDB = "falkordb"
+    NEO4J = "neo4j"
+
+    @property
+    def snapshot_json(self) -> bool:
+        """Whether ``snapshot_memories_json`` returns one JSON text per memory.
+
+        FalkorDB's client parses every returned value in Python, so one text
+        per memory is most of a snapshot's saving there; Neo4j has no
+        ``toJSON`` (and its driver needs no such saving), so the evaluator
+        reads the columns.
+        """
+        return self is Dialect.FALKORDB
+
+    def all_of(self, words: Sequence[str]) -> str:
+        """A full-text query matching documents that hold every one of ``words``:
+        RediSearch intersects on a space, Lucene needs ``AND``."""
+        return (" AND " if self is Dialect.NEO4J else " ").join(words)
+
+    def any_of(self, parts: Sequence[str]) -> str:
+        """A full-text query matching documents that match any of ``parts``:
+        ``a|b`` for RediSearch, ``a OR b`` for Lucene."""
+        return (" OR " if self is Dialect.NEO4J else "|").join(parts)
+
+    def fulltext_query(self, alternatives: Sequence[str], required: Sequence[str]) -> str:
+        """Any of ``alternatives``, or all of ``required`` together.
+
+        A single required word stands alone; several are one parenthesised
+        intersection (``a|b|(c d)``, ``a OR b OR (c AND d)``). Empty when
+        both are empty. The words must already be plain tokens: nothing here
+        escapes query syntax.
+        """
+        parts = list(alternatives)
+        if len(required) == 1:
+            parts.append(required[0])
+        elif required:
+            parts.append("(" + self.all_of(required) + ")")
+        return self.any_of(parts)

@@ -1,0 +1,387 @@
+"""The remember pipeline: validated items become memories, duplicates merge.
+
+A batch is written by one statement: new memories with their embeddings, and
+items that repeat a live memory (the same normalised text, or, with dedup,
+text close enough) counted into it. A failure leaves the batch entirely
+unwritten. What follows the write (activations earned by recurrence, an
+agent's "remember this", the memory-limit trigger) runs after it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from graphmem.embeddings import memory_text
+from graphmem.errors import InvalidInputError
+from graphmem.events import ChangeKind
+from graphmem.ids import new_id
+from graphmem.lifecycle import SHORT_TERM
+from graphmem.memories import Embed, Memories
+from graphmem.models import (
+    DEFAULT_SESSION,
+    MAX_BATCH_SIZE,
+    Memory,
+    MemoryInput,
+    Status,
+    SuggestedBy,
+    WriteOutcome,
+    initial_status,
+    invalid_input,
+    memory_from_fields,
+)
+from graphmem.promotion import PromotionEngine, Trigger
+from graphmem.retrieval.fulltext import query_terms
+from graphmem.service import Service
+from graphmem.staging import Stager
+from graphmem.store import Row
+from graphmem.text import content_key, jaccard, tokens
+
+NEAR_DUPLICATE_K = 20
+"""Neighbours asked of the vector index per new memory when looking for a near duplicate."""
+NEAR_DUPLICATE_TEXT_K = 5
+"""Full-text matches whose token overlap is measured, without embeddings."""
+NEAR_DUPLICATE_TEXT_MAX_BATCH = 50
+"""Without embeddings, near duplicates are looked for in batches up to this size (the
+writes of an agent at work); a full-text lookup per item would dominate a bulk load,
+which gets exact dedup only."""
+_batch = TypeAdapter(list[MemoryInput])
+
+
+def validate_batch(items: Sequence[MemoryInput | Mapping[str, Any]]) -> list[MemoryInput]:
+    """The whole batch validated at once: one bad item rejects it, naming ``items[i]``."""
+    if len(items) > MAX_BATCH_SIZE:
+        raise InvalidInputError(
+            f"items: at most {MAX_BATCH_SIZE} memories per batch, got {len(items)}",
+            field="items",
+        )
+    try:
+        # One validator call for the whole batch: per-item calls cost as much
+        # as the database write.
+        return _batch.validate_python(items)
+    except ValidationError as exc:
+
+        def locate(loc: tuple[Any, ...]) -> str:
+            if not loc:
+                return "items"
+            index, *rest = loc
+            name = ".".join(str(part) for part in rest)
+            if len(items) == 1:
+                return name
+            return f"items[{index}].{name}" if name else f"items[{index}]"
+
+        raise invalid_input(exc, locate=locate) from None
+
+
+@dataclass
+class Written:
+    """What a batch write did: each item's outcome, and the fields of the memories it
+    wrote as the pipeline left them (none for a memory changed after the write)."""
+
+    outcomes: list[WriteOutcome]
+    fields: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def memory(self, memory_id: str) -> Memory | None:
+        """The memory as written, or ``None`` when only a read can tell."""
+        known = self.fields.get(memory_id)
+        return memory_from_fields(known) if known is not None else None
+
+    def changed(self, memory_ids: Iterable[str]) -> None:
+        """Memories a later step (activation, promotion) changed since the write."""
+        for memory_id in memory_ids:
+            self.fields.pop(memory_id, None)
+
+
+class Writer(Service):
+    """Writes validated ``MemoryInput`` batches; see the module docstring."""
+
+    def __init__(
+        self,
+        *args: Any,
+        stager: Stager,
+        promotion: PromotionEngine,
+        memories: Memories,
+        embed: Embed,
+        **services: Any,
+    ) -> None:
+        super().__init__(*args, **services)
+        self.stager = stager
+        self.promotion = promotion
+        self.memories = memories
+        self.embed = embed
+
+    def write(
+        self, inputs: Sequence[MemoryInput], *, project_id: str, dedup: bool = True
+    ) -> Written:
+        """Write a batch in one statement; duplicates merge instead of creating nodes.
+
+        With ``dedup``, an item whose normalised text matches a live memory of
+        the project (or an earlier item of the same batch) counts as another
+        occurrence of it.
+        """
+        if not inputs:
+            return Written([])
+        project = project_id
+        now = self._now()
+        keys = [content_key(item.content) for item in inputs]
+        existing = self.stager.exact_duplicates(keys, project_id=project) if dedup else {}
+        rows: list[dict[str, Any]] = []
+        new_by_key: dict[str, dict[str, Any]] = {}
+        merges: dict[str, dict[str, Any]] = {}
+        outcomes: list[WriteOutcome] = []
+        for item, key in zip(inputs, keys, strict=True):
+            if dedup and key in existing:
+                merge = merges.setdefault(
+                    existing[key],
+                    {"id": existing[key], "occurrences": 0, "evidence": [], "tags": []},
+                )
+                merge["occurrences"] += 1
+                merge["evidence"] = _union(merge["evidence"], item.evidence)
+                merge["tags"] = _union(merge["tags"], item.tags)
+                merge.update(match="exact", similarity=1.0)
+                outcomes.append(WriteOutcome(id=existing[key], created=False, match="exact"))
+            elif dedup and key in new_by_key:
+                first = new_by_key[key]
+                first["occurrence_count"] += 1
+                first["evidence"] = _union(first["evidence"], item.evidence)
+                first["tags"] = _union(first["tags"], item.tags)
+                outcomes.append(WriteOutcome(id=first["id"], created=False, match="exact"))
+            else:
+                row = self._new_row(item, project, now)
+                row["content_key"] = key
+                rows.append(row)
+                new_by_key[key] = row
+                outcomes.append(WriteOutcome(id=row["id"], created=True))
+        # One embedding call per batch, before anything is written.
+        vectors = self.embed([memory_text(row["content"], row.get("rationale")) for row in rows])
+        if dedup and rows:
+            rows, vectors = self._merge_near_duplicates(rows, vectors, merges, outcomes, project)
+        # Memories, their embeddings and the merges go in one statement: a
+        # failure leaves the batch entirely unwritten, never half written.
+        (written,) = self.store.write(
+            "remember_many",
+            {
+                "project_id": project,
+                "session_ids": sorted({row["session_id"] for row in rows}),
+                "rows": [
+                    {"props": row, "embedding": vector, "event_id": new_id()}
+                    for row, vector in zip(rows, vectors or [None] * len(rows), strict=True)
+                ],
+                "merges": self.stager.merge_params(list(merges.values())),
+                "dedup": dedup,
+                "now": now,
+            },
+        )
+        if written["raced"]:
+            rows = self._raced(rows, written["raced"], outcomes)
+        # The statement returns the memories it merged into as they now stand
+        # (the merges ran after the raced rows: theirs are the later fields);
+        # the ones it created hold exactly the rows it was given.
+        merged = {m["id"]: m for m in [r["memory"] for r in written["raced"]] + written["merged"]}
+        result = Written(outcomes, {**merged, **{row["id"]: row for row in rows}})
+        self._changed(ChangeKind.CREATED, [row["id"] for row in rows], project)
+        candidates = [row["id"] for row in rows if row["status"] == Status.CANDIDATE.value]
+        if candidates:
+            self.telemetry.emit("candidate.added", now, project_id=project, memory_ids=candidates)
+        merged_into = [memory_from_fields(m) for m in written["merged"]] + [
+            memory_from_fields(r["memory"]) for r in written["raced"]
+        ]
+        result.changed(self.stager.merged(merged_into, project_id=project))
+        # Only a candidate that recurred within the batch can have earned
+        # activation already: fresh rows have no feedback or evidence.
+        recurred = [
+            memory_from_fields(row)
+            for row in rows
+            if row["occurrence_count"] > 1 and row["status"] == Status.CANDIDATE.value
+        ]
+        result.changed(self.stager.activate_earned(recurred, project_id=project))
+        self._agent_decisions(inputs, result, project)
+        self._memory_limits(written["sessions"], result, project)
+        return result
+
+    @staticmethod
+    def _raced(
+        rows: list[dict[str, Any]], raced: Sequence[Row], outcomes: list[WriteOutcome]
+    ) -> list[dict[str, Any]]:
+        """Rows the write counted into a memory that another writer of the same
+        text created after this batch looked: they became exact merges."""
+        into = {merge["row_id"]: merge["memory"]["id"] for merge in raced}
+        for n, outcome in enumerate(outcomes):
+            if outcome.id in into:
+                outcomes[n] = WriteOutcome(id=into[outcome.id], created=False, match="exact")
+        return [row for row in rows if row["id"] not in into]
+
+    def _merge_near_duplicates(
+        self,
+        rows: list[dict[str, Any]],
+        vectors: list[Any] | None,
+        merges: dict[str, dict[str, Any]],
+        outcomes: list[WriteOutcome],
+        project: str,
+    ) -> tuple[list[dict[str, Any]], list[Any] | None]:
+        """Turn new rows close enough to a live memory into merges: embedding cosine
+        at or above ``dedup_similarity``, or, without embeddings, token Jaccard at
+        or above ``dedup_jaccard`` among the full-text index's best matches.
+
+        One index lookup per row, in one round trip; returns the rows (and their
+        vectors) that are still new.
+        """
+        if vectors:
+            found = self._nearest_by_vector(vectors, project)
+        elif len(rows) <= NEAR_DUPLICATE_TEXT_MAX_BATCH:
+            found = self._nearest_by_words(rows, project)
+        else:
+            return rows, vectors
+        if not found:
+            return rows, vectors
+        kept_rows, kept_vectors = [], []
+        for index, row in enumerate(rows):
+            if index not in found:
+                kept_rows.append(row)
+                if vectors:
+                    kept_vectors.append(vectors[index])
+                continue
+            existing, similarity = found[index]
+            merge = merges.setdefault(
+                existing, {"id": existing, "occurrences": 0, "evidence": [], "tags": []}
+            )
+            merge["occurrences"] += row["occurrence_count"]
+            merge["evidence"] = _union(merge["evidence"], row["evidence"])
+            merge["tags"] = _union(merge["tags"], row["tags"])
+            merge.setdefault("match", "near")
+            merge.setdefault("similarity", similarity)
+            for n, outcome in enumerate(outcomes):
+                if outcome.id == row["id"]:
+                    outcomes[n] = WriteOutcome(id=existing, created=False, match="near")
+        return kept_rows, kept_vectors
+
+    def _nearest_by_vector(self, vectors: list[Any], project: str) -> dict[int, tuple[str, float]]:
+        rows = self.store.read(
+            "near_duplicates",
+            {
+                "items": [{"index": i, "vector": v} for i, v in enumerate(vectors)],
+                "project_id": project,
+                "threshold": self.rules.dedup_similarity,
+                "k": NEAR_DUPLICATE_K,
+            },
+        )
+        return {r["index"]: (r["id"], r["similarity"]) for r in rows if r["id"] is not None}
+
+    def _nearest_by_words(
+        self, rows: list[dict[str, Any]], project: str
+    ) -> dict[int, tuple[str, float]]:
+        # A near duplicate shares at least 80% of the words, so it almost surely
+        # has the longest (rarest) few: requiring those keeps each match set small
+        # even in a project of 100,000 memories.
+        items = [
+            {
+                "index": i,
+                "query": self.store.dialect.all_of(sorted(terms, key=len, reverse=True)[:3]),
+            }
+            for i, row in enumerate(rows)
+            if (terms := query_terms(row["content"]))
+        ]
+        if not items:
+            return {}
+        found: dict[int, tuple[str, float]] = {}
+        hits = self.store.read(
+            "near_duplicates_text",
+            {"items": items, "project_id": project, "k": NEAR_DUPLICATE_TEXT_K},
+        )
+        for hit in hits:
+            mine = tokens(rows[hit["index"]]["content"])
+            scored = [
+                (jaccard(mine, tokens(content)), memory_id) for memory_id, content in hit["hits"]
+            ]
+            best = max(scored, default=(0.0, ""))
+            if best[0] >= self.rules.dedup_jaccard:
+                found[hit["index"]] = (best[1], best[0])
+        return found
+
+    def _agent_decisions(
+        self, inputs: Sequence[MemoryInput], result: Written, project: str
+    ) -> None:
+        """An agent's "remember this" is promoted at once, new or merged."""
+        wanted = sorted(
+            {
+                outcome.id
+                for item, outcome in zip(inputs, result.outcomes, strict=True)
+                if item.suggested_by is SuggestedBy.AGENT
+            }
+        )
+        if not wanted:
+            return
+        known = {memory_id: result.memory(memory_id) for memory_id in wanted}
+        unknown = [memory_id for memory_id, memory in known.items() if memory is None]
+        if unknown:  # changed since the write: read as they now stand
+            read = self.memories.get_many(unknown, project_id=project)
+            known.update(zip(unknown, read, strict=True))
+        short_term = [m for m in known.values() if m is not None and m.tier in SHORT_TERM]
+        if short_term:
+            promoted = self.promotion.promote_now(short_term, project_id=project)
+            result.changed(promoted.promoted)
+
+    def _memory_limits(self, sessions: Sequence[Row], result: Written, project: str) -> None:
+        for session in sessions:
+            limit = session["max_items"] or self.rules.short_term_max
+            if session["working"] >= limit:
+                self.promotion.run(
+                    session["session_id"],
+                    project_id=project,
+                    trigger=Trigger.MEMORY_LIMIT,
+                    rotate_limit=limit,
+                )
+                # The run may have moved any memory of the session.
+                result.changed(
+                    [
+                        memory_id
+                        for memory_id, fields in result.fields.items()
+                        if fields.get("session_id") == session["session_id"]
+                    ]
+                )
+
+    def _new_row(self, item: MemoryInput, project: str, now: float) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "id": new_id(),
+            "project_id": project,
+            "session_id": item.session_id or DEFAULT_SESSION,
+            "content": item.content,
+            "tier": item.tier.value,
+            "status": initial_status(item.source).value,
+            "confidence": item.confidence,
+            "access_count": 0,
+            "occurrence_count": 1,
+            "feedback": 0,
+            "feedback_count": 0,
+            "pinned": item.pinned,
+            "source": item.source.value,
+            "suggested_by": item.suggested_by.value,
+            "tags": item.tags,
+            "evidence": item.evidence,
+            "created_at": now,
+            "updated_at": now,
+        }
+        if item.memory_type is not None:
+            row["memory_type"] = item.memory_type.value
+        if item.self_assessment is not None:
+            row["self_assessment"] = item.self_assessment.value
+        if item.rationale is not None:
+            row["rationale"] = item.rationale
+        if item.agent_id is not None:
+            row["agent_id"] = item.agent_id
+        row.update(
+            self.scorer.fresh_fields(
+                item.memory_type,
+                item.confidence,
+                item.self_assessment,
+                agent_decision=item.suggested_by is SuggestedBy.AGENT,
+            )
+        )
+        return row
+
+
+def _union(first: list[str], more: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys([*first, *more]))

@@ -1,0 +1,106 @@
+"""``/healthz`` is liveness, ``/readyz`` readiness: it fails, with the reason,
+when the store or the embedder cannot serve."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from falkordb import FalkorDB
+
+from graphmem.api import GraphMem
+from graphmem.config import Settings
+from graphmem.embeddings import MiniLMEmbedder, Vector
+from graphmem.graphql.app import create_app
+from graphmem.store.embedded import EmbeddedFalkorDB
+from graphmem.store.falkordb import FalkorStore
+from tests.integration.conftest import serve
+
+KEYS_REQUIRED = Settings.model_construct(auth="required", host="0.0.0.0", mode="production")
+
+
+def test_ready_without_an_embedder(gm: GraphMem):
+    with serve(create_app(gm)) as http:
+        response = http.get("/readyz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ready", "checks": {"store": "ok", "embedder": "off"}}
+
+
+def test_ready_with_the_model_loaded(egm: GraphMem, embedder: MiniLMEmbedder):
+    embedder.embed(["load the model"])
+    assert embedder.ready()
+    with serve(create_app(egm)) as http:
+        response = http.get("/readyz")
+    assert response.status_code == 200
+    assert response.json()["checks"] == {"store": "ok", "embedder": "ok"}
+
+
+def test_probes_need_no_key_where_keys_are_required(gm: GraphMem):
+    with serve(create_app(gm, KEYS_REQUIRED)) as http:
+        assert http.post("/graphql", json={"query": "{ __typename }"}).status_code == 401
+        assert http.get("/healthz").status_code == 200
+        assert http.get("/readyz").status_code == 200
+
+
+class Loading:
+    """An embedder whose model is not loaded yet."""
+
+    name = "loading"
+    dimension = 384
+
+    def ready(self) -> bool:
+        return False
+
+    def embed(self, texts: Sequence[str]) -> list[Vector]:
+        raise AssertionError("a readiness probe must not load the model")
+
+    def warm_up(self) -> None:
+        pass
+
+
+class Broken(Loading):
+    """Loaded, but every call fails."""
+
+    def ready(self) -> bool:
+        return True
+
+    def embed(self, texts: Sequence[str]) -> list[Vector]:
+        raise RuntimeError("/opt/models/x: cannot allocate")
+
+
+@pytest.mark.parametrize(
+    ("embedder", "reason"),
+    [(Loading(), "the embedding model is still loading"), (Broken(), "the embedder cannot embed")],
+)
+def test_an_embedder_that_cannot_serve_is_not_ready(gm: GraphMem, embedder: Loading, reason: str):
+    gm.embedder = embedder
+    with serve(create_app(gm)) as http:
+        response = http.get("/readyz")
+        liveness = http.get("/healthz")
+    assert response.status_code == 503
+    assert response.json() == {
+        "status": "unavailable",
+        "checks": {"store": "ok", "embedder": reason},
+    }
+    assert "/opt/models" not in response.text
+    assert liveness.status_code == 200
+
+
+def test_a_store_that_is_down_is_not_ready_but_alive(data_dir: Path):
+    server = EmbeddedFalkorDB(data_dir / "db")
+    socket_path = server.start()
+    db = FalkorDB(unix_socket_path=str(socket_path), socket_timeout=5.0)
+    store = FalkorStore(db, "ready")
+    store.setup_schema()
+    gm = GraphMem(store)
+    with serve(create_app(gm)) as http:
+        assert http.get("/readyz").status_code == 200
+        assert server.stop()
+        response = http.get("/readyz")
+        liveness = http.get("/healthz")
+    db.close()
+    assert response.status_code == 503
+    assert response.json()["checks"]["store"] == "the graph database is unavailable"
+    assert str(data_dir) not in response.text
+    assert liveness.status_code == 200

@@ -1,0 +1,168 @@
+"""The README's code blocks, run for real: a README that drifts from the program fails.
+
+Each fenced block is taken by its language: GraphQL operations are sent to a real
+server (subscriptions are validated against the schema), the Python example runs
+on an embedded store, `curl` lines are sent to a real server, every `graphmem …`
+command line names a command that exists (its ``--help`` exits 0), every
+``python -m …`` names a module that exists, and JSON blocks parse.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from graphql import parse, validate
+from typer.testing import CliRunner
+
+from graphmem.cli import app
+from graphmem.config import Settings
+from graphmem.graphql.schema import build_schema
+from tests.integration.conftest import GraphQLClient
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Block:
+    language: str
+    text: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"README.md:{self.line} ({self.language or 'plain'})"
+
+
+def blocks(language: str) -> list[Block]:
+    text = README.read_text(encoding="utf-8")
+    found = []
+    for match in FENCE.finditer(text):
+        if match.group(1) == language:
+            found.append(Block(language, match.group(2), text.count("\n", 0, match.start()) + 1))
+    return found
+
+
+def shell_lines() -> list[str]:
+    """Every command line of the shell blocks, comments and continuations folded."""
+    lines: list[str] = []
+    for block in blocks("sh"):
+        pending = ""
+        for raw in block.text.splitlines():
+            line = raw.split("  #")[0].split(" # ")[0].rstrip()
+            if line.endswith("\\"):
+                pending += line[:-1] + " "
+                continue
+            line = (pending + line).strip()
+            pending = ""
+            if line and not line.startswith("#"):
+                lines.extend(part.strip() for part in line.split(";") if part.strip())
+    return lines
+
+
+def graphmem_commands() -> list[tuple[str, ...]]:
+    """The command path of each ``graphmem …`` line: the words before the first
+    argument, option or placeholder."""
+    commands: set[tuple[str, ...]] = set()
+    for line in shell_lines():
+        if not line.startswith("graphmem "):
+            continue
+        words: list[str] = []
+        for word in line.split()[1:]:
+            if not re.fullmatch(r"[a-z][a-z-]*", word) or len(words) == 2:
+                break
+            words.append(word)
+        commands.add(tuple(words))
+    return sorted(commands)
+
+
+def test_the_readme_has_the_two_set_up_commands() -> None:
+    (setup, *_) = blocks("sh")
+    assert [line.split("#")[0].strip() for line in setup.text.splitlines()] == [
+        "make serve",
+        "make test",
+    ]
+
+
+@pytest.mark.parametrize("command", graphmem_commands(), ids=" ".join)
+def test_every_graphmem_command_in_the_readme_exists(command: tuple[str, ...]) -> None:
+    runner = CliRunner()
+    for depth in range(len(command), 0, -1):
+        # The words after a command may be its arguments (`graphmem show ID`).
+        result = runner.invoke(app, [*command[:depth], "--help"])
+        if result.exit_code == 0:
+            assert "usage" in result.output.lower(), result.output
+            return
+    pytest.fail(f"`graphmem {' '.join(command)} --help` failed: {result.output[-500:]}")
+
+
+def test_every_python_module_the_readme_runs_exists() -> None:
+    text = README.read_text(encoding="utf-8")
+    modules = set(re.findall(r"python -m ([\w.]+)", text))
+    assert modules
+    missing = [m for m in sorted(modules) if importlib.util.find_spec(m) is None]
+    assert missing == []
+
+
+@pytest.mark.parametrize("block", blocks("json"), ids=str)
+def test_json_blocks_parse(block: Block) -> None:
+    json.loads(block.text)
+
+
+def operations() -> list[Block]:
+    return [b for b in blocks("graphql") if not b.text.lstrip().startswith("subscription")]
+
+
+@pytest.mark.parametrize("block", operations(), ids=str)
+def test_graphql_examples_run_without_errors(block: Block, gql: GraphQLClient) -> None:
+    gql.data(block.text)
+
+
+@pytest.mark.parametrize("block", [b for b in blocks("graphql") if b not in operations()], ids=str)
+def test_subscription_examples_are_valid(block: Block) -> None:
+    schema = build_schema(Settings.model_construct())._schema
+    assert validate(schema, parse(block.text)) == []
+
+
+def test_curl_examples_get_data(gql: GraphQLClient) -> None:
+    base = str(gql.http.base_url).rstrip("/")
+    curls = [line for line in shell_lines() if line.startswith("curl ")]
+    ran = 0
+    for line in curls:
+        if "127.0.0.1:8000" not in line:
+            continue  # examples for a remote host with a key
+        command = shlex.split(line.replace("http://127.0.0.1:8000", base))
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        body = json.loads(done.stdout)
+        assert "errors" not in body and body["data"], body
+        ran += 1
+    assert ran >= 1
+
+
+def test_the_python_example_runs() -> None:
+    (block,) = [b for b in blocks("python") if "GraphMem.open" in b.text]
+    with tempfile.TemporaryDirectory(dir="/tmp", prefix="gmrd-") as data_dir:
+        code = re.sub(r'data_dir="[^"]+"', f'data_dir="{data_dir}"', block.text)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+        env["GRAPHMEM_EMBEDDER"] = "none"
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env
+        )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Add retries to the HTTP client" in done.stdout
+
+
+def test_the_readme_blocks_are_found() -> None:
+    """Guards the parsing above: a README rewrite must not make these tests vacuous."""
+    assert operations() and blocks("python") and graphmem_commands()
