@@ -1,7 +1,8 @@
 // One atomic write per batch: new memories are created with their embeddings
 // (projects and sessions on first use) and duplicates are counted into the
-// memories they repeat, which are returned as they now stand (the caller
-// already holds the fields of the memories it created).
+// memories they repeat (a near duplicate's wording kept as a variant), which
+// are returned as they now stand (the caller already holds the fields of the
+// memories it created); an update supersedes the memory it replaces.
 MERGE (p:Project {id: $project_id})
   ON CREATE SET p.created_at = $now
 // FalkorDB runs one write at a time, so the duplicate lookups below see every
@@ -65,6 +66,8 @@ CALL {
   SET m.occurrence_count = coalesce(m.occurrence_count, 1) + merge.occurrences,
       m.evidence = coalesce(m.evidence, []) + [x IN merge.evidence WHERE NOT x IN coalesce(m.evidence, [])],
       m.tags = coalesce(m.tags, []) + [t IN merge.tags WHERE NOT t IN coalesce(m.tags, [])],
+      m.variants = coalesce(m.variants, []) + [v IN coalesce(merge.variants, [])
+                                               WHERE v <> m.content AND NOT v IN coalesce(m.variants, [])],
       m.last_seen = $now,
       m.updated_at = $now
   CREATE (e:StagingEvent {
@@ -79,6 +82,20 @@ CALL {
   CREATE (e)-[:CHANGED]->(m)
   RETURN collect(m {.*, embedding: null}) AS merged
 }
+// A new value for a fact its source stated before supersedes the old memory,
+// which stays (reads skip it through superseded_by; removing the edge restores it).
+CALL {
+  UNWIND $supersedes AS edge
+  MATCH (a:Memory {id: edge.new_id})
+  WHERE a.project_id = $project_id
+  MATCH (b:Memory {id: edge.old_id})
+  WHERE b.project_id = $project_id AND b.superseded_by IS NULL
+  MERGE (a)-[r:SUPERSEDES]->(b)
+    ON CREATE SET r.created_at = $now
+  SET r.rationale = edge.rationale, r.weight = 1.0,
+      b.superseded_by = a.id, b.updated_at = $now
+  RETURN collect(b.id) AS superseded
+}
 // Each touched session's working-tier size, for the memory-limit trigger.
 CALL {
   UNWIND $session_ids AS sid
@@ -88,4 +105,4 @@ CALL {
   WITH sid, s, count(w) AS working
   RETURN collect({session_id: sid, max_items: s.max_items, working: working}) AS sessions
 }
-RETURN created, raced, merged, sessions
+RETURN created, raced, merged, superseded, sessions

@@ -28,7 +28,7 @@ from graphmem.cli.common import (
     settings_for,
 )
 from graphmem.clock import to_datetime
-from graphmem.models import Memory, MemoryInput, parse
+from graphmem.models import Memory, MemoryInput, WriteResult, parse
 from graphmem.scheduler import Scheduler
 from graphmem.store.supervisor import when_unrecoverable
 
@@ -190,7 +190,7 @@ def remember(
     item.update({key: value for key, value in optional.items() if value is not None})
     with opened(ctx) as gm:
         memory, outcome = gm.remember_detailed(parse(MemoryInput, item), project_id=project)
-    title = "Remembered" if outcome.created else f"Already known ({outcome.match} match)"
+    title = _TITLES[outcome.result]
     table = Table(title=title, show_header=False)
     table.add_column("field", style="bold")
     table.add_column("value", no_wrap=True)
@@ -204,7 +204,22 @@ def remember(
         ("occurrences", str(memory.occurrence_count)),
     ):
         table.add_row(field, value)
+    if outcome.related_id:
+        table.add_row(_RELATED[outcome.result], outcome.related_id)
+    if outcome.reason:
+        table.add_row("why", outcome.reason)
     out.print(table)
+
+
+_TITLES = {
+    WriteResult.CREATED: "Remembered",
+    WriteResult.MERGED_EXACT: "Already known (exact match)",
+    WriteResult.MERGED_NEAR: "Already known (near match: same statement)",
+    WriteResult.SUPERSEDED: "Remembered: supersedes an older value",
+    WriteResult.FLAGGED_CONFLICT: "Remembered as a candidate: may contradict a memory",
+}
+"""The title of ``remember``'s table: which of the write's outcomes happened."""
+_RELATED = {WriteResult.SUPERSEDED: "supersedes", WriteResult.FLAGGED_CONFLICT: "conflicts with"}
 
 
 @app.command(name="list")

@@ -83,7 +83,9 @@ class MemoryQuery:
 class MemoryMutation:
     @strawberry.mutation(
         description="Record a new memory; a duplicate of a live memory (same normalised "
-        "text) is counted into it instead, as another occurrence."
+        "text, or a near match that says the same) is counted into it instead. A near match "
+        "that differs (negation, number, version, date, identifier, name) is stored as its "
+        "own memory: superseding the old one or flagged for review; see outcome."
     )
     async def remember(
         self, info: Info, input: MemoryInput, project_id: ProjectId = None

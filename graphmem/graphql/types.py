@@ -176,6 +176,16 @@ class Memory:
         description="When a duplicate of this memory was last written and merged into it."
     )
     merged_into: strawberry.ID | None
+    variants: list[str] = strawberry.field(
+        description="Other wordings of this memory that near-duplicate writes merged into it."
+    )
+    conflicts_with: strawberry.ID | None = strawberry.field(
+        description="The memory this candidate may contradict: written as a near match "
+        "that differs in meaning, it waits in the review queue."
+    )
+    conflict_reason: str | None = strawberry.field(
+        description="How it differs from conflictsWith (negation, number, version, entity...)."
+    )
 
     @classmethod
     def of(cls, memory: models.Memory) -> Memory:
@@ -213,6 +223,9 @@ class Memory:
             activated_at=to_datetime(memory.activated_at),
             last_seen=to_datetime(memory.last_seen),
             merged_into=strawberry.ID(memory.merged_into) if memory.merged_into else None,
+            variants=memory.variants,
+            conflicts_with=strawberry.ID(memory.conflicts_with) if memory.conflicts_with else None,
+            conflict_reason=memory.conflict_reason,
         )
 
     @strawberry.field(description="The importance score recomputed now, factor by factor.")
@@ -367,6 +380,16 @@ class DuplicateMatch(StrEnum):
     NEAR = "near"
 
 
+strawberry.enum(
+    models.WriteResult,
+    name="RememberOutcome",
+    description="What remember did: CREATED, MERGED_EXACT, MERGED_NEAR (a restatement, its "
+    "wording kept as a variant), SUPERSEDED (a new value from the same source: a new memory "
+    "superseding the old one) or FLAGGED_CONFLICT (a near match that says something else: "
+    "a candidate in the review queue beside the memory it may contradict).",
+)
+
+
 @strawberry.type(description="What remember did: created a memory, or merged into an existing one.")
 class RememberPayload:
     memory: Memory = strawberry.field(
@@ -378,6 +401,14 @@ class RememberPayload:
     match: DuplicateMatch | None = strawberry.field(
         description="How a merged write matched; null when a memory was created."
     )
+    outcome: models.WriteResult
+    related_id: strawberry.ID | None = strawberry.field(
+        description="The older memory a SUPERSEDED write replaced or a FLAGGED_CONFLICT "
+        "write may contradict."
+    )
+    reason: str | None = strawberry.field(
+        description="Why a near match was judged so: the difference found, or the similarity."
+    )
 
     @classmethod
     def of(cls, memory: models.Memory, outcome: models.WriteOutcome) -> RememberPayload:
@@ -385,6 +416,9 @@ class RememberPayload:
             memory=Memory.of(memory),
             created=outcome.created,
             match=DuplicateMatch(outcome.match) if outcome.match else None,
+            outcome=outcome.result,
+            related_id=strawberry.ID(outcome.related_id) if outcome.related_id else None,
+            reason=outcome.reason,
         )
 
 

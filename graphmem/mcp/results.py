@@ -35,6 +35,9 @@ class MemoryView(BaseModel):
     occurrence_count: int
     access_count: int
     superseded_by: str | None = Field(description="The memory that replaces this one, if any.")
+    conflicts_with: str | None = Field(
+        description="The memory this candidate may contradict (it waits for review)."
+    )
     created_at: str = Field(description="ISO-8601, UTC.")
     last_accessed_at: str | None
 
@@ -55,6 +58,7 @@ class MemoryView(BaseModel):
             occurrence_count=memory.occurrence_count,
             access_count=memory.access_count,
             superseded_by=memory.superseded_by,
+            conflicts_with=memory.conflicts_with,
             created_at=_iso(memory.created_at) or "",
             last_accessed_at=_iso(memory.last_accessed_at),
         )
@@ -66,6 +70,15 @@ class RememberResult(BaseModel):
         description="False: the text matched a live memory and was counted into it."
     )
     match: str | None = Field(description="How a merged write matched: exact or near.")
+    outcome: str = Field(
+        description="created, merged_exact, merged_near (a restatement, wording kept as a "
+        "variant), superseded (a new value from the same source replaced the old memory) or "
+        "flagged_conflict (a near match that says something else: a candidate for review)."
+    )
+    related_id: str | None = Field(
+        description="The older memory a superseded write replaced or a flagged one may contradict."
+    )
+    reason: str | None = Field(description="Why a near match was judged so.")
 
 
 class ContextItemView(BaseModel):

@@ -326,7 +326,11 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
 
     @server.tool(
         description="Store a memory. Text matching a live memory (ignoring case and "
-        "punctuation) is counted into it as another occurrence instead of stored twice.",
+        "punctuation), or a near match saying the same, is counted into it as another "
+        "occurrence instead of stored twice. A near match that differs (negation, number, "
+        "version, date, identifier, name) is stored as its own memory: it supersedes the "
+        "old one when you restate a fact with a new value, else it is flagged for review "
+        "as a possible contradiction. The result's outcome says which happened.",
         annotations=WRITES,
     )
     def remember(
@@ -390,7 +394,12 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         )
         memory, outcome = gm.remember_detailed(item, project_id=scope)
         return RememberResult(
-            memory=MemoryView.of(memory), created=outcome.created, match=outcome.match
+            memory=MemoryView.of(memory),
+            created=outcome.created,
+            match=outcome.match,
+            outcome=outcome.result.value,
+            related_id=outcome.related_id,
+            reason=outcome.reason,
         )
 
     @server.tool(
