@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import getpass
 import os
 import signal
 import socket
@@ -298,6 +299,36 @@ def show(
     for r in relations:
         edges.add_row(r.type.value, r.from_id, r.to_id, f"{r.weight:.2f}", Text(r.rationale or ""))
     out.print(edges)
+
+
+@app.command()
+def unrelate(
+    ctx: typer.Context,
+    from_id: Annotated[str, typer.Argument(metavar="FROM", help="The edge's source memory.")],
+    to_id: Annotated[str, typer.Argument(metavar="TO", help="The edge's target memory.")],
+    relation_type: Annotated[
+        str, typer.Option("--type", help="CONSTRAINS, ENABLES, SUPERSEDES or RELATED_TO.")
+    ],
+    reason: Annotated[str, typer.Option(help="Why the relation is removed.")],
+    by: Annotated[
+        str | None, typer.Option(help="Who removes it (default: the login name).")
+    ] = None,
+    project: ProjectOption = None,
+) -> None:
+    """Remove one relation, logged with who removed it and why.
+
+    Removing a SUPERSEDES relation restores the older memory.
+    """
+    with opened(ctx) as gm:
+        removed = gm.unrelate(
+            from_id,
+            to_id,
+            relation_type,
+            reason=reason,
+            removed_by=by or f"cli:{getpass.getuser()}",
+            project_id=project,
+        )
+    out.print(f"removed {removed.type.value} {removed.from_id} -> {removed.to_id}")
 
 
 @app.command()

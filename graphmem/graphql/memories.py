@@ -26,6 +26,7 @@ from graphmem.graphql.types import (
     MemoryInput,
     MemoryUpdateInput,
     Relation,
+    RelationEvent,
     RememberPayload,
     Session,
 )
@@ -70,6 +71,17 @@ class MemoryQuery:
                 end_cursor=page.end_cursor,
             ),
         )
+
+    @strawberry.field(
+        description="Relations removed from or to a memory, newest first, with who and why."
+    )
+    async def relation_events(
+        self, info: Info, memory_id: strawberry.ID, limit: int = 50, project_id: ProjectId = None
+    ) -> list[RelationEvent]:
+        events = await run_in_threadpool(
+            info.context.gm.relation_events, memory_id, limit=limit, project_id=project_id
+        )
+        return [RelationEvent.of(event) for event in events]
 
     @strawberry.field(description="A session by id; null when the project has no such session.")
     async def session(
@@ -155,6 +167,37 @@ class MemoryMutation:
             type,
             rationale=rationale,
             weight=weight,
+            project_id=project_id,
+        )
+        return Relation.of(relation)
+
+    @strawberry.mutation(
+        description="Remove one relation, logged with who removed it (by, else the API key) "
+        "and why; returns the edge as it was. Removing a SUPERSEDES edge restores the older "
+        "memory. NOT_FOUND, and nothing written, when there is no such relation."
+    )
+    async def unrelate(
+        self,
+        info: Info,
+        from_id: strawberry.ID,
+        to_id: strawberry.ID,
+        type: models.RelationType,
+        reason: str,
+        by: Annotated[
+            str | None,
+            strawberry.argument(description="Who removes it; the caller's API key when absent."),
+        ] = None,
+        project_id: ProjectId = None,
+    ) -> Relation | None:
+        key = info.context.principal.key_id
+        relation = await write(
+            info,
+            info.context.gm.unrelate,
+            from_id,
+            to_id,
+            type,
+            reason=reason,
+            removed_by=by or (f"key:{key}" if key else "graphql"),
             project_id=project_id,
         )
         return Relation.of(relation)

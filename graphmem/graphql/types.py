@@ -104,6 +104,35 @@ class Relation:
         )
 
 
+@strawberry.type(description="A removed relation: the edge as it was, who removed it and why.")
+class RelationEvent:
+    id: strawberry.ID
+    type: models.RelationType
+    from_id: strawberry.ID
+    to_id: strawberry.ID
+    rationale: str | None
+    weight: float
+    created_at: datetime | None = strawberry.field(description="When the edge was made.")
+    removed_by: str
+    reason: str
+    at: datetime = strawberry.field(description="When it was removed.")
+
+    @classmethod
+    def of(cls, event: models.RelationEvent) -> RelationEvent:
+        return cls(
+            id=strawberry.ID(event.id),
+            type=event.type,
+            from_id=strawberry.ID(event.from_id),
+            to_id=strawberry.ID(event.to_id),
+            rationale=event.rationale,
+            weight=event.weight,
+            created_at=to_datetime(event.created_at),
+            removed_by=event.removed_by,
+            reason=event.reason,
+            at=from_epoch(event.at),
+        )
+
+
 @strawberry.type(description="A thread of work that memories are recorded in.")
 class Session:
     id: strawberry.ID

@@ -473,6 +473,37 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         return RelationView.of(relation)
 
     @server.tool(
+        description="Remove one wrong relation, saying why; it is logged with who removed "
+        "it (agent_id, else the API key). Removing a SUPERSEDES relation restores the older "
+        "memory. A relation that does not exist is a NOT_FOUND error and nothing is written.",
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=True, open_world_hint=False
+        ),
+    )
+    def unrelate(
+        ctx: Context[Any, Any],
+        from_id: MemoryId,
+        to_id: MemoryId,
+        type: Annotated[models.RelationType, Field(description="The relation's type.")],
+        reason: Annotated[
+            str, Field(min_length=1, max_length=500, description="Why it is removed.")
+        ],
+        agent_id: Annotated[Identifier | None, Field(description="Who removes it.")] = None,
+        project_id: ProjectId = None,
+    ) -> RelationView:
+        scope = project(ctx, project_id, Role.WRITE)
+        key = _request_principal(ctx, principal).key_id
+        relation = gm.unrelate(
+            from_id,
+            to_id,
+            type,
+            reason=reason,
+            removed_by=agent_id or (f"key:{key}" if key else "mcp"),
+            project_id=scope,
+        )
+        return RelationView.of(relation)
+
+    @server.tool(
         description="Delete a memory and its relations for good. Prefer supersede for "
         "outdated memories: stale ones are archived on their own.",
         annotations=ToolAnnotations(

@@ -51,6 +51,7 @@ TOOLS = {
     "pin",
     "relate",
     "supersede",
+    "unrelate",
     "forget",
     "review_candidates",
 }
