@@ -140,7 +140,7 @@ def main() -> None:
     rate = {way: len(workload) / statistics.median(seconds[way]) for way in WAYS}
     print(
         f"{len(workload)} remembers a round (both texts of {len(workload) // 2} labelled "
-        f"pairs), {args.rounds} rounds, real embeddings, embedded FalkorDB"
+        f"pairs), {args.rounds} rounds, all-MiniLM-L6-v2 vectors, embedded FalkorDB"
     )
     print(f"{'way':<20}{'writes/s':>10}{'ms/write':>10}   outcomes of the last round")
     for way in WAYS:
