@@ -147,8 +147,9 @@ def import_command(
     quiet: QuietOption = False,
 ) -> None:
     """Load a file into a project. Importing the same file again adds
-    nothing: records already there are merged. Bad lines are skipped and
-    listed with their line numbers; the exit status is then 1."""
+    nothing: records already there are merged. Bad lines are listed with their
+    line numbers and the exit status is 1; a graphmem file with a bad line then
+    leaves nothing behind (what it created is removed again)."""
     with (
         _input(file) as (lines, size),
         opened(ctx) as gm,
@@ -228,6 +229,15 @@ def _imported(report: ImportReport) -> None:
     def listed(counts: dict[str, int]) -> str:
         return ", ".join(f"{n} {PLURALS[k]}" for k, n in counts.items() if n) or "nothing"
 
+    if report.rolled_back:
+        err.print(
+            Text(
+                f"nothing imported into project {report.project_id}: "
+                f"{len(report.skipped)} lines were bad, so the {listed(report.rolled_back)} "
+                "it had created were removed again; fix the lines and import again",
+                style="bold red",
+            )
+        )
     err.print(
         f"imported into project {report.project_id}: created {listed(report.created)}; "
         f"merged {listed(report.merged)}; skipped {len(report.skipped)} lines"

@@ -84,8 +84,11 @@ def test_skipped_lines_are_listed_and_the_exit_status_says_so(dirs):
     dump.write_text("\n".join(lines[:-1]) + "\n")  # and no end line
     result = run(target, "import", str(dump))
     assert result.exit_code == 1
-    assert "created 1 project, 1 sessions, 1 memories" in result.output
-    assert "skipped 1 lines" in result.output
+    assert "nothing imported into project default: 1 lines were bad" in result.output
+    assert "the 1 project, 1 sessions, 1 memories it had created were removed" in (
+        " ".join(result.output.split())
+    )
+    assert "created nothing" in result.output and "skipped 1 lines" in result.output
     assert "line 4: line: not JSON" in result.output
     assert "warning: the file has no end line" in result.output
     refused = run(target, "import", str(source / "nowhere.jsonl"))
