@@ -1,13 +1,17 @@
-"""A wrong relation can be taken back: ``unrelate`` on every surface, on a real graph."""
+"""Ways back from a mistake: ``unrelate`` on every surface, on a real graph;
+``evaluate`` of a project that does not exist; a bad rules file at start."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from mcp import ClientSession
+from typer.testing import CliRunner
 
 from graphmem.api import GraphMem
+from graphmem.cli import app
 from graphmem.config import Settings
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.models import RelationType
@@ -167,3 +171,25 @@ def test_cli_unrelate_and_evaluate_of_a_missing_project(data_dir: Path):
 
 def _settings(data_dir: Path) -> Settings:
     return Settings(data_dir=data_dir, embedder="none")
+
+
+def test_a_bad_rules_file_is_refused_at_start_naming_the_key(data_dir: Path, tmp_path: Path):
+    for text, key in (
+        ("restatement: {merge_overlap: 1.5}\n", "restatement.merge_overlap"),
+        ("archive_expiry: {after_days: -3}\n", "archive_expiry.after_days"),
+        ("promote_threshold: 0.6\npromote_treshold: 0.7\n", "promote_treshold"),
+    ):
+        rules = tmp_path / "rules.yaml"
+        rules.write_text(text)
+        result = CliRunner().invoke(
+            app,
+            ["list"],
+            env={
+                **{k: None for k in os.environ if k.startswith("GRAPHMEM_")},
+                "GRAPHMEM_DATA_DIR": str(data_dir),
+                "GRAPHMEM_EMBEDDER": "none",
+                "GRAPHMEM_RETENTION_FILE": str(rules),
+            },
+        )
+        assert result.exit_code == 1, result.output
+        assert f"error [INVALID_INPUT]: {key}:" in result.stderr
