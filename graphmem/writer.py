@@ -196,7 +196,6 @@ class Writer(Service):
                     for row, vector in zip(rows, vectors or [None] * len(rows), strict=True)
                 ],
                 "merges": self.stager.merge_params(list(merges.values())),
-                "supersedes": supersedes,
                 "dedup": dedup,
                 "now": now,
             },
@@ -216,9 +215,8 @@ class Writer(Service):
             memory_from_fields(r["memory"]) for r in written["raced"]
         ]
         result.changed(self.stager.merged(merged_into, project_id=project))
-        if written["superseded"]:
-            edges = [(edge["new_id"], edge["old_id"]) for edge in supersedes]
-            self._changed(ChangeKind.RELATED, [i for edge in edges for i in edge], project)
+        created = {row["id"] for row in rows}
+        self._supersede([e for e in supersedes if e["new_id"] in created], project, now)
         self._note_session_use(inputs, outcomes, project)
         # Only a candidate that recurred within the batch can have earned
         # activation already: fresh rows have no feedback or evidence.
@@ -411,6 +409,19 @@ class Writer(Service):
             if close:
                 found[hit["index"]] = close[:NEAR_MATCHES_JUDGED]
         return found
+
+    def _supersede(self, edges: list[dict[str, Any]], project: str, now: float) -> None:
+        """The SUPERSEDES edges of the updates this batch created. A statement of
+        their own, right after the batch: folded into it, the batch statement
+        grows past what some Bolt servers accept."""
+        if not edges:
+            return
+        done = self.store.write(
+            "supersede_many", {"supersedes": edges, "project_id": project, "now": now}
+        )
+        self._changed(
+            ChangeKind.RELATED, [row[end] for row in done for end in ("new_id", "old_id")], project
+        )
 
     def _note_session_use(
         self, inputs: Sequence[MemoryInput], outcomes: Sequence[WriteOutcome], project: str

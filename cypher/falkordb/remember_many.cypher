@@ -2,7 +2,7 @@
 // (projects and sessions on first use) and duplicates are counted into the
 // memories they repeat (a near duplicate's wording kept as a variant), which
 // are returned as they now stand (the caller already holds the fields of the
-// memories it created); an update supersedes the memory it replaces.
+// memories it created).
 MERGE (p:Project {id: $project_id})
   ON CREATE SET p.created_at = $now
 // FalkorDB runs one write at a time, so the duplicate lookups below see every
@@ -82,20 +82,6 @@ CALL {
   CREATE (e)-[:CHANGED]->(m)
   RETURN collect(m {.*, embedding: null}) AS merged
 }
-// A new value for a fact its source stated before supersedes the old memory,
-// which stays (reads skip it through superseded_by; removing the edge restores it).
-CALL {
-  UNWIND $supersedes AS edge
-  MATCH (a:Memory {id: edge.new_id})
-  WHERE a.project_id = $project_id
-  MATCH (b:Memory {id: edge.old_id})
-  WHERE b.project_id = $project_id AND b.superseded_by IS NULL
-  MERGE (a)-[r:SUPERSEDES]->(b)
-    ON CREATE SET r.created_at = $now
-  SET r.rationale = edge.rationale, r.weight = 1.0,
-      b.superseded_by = a.id, b.updated_at = $now
-  RETURN collect(b.id) AS superseded
-}
 // Each touched session's working-tier size, for the memory-limit trigger.
 CALL {
   UNWIND $session_ids AS sid
@@ -105,4 +91,4 @@ CALL {
   WITH sid, s, count(w) AS working
   RETURN collect({session_id: sid, max_items: s.max_items, working: working}) AS sessions
 }
-RETURN created, raced, merged, superseded, sessions
+RETURN created, raced, merged, sessions
