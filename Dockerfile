@@ -22,10 +22,9 @@ COPY graphmem ./graphmem
 COPY --from=explorer /src/graphmem/explore/static ./graphmem/explore/static
 COPY cypher ./cypher
 # neo4j-rust: the Neo4j driver with its Rust extension (docker-compose.yml runs
-# graphmem on Neo4j); embed: the default sentence embeddings for vector search,
-# on PyTorch's CPU-only build (the default build adds GBs of CUDA libraries).
-RUN pip install --no-cache-dir --extra-index-url https://download.pytorch.org/whl/cpu \
-        '.[neo4j-rust,embed]' \
+# graphmem on Neo4j). Sentence embeddings need nothing more: the ONNX model
+# ships in the package and runs on onnxruntime, with no torch.
+RUN pip install --no-cache-dir '.[neo4j-rust]' \
     && useradd --create-home --uid 10001 graphmem \
     && mkdir -p /data && chown graphmem /data
 

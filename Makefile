@@ -14,7 +14,7 @@ GRAPHIQL := tools/graphiql
 $(BIN)/graphmem: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[embed]'
+	$(BIN)/pip install --quiet -e .
 	touch $@
 
 $(VENV)/.dev-installed: $(BIN)/graphmem

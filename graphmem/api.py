@@ -12,6 +12,7 @@ before anything is written, so a rejected call leaves the store unchanged.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from graphmem.archival import Archiver, ArchiveResult
@@ -63,6 +64,7 @@ from graphmem.sessions import Sessions
 from graphmem.staging import Stager
 from graphmem.store import Store
 from graphmem.telemetry import Telemetry
+from graphmem.whatif import WhatIf, WhatIfReport, WhatIfVariant
 from graphmem.writer import Writer, validate_batch
 
 
@@ -120,6 +122,7 @@ class GraphMem:
         self.review = Review(store, **services, stager=self.stager, memories=self.memories)
         self.near_duplicate_finder: NearDuplicateFinder | None = None
         """Lists a review candidate's near duplicates; ``None``: the queue shows none."""
+        self.whatif = WhatIf(store, clock=self.clock, scorer=self.scorer, rules=self.rules)
         self.evaluator = Evaluator(store, **services, record_evidence=self.record_evidence)
         self.keys = ApiKeys(store, self.clock)
         self.events = EventBus(self.telemetry)
@@ -405,6 +408,21 @@ class GraphMem:
         self, *, dry_run: bool = False, project_id: str | None = None
     ) -> ArchiveResult:
         return self.archiver.archive_stale(project_id=self._project(project_id), dry_run=dry_run)
+
+    def what_if(
+        self,
+        variant: WhatIfVariant | Mapping[str, Any] | None = None,
+        *,
+        rules_file: Path | str | None = None,
+        project_id: str | None = None,
+    ) -> WhatIfReport:
+        """Which memories promotion and archival would move, keep or archive under
+        other rules, beside what the rules in force do; writes nothing."""
+        return self.whatif.run(
+            parse(WhatIfVariant, variant or {}),
+            rules_file=rules_file,
+            project_id=self._project(project_id),
+        )
 
     def restore(self, memory_id: str, *, project_id: str | None = None) -> Memory:
         """Back to its previous tier, counted as just used (and rescored so)."""

@@ -65,13 +65,14 @@ class Settings(BaseSettings):
     project: str = "default"
     """The project used when a call names none."""
     scoring_preset: Literal["default", "jarvis"] = "default"
-    embedder: Literal["minilm", "none"] = "minilm"
-    """Sentence embeddings for vector search: all-MiniLM-L6-v2 on the packaged model, or
-    ``none`` to run on full text and relations only (no model is loaded)."""
-    embedder_threads: int | None = Field(default=1, ge=1)
-    """CPU threads one embedding call may use. One suits a server: requests embed
-    short texts side by side, and threads that fight over the cores make every
-    call slower. Raise it for bulk work (imports, backfills) on an idle machine."""
+    embedder: Literal["minilm", "minilm-torch", "none"] = "minilm"
+    """Sentence embeddings for vector search: all-MiniLM-L6-v2 on ONNX Runtime from the
+    packaged int8 model, ``minilm-torch`` for the same model on torch (the ``torch``
+    extra), or ``none`` to run on full text and relations only (no model is loaded)."""
+    embedder_threads: int | None = Field(default=None, ge=1)
+    """Cores the embedding model may use (default: every core this process may run on).
+    Concurrent requests' texts are gathered into one model call that spreads over
+    them, so one process never runs more model threads than this."""
     retention_file: Path | None = None
     """YAML retention rules (retention_rules.yaml); GRAPHMEM_* variables override single rules."""
     scheduler: bool = True

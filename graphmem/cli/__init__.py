@@ -6,7 +6,18 @@ from graphmem.cli import inject
 from graphmem.cli import evaluate
 from graphmem.cli import transfer
 from graphmem.cli import keys
+from graphmem.cli import whatif
 from graphmem.cli import mcp  # noqa: F401 (registers its command)
 from graphmem.cli.common import app
 
-__all__ = ["app", "evaluate", "inject", "keys", "lifecycle", "memories", "retrieval", "transfer"]
+__all__ = [
+    "app",
+    "evaluate",
+    "inject",
+    "keys",
+    "lifecycle",
+    "memories",
+    "retrieval",
+    "transfer",
+    "whatif",
+]

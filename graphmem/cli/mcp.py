@@ -61,8 +61,9 @@ def mcp(
             # Checked before serving: a wrong key is one red line, not a failing call.
             principal = gm.keys.authenticate(key) if key and transport is Transport.STDIO else OPEN
             if gm.embedder is not None:
-                # Loaded before the first call, which should not wait seconds for it.
-                gm.embedder.warm_up()
+                # Loaded, and run once, before serving: the first call is then as
+                # fast as the hundredth.
+                gm.embedder.warm()
             scheduler = Scheduler(gm) if settings.scheduler else None
             if scheduler:
                 scheduler.start()

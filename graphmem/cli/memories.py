@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from graphmem.api import GraphMem
+from graphmem.cli import server_first
 from graphmem.cli.common import (
     TYPES_HELP,
     ProjectOption,
@@ -35,6 +36,9 @@ from graphmem.store.supervisor import when_unrecoverable
 
 GRACEFUL_SHUTDOWN_SECONDS = 30
 """How long a stopping server waits for requests in flight."""
+
+BACKLOG = 2048
+"""Connections queued before uvicorn accepts them (uvicorn's own default)."""
 
 
 @app.command()
@@ -73,9 +77,10 @@ def serve(
         # cannot start is one red line, not a uvicorn startup traceback.
         with listener, GraphMem.open(settings) as gm:
             if gm.embedder is not None:
-                # Load the model now, off the request path: the first search
-                # should not wait seconds for it.
-                gm.embedder.warm_up()
+                # Load the model and embed once before listening: the first
+                # request is then as fast as the hundredth, and /readyz is
+                # true from its first answer.
+                gm.embedder.warm()
             where = f"http://{settings.host}:{settings.port}/graphql"
             err.print(f"graphmem: GraphiQL at {where}", markup=False)
             if settings.auth_required:
@@ -108,10 +113,16 @@ def serve(
                     timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
                 )
             )
+            # Connections wait in the backlog from here until uvicorn accepts
+            # them, so the address can be advertised before it runs.
+            listener.listen(BACKLOG)
             try:
                 # uvicorn re-raises Ctrl-C once it has shut down gracefully: a
                 # stop asked for, status 0.
-                with contextlib.suppress(KeyboardInterrupt):
+                with (
+                    contextlib.suppress(KeyboardInterrupt),
+                    server_first.advertised(settings, listener.getsockname()[1]),
+                ):
                     server.run(sockets=[listener])
             finally:
                 # uvicorn has drained the requests; let a running job finish too.
@@ -189,8 +200,13 @@ def remember(
     item: dict[str, Any] = {"content": content, "source": source, "tags": tags or []}
     optional = {"memory_type": memory_type, "confidence": confidence, "session_id": session}
     item.update({key: value for key, value in optional.items() if value is not None})
-    with opened(ctx) as gm:
-        memory, outcome = gm.remember_detailed(parse(MemoryInput, item), project_id=project)
+    with reported_errors():
+        memory_input = parse(MemoryInput, item)
+        written = server_first.remember(settings_for(ctx), memory_input, project=project)
+    if written is None:
+        with opened(ctx) as gm:
+            written = gm.remember_detailed(memory_input, project_id=project)
+    memory, outcome = written
     title = _TITLES[outcome.result]
     table = Table(title=title, show_header=False)
     table.add_column("field", style="bold")

@@ -13,7 +13,16 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from graphmem.cli.common import TYPES_HELP, ProjectOption, app, opened, out
+from graphmem.cli import server_first
+from graphmem.cli.common import (
+    TYPES_HELP,
+    ProjectOption,
+    app,
+    opened,
+    out,
+    reported_errors,
+    settings_for,
+)
 from graphmem.models import parse
 from graphmem.retrieval import ContextResult, RetrieverHit, SearchRequest, SearchResult
 from graphmem.retrieval.context import (
@@ -62,7 +71,7 @@ def search(
     project: ProjectOption = None,
 ) -> None:
     """Search memories by meaning, words and relations; every hit explains its score."""
-    with opened(ctx) as gm:
+    with reported_errors():
         request = parse(
             SearchRequest,
             {
@@ -82,7 +91,10 @@ def search(
                 },
             },
         )
-        result = gm.search(request, project_id=project)
+        result = server_first.search(settings_for(ctx), request, project=project)
+    if result is None:
+        with opened(ctx) as gm:
+            result = gm.search(request, project_id=project)
     if as_json:
         out.print_json(result.model_dump_json())
         return
@@ -150,7 +162,8 @@ def context(
     project: ProjectOption = None,
 ) -> None:
     """What an agent should know right now (knowledgeContext), each score explained."""
-    with opened(ctx) as gm:
+    record_access = False if no_record_access else None
+    with reported_errors():
         request = parse_request(
             {
                 "context_hint": hint,
@@ -162,9 +175,12 @@ def context(
                 "session_id": session,
             }
         )
-        result = gm.knowledge_context(
-            request, record_access=False if no_record_access else None, project_id=project
+        result = server_first.knowledge_context(
+            settings_for(ctx), request, record_access=record_access, project=project
         )
+    if result is None:
+        with opened(ctx) as gm:
+            result = gm.knowledge_context(request, record_access=record_access, project_id=project)
     if as_json:
         out.print_json(result.model_dump_json())
         return

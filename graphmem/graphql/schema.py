@@ -39,6 +39,7 @@ from graphmem.graphql.retrieval import RetrievalQuery
 from graphmem.graphql.review import ReviewMutation, ReviewQuery
 from graphmem.graphql.subscriptions import Subscription
 from graphmem.graphql.tenancy import ADMIN_MUTATIONS, guard
+from graphmem.graphql.whatif import ADMIN_QUERIES, WhatIfQuery
 from graphmem.observability.operations import OperationRecorder
 
 
@@ -51,8 +52,12 @@ def _merged(name: str, parts: tuple[type, ...]) -> type:
 
 
 Query = guard(
-    _merged("Query", (MemoryQuery, PromotionQuery, ReviewQuery, EvaluationQuery, RetrievalQuery)),
+    _merged(
+        "Query",
+        (MemoryQuery, PromotionQuery, ReviewQuery, EvaluationQuery, RetrievalQuery, WhatIfQuery),
+    ),
     Role.READ,
+    admin=ADMIN_QUERIES,
 )
 Mutation = guard(
     _merged("Mutation", (MemoryMutation, PromotionMutation, ReviewMutation, EvaluationMutation)),

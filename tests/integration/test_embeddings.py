@@ -3,9 +3,15 @@ and the ``none`` mode, against a real FalkorDB."""
 
 from __future__ import annotations
 
+import importlib.util
 import math
+import os
+import subprocess
+import sys
 from array import array
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from falkordb import FalkorDB, Graph
@@ -13,7 +19,15 @@ from falkordb import FalkorDB, Graph
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
 from graphmem.config import Settings
-from graphmem.embeddings import DIMENSION, MiniLMEmbedder, Vector, embedder_named
+from graphmem.embeddings import (
+    DIMENSION,
+    MiniLMEmbedder,
+    TorchMiniLMEmbedder,
+    Vector,
+    embedder_named,
+)
+from graphmem.embeddings.cache import VectorCache
+from graphmem.embeddings.onnx_runtime import INT8, MODEL_DIR
 from graphmem.errors import InvalidInputError
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore, params_header
@@ -33,8 +47,11 @@ class CountingEmbedder:
         self.calls.append(len(texts))
         return self.inner.embed(texts)
 
-    def warm_up(self) -> None:
-        self.inner.warm_up()
+    def warm(self) -> None:
+        self.inner.warm()
+
+    def ready(self) -> bool:
+        return self.inner.ready()
 
 
 @pytest.fixture
@@ -88,6 +105,7 @@ def test_the_setting_chooses_the_embedder(monkeypatch: pytest.MonkeyPatch):
     assert Settings().embedder == "none"
     assert embedder_named("none") is None
     assert isinstance(embedder_named("minilm"), MiniLMEmbedder)
+    assert isinstance(embedder_named("minilm-torch"), TorchMiniLMEmbedder)
     with pytest.raises(ValueError):
         embedder_named("word2vec")
 
@@ -177,3 +195,107 @@ def test_vectors_travel_at_float32_precision_and_reject_nan():
         params_header({"v": array("f", [float("nan")])})
     with pytest.raises(TypeError):
         params_header({"v": array("d", [0.5])})
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SENTENCES = [
+    "Kafka retries are capped at three after the March outage",
+    "the nightly export runs at two in the morning UTC",
+    "deploy",
+    "Invoices are generated at midnight and emailed on the first of the month",
+    "The auth gateway rejects tokens older than fifteen minutes, per the security policy",
+    "tabs, not spaces: the Makefile needs them",
+    "Je préfère les réunions le matin; 日本語のメモ",
+    "why are payments messages lost when the broker restarts?",
+]
+
+
+@pytest.fixture
+def torch_extra() -> None:
+    """The torch extra (``make test`` installs it with the dev extra, on torch's CPU
+    build): without it the comparisons with torch skip, or fail when ``CI=true``."""
+    if importlib.util.find_spec("sentence_transformers") is None:
+        reason = "the torch extra is not installed (pip install -e '.[dev]')"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{reason}; CI installs it")
+        pytest.skip(reason)
+
+
+@pytest.mark.usefixtures("torch_extra")
+def test_the_onnx_vectors_match_sentence_transformers_on_torch(embedder: MiniLMEmbedder):
+    """The shipped int8 export stays in the torch model's space: a store written by
+    one embedder is searched by the other."""
+    onnx = embedder.embed(SENTENCES)
+    reference = TorchMiniLMEmbedder().embed(SENTENCES)
+    similarities = [cosine(a, b) for a, b in zip(onnx, reference, strict=True)]
+    assert sum(similarities) / len(similarities) >= 0.99
+    assert min(similarities) >= 0.97
+
+
+def test_the_shipped_model_carries_its_licence_and_tokenizer():
+    assert INT8.is_file()
+    assert (MODEL_DIR / "tokenizer.json").is_file()
+    assert "Apache License" in (MODEL_DIR / "LICENSE").read_text()
+    assert "tools/export_onnx.py" in (MODEL_DIR / "NOTICE").read_text()
+
+
+def test_the_default_embedder_runs_without_importing_torch():
+    script = (
+        "import sys\n"
+        "from graphmem.embeddings import embedder_named\n"
+        "e = embedder_named('minilm')\n"
+        "assert len(e.embed(['hello'])[0]) == 384\n"
+        "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["False", "False"]
+
+
+def test_warm_loads_the_model_and_then_it_is_ready():
+    # Three threads: a runtime of its own, which no other test has warmed.
+    fresh = MiniLMEmbedder(threads=3)
+    assert not fresh.ready()
+    fresh.warm()
+    assert fresh.ready()
+    assert MiniLMEmbedder(threads=3).ready()  # the process shares the loaded model
+
+
+def test_concurrent_calls_each_get_their_own_texts_vectors(embedder: MiniLMEmbedder):
+    alone = {text: embedder.embed([text])[0] for text in SENTENCES}
+    embedder.cache.clear()
+    with ThreadPoolExecutor(8) as pool:
+        together = list(pool.map(lambda t: embedder.embed([t])[0], SENTENCES))
+    for text, vector in zip(SENTENCES, together, strict=True):
+        assert cosine(vector, alone[text]) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_repeated_text_is_served_from_the_cache(embedder: MiniLMEmbedder):
+    text = "a hook sends the same prompt prefix on every turn"
+    (first,) = embedder.embed([text])
+    hits = embedder.cache.hits
+    (again,) = embedder.embed([text])
+    assert embedder.cache.hits == hits + 1
+    assert again == first
+    assert again is not first  # callers get their own copy
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("torch_extra")
+def test_the_export_script_reproduces_the_shipped_model(tmp_path: Path):
+    """tools/export_onnx.py, run again from the packaged torch weights, gives a model
+    whose vectors are the shipped model's."""
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "export_onnx.py"), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "tokenizer.json").read_bytes() == (MODEL_DIR / "tokenizer.json").read_bytes()
+    again = MiniLMEmbedder(model=tmp_path / INT8.name, threads=1)
+    again.cache = VectorCache(max_bytes=0)
+    shipped = MiniLMEmbedder(threads=1)
+    shipped.cache = VectorCache(max_bytes=0)
+    for a, b in zip(again.embed(SENTENCES), shipped.embed(SENTENCES), strict=True):
+        assert cosine(a, b) == pytest.approx(1.0, abs=1e-4)

@@ -1,0 +1,196 @@
+"""``search``, ``context`` and ``remember`` go through the running server of their data
+directory when there is one, and open the store themselves when there is none."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner, Result
+
+from graphmem.cli import app
+from graphmem.cli.server_first import ADDRESS_FILE
+from graphmem.config import Settings
+from graphmem.embeddings import MiniLMEmbedder
+from graphmem.graphql.app import create_app_from_settings
+from tests.integration.conftest import serve
+from tests.integration.test_cli import MEMORY_ID, free_port
+
+
+@pytest.fixture
+def data_dir() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmsf-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def env_for(data_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    return {**env, "GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_SCHEDULER": "false"}
+
+
+def cli(data_dir: Path, *args: str) -> Result:
+    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
+    result = CliRunner().invoke(app, list(args), env={**unset, **env_for(data_dir)})
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def operations(url: str) -> dict[str, float]:
+    """The server's count of each GraphQL operation, from its metrics."""
+    counts: dict[str, float] = {}
+    for line in httpx.get(f"{url}/metrics").text.splitlines():
+        if line.startswith("graphmem_graphql_operations_total{"):
+            name = line.split('operation="', 1)[1].split('"', 1)[0]
+            counts[name] = counts.get(name, 0.0) + float(line.rsplit(" ", 1)[1])
+    return counts
+
+
+@dataclass
+class Served:
+    url: str
+    first_readiness: httpx.Response
+    """The server's first answer to ``/readyz``, polled from its start."""
+
+
+@pytest.fixture
+def served(data_dir: Path) -> Iterator[Served]:
+    """``graphmem serve`` on the data directory, with embeddings on."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "graphmem", "serve", "--port", str(port)],
+        env=env_for(data_dir),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    first: httpx.Response | None = None
+    try:
+        deadline = time.monotonic() + 60
+        while first is None and time.monotonic() < deadline and process.poll() is None:
+            try:
+                first = httpx.get(f"{url}/readyz", timeout=5)
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        assert process.poll() is None, process.communicate()
+        assert first is not None
+        yield Served(url, first)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise
+    assert not (data_dir / ADDRESS_FILE).exists()
+
+
+@pytest.fixture
+def server(served: Served) -> str:
+    return served.url
+
+
+def test_serve_is_ready_from_its_first_answer(served: Served) -> None:
+    # The model loads and embeds once before the port accepts: no answer says "loading".
+    assert served.first_readiness.status_code == 200
+    assert served.first_readiness.json()["checks"] == {"store": "ok", "embedder": "ok"}
+
+
+def test_the_commands_use_the_running_server_and_say_the_same_as_without_it(
+    data_dir: Path, server: str
+) -> None:
+    address = json.loads((data_dir / ADDRESS_FILE).read_text())
+    assert address["url"] == f"{server}/graphql"
+
+    written = cli(data_dir, "remember", "the billing service retries webhooks", "--type", "fact")
+    (memory_id,) = MEMORY_ID.findall(written.stdout)
+    cli(data_dir, "remember", "the nightly export runs at two", "--tag", "ops")
+    merged = cli(data_dir, "remember", "the billing service retries webhooks")
+    assert "Already known (exact match)" in merged.stdout
+
+    searched = json.loads(cli(data_dir, "search", "webhook retries", "--json").stdout)
+    assert searched["hits"][0]["memory"]["id"] == memory_id
+    assert searched["hits"][0]["memory"]["memory_type"] == "fact"
+    assert searched["hits"][0]["memory"]["occurrence_count"] == 2
+    assert {r["retriever"] for r in searched["hits"][0]["explanation"]["retrievers"]} == {
+        "vector",
+        "fulltext",
+    }
+    context = json.loads(
+        cli(data_dir, "context", "webhook retries", "--no-record-access", "--json").stdout
+    )
+    assert context["items"][0]["memory"]["id"] == memory_id
+    assert set(context["weights"]) >= {"recency", "confidence"}
+    shown = cli(data_dir, "search", "webhook retries")
+    assert "found by: " in shown.stdout
+    # Filters and enums travel as the server spells them.
+    filtered = cli(
+        data_dir, "search", "schedules", "--tag", "ops", "--tier", "working", "--json"
+    ).stdout
+    assert [h["memory"]["content"] for h in json.loads(filtered)["hits"]] == [
+        "the nightly export runs at two"
+    ]
+    typed = cli(data_dir, "context", "webhook retries", "--type", "decision", "--json").stdout
+    assert json.loads(typed)["items"] == []
+
+    counts = operations(server)
+    assert counts.get("CliRemember") == 3
+    assert counts.get("CliSearch") == 3
+    assert counts.get("CliContext") == 2
+
+    # The same question answered by the server and by the store opened locally.
+    served = {k: v for k, v in searched["hits"][0]["memory"].items() if k != "last_accessed_at"}
+    os.kill(address["pid"], signal.SIGTERM)
+    deadline = time.monotonic() + 30
+    while (data_dir / ADDRESS_FILE).exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    local = json.loads(cli(data_dir, "search", "webhook retries", "--json").stdout)
+    assert {k: v for k, v in local["hits"][0]["memory"].items() if k != "last_accessed_at"} == (
+        served
+    )
+
+
+def test_a_left_over_address_of_a_gone_server_is_ignored(data_dir: Path) -> None:
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    (data_dir / ADDRESS_FILE).write_text(
+        json.dumps({"pid": int(gone.stdout), "url": f"http://127.0.0.1:{free_port()}/graphql"})
+    )
+    cli(data_dir, "remember", "deploys happen on Tuesdays")
+    found = json.loads(cli(data_dir, "search", "deploy days", "--json").stdout)
+    assert found["hits"][0]["memory"]["content"] == "deploys happen on Tuesdays"
+
+
+def test_an_address_nobody_listens_on_falls_back_to_the_store(data_dir: Path) -> None:
+    # A live process (this one) but a port with no server: the connection is refused.
+    (data_dir / ADDRESS_FILE).write_text(
+        json.dumps({"pid": os.getpid(), "url": f"http://127.0.0.1:{free_port()}/graphql"})
+    )
+    written = cli(data_dir, "remember", "invoices go out on the first")
+    assert MEMORY_ID.findall(written.stdout)
+
+
+def test_the_service_app_is_ready_only_with_the_model_warm(data_dir: Path) -> None:
+    # Five threads: a model runtime of its own, which nothing else has warmed.
+    settings = Settings(data_dir=data_dir, scheduler=False, embedder_threads=5)
+    assert not MiniLMEmbedder(threads=5).ready()
+    app_ = create_app_from_settings(settings)
+    with serve(app_) as http:
+        assert app_.state.gm.embedder.ready()
+        assert http.get("/healthz").status_code == 200
