@@ -8,7 +8,7 @@ ways:
 - ``cosine only``: the rule before the check: the nearest memory at cosine
   >= ``dedup_similarity`` (0.92) takes the write, nothing else is read;
 - ``restatement check``: as shipped: up to three near matches from cosine
-  ``restatement.candidate_similarity`` (0.8), each judged by
+  ``restatement.candidate_similarity`` (0.78), each judged by
   ``graphmem.restatement.judge``; an update writes a SUPERSEDES edge, a
   possible contradiction a flagged candidate.
 

@@ -69,12 +69,12 @@ class RestatementThresholds(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    candidate_similarity: float = Field(default=0.8, ge=0.0, le=1.0)
+    candidate_similarity: float = Field(default=0.78, ge=0.0, le=1.0)
     """Cosine at or above which a near match is judged at all; below it: ``DISTINCT``."""
     merge_overlap: float = Field(default=0.5, ge=0.0, le=1.0)
     """Share of content words (Jaccard of stems) at or above which two texts free of
     conflicting cues merge."""
-    paraphrase_similarity: float = Field(default=0.89, ge=0.0, le=1.0)
+    paraphrase_similarity: float = Field(default=0.885, ge=0.0, le=1.0)
     """Cosine at or above which two texts free of conflicting cues merge even with
     little word overlap (paraphrases reword freely)."""
     max_term_swap: int = Field(default=2, ge=0)
@@ -419,6 +419,7 @@ _SYNONYMS = {
         ("start", "begin"),
         ("fix", "repair"),
         ("need", "requir"),
+        ("choos", "chos", "chosen"),
     )
     for word in group
 }
