@@ -11,7 +11,10 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    __version__: str
+
     from graphmem.api import GraphMem
+    from graphmem.client import AsyncClient, Client
     from graphmem.clock import ManualClock, SystemClock
     from graphmem.config import Settings
     from graphmem.errors import ConflictError, GraphMemError, InvalidInputError, NotFoundError
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "graphmem.api": ["GraphMem"],
+    "graphmem.client": ["AsyncClient", "Client"],
     "graphmem.clock": ["ManualClock", "SystemClock"],
     "graphmem.config": ["Settings"],
     "graphmem.errors": ["ConflictError", "GraphMemError", "InvalidInputError", "NotFoundError"],
@@ -55,7 +59,21 @@ _HOMES = {
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 
+def _version() -> str:
+    """The installed distribution's version; looked up on first use, since reading
+    package metadata costs the prompt hook time it does not have."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("graphmem")
+    except metadata.PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        globals()[name] = _version()
+        return globals()[name]
     module = _HOME_OF.get(name)
     if module is None:
         raise AttributeError(f"module 'graphmem' has no attribute {name!r}")
@@ -71,6 +89,8 @@ def __dir__() -> list[str]:
 __all__ = [
     "DEFAULT_PRESET",
     "JARVIS_PRESET",
+    "AsyncClient",
+    "Client",
     "ConflictError",
     "GraphMem",
     "GraphMemError",

@@ -71,6 +71,18 @@ class RateLimitedError(GraphMemError):
         self.retry_after = wait
 
 
+class MissingExtraError(GraphMemError):
+    """A feature whose module is an optional extra that is not installed."""
+
+    code = "MISSING_EXTRA"
+
+    def __init__(self, feature: str, module: str, extra: str) -> None:
+        super().__init__(
+            f"{feature} needs {module}, which is not installed: pip install 'graphmem[{extra}]'"
+        )
+        self.extra = extra
+
+
 class PayloadTooLargeError(GraphMemError):
     code = "PAYLOAD_TOO_LARGE"
 

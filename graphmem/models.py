@@ -94,7 +94,22 @@ Rationale = Annotated[
 ]
 
 
-class MemoryType(StrEnum):
+class AnyCaseEnum(StrEnum):
+    """An enum that takes its values and names in any case: ``Decision``,
+    ``DECISION`` and ``decision`` are one type, on the command line and in
+    Python alike, as GraphQL spells them ``DECISION``."""
+
+    @classmethod
+    def _missing_(cls, value: object) -> AnyCaseEnum | None:
+        if isinstance(value, str):
+            folded = value.casefold()
+            for member in cls:
+                if folded in (member.value.casefold(), member.name.casefold()):
+                    return member
+        return None
+
+
+class MemoryType(AnyCaseEnum):
     DECISION = "decision"
     ARCHITECTURAL_DECISION = "architectural_decision"
     CONVENTION = "convention"
@@ -111,7 +126,7 @@ class MemoryType(StrEnum):
     RULE = "rule"
 
 
-class Tier(StrEnum):
+class Tier(AnyCaseEnum):
     WORKING = "working"
     EPISODIC = "episodic"
     SEMANTIC = "semantic"
@@ -119,12 +134,12 @@ class Tier(StrEnum):
     ARCHIVED = "archived"
 
 
-class Status(StrEnum):
+class Status(AnyCaseEnum):
     CANDIDATE = "candidate"
     ACTIVE = "active"
 
 
-class RelationType(StrEnum):
+class RelationType(AnyCaseEnum):
     """The relation types between memories: the one list every surface, the
     explorer's palette and the Cypher statements that name them follow
     (tests/unit/test_relation_types.py compares them all with it)."""
@@ -141,25 +156,25 @@ class RelationType(StrEnum):
         return f"relate_{self.value.lower()}"
 
 
-class Source(StrEnum):
+class Source(AnyCaseEnum):
     MANUAL = "manual"
     AGENT = "agent"
     AUTO_EXTRACTED = "auto_extracted"
     IMPORT = "import"
 
 
-class SuggestedBy(StrEnum):
+class SuggestedBy(AnyCaseEnum):
     IMPLICIT = "implicit"
     AGENT = "agent"
 
 
-class SelfAssessment(StrEnum):
+class SelfAssessment(AnyCaseEnum):
     LOW = "low"
     MEDIUM = "medium"
     HIGH = "high"
 
 
-class SessionState(StrEnum):
+class SessionState(AnyCaseEnum):
     ACTIVE = "active"
     PAUSED = "paused"
     CLOSED = "closed"

@@ -13,20 +13,69 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, get_args
 
 import typer
 from pydantic import ValidationError
 from rich.console import Console
 from rich.text import Text
+from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from graphmem.api import GraphMem
 from graphmem.config import Settings
 from graphmem.errors import GraphMemError
 from graphmem.models import MemoryType, invalid_input
 
+if TYPE_CHECKING:
+    from typer._click.core import Command
+
+
+class Commands(TyperGroup):
+    """Typer's help prints each option's Python type: ``<bool>`` beside a flag,
+    which takes no value, and ``<list[str]>`` beside an option given once per
+    value. Here a flag shows no value and a repeated option the type of one."""
+
+    def get_command(self, ctx: typer.Context, cmd_name: str) -> Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            name_values(command, ctx)
+        return command
+
+    def get_help_option(self, ctx: typer.Context) -> TyperOption | None:
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
+
+
+def _one_value(param: TyperOption | TyperArgument) -> str:
+    """``<str>`` for a parameter given as ``list[str]``, one value at a time."""
+    (value,) = get_args(param.type_descriptor.annotation)
+    return f"<{getattr(value, '__name__', value)}>"
+
+
+def name_values(command: Command, ctx: typer.Context) -> None:
+    """Set the help's value placeholder of every flag and repeated option."""
+    for param in [*command.params, command.get_help_option(ctx)]:
+        if isinstance(param, TyperArgument) and param.type_descriptor.is_list:
+            # An argument's type column ignores its metavar: this one object's
+            # rendering is replaced, not typer's.
+            shown = _one_value(param)
+            param.display_type_rich = lambda ctx, shown=shown: shown  # type: ignore[method-assign]
+        if not isinstance(param, TyperOption) or param.metavar is not None:
+            continue
+        if param.is_flag:
+            param.metavar = ""
+        elif param.type_descriptor.is_list:
+            param.metavar = _one_value(param)
+    if isinstance(command, TyperGroup):
+        for sub in command.commands.values():
+            name_values(sub, ctx)
+
+
 app = typer.Typer(
     name="graphmem",
+    cls=Commands,
     help="A graph-backed memory store for AI agents.",
     no_args_is_help=True,
     add_completion=False,

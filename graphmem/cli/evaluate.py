@@ -18,6 +18,7 @@ from graphmem.cli.common import ProjectOption, app, err, opened, out, reported_e
 from graphmem.evaluator import ConsistencyReport, Severity
 from graphmem.evaluator.report import render_html, render_table, shown_memory_ids
 from graphmem.models import Memory
+from graphmem.wording import plural
 
 FINDINGS_EXIT = 3
 MISSING_PROJECT_EXIT = 2
@@ -44,9 +45,9 @@ def evaluate(
     all_projects: Annotated[
         bool, typer.Option("--all-projects", help="Evaluate every project, one at a time.")
     ] = False,
-    format: Annotated[Format, typer.Option("--format", help="How to show the report.")] = (
-        Format.TABLE
-    ),
+    format: Annotated[
+        Format, typer.Option("--format", help="How to show the report.", case_sensitive=False)
+    ] = (Format.TABLE),
     output: Annotated[
         Path | None,
         typer.Option(
@@ -59,7 +60,9 @@ def evaluate(
     fail_on: Annotated[
         FailOn,
         typer.Option(
-            "--fail-on", help="Exit with 3 when a finding of this severity or worse exists."
+            "--fail-on",
+            help="Exit with 3 when a finding of this severity or worse exists.",
+            case_sensitive=False,
         ),
     ] = FailOn.ERROR,
     fix: Annotated[
@@ -119,7 +122,7 @@ def evaluate(
         failing = sum(len(r.at_or_above(worst)) for r in reports)
         if failing:
             err.print(
-                Text(f"{failing} findings at or above {worst.value}", style="bold red"),
+                Text(f"{plural(failing, 'finding')} at or above {worst.value}", style="bold red"),
             )
             raise typer.Exit(FINDINGS_EXIT)
 

@@ -11,6 +11,7 @@ from rich.table import Table
 from graphmem.auth import Role
 from graphmem.cli.common import app, err, opened, out
 from graphmem.keys import format_time
+from graphmem.wording import plural
 
 keys = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True)
 app.add_typer(keys, name="keys")
@@ -24,7 +25,9 @@ def create(
         list[str],
         typer.Option("--project", "-p", help="A project the key may use; repeat for more."),
     ],
-    role: Annotated[Role, typer.Option(help="read, write (includes read) or admin.")] = Role.READ,
+    role: Annotated[
+        Role, typer.Option(help="read, write (includes read) or admin.", case_sensitive=False)
+    ] = Role.READ,
 ) -> None:
     """Create a key and print it once: only its hash is stored."""
     with opened(ctx) as gm:
@@ -42,7 +45,7 @@ def list_keys(ctx: typer.Context) -> None:
     """Every key, live and revoked (never the key itself)."""
     with opened(ctx) as gm:
         found = gm.keys.list()
-    table = Table(title=f"{len(found)} keys", box=box.SIMPLE_HEAD)
+    table = Table(title=plural(len(found), "key"), box=box.SIMPLE_HEAD)
     for column in ("id", "name", "prefix", "role", "projects", "created", "last used", "revoked"):
         table.add_column(column, no_wrap=column in ("id", "prefix"))
     for key in found:

@@ -11,15 +11,17 @@ from rich.table import Table
 from rich.text import Text
 
 from graphmem.archival import ArchiveResult
-from graphmem.cli.common import TYPES_HELP, ProjectOption, app, err, opened, out
+from graphmem.cli.common import TYPES_HELP, ProjectOption, app, err, opened, out, reported_errors
+from graphmem.errors import InvalidInputError
 from graphmem.models import ReviewItem
 from graphmem.promotion import RunResult
+from graphmem.wording import plural
 
 
 @app.command()
 def promote(
     ctx: typer.Context,
-    sessions: Annotated[list[str], typer.Argument(metavar="SESSION...", help="Session ids.")],
+    sessions: Annotated[list[str], typer.Argument(metavar="SESSION", help="Session ids.")],
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Show what would move, with scores; write nothing.")
     ] = False,
@@ -87,7 +89,7 @@ def archive(
 def _archived(result: ArchiveResult) -> Table:
     verb = "would archive" if result.dry_run else "archived"
     count = len(result.items) if result.dry_run else len(result.archived)
-    table = Table(title=f"{verb} {count} memories")
+    table = Table(title=f"{verb} {plural(count, 'memory', 'memories')}")
     for column in ("id", "tier", "importance", "reason"):
         table.add_column(column, no_wrap=column == "id")
     done = set(result.archived)
@@ -140,6 +142,10 @@ def review(
     project: ProjectOption = None,
 ) -> None:
     """Review candidates: interactively (approve / reject / skip), or with flags."""
+    all_matching = all_matching.lower() if all_matching is not None else None
+    if (reject or all_matching == "reject") and not (reason or "").strip():
+        with reported_errors():
+            raise InvalidInputError("--reason is required to reject", field="reason")
     flt: dict[str, Any] = {
         "session_id": session,
         "memory_type": memory_type,
@@ -161,11 +167,11 @@ def review(
             )
             verb = f"would {result.action}" if result.dry_run else f"{result.action}d"
             changed = result.matched if result.dry_run else result.applied
-            out.print(f"{verb} {len(changed)} candidates")
+            out.print(f"{verb} {plural(len(changed), 'candidate')}")
             for memory_id in changed:
                 out.print(memory_id)
             return
-        page = gm.review_queue(flt, order=order, first=first, project_id=project)
+        page = gm.review_queue(flt, order=order.lower(), first=first, project_id=project)
         if list_only or not page.items:
             out.print(_queue(page.items), crop=False)
             return
@@ -184,7 +190,7 @@ def review(
 
 
 def _queue(items: list[ReviewItem]) -> Table:
-    table = Table(title=f"{len(items)} candidates")
+    table = Table(title=plural(len(items), "candidate"))
     for column in ("id", "occurrences", "feedback", "age", "near duplicates", "content"):
         table.add_column(column, no_wrap=column == "id")
     for item in items:

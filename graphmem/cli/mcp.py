@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import socket
 from enum import StrEnum
 from types import FrameType
 from typing import Annotated, NoReturn
@@ -13,7 +15,7 @@ import typer
 from graphmem.api import GraphMem
 from graphmem.auth import OPEN
 from graphmem.cli.common import app, err, reported_errors, settings_for
-from graphmem.cli.memories import GRACEFUL_SHUTDOWN_SECONDS
+from graphmem.cli.memories import GRACEFUL_SHUTDOWN_SECONDS, listen
 from graphmem.config import Settings
 from graphmem.scheduler import Scheduler
 
@@ -30,7 +32,10 @@ def mcp(
     ctx: typer.Context,
     transport: Annotated[
         Transport,
-        typer.Option(help="stdio: one client that spawned this process; http: streamable HTTP."),
+        typer.Option(
+            help="stdio: one client that spawned this process; http: streamable HTTP.",
+            case_sensitive=False,
+        ),
     ] = Transport.STDIO,
     host: Annotated[
         str | None, typer.Option(help="HTTP: interface to bind (default: GRAPHMEM_HOST).")
@@ -56,7 +61,17 @@ def mcp(
     signal.signal(signal.SIGTERM, _exit_quietly)
     with reported_errors():
         settings = settings_for(ctx, host=host)
-        with GraphMem.open(settings) as gm:
+        # Bound before the store opens: a busy port is one plain line, and the
+        # database does not start for nothing.
+        listener = (
+            listen(settings.host, port, port_env="GRAPHMEM_MCP_PORT")
+            if transport is Transport.HTTP
+            else None
+        )
+        with contextlib.ExitStack() as stack:
+            if listener is not None:
+                stack.enter_context(listener)
+            gm = stack.enter_context(GraphMem.open(settings))
             key = os.environ.get("GRAPHMEM_API_KEY")
             # Checked before serving: a wrong key is one red line, not a failing call.
             principal = gm.keys.authenticate(key) if key and transport is Transport.STDIO else OPEN
@@ -68,8 +83,8 @@ def mcp(
             if scheduler:
                 scheduler.start()
             try:
-                if transport is Transport.HTTP:
-                    _serve_http(gm, settings, port)
+                if listener is not None:
+                    _serve_http(gm, settings, listener)
                 else:
                     anyio.run(create_server(gm, principal=principal).run_stdio_async)
             finally:
@@ -77,7 +92,7 @@ def mcp(
                     scheduler.stop()
 
 
-def _serve_http(gm: GraphMem, settings: Settings, port: int) -> None:
+def _serve_http(gm: GraphMem, settings: Settings, listener: socket.socket) -> None:
     import uvicorn
 
     from graphmem.mcp.http import MCP_PATH, create_http_app
@@ -87,16 +102,18 @@ def _serve_http(gm: GraphMem, settings: Settings, port: int) -> None:
         if settings.auth_required
         else "open access, no API key needed: listening on loopback only"
     )
+    port = listener.getsockname()[1]
     err.print(f"graphmem: MCP at http://{settings.host}:{port}{MCP_PATH} ({access})", markup=False)
-    uvicorn.run(
-        create_http_app(gm, settings),
-        host=settings.host,
-        port=port,
-        log_level="warning",
-        # Open event streams must not hold a stop (and the database's clean
-        # shutdown) hostage.
-        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_http_app(gm, settings),
+            log_level="warning",
+            # Open event streams must not hold a stop (and the database's clean
+            # shutdown) hostage.
+            timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+        )
     )
+    server.run(sockets=[listener])
 
 
 def _exit_quietly(signum: int, frame: FrameType | None) -> NoReturn:

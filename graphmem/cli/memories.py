@@ -33,6 +33,7 @@ from graphmem.clock import to_datetime
 from graphmem.models import Memory, MemoryInput, WriteResult, parse
 from graphmem.scheduler import Scheduler
 from graphmem.store.supervisor import when_unrecoverable
+from graphmem.wording import plural
 
 GRACEFUL_SHUTDOWN_SECONDS = 30
 """How long a stopping server waits for requests in flight."""
@@ -72,7 +73,7 @@ def serve(
         settings = settings_for(ctx, host=host, port=port)
         configure_serving(log_level=log_level)
         # The port first: a busy one is a plain line before anything starts.
-        listener = _listen(settings.host, settings.port)
+        listener = listen(settings.host, settings.port)
         # Opened here rather than in the app's lifespan so that a store that
         # cannot start is one red line, not a uvicorn startup traceback.
         with listener, GraphMem.open(settings) as gm:
@@ -154,8 +155,9 @@ def _stop_for_a_lost_store(reason: str) -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _listen(host: str, port: int) -> socket.socket:
-    """The bound listening socket, or one plain line saying why there is none."""
+def listen(host: str, port: int, *, port_env: str = "GRAPHMEM_PORT") -> socket.socket:
+    """The bound listening socket, or one plain line saying why there is none
+    (``port_env``: the setting that chooses the port)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -166,7 +168,7 @@ def _listen(host: str, port: int) -> socket.socket:
         if exc.errno == errno.EADDRINUSE:
             reason = (
                 f"port {port} is in use on {host}; stop what listens there "
-                "or choose another port (--port, GRAPHMEM_PORT)"
+                f"or choose another port (--port, {port_env})"
             )
         elif exc.errno == errno.EACCES:
             reason = f"port {port} needs privileges this process lacks; choose one above 1023"
@@ -388,7 +390,7 @@ def _listing(memories: list[Memory]) -> Table:
     widths[-1] = min(widths[-1], preview)
     needed = sum(widths) + padding
     table = Table(
-        title=f"{len(rows)} memories",
+        title=plural(len(rows), "memory", "memories"),
         box=box.SIMPLE_HEAD,
         width=needed if needed > out.width else None,
     )

@@ -39,6 +39,7 @@ from graphmem.transfer.cypher_script import export_cypher
 from graphmem.transfer.graphml import export_graphml
 from graphmem.transfer.paging import project_summary
 from graphmem.transfer.sky import Term, export_sky, import_sky
+from graphmem.wording import plural
 
 
 class ExportFormat(StrEnum):
@@ -61,14 +62,14 @@ class SkyTerm(StrEnum):
 
 SUFFIXES = {".graphml": ExportFormat.GRAPHML, ".cypher": ExportFormat.CYPHER,
             ".cql": ExportFormat.CYPHER}  # fmt: skip
-PLURALS = {
-    "project": "project",
-    "session": "sessions",
-    "memory": "memories",
-    "relation": "relations",
-    "promotion_run": "promotion runs",
-    "promotion_event": "promotion events",
-    "staging_event": "staging events",
+NOUNS = {
+    "project": ("project", "projects"),
+    "session": ("session", "sessions"),
+    "memory": ("memory", "memories"),
+    "relation": ("relation", "relations"),
+    "promotion_run": ("promotion run", "promotion runs"),
+    "promotion_event": ("promotion event", "promotion events"),
+    "staging_event": ("staging event", "staging events"),
 }
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress bar (there is none off a terminal).")
@@ -87,11 +88,15 @@ def export_command(
             help="graphmem (lossless JSONL), sky, graphml or cypher; "
             "default: by the file's suffix (.graphml, .cypher), else graphmem.",
             show_default=False,
+            case_sensitive=False,
         ),
     ] = None,
     project: ProjectOption = None,
     term: Annotated[
-        SkyTerm, typer.Option(help="sky: short-term memories, long-term ones, or all.")
+        SkyTerm,
+        typer.Option(
+            help="sky: short-term memories, long-term ones, or all.", case_sensitive=False
+        ),
     ] = SkyTerm.ALL,
     quiet: QuietOption = False,
 ) -> None:
@@ -122,7 +127,10 @@ def import_command(
     ctx: typer.Context,
     file: Annotated[str, typer.Argument(help="File to read; '-' for standard input.")],
     format: Annotated[
-        ImportFormat, typer.Option("--format", "-f", help="graphmem (JSONL export) or sky.")
+        ImportFormat,
+        typer.Option(
+            "--format", "-f", help="graphmem (JSONL export) or sky.", case_sensitive=False
+        ),
     ] = ImportFormat.GRAPHMEM,
     project: Annotated[
         str | None,
@@ -221,26 +229,27 @@ def _bar(
 
 
 def _exported(project_id: str, format: ExportFormat, counts: TransferCounts) -> None:
-    held = ", ".join(f"{n} {PLURALS[k]}" for k, n in counts.counts.items())
+    held = ", ".join(plural(n, *NOUNS[k]) for k, n in counts.counts.items())
     err.print(f"exported project {project_id} ({format.value}): {held}")
 
 
 def _imported(report: ImportReport) -> None:
     def listed(counts: dict[str, int]) -> str:
-        return ", ".join(f"{n} {PLURALS[k]}" for k, n in counts.items() if n) or "nothing"
+        return ", ".join(plural(n, *NOUNS[k]) for k, n in counts.items() if n) or "nothing"
 
     if report.rolled_back:
         err.print(
             Text(
                 f"nothing imported into project {report.project_id}: "
-                f"{len(report.skipped)} lines were bad, so the {listed(report.rolled_back)} "
-                "it had created were removed again; fix the lines and import again",
+                f"{plural(len(report.skipped), 'bad line')}, so what it had created "
+                f"({listed(report.rolled_back)}) was removed again; fix the lines and "
+                "import again",
                 style="bold red",
             )
         )
     err.print(
         f"imported into project {report.project_id}: created {listed(report.created)}; "
-        f"merged {listed(report.merged)}; skipped {len(report.skipped)} lines"
+        f"merged {listed(report.merged)}; skipped {plural(len(report.skipped), 'line')}"
     )
     for skipped in report.skipped:
         err.print(Text(f"line {skipped.line}: {skipped.reason}", style="yellow"))

@@ -23,9 +23,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from graphmem.errors import GraphMemError
+from graphmem.errors import GraphMemError, MissingExtraError
 from graphmem.evaluator.checks import CODES, Finding, Severity
 from graphmem.models import Memory
+from graphmem.wording import plural
 
 SCHEMA_VERSION = 1
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -170,11 +171,15 @@ def render_table(report: ConsistencyReport, *, limit: int = 200) -> RenderableTy
     counts = report.counts()
     head = Text.assemble(
         (f"project {report.project_id}", "bold"),
-        f"  {report.memories:,} memories, {report.relations:,} relations, "
+        f"  {plural(report.memories, 'memory', 'memories')}, "
+        f"{plural(report.relations, 'relation')}, "
         f"{report.duration_ms / 1000:.2f} s  ",
-        (f"{counts['error']} errors", _STYLE[Severity.ERROR] if counts["error"] else ""),
+        (plural(counts["error"], "error"), _STYLE[Severity.ERROR] if counts["error"] else ""),
         ", ",
-        (f"{counts['warning']} warnings", _STYLE[Severity.WARNING] if counts["warning"] else ""),
+        (
+            plural(counts["warning"], "warning"),
+            _STYLE[Severity.WARNING] if counts["warning"] else "",
+        ),
         f", {counts['info']} info",
     )
     parts: list[RenderableType] = [head]
@@ -205,7 +210,8 @@ def render_table(report: ConsistencyReport, *, limit: int = 200) -> RenderableTy
     if report.evidence is not None:
         parts.append(
             Text(
-                f"evidence: relevance written for {report.evidence['written']} candidates, "
+                "evidence: relevance written for "
+                f"{plural(report.evidence['written'], 'candidate')}, "
                 f"{len(report.evidence['activated'])} activated"
             )
         )
@@ -236,7 +242,8 @@ def _metrics_table(metrics: dict[str, Any]) -> Table:
         ),
         (
             "review backlog",
-            f"{candidates['backlog']} candidates, {candidates['older_than_7d']} older than 7 days",
+            f"{plural(candidates['backlog'], 'candidate')}, "
+            f"{candidates['older_than_7d']} older than 7 days",
         ),
         (
             "graph",
@@ -415,10 +422,6 @@ ol.top li {{ margin-bottom: 0.5em; }}
 """
 
 
-def plural(count: int, one: str, many: str | None = None) -> str:
-    return f"{count:,} {one if count == 1 else many or one + 's'}"
-
-
 def _code(finding: Finding) -> str:
     return finding.code
 
@@ -502,9 +505,7 @@ def _pyplot() -> Any:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError as exc:
-        raise GraphMemError(
-            "the HTML report draws its plots with matplotlib: pip install 'graphmem[report]'"
-        ) from exc
+        raise MissingExtraError("the HTML report", "matplotlib", "report") from exc
     return plt
 
 

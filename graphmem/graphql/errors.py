@@ -53,8 +53,9 @@ INTERNAL_MESSAGE = "Internal server error"
 
 # GraphMem names a few things differently from the GraphQL arguments that carry
 # them, unless the operation has an argument of GraphMem's name (``sessionId`` in
-# ``runPromotion``, but ``id`` in ``pauseSession``).
-_ARGUMENT_NAMES = {"changes": "input", "session_id": "id"}
+# ``runPromotion``, but ``id`` in ``pauseSession``); a batch's ``items`` are
+# ``rememberMany``'s ``input``.
+_ARGUMENT_NAMES = {"changes": "input", "session_id": "id", "items": "input"}
 
 # The document limits (GRAPHMEM_MAX_QUERY_DEPTH, _MAX_ALIASES, _MAX_TOKENS) report
 # through graphql-core's validation and parser errors; these are their messages.

@@ -29,6 +29,7 @@ from graphmem.graphql.types import (
     RelationEvent,
     RememberPayload,
     Session,
+    WriteOutcome,
 )
 
 
@@ -106,6 +107,29 @@ class MemoryMutation:
         gm = info.context.gm
         memory, outcome = await write(info, gm.remember_detailed, item, project_id=project_id)
         return RememberPayload.of(memory, outcome)
+
+    @strawberry.mutation(
+        description="Record a batch in one write: the whole batch is checked first (one bad "
+        "item writes nothing), and with dedup an item duplicating a live memory or an earlier "
+        "item is counted into it, and a near match that differs supersedes it or is flagged, "
+        "as remember does. One outcome per item, in order."
+    )
+    async def remember_many(
+        self,
+        info: Info,
+        input: list[MemoryInput],
+        dedup: bool = True,
+        project_id: ProjectId = None,
+    ) -> list[WriteOutcome]:
+        items = [
+            parse_input(models.MemoryInput, dataclasses.asdict(item), f"input[{n}]")
+            for n, item in enumerate(input)
+        ]
+        gm = info.context.gm
+        outcomes = await write(
+            info, gm.remember_many_detailed, items, dedup=dedup, project_id=project_id
+        )
+        return [WriteOutcome.of(outcome) for outcome in outcomes]
 
     @strawberry.mutation(description="Change some fields of a memory; it is rescored.")
     async def update_memory(

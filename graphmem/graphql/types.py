@@ -451,6 +451,38 @@ class RememberPayload:
         )
 
 
+@strawberry.type(description="What rememberMany did with one item of the batch.")
+class WriteOutcome:
+    id: strawberry.ID = strawberry.field(
+        description="The new memory, or the existing one the item was counted into."
+    )
+    created: bool = strawberry.field(
+        description="False: the item duplicated a live memory (or an earlier item) and merged."
+    )
+    match: DuplicateMatch | None = strawberry.field(
+        description="How a merged item matched; null when a memory was created."
+    )
+    outcome: models.WriteResult
+    related_id: strawberry.ID | None = strawberry.field(
+        description="The older memory a SUPERSEDED item replaced or a FLAGGED_CONFLICT item "
+        "may contradict."
+    )
+    reason: str | None = strawberry.field(
+        description="Why a near match was judged so: the difference found, or the similarity."
+    )
+
+    @classmethod
+    def of(cls, outcome: models.WriteOutcome) -> WriteOutcome:
+        return cls(
+            id=strawberry.ID(outcome.id),
+            created=outcome.created,
+            match=DuplicateMatch(outcome.match) if outcome.match else None,
+            outcome=outcome.result,
+            related_id=strawberry.ID(outcome.related_id) if outcome.related_id else None,
+            reason=outcome.reason,
+        )
+
+
 def domain_default(model: type[BaseModel], field: str) -> Any:
     """An input field's default as the domain model applies it, for the SDL to show."""
     return model.model_fields[field].get_default(call_default_factory=True)

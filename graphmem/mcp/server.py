@@ -22,7 +22,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from graphmem import models
+from graphmem import __version__, models
 from graphmem import retrieval as domain
 from graphmem.api import GraphMem
 from graphmem.auth import OPEN, Principal, Role
@@ -58,7 +58,7 @@ from graphmem.retrieval import context as ctx_limits
 from graphmem.retrieval import search as search_limits
 
 STORE_UNAVAILABLE_MESSAGE = "The graph database is unavailable; try again shortly"
-_ARGUMENT_NAMES = {"id": "memory_id", "projectId": "project_id"}
+_ARGUMENT_NAMES = {"projectId": "project_id"}
 """GraphMem's names for what the tools call otherwise."""
 
 log = logging.getLogger(__name__)
@@ -78,6 +78,7 @@ ProjectId = Annotated[
     Field(description="The project (tenant) to act in; the server's default when omitted."),
 ]
 MemoryId = Annotated[str, Field(min_length=1, max_length=128, description="A memory's id.")]
+"""Named ``id`` where a tool takes one memory, as GraphQL names it."""
 Tags = Annotated[
     Sequence[Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]],
     Field(max_length=MAX_TAGS, description="Every one of these tags."),
@@ -163,7 +164,11 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
     """The MCP server over ``gm``. ``principal`` is who stdio clients act as;
     HTTP requests bring their own (see ``graphmem.mcp.http``)."""
     server = GraphMemMCP(
-        "graphmem", instructions=INSTRUCTIONS, log_level="WARNING", warn_on_duplicate_tools=False
+        "graphmem",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+        warn_on_duplicate_tools=False,
     )
 
     def project(ctx: Context[Any, Any], project_id: str | None, role: Role) -> str:
@@ -409,11 +414,11 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
     )
     def record_feedback(
         ctx: Context[Any, Any],
-        memory_id: MemoryId,
+        id: MemoryId,
         value: Annotated[Literal[-1, 0, 1], Field(description="1, 0 or -1.")],
         project_id: ProjectId = None,
     ) -> MemoryView:
-        memory = gm.feedback(memory_id, value, project_id=project(ctx, project_id, Role.WRITE))
+        memory = gm.feedback(id, value, project_id=project(ctx, project_id, Role.WRITE))
         return MemoryView.of(memory)
 
     @server.tool(
@@ -426,10 +431,8 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
             open_world_hint=False,
         ),
     )
-    def pin(
-        ctx: Context[Any, Any], memory_id: MemoryId, project_id: ProjectId = None
-    ) -> MemoryView:
-        return MemoryView.of(gm.pin(memory_id, project_id=project(ctx, project_id, Role.WRITE)))
+    def pin(ctx: Context[Any, Any], id: MemoryId, project_id: ProjectId = None) -> MemoryView:
+        return MemoryView.of(gm.pin(id, project_id=project(ctx, project_id, Role.WRITE)))
 
     @server.tool(
         description="Add or update a typed relation from one memory to another: "
@@ -510,11 +513,9 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
             read_only_hint=False, destructive_hint=True, open_world_hint=False
         ),
     )
-    def forget(
-        ctx: Context[Any, Any], memory_id: MemoryId, project_id: ProjectId = None
-    ) -> ForgetResult:
-        gm.forget(memory_id, project_id=project(ctx, project_id, Role.WRITE))
-        return ForgetResult(id=memory_id, forgotten=True)
+    def forget(ctx: Context[Any, Any], id: MemoryId, project_id: ProjectId = None) -> ForgetResult:
+        gm.forget(id, project_id=project(ctx, project_id, Role.WRITE))
+        return ForgetResult(id=id, forgotten=True)
 
     @server.tool(
         description="Candidates awaiting review, with the evidence for each (occurrences, "

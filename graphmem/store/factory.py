@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graphmem.config import Settings
-from graphmem.errors import GraphMemError
+from graphmem.errors import MissingExtraError
 from graphmem.store import Store
 from graphmem.store.falkordb import FalkorStore
 
@@ -14,9 +14,7 @@ def open_store(settings: Settings) -> Store:
         try:
             from graphmem.store.neo4j import Neo4jStore
         except ImportError as exc:  # the driver is an optional extra
-            raise GraphMemError(
-                "GRAPHMEM_BACKEND=neo4j needs the Neo4j driver: pip install 'graphmem[neo4j]'"
-            ) from exc
+            raise MissingExtraError("GRAPHMEM_BACKEND=neo4j", "the neo4j driver", "neo4j") from exc
         store = Neo4jStore.connect(settings)
     elif settings.falkordb_url:
         store = FalkorStore.connect(

@@ -50,7 +50,7 @@ def test_fail_on_exit_codes_and_formats(data_dir: Path):
     table = cli(data_dir)
     assert table.exit_code == 3, table.output
     assert "IMPORTANCE_OUT_OF_RANGE" in table.stdout and broken in table.stdout
-    assert "1 findings at or above error" in table.stderr
+    assert "1 finding at or above error" in table.stderr
     report = json.loads(cli(data_dir, "--format", "json", "--fail-on", "never").stdout)
     assert report["schema_version"] == 1 and report["summary"]["errors"] == 1
     assert report["findings"][0]["memory_ids"] == [broken]

@@ -5,6 +5,7 @@ over streamable HTTP on 127.0.0.1, both in-process and as ``graphmem mcp
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -15,6 +16,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import CallToolResult
 
+import graphmem
 from graphmem.api import GraphMem
 from graphmem.auth import Role
 from graphmem.config import Settings
@@ -199,7 +202,7 @@ def test_stdio_lists_the_tools_with_the_models_limits(data_dir: Path) -> None:
     assert props["record_feedback"]["value"]["enum"] == [-1, 0, 1]
     assert required["relate"] == {"from_id", "to_id", "type"}
     assert required["supersede"] == {"old_id", "new_id"}
-    assert required["forget"] == {"memory_id"}
+    assert required["forget"] == required["pin"] == {"id"}
     assert "pattern" in props["remember"]["project_id"]["anyOf"][0]
 
 
@@ -353,13 +356,13 @@ def test_http_tools_end_to_end(gm: GraphMem, graph_snapshot: Callable[[], Any]) 
             queue = await call(session, "review_candidates")
             assert [item["memory"]["id"] for item in queue["items"]] == [guess["id"]]
             assert queue["next_cursor"] is None
-            pinned = await call(session, "pin", memory_id=guess["id"])
+            pinned = await call(session, "pin", id=guess["id"])
             assert (pinned["pinned"], pinned["status"]) == (True, "active")
             assert (await call(session, "review_candidates"))["items"] == []
 
-            rated = await call(session, "record_feedback", memory_id=task["id"], value=1)
+            rated = await call(session, "record_feedback", id=task["id"], value=1)
             assert rated["id"] == task["id"]
-            bad_value = await call_error(session, "record_feedback", memory_id=task["id"], value=2)
+            bad_value = await call_error(session, "record_feedback", id=task["id"], value=2)
             assert (bad_value["code"], bad_value["field"]) == ("INVALID_INPUT", "value")
 
             newer = (await call(session, "remember", content="Add structured logging to checkout"))[
@@ -379,11 +382,11 @@ def test_http_tools_end_to_end(gm: GraphMem, graph_snapshot: Callable[[], Any]) 
             ids = [item["memory"]["id"] for item in context["items"]]
             assert newer["id"] in ids and task["id"] not in ids
 
-            gone = await call(session, "forget", memory_id=guess["id"])
+            gone = await call(session, "forget", id=guess["id"])
             assert gone == {"id": guess["id"], "forgotten": True}
-            missing = await call_error(session, "pin", memory_id=guess["id"])
-            assert (missing["code"], missing["field"]) == ("NOT_FOUND", "memory_id")
-            assert missing["message"].startswith("memory_id:")
+            missing = await call_error(session, "pin", id=guess["id"])
+            assert (missing["code"], missing["field"]) == ("NOT_FOUND", "id")
+            assert missing["message"].startswith("id:")
 
             before = graph_snapshot()
             cycle = await call_error(session, "supersede", old_id=newer["id"], new_id=task["id"])
@@ -529,3 +532,37 @@ def test_graphmem_mcp_http_command_requires_keys_when_told(data_dir: Path) -> No
     # The write outlived the server.
     with GraphMem.open(Settings(data_dir=data_dir, embedder="none")) as gm:
         assert [m.content for m in gm.list(project_id="alpha").items] == ["Served over MCP HTTP"]
+
+
+def test_the_server_reports_graphmems_version(gm: GraphMem) -> None:
+    with http_server(gm) as url:
+        response = post_initialize(url)
+    assert response.status_code == 200
+    if response.headers["content-type"].startswith("text/event-stream"):
+        (data,) = [line[5:] for line in response.text.splitlines() if line.startswith("data:")]
+        answer = json.loads(data)
+    else:
+        answer = response.json()
+    info = answer["result"]["serverInfo"]
+    assert (info["name"], info["version"]) == ("graphmem", graphmem.__version__)
+    assert graphmem.__version__ == metadata.version("graphmem")
+
+
+def test_http_on_a_busy_port_says_so_in_one_line(data_dir: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "graphmem", "mcp", "--transport", "HTTP", "--port", str(port)],
+            env=server_env(data_dir),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        f"error: port {port} is in use on 127.0.0.1; stop what listens there "
+        "or choose another port (--port, GRAPHMEM_MCP_PORT)"
+    ], result.stderr
+    assert not (data_dir / "falkordb.sock").exists(), "the database started for nothing"

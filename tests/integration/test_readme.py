@@ -163,6 +163,15 @@ def test_the_python_example_runs() -> None:
     assert "Add retries to the HTTP client" in done.stdout
 
 
+def test_the_client_example_runs_against_a_server(gql: GraphQLClient) -> None:
+    (block,) = [b for b in blocks("python") if "Client(" in b.text]
+    code = block.text.replace("http://127.0.0.1:8000", str(gql.http.base_url))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Staging deploys need a green build" in done.stdout
+    assert done.stdout.splitlines()[-1] == "NOT_FOUND"
+
+
 def test_the_readme_blocks_are_found() -> None:
     """Guards the parsing above: a README rewrite must not make these tests vacuous."""
     assert operations() and blocks("python") and graphmem_commands()

@@ -54,23 +54,21 @@ def test_a_project_moves_between_data_directories_and_again_adds_nothing(dirs):
     dump = source / "project.jsonl"
     exported = run(source, "export", str(dump))
     assert exported.exit_code == 0, exported.output
-    assert "exported project default (graphmem): 1 sessions, 2 memories, 1 relations" in (
+    assert "exported project default (graphmem): 1 session, 2 memories, 1 relation" in (
         exported.output
     )
     assert other.id not in dump.read_text()
     imported = run(target, "import", str(dump))
     assert imported.exit_code == 0, imported.output
     assert (
-        "imported into project default: created 1 project, 1 sessions, 2 memories, "
-        "1 relations; merged nothing; skipped 0 lines" in imported.output
+        "imported into project default: created 1 project, 1 session, 2 memories, "
+        "1 relation; merged nothing; skipped 0 lines" in imported.output
     )
     with opened(target) as gm:
         assert gm.get(kept.id) == kept
     again = run(target, "import", str(dump))
     assert again.exit_code == 0, again.output
-    assert "created nothing; merged 1 project, 1 sessions, 2 memories, 1 relations" in (
-        again.output
-    )
+    assert "created nothing; merged 1 project, 1 session, 2 memories, 1 relation" in (again.output)
 
 
 def test_skipped_lines_are_listed_and_the_exit_status_says_so(dirs):
@@ -84,11 +82,10 @@ def test_skipped_lines_are_listed_and_the_exit_status_says_so(dirs):
     dump.write_text("\n".join(lines[:-1]) + "\n")  # and no end line
     result = run(target, "import", str(dump))
     assert result.exit_code == 1
-    assert "nothing imported into project default: 1 lines were bad" in result.output
-    assert "the 1 project, 1 sessions, 1 memories it had created were removed" in (
-        " ".join(result.output.split())
-    )
-    assert "created nothing" in result.output and "skipped 1 lines" in result.output
+    output = " ".join(result.output.split())
+    assert "nothing imported into project default: 1 bad line, so" in output
+    assert "what it had created (1 project, 1 session, 1 memory) was removed again" in output
+    assert "created nothing" in output and "skipped 1 line" in output
     assert "line 4: line: not JSON" in result.output
     assert "warning: the file has no end line" in result.output
     refused = run(target, "import", str(source / "nowhere.jsonl"))
@@ -106,7 +103,7 @@ def test_sky_files_import_by_their_term_and_export_back(dirs):
     for path in (short, long):
         result = run(target, "import", str(path), "--format", "sky", "--project", "sky")
         assert result.exit_code == 0, result.output
-        assert "created 1 memories" in result.output
+        assert "created 1 memory" in result.output
     with opened(target) as gm:
         tiers = {m.content: m.tier for m in gm.list(project_id="sky").items}
     assert tiers == {"short one": "working", "long one": "semantic"}

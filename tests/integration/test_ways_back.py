@@ -12,11 +12,13 @@ from typer.testing import CliRunner
 
 from graphmem.api import GraphMem
 from graphmem.cli import app
+from graphmem.client import Client
 from graphmem.config import Settings
 from graphmem.errors import InvalidInputError, NotFoundError
-from graphmem.models import RelationType
+from graphmem.graphql.app import create_app
+from graphmem.models import RelationType, WriteResult
 from graphmem.store.falkordb import FalkorStore
-from tests.integration.conftest import GraphQLClient
+from tests.integration.conftest import GraphQLClient, serve
 from tests.integration.test_cli import cli, remember
 from tests.integration.test_cli_evaluate import cli as evaluate_cli
 from tests.integration.test_mcp import call, call_error, http_server, over_http
@@ -193,3 +195,21 @@ def test_a_bad_rules_file_is_refused_at_start_naming_the_key(data_dir: Path, tmp
         )
         assert result.exit_code == 1, result.output
         assert f"error [INVALID_INPUT]: {key}:" in result.stderr
+
+
+def test_the_client_unrelates_and_reports_the_write_outcome(gm: GraphMem):
+    rule, task = pair(gm)
+    gm.relate(rule, task, RelationType.CONSTRAINS)
+    with serve(create_app(gm)) as http, Client(str(http.base_url)) as client:
+        removed = client.unrelate(rule, task, "CONSTRAINS", reason="wrong", removed_by="ana")
+        assert (removed.from_id, removed.to_id) == (rule, task)
+        (event,) = client.relation_events(task)
+        assert (event.removed_by, event.reason) == ("ana", "wrong")
+        with pytest.raises(NotFoundError):
+            client.unrelate(rule, task, "CONSTRAINS", reason="again")
+        port = "The billing API server in production listens on port 8000"
+        old, _ = client.remember_detailed({"content": port})
+        _, outcome = client.remember_detailed({"content": port.replace("8000", "9000")})
+        assert (outcome.result, outcome.related_id) == (WriteResult.SUPERSEDED, old.id)
+        (again,) = client.remember_many_detailed([{"content": port}])
+        assert again.result is WriteResult.MERGED_EXACT and again.id == old.id

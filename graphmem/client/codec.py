@@ -1,0 +1,81 @@
+"""GraphQL JSON to graphmem's own models and back.
+
+The server shows the domain models field for field, only spelled the GraphQL
+way: camelCase names, enum names (``WORKING``) where Python holds values
+(``working``) and ISO date-times where Python holds epoch seconds. One
+conversion driven by each model's type hints reads every result into the very
+classes ``GraphMem`` returns, so the two stay interchangeable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import types
+from collections.abc import Mapping
+from datetime import datetime
+from enum import Enum
+from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
+
+from pydantic import BaseModel
+
+T = TypeVar("T")
+
+
+def camel(name: str) -> str:
+    """``session_id`` as GraphQL spells it: ``sessionId``."""
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def decode(kind: Any, value: Any) -> Any:
+    """``value`` (GraphQL JSON) as an instance of ``kind`` (a type hint)."""
+    if value is None or kind is Any:
+        return value
+    origin = get_origin(kind)
+    if origin in (Union, types.UnionType):
+        (inner, *_) = [arg for arg in get_args(kind) if arg is not type(None)]
+        return decode(inner, value)
+    if origin is list:
+        (item,) = get_args(kind)
+        return [decode(item, v) for v in value]
+    if origin is not None:
+        return value
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        return kind[value] if value in kind.__members__ else kind(value)
+    if kind is float and isinstance(value, str):
+        return datetime.fromisoformat(value).timestamp()
+    if isinstance(kind, type) and (issubclass(kind, BaseModel) or dataclasses.is_dataclass(kind)):
+        return read(kind, value)
+    return value
+
+
+def read(model: type[T], data: Mapping[str, Any]) -> T:
+    """One object of GraphQL JSON as ``model``; fields the server did not send keep
+    the model's defaults."""
+    fields = {
+        name: decode(hint, data[camel(name)])
+        for name, hint in _hints(model).items()
+        if camel(name) in data
+    }
+    if issubclass(model, BaseModel):  # type: ignore[arg-type]
+        return model.model_validate(fields)  # type: ignore[attr-defined,no-any-return]
+    return model(**fields)
+
+
+@functools.cache
+def _hints(model: type) -> dict[str, Any]:
+    if issubclass(model, BaseModel):
+        return {name: f.annotation for name, f in model.model_fields.items()}
+    return {f.name: get_type_hints(model)[f.name] for f in dataclasses.fields(model)}
+
+
+def encode(value: Any) -> Any:
+    """A validated input (a model, an enum, a list of them) as GraphQL variables."""
+    if isinstance(value, BaseModel):
+        return {camel(name): encode(getattr(value, name)) for name in type(value).model_fields}
+    if isinstance(value, Enum):
+        return value.name
+    if isinstance(value, list | tuple):
+        return [encode(v) for v in value]
+    return value

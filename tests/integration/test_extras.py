@@ -1,0 +1,53 @@
+"""A command whose optional module is not installed says which extra to install,
+in one line, never as an internal error or a traceback."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from graphmem.cli import app
+
+
+def run(data_dir: Path, *args: str, **env: str) -> tuple[int, str]:
+    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
+    environment = {
+        **unset,
+        "GRAPHMEM_DATA_DIR": str(data_dir),
+        "GRAPHMEM_EMBEDDER": "none",
+        **env,
+    }
+    result = CliRunner().invoke(app, list(args), env=environment)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code, result.output
+
+
+def test_the_html_report_without_matplotlib_names_the_report_extra(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
+    page = data_dir / "report.html"
+    code, output = run(data_dir, "evaluate", "--format", "html", "--output", str(page))
+    assert code == 1
+    assert output.strip().splitlines() == [
+        "error [MISSING_EXTRA]: the HTML report needs matplotlib, which is not "
+        "installed: pip install 'graphmem[report]'"
+    ]
+    assert not page.exists()
+
+
+def test_the_neo4j_backend_without_its_driver_names_the_neo4j_extra(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "graphmem.store.neo4j", None)
+    code, output = run(
+        data_dir, "list", GRAPHMEM_BACKEND="neo4j", GRAPHMEM_NEO4J_URI="bolt://127.0.0.1:9"
+    )
+    assert code == 1
+    assert "INTERNAL" not in output and "Traceback" not in output
+    assert "pip install 'graphmem[neo4j]'" in output
+    assert output.startswith("error [MISSING_EXTRA]: GRAPHMEM_BACKEND=neo4j needs")
