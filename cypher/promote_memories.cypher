@@ -23,6 +23,7 @@ CREATE (e:PromotionEvent {
   from_tier: move.from_tier,
   to_tier: move.to_tier,
   score: move.score,
+  reason: move.reason,
   component_names: move.component_names,
   component_values: move.component_values,
   component_contributions: move.component_contributions,

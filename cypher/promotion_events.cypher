@@ -4,6 +4,6 @@ WHERE e.project_id = $project_id
   AND ($memory_id IS NULL OR e.memory_id = $memory_id)
   AND ($session_id IS NULL OR e.session_id = $session_id)
 RETURN e {.id, .run_id, .memory_id, .session_id, .trigger, .from_tier, .to_tier, .score,
-          .component_names, .component_values, .component_contributions, .at} AS event
+          .component_names, .component_values, .component_contributions, .at, .reason} AS event
 ORDER BY event.at DESC, event.id DESC
 LIMIT $limit

@@ -1,7 +1,8 @@
 // One atomic write per batch: new memories are created with their embeddings
 // (projects and sessions on first use) and duplicates are counted into the
-// memories they repeat, which are returned as they now stand (the caller
-// already holds the fields of the memories it created).
+// memories they repeat (a near duplicate's wording kept as a variant), which
+// are returned as they now stand (the caller already holds the fields of the
+// memories it created).
 MERGE (p:Project {id: $project_id})
   ON CREATE SET p.created_at = $now
 // Writers of one project queue on its node, so the duplicate lookups below see
@@ -66,6 +67,8 @@ CALL {
   SET m.occurrence_count = coalesce(m.occurrence_count, 1) + merge.occurrences,
       m.evidence = coalesce(m.evidence, []) + [x IN merge.evidence WHERE NOT x IN coalesce(m.evidence, [])],
       m.tags = coalesce(m.tags, []) + [t IN merge.tags WHERE NOT t IN coalesce(m.tags, [])],
+      m.variants = coalesce(m.variants, []) + [v IN coalesce(merge.variants, [])
+                                               WHERE v <> m.content AND NOT v IN coalesce(m.variants, [])],
       m.last_seen = $now,
       m.updated_at = $now
   CREATE (e:StagingEvent {

@@ -38,6 +38,7 @@ from graphmem.models import (
     PromotionEvent,
     PromotionStats,
     Relation,
+    RelationEvent,
     RelationType,
     ReviewFilter,
     ReviewPage,
@@ -290,6 +291,36 @@ class GraphMem:
         """Mark ``new_id`` as replacing ``old_id``; the old memory is kept, not deleted."""
         return self.relation_edges.supersede(
             old_id, new_id, rationale=rationale, project_id=self._project(project_id)
+        )
+
+    def unrelate(
+        self,
+        from_id: str,
+        to_id: str,
+        type: RelationType | str,
+        *,
+        reason: str,
+        removed_by: str = "api",
+        project_id: str | None = None,
+    ) -> Relation:
+        """Remove one edge, logged as an event with who removed it (``removed_by``)
+        and why; returns the edge as it was. Removing a SUPERSEDES edge restores
+        the older memory. No such edge: ``NotFoundError``, nothing written."""
+        return self.relation_edges.unrelate(
+            from_id,
+            to_id,
+            type,
+            reason=reason,
+            removed_by=removed_by,
+            project_id=self._project(project_id),
+        )
+
+    def relation_events(
+        self, memory_id: str, *, limit: int = 50, project_id: str | None = None
+    ) -> list[RelationEvent]:
+        """Relations removed from or to a memory, newest first, with who and why."""
+        return self.relation_edges.events(
+            memory_id, limit=limit, project_id=self._project(project_id)
         )
 
     def relations(

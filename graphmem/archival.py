@@ -1,16 +1,24 @@
 """Adaptive archival: stale, low-importance memories leave the live tiers.
 
-Archived memories are never deleted: they keep their content, edges and the
-tier they came from, are hidden from listing and retrieval unless asked for,
-and ``restore`` puts one back where it was.
+Archived memories keep their content, edges and the tier they came from, are
+hidden from listing and retrieval unless asked for, and ``restore`` puts one
+back where it was. They are deleted only with ``archive_expiry`` switched on
+(it is off by default): after its days in the archive a memory is written to a
+JSONL export first, then deleted, and each deletion is logged as an event.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
 
 from graphmem.errors import NotFoundError
+from graphmem.ids import new_id
 from graphmem.models import Memory, Tier, memory_from_fields
+from graphmem.retention import DAY
 from graphmem.service import Service
 
 ARCHIVABLE = (Tier.WORKING, Tier.EPISODIC, Tier.SEMANTIC, Tier.PROCEDURAL)
@@ -30,6 +38,16 @@ class ArchiveResult:
     dry_run: bool
     items: list[ArchiveItem] = field(default_factory=list)
     archived: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ExpiryResult:
+    project_id: str
+    dry_run: bool
+    expired: list[str] = field(default_factory=list)
+    """Archived memories past ``archive_expiry.after_days``."""
+    purged: list[str] = field(default_factory=list)
+    export_file: str | None = None
 
 
 class Archiver(Service):
@@ -123,3 +141,58 @@ class Archiver(Service):
         if not rows:
             raise missing
         return memory_from_fields(rows[0]["memory"])
+
+    def expire_archived(
+        self, *, project_id: str, dry_run: bool = False, limit: int = 10_000
+    ) -> ExpiryResult:
+        """Export, then delete, memories archived longer than ``archive_expiry`` allows.
+
+        Does nothing unless ``archive_expiry.enabled``. Each memory (with its
+        relations) is appended to ``<export_dir>/<project>-<date>.jsonl`` and
+        the file is synced before anything is deleted, so a failed export
+        deletes nothing; each deletion leaves a ``PurgeEvent`` naming the file.
+        """
+        expiry = self.rules.archive_expiry
+        result = ExpiryResult(project_id=project_id, dry_run=dry_run)
+        if not expiry.enabled:
+            return result
+        now = self._now()
+        expired_before = now - expiry.after_days * DAY
+        rows = self.store.read(
+            "expired_archived",
+            {"project_id": project_id, "expired_before": expired_before, "limit": limit},
+        )
+        result.expired = [row["memory"]["id"] for row in rows]
+        if dry_run or not rows:
+            return result
+        day = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d")
+        path = Path(expiry.export_dir) / f"{project_id}-{day}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as export:
+            for row in rows:
+                line = {"memory": row["memory"], "relations": row["relations"], "purged_at": now}
+                export.write(json.dumps(line, sort_keys=True) + "\n")
+            export.flush()
+            os.fsync(export.fileno())
+        result.export_file = str(path)
+        written = self.store.write(
+            "purge_archived",
+            {
+                "project_id": project_id,
+                "items": [{"id": memory_id, "event_id": new_id()} for memory_id in result.expired],
+                "expired_before": expired_before,
+                "export_file": result.export_file,
+                "reason": f"archive expiry: archived over {expiry.after_days:g} days",
+                "now": now,
+            },
+        )
+        result.purged = [row["id"] for row in written]
+        for memory_id in result.purged:
+            self.telemetry.emit(
+                "archive.purged",
+                now,
+                memory_id=memory_id,
+                project_id=project_id,
+                export_file=result.export_file,
+            )
+        return result

@@ -340,6 +340,13 @@ class Memory(BaseModel):
     merged_into: str | None = None
     evaluator_relevance: float | None = None
     """Relevance evidence from the consistency evaluator, in [0, 1]."""
+    variants: list[str] = Field(default_factory=list)
+    """Other wordings of this memory that near-duplicate writes merged into it."""
+    conflicts_with: str | None = None
+    """The memory this one may contradict: it was written as a near match that
+    differs in meaning, and waits in the review queue as a candidate."""
+    conflict_reason: str | None = None
+    """How it differs from ``conflicts_with`` (negation, number, entity, ...)."""
 
     @property
     def occurred(self) -> float:
@@ -417,6 +424,23 @@ class BulkReviewResult(BaseModel):
     """Those the action changed (none in a dry run)."""
 
 
+class WriteResult(StrEnum):
+    """Which of the write's outcomes happened to one remembered item."""
+
+    CREATED = "created"
+    """A new memory, unlike any live one."""
+    MERGED_EXACT = "merged_exact"
+    """The same normalised text as a live memory: counted into it."""
+    MERGED_NEAR = "merged_near"
+    """A restatement of a live memory: counted into it, its wording kept as a variant."""
+    SUPERSEDED = "superseded"
+    """A new value for a fact the same source stated: a new memory that supersedes
+    the old one (kept, and restorable by removing the SUPERSEDES relation)."""
+    FLAGGED_CONFLICT = "flagged_conflict"
+    """A near match that says something else (negation, value, entity): a new
+    candidate in the review queue, beside the memory it may contradict."""
+
+
 @dataclass(frozen=True, slots=True)
 class WriteOutcome:
     """What ``remember`` did with one item (a dataclass: bulk writes make one per item)."""
@@ -426,6 +450,11 @@ class WriteOutcome:
     """``False``: the item was a duplicate and merged into memory ``id``."""
     match: str | None = None
     """How a merged item matched: ``exact`` or ``near``."""
+    result: WriteResult = WriteResult.CREATED
+    related_id: str | None = None
+    """The older memory a new one superseded or may contradict."""
+    reason: str | None = None
+    """Why a near match was judged so: the difference found, or the similarity."""
 
 
 class Session(BaseModel):
@@ -483,6 +512,8 @@ class PromotionEvent(BaseModel):
     component_values: list[float] = Field(default_factory=list)
     component_contributions: list[float] = Field(default_factory=list)
     at: float
+    reason: str | None = None
+    """Why it moved: the score against the threshold it needed and the rules that applied."""
 
 
 class Relation(BaseModel):
@@ -494,6 +525,24 @@ class Relation(BaseModel):
     rationale: str | None = None
     weight: float = 1.0
     created_at: float
+
+
+class RelationEvent(BaseModel):
+    """A removed relation: the edge as it was, who removed it and why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    kind: str = "removed"
+    type: RelationType
+    from_id: str
+    to_id: str
+    rationale: str | None = None
+    weight: float = 1.0
+    created_at: float | None = None
+    removed_by: str
+    reason: str
+    at: float
 
 
 class Page(BaseModel):

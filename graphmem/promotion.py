@@ -18,7 +18,8 @@ from graphmem.errors import NotFoundError
 from graphmem.ids import new_id
 from graphmem.lifecycle import SHORT_TERM, long_term_target, promotion_target
 from graphmem.models import Memory, Tier, memory_from_fields
-from graphmem.scoring import ImportanceBreakdown
+from graphmem.retention import DAY, RetentionRules
+from graphmem.scoring import ImportanceBreakdown, RuleNote
 from graphmem.service import Service
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,16 @@ class Candidate:
     memory: Memory
     score: float
     breakdown: ImportanceBreakdown
+    """The score factor by factor, and the retention rules that applied."""
     to_tier: Tier
+    threshold: float = 0.0
+    """The importance this memory needed (its tag's, or the run's lowered by age)."""
+
+    @property
+    def reason(self) -> str:
+        """Why it moves, as the promotion event records it."""
+        rules = "; ".join(f"{n.rule}: {n.detail}" for n in self.breakdown.rules)
+        return f"score {self.score:.3f} >= {self.threshold:.3f}" + (f"; {rules}" if rules else "")
 
 
 @dataclass(frozen=True)
@@ -77,6 +87,70 @@ class RunResult:
         return len(self.promoted)
 
 
+@dataclass(frozen=True)
+class Threshold:
+    """The importance one memory needs to move, and the rules that set it."""
+
+    needed: float
+    decayed: float
+    """The run's threshold after time decay (the run's own when decay does not apply)."""
+    tag: str | None = None
+    """The tag whose own threshold applies, when it is lower than ``decayed``."""
+
+
+def threshold_for(memory: Memory, rules: RetentionRules, base: float, now: float) -> Threshold:
+    """What ``evaluate_session`` computes in the database (a test keeps them equal):
+    ``base`` lowered with age by ``time_decay``, or the lowest tag threshold if lower."""
+    decay = rules.time_decay
+    decayed = base
+    late = (now - memory.created_at) / DAY - decay.start_days
+    if decay.enabled and late > 0:
+        decayed = max(base - decay.per_day * late, min(decay.floor, base))
+    tagged = [(rules.tag_thresholds[t], t) for t in memory.tags if t in rules.tag_thresholds]
+    if tagged and min(tagged)[0] < decayed:
+        value, tag = min(tagged)
+        return Threshold(needed=value, decayed=decayed, tag=tag)
+    return Threshold(needed=decayed, decayed=decayed)
+
+
+def evidence_for(memory: Memory, rules: RetentionRules, now: float, *, sessions: int) -> list[str]:
+    """Why an episodic memory may become long-term (``semantic_evidence``), in words."""
+    need = rules.semantic_evidence
+    found = []
+    if sessions >= need.min_sessions:
+        found.append(f"used in {sessions} sessions")
+    if memory.feedback >= need.min_feedback:
+        found.append(f"feedback {memory.feedback:+g}")
+    if memory.occurrence_count >= need.min_occurrences:
+        found.append(f"written {memory.occurrence_count} times")
+    entered = memory.promoted_at if memory.promoted_at is not None else memory.created_at
+    if now - entered >= need.min_dwell_days * DAY:
+        found.append(f"dwell {(now - entered) / DAY:.1f} days in episodic")
+    if memory.pinned:
+        found.append("pinned")
+    found += [f"tag {t}" for t in memory.tags if t in rules.tag_thresholds]
+    return found
+
+
+def rule_notes(
+    memory: Memory, rules: RetentionRules, base: float, now: float, *, sessions: int
+) -> list[RuleNote]:
+    """The rules that bore on a candidate, for its breakdown and its event's reason."""
+    threshold = threshold_for(memory, rules, base, now)
+    notes = [RuleNote(rule="threshold", detail=f"{threshold.needed:.3f} (run: {base:.3f})")]
+    if threshold.decayed < base:
+        age = (now - memory.created_at) / DAY
+        detail = f"{age:.1f} days old: {base:.3f} -> {threshold.decayed:.3f}"
+        notes.append(RuleNote(rule="time_decay", detail=detail))
+    if threshold.tag is not None:
+        detail = f"{threshold.tag}: threshold {threshold.needed:.3f}"
+        notes.append(RuleNote(rule="tag", detail=detail))
+    if memory.tier is Tier.EPISODIC:
+        evidence = evidence_for(memory, rules, now, sessions=sessions)
+        notes.append(RuleNote(rule="evidence", detail=", ".join(evidence)))
+    return notes
+
+
 class PromotionEngine(Service):
     def evaluate(
         self,
@@ -88,18 +162,54 @@ class PromotionEngine(Service):
     ) -> list[Candidate]:
         """The session's promotable items at or above the threshold, best first, capped."""
         now = self._now()
+        base = self.rules.promote_threshold if threshold is None else threshold
         rows = self.store.read(
             "evaluate_session",
             {
                 "project_id": project_id,
                 "session_id": session_id,
                 "tiers": [t.value for t in SHORT_TERM],
-                "threshold": self.rules.promote_threshold if threshold is None else threshold,
+                "threshold": base,
                 "limit": limit or self.rules.max_promotions_per_run,
                 "now": now,
+                **self.rule_params(base, now),
                 **self.scorer.query_params(),
             },
         )
+        return self._candidates(rows, base, now)
+
+    def consolidate(self, *, project_id: str, dry_run: bool = False) -> list[Candidate]:
+        """Move the project's episodic memories that have earned a long-term tier.
+
+        A session's own runs stop when it closes; this pass (the scheduler's,
+        once per archival period) lets evidence that arrives later, such as use
+        in another session or feedback, still count. Returns what moved (or,
+        in a dry run, would move).
+        """
+        now = self._now()
+        base = self.rules.promote_threshold
+        rows = self.store.read(
+            "evaluate_episodic",
+            {
+                "project_id": project_id,
+                "threshold": base,
+                "limit": self.rules.max_promotions_per_run,
+                "now": now,
+                **self.rule_params(base, now),
+                **self.scorer.query_params(),
+            },
+        )
+        candidates = self._candidates(rows, base, now)
+        if dry_run or not candidates:
+            return candidates
+        moved = set(
+            self.promote(candidates, project_id=project_id, trigger=Trigger.PERIODIC).promoted
+        )
+        return [c for c in candidates if c.memory.id in moved]
+
+    def _candidates(
+        self, rows: Sequence[Mapping[str, Any]], base: float, now: float
+    ) -> list[Candidate]:
         candidates = []
         for row in rows:
             memory = memory_from_fields(row["memory"])
@@ -108,15 +218,37 @@ class PromotionEngine(Service):
             )
             if target is None:
                 continue
+            breakdown = self.scorer.score_with_breakdown(memory, now)
+            notes = rule_notes(memory, self.rules, base, now, sessions=row["sessions"])
             candidates.append(
                 Candidate(
                     memory=memory,
                     score=row["score"],
-                    breakdown=self.scorer.score_with_breakdown(memory, now),
+                    breakdown=breakdown.model_copy(update={"rules": notes}),
                     to_tier=target,
+                    threshold=row["threshold"],
                 )
             )
         return candidates
+
+    def rule_params(self, threshold: float, now: float) -> dict[str, Any]:
+        """The retention rules as parameters of ``evaluate_session``."""
+        decay = self.rules.time_decay
+        evidence = self.rules.semantic_evidence
+        return {
+            "moved_before": now - self.rules.promotion_interval_seconds,
+            "tags": dict(self.rules.tag_thresholds),
+            # The threshold falls by decay_rate a second of age past decay_origin...
+            "decay_origin": now - decay.start_days * DAY,
+            "decay_rate": decay.per_day / DAY if decay.enabled else 0.0,
+            # ...never below the floor, which lowers the bar and never raises it.
+            "floor": min(decay.floor, threshold),
+            # used_in_sessions lists the other sessions only.
+            "sessions": evidence.min_sessions - 1,
+            "feedback": evidence.min_feedback,
+            "occurrences": evidence.min_occurrences,
+            "dwelt_before": now - evidence.min_dwell_days * DAY,
+        }
 
     def promote(
         self,
@@ -148,6 +280,7 @@ class PromotionEngine(Service):
                     "from_tier": c.memory.tier.value,
                     "to_tier": c.to_tier.value,
                     "score": c.score,
+                    "reason": c.reason,
                     "importance_fields": fields,
                     "component_names": [x.name for x in c.breakdown.components],
                     "component_values": [x.value for x in c.breakdown.components],
@@ -217,14 +350,17 @@ class PromotionEngine(Service):
             dry_run=dry_run,
             threshold=threshold,
         )
-        self.telemetry.emit(
-            "promotion.triggered",
-            started_at,
-            trigger=trigger.value,
-            session_id=session_id,
-            project_id=project_id,
-            dry_run=dry_run,
-        )
+        if not dry_run:
+            # A dry run is a question, not a run: it triggers nothing and no
+            # metric or session statistic counts it.
+            self.telemetry.emit(
+                "promotion.triggered",
+                started_at,
+                trigger=trigger.value,
+                session_id=session_id,
+                project_id=project_id,
+                dry_run=dry_run,
+            )
         result.candidates = self.evaluate(session_id, project_id=project_id, limit=limit)
         if not dry_run:
             outcome = self.promote(
@@ -271,12 +407,16 @@ class PromotionEngine(Service):
     def promote_now(self, memories: Sequence[Memory], *, project_id: str) -> PromoteResult:
         """An agent's "remember this": straight to long-term, no threshold."""
         now = self._now()
+        note = RuleNote(rule="agent_decision", detail="remember this: no threshold")
         candidates = [
             Candidate(
                 memory=m,
                 score=1.0,
-                breakdown=self.scorer.score_with_breakdown(m, now),
+                breakdown=self.scorer.score_with_breakdown(m, now).model_copy(
+                    update={"rules": [note]}
+                ),
                 to_tier=long_term_target(m.memory_type, pinned=m.pinned),
+                threshold=0.0,
             )
             for m in memories
         ]
@@ -301,6 +441,20 @@ class PromotionEngine(Service):
             duration_ms=(time.perf_counter() - started) * 1000,
         )
         return result
+
+    def record_session_use(
+        self, memory_ids: Sequence[str], *, session_id: str, project_id: str
+    ) -> list[str]:
+        """Note that ``session_id`` used these memories (wrote one again, or was
+        served it): use in a second session is evidence for a long-term tier.
+        Returns the ids newly noted (their own session and repeats are not)."""
+        if not memory_ids:
+            return []
+        rows = self.store.write(
+            "record_session_use",
+            {"ids": list(memory_ids), "session_id": session_id, "project_id": project_id},
+        )
+        return [row["id"] for row in rows]
 
     def working_count(self, session_id: str, *, project_id: str) -> int:
         rows = self.store.read(

@@ -1,4 +1,4 @@
-"""Typed edges between memories of one project: relate, supersede, list.
+"""Typed edges between memories of one project: relate, supersede, unrelate, list.
 
 Both ends are checked before the write (a missing end names its field, and a
 SUPERSEDES edge that would close a cycle is refused), and each type has its
@@ -11,8 +11,16 @@ from collections.abc import Sequence
 
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.events import ChangeKind
+from graphmem.ids import new_id
 from graphmem.memories import missing
-from graphmem.models import MAX_RATIONALE_CHARS, Relation, RelationType, check_text
+from graphmem.models import (
+    MAX_PAGE_SIZE,
+    MAX_RATIONALE_CHARS,
+    Relation,
+    RelationEvent,
+    RelationType,
+    check_text,
+)
 from graphmem.service import Service
 
 
@@ -28,11 +36,7 @@ class Relations(Service):
         project_id: str,
     ) -> Relation:
         """Add (or update) a typed edge between two memories of one project."""
-        try:
-            relation_type = RelationType(type)
-        except ValueError:
-            allowed = ", ".join(t.value for t in RelationType)
-            raise InvalidInputError(f"type: must be one of {allowed}", field="type") from None
+        relation_type = _relation_type(type)
         if from_id == to_id:
             raise InvalidInputError("to_id: a memory cannot relate to itself", field="to_id")
         if not isinstance(weight, int | float) or not 0.0 <= weight <= 1.0:
@@ -89,6 +93,65 @@ class Relations(Service):
                 message = message.replace(f"{exc.field}:", f"{field}:", 1)
             raise type(exc)(message, field=field) from None
 
+    def unrelate(
+        self,
+        from_id: str,
+        to_id: str,
+        type: RelationType | str,
+        *,
+        reason: str,
+        removed_by: str,
+        project_id: str,
+    ) -> Relation:
+        """Remove one edge, logged with who removed it and why; returns it as it was.
+
+        A wrong relation is taken back this way (the evaluator's advice for a
+        bad edge); removing a SUPERSEDES edge restores the older memory. No such
+        edge: ``NotFoundError`` and nothing is written.
+        """
+        relation_type = _relation_type(type)
+        reason = check_text("reason", (reason or "").strip(), max_chars=MAX_REASON_CHARS)
+        if not reason:
+            raise InvalidInputError("reason: say why the relation is removed", field="reason")
+        removed_by = check_text(
+            "removed_by", (removed_by or "").strip(), max_chars=MAX_REMOVED_BY_CHARS
+        )
+        if not removed_by:
+            raise InvalidInputError("removed_by: say who removes it", field="removed_by")
+        rows = self.store.write(
+            "unrelate",
+            {
+                "from_id": from_id,
+                "to_id": to_id,
+                "type": relation_type.value,
+                "project_id": project_id,
+                "event_id": new_id(),
+                "removed_by": removed_by,
+                "reason": reason,
+                "now": self._now(),
+            },
+        )
+        if not rows:
+            raise NotFoundError(
+                f"relation: no {relation_type.value} relation from {from_id!r} to {to_id!r} "
+                f"in project {project_id!r}",
+                field="relation",
+            )
+        self._changed(ChangeKind.RELATED, [from_id, to_id], project_id)
+        return Relation(type=relation_type, **rows[0])
+
+    def events(self, memory_id: str, *, limit: int, project_id: str) -> list[RelationEvent]:
+        """Relations removed from or to a memory, newest first."""
+        if type(limit) is not int or not 1 <= limit <= MAX_PAGE_SIZE:
+            raise InvalidInputError(f"limit: must be between 1 and {MAX_PAGE_SIZE}", field="limit")
+        rows = self.store.read(
+            "relation_events", {"memory_id": memory_id, "project_id": project_id, "limit": limit}
+        )
+        return [
+            RelationEvent.model_validate({k: v for k, v in row["event"].items() if v is not None})
+            for row in rows
+        ]
+
     def of(self, memory_ids: Sequence[str], *, project_id: str) -> list[list[Relation]]:
         """Edges touching each memory, grouped per id in the order asked for."""
         rows = self.store.read("relations_of", {"ids": list(memory_ids), "project_id": project_id})
@@ -97,3 +160,16 @@ class Relations(Service):
             memory_id = row.pop("memory_id")
             grouped[memory_id].append(Relation(**row))
         return [grouped[memory_id] for memory_id in memory_ids]
+
+
+MAX_REASON_CHARS = 500
+"""Why a relation was removed: the same limit as a rejection's reason."""
+MAX_REMOVED_BY_CHARS = 200
+
+
+def _relation_type(value: RelationType | str) -> RelationType:
+    try:
+        return RelationType(value)
+    except ValueError:
+        allowed = ", ".join(t.value for t in RelationType)
+        raise InvalidInputError(f"type: must be one of {allowed}", field="type") from None

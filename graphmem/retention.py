@@ -8,14 +8,60 @@ policy in version control and still tune one number at deploy time.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from graphmem.errors import InvalidInputError
 from graphmem.models import Tier, invalid_input
+from graphmem.restatement import RestatementThresholds
+
+DAY = 86_400.0
+Days = Annotated[float, Field(ge=0)]
+Threshold = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+class _Rule(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SemanticEvidence(_Rule):
+    """What an episodic memory must show, beyond scoring high again, to become
+    semantic (long-term): any one of these is enough."""
+
+    min_sessions: int = Field(default=2, ge=2)
+    """Distinct sessions that used it (its own included)."""
+    min_feedback: float = Field(default=1.0, gt=0)
+    """Net positive feedback."""
+    min_occurrences: int = Field(default=2, ge=2)
+    """Times it was written (recurrence: duplicates merged into it)."""
+    min_dwell_days: float = Field(default=3.0, ge=0)
+    """Days spent in episodic: a memory that held its score that long has proved steady."""
+
+
+class TimeDecay(_Rule):
+    """The promotion threshold falls for older memories, so a steady but old
+    memory is not stuck below a bar set for fresh ones (its recency term only falls)."""
+
+    enabled: bool = True
+    start_days: float = Field(default=7.0, ge=0)
+    """Age (since creation) after which the threshold starts to fall."""
+    per_day: float = Field(default=0.01, ge=0.0, le=1.0)
+    """How much the threshold falls per day past ``start_days``."""
+    floor: float = Field(default=0.45, ge=0.0, le=1.0)
+    """The threshold never falls below this."""
+
+
+class ArchiveExpiry(_Rule):
+    """Opt-in deletion of long-archived memories, each exported to a JSONL file first."""
+
+    enabled: bool = False
+    after_days: float = Field(default=365.0, gt=0)
+    """Days in the archive after which a memory is exported, then deleted."""
+    export_dir: str = "archive-exports"
+    """Where the JSONL exports go (one file per project and day, appended to)."""
 
 
 class RetentionRules(BaseSettings):
@@ -34,7 +80,7 @@ class RetentionRules(BaseSettings):
     """Rotation archives the oldest working items down to this fraction below the maximum."""
     archive_importance_below: float = Field(default=0.3, ge=0.0, le=1.0)
     """Stale memories scoring below this are archived."""
-    stale_after_days: dict[Tier, float | None] = Field(
+    stale_after_days: dict[Tier, Days | None] = Field(
         default_factory=lambda: {
             Tier.WORKING: 1.0,
             Tier.EPISODIC: 14.0,
@@ -43,12 +89,22 @@ class RetentionRules(BaseSettings):
         }
     )
     """Days without use after which a memory of the tier is stale; ``None``: never."""
+    semantic_evidence: SemanticEvidence = Field(default_factory=SemanticEvidence)
+    time_decay: TimeDecay = Field(default_factory=TimeDecay)
+    tag_thresholds: dict[str, Threshold] = Field(
+        default_factory=lambda: {"critical": 0.0, "user_goal": 0.0}
+    )
+    """Tag -> its own promotion threshold (0: promote at the next run); the lowest of a
+    memory's tags applies, and a tag rule counts as evidence for semantic."""
+    archive_expiry: ArchiveExpiry = Field(default_factory=ArchiveExpiry)
 
     # -- staging: how a candidate earns its way to active --------------------
     dedup_similarity: float = Field(default=0.92, ge=0.0, le=1.0)
     """Embedding cosine at or above which a new memory merges into an existing one."""
     dedup_jaccard: float = Field(default=0.8, ge=0.0, le=1.0)
     """Token Jaccard used instead while a memory has no embedding."""
+    restatement: RestatementThresholds = Field(default_factory=RestatementThresholds)
+    """How a near match is judged: the same statement, an update or a conflict."""
     recurrence_threshold: int = Field(default=2, ge=2)
     """Occurrences at which a candidate becomes active."""
     feedback_threshold: int = Field(default=2, ge=1)
@@ -92,7 +148,7 @@ class RetentionRules(BaseSettings):
 
     def stale_seconds(self, tier: Tier) -> float | None:
         days = self.stale_after_days.get(tier)
-        return None if days is None else days * 86_400.0
+        return None if days is None else days * DAY
 
     def rotate_to(self, limit: int) -> int:
         """How many working items a full session keeps after rotation."""

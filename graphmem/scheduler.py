@@ -1,5 +1,7 @@
-"""Periodic jobs in the server: promotion per session, archival and the nightly
-consistency evaluation per project.
+"""Periodic jobs in the server: promotion per session; per project, the
+consolidation pass (episodic memories whose evidence arrived after their
+session's runs), archival and archive expiry; the nightly consistency
+evaluation per project.
 
 Due work is claimed in the graph (the claim moves the next run time forward
 in the same write), so several server processes on one database share the
@@ -81,7 +83,9 @@ class Scheduler:
                 break
             began = time.perf_counter()
             try:
+                self.gm.promotion.consolidate(project_id=row["project_id"])
                 self.gm.archiver.archive_stale(project_id=row["project_id"])
+                self.gm.archiver.expire_archived(project_id=row["project_id"])
                 ran += 1
             except Exception:
                 log.exception("archival of project %s failed", row["project_id"])

@@ -152,12 +152,25 @@ class ScoreComponent(BaseModel):
     """value * weight; the contributions sum to the total."""
 
 
+class RuleNote(BaseModel):
+    """A retention rule that bore on a promotion decision beside the score itself."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rule: str
+    """``threshold``, ``time_decay``, ``tag``, ``evidence`` or ``agent_decision``."""
+    detail: str
+
+
 class ImportanceBreakdown(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     preset: str
     total: float
     components: list[ScoreComponent]
+    rules: list[RuleNote] = []
+    """The retention rules that applied (promotion only): the threshold the memory
+    had to reach and why, and its evidence for a long-term tier."""
 
     def contributions(self) -> dict[str, float]:
         return {c.name: c.contribution for c in self.components}

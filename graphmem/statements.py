@@ -49,7 +49,9 @@ def _load(root: Path, dialect: str, name: str) -> str:
 
 
 def _without_comments(text: str) -> str:
-    """Comment lines are for the people reading the files; the database is sent
-    the statement alone (a shorter message, and one less thing for a server's
-    query parser to get wrong)."""
-    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+    """Comment lines and indentation are for the people reading the files; the
+    database is sent the statement alone (a shorter message, and one less thing
+    for a server's query parser to get wrong). No statement holds a string
+    literal that spans lines, so no text in quotes loses its spaces."""
+    lines = (line.strip() for line in text.splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("//"))

@@ -236,7 +236,10 @@ def _validated(values: Mapping[str, Any], prefix: str) -> RetentionRules:
         checked = _VariantRules(**values)
     except ValidationError as exc:
         raise invalid_input(exc, locate=lambda loc: ".".join([prefix, *map(str, loc)])) from None
-    return RetentionRules.model_construct(**checked.model_dump())
+    # The validated values themselves: dumped, nested rules would become dicts.
+    return RetentionRules.model_construct(
+        **{name: getattr(checked, name) for name in RetentionRules.model_fields}
+    )
 
 
 def variant_scorer(

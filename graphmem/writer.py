@@ -1,10 +1,13 @@
 """The remember pipeline: validated items become memories, duplicates merge.
 
 A batch is written by one statement: new memories with their embeddings, and
-items that repeat a live memory (the same normalised text, or, with dedup,
-text close enough) counted into it. A failure leaves the batch entirely
-unwritten. What follows the write (activations earned by recurrence, an
-agent's "remember this", the memory-limit trigger) runs after it.
+items that repeat a live memory (the same normalised text, or, with dedup, a
+near match ``graphmem.restatement`` judges the same statement) counted into
+it. A near match that says something else is stored as its own memory: an
+update superseding the old one, or a candidate flagged as a possible
+contradiction. A failure leaves the batch entirely unwritten. What follows
+the write (activations earned by recurrence, an agent's "remember this", the
+memory-limit trigger) runs after it.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -31,11 +34,13 @@ from graphmem.models import (
     Status,
     SuggestedBy,
     WriteOutcome,
+    WriteResult,
     initial_status,
     invalid_input,
     memory_from_fields,
 )
 from graphmem.promotion import PromotionEngine, Trigger
+from graphmem.restatement import Judgement, Verdict, judge
 from graphmem.retrieval.fulltext import query_terms
 from graphmem.scoring import ScoreInputs
 from graphmem.service import Service
@@ -45,6 +50,9 @@ from graphmem.text import content_key, jaccard, tokens
 
 NEAR_DUPLICATE_K = 20
 """Neighbours asked of the vector index per new memory when looking for a near duplicate."""
+NEAR_MATCHES_JUDGED = 3
+"""Near matches per new memory the restatement check reads, most similar first: a
+paraphrase ranked below a contradiction of it still merges."""
 NEAR_DUPLICATE_TEXT_K = 5
 """Full-text matches whose token overlap is measured, without embeddings."""
 NEAR_DUPLICATE_TEXT_MAX_BATCH = 50
@@ -146,13 +154,27 @@ class Writer(Service):
                 merge["evidence"] = _union(merge["evidence"], item.evidence)
                 merge["tags"] = _union(merge["tags"], item.tags)
                 merge.update(match="exact", similarity=1.0)
-                outcomes.append(WriteOutcome(id=existing[key], created=False, match="exact"))
+                outcomes.append(
+                    WriteOutcome(
+                        id=existing[key],
+                        created=False,
+                        match="exact",
+                        result=WriteResult.MERGED_EXACT,
+                    )
+                )
             elif dedup and key in new_by_key:
                 first = new_by_key[key]
                 first["occurrence_count"] += 1
                 first["evidence"] = _union(first["evidence"], item.evidence)
                 first["tags"] = _union(first["tags"], item.tags)
-                outcomes.append(WriteOutcome(id=first["id"], created=False, match="exact"))
+                outcomes.append(
+                    WriteOutcome(
+                        id=first["id"],
+                        created=False,
+                        match="exact",
+                        result=WriteResult.MERGED_EXACT,
+                    )
+                )
             else:
                 row = self._new_row(item, project, now)
                 row["content_key"] = key
@@ -161,8 +183,11 @@ class Writer(Service):
                 outcomes.append(WriteOutcome(id=row["id"], created=True))
         # One embedding call per batch, before anything is written.
         vectors = self.embed([memory_text(row["content"], row.get("rationale")) for row in rows])
+        supersedes: list[dict[str, Any]] = []
         if dedup and rows:
-            rows, vectors = self._merge_near_duplicates(rows, vectors, merges, outcomes, project)
+            rows, vectors, supersedes = self._judge_near_matches(
+                rows, vectors, merges, outcomes, project
+            )
         # Memories, their embeddings and the merges go in one statement: a
         # failure leaves the batch entirely unwritten, never half written.
         (written,) = self.store.write(
@@ -194,6 +219,9 @@ class Writer(Service):
             memory_from_fields(r["memory"]) for r in written["raced"]
         ]
         result.changed(self.stager.merged(merged_into, project_id=project))
+        created = {row["id"] for row in rows}
+        self._supersede([e for e in supersedes if e["new_id"] in created], project, now)
+        self._note_session_use(inputs, outcomes, project)
         # Only a candidate that recurred within the batch can have earned
         # activation already: fresh rows have no feedback or evidence.
         recurred = [
@@ -215,68 +243,145 @@ class Writer(Service):
         into = {merge["row_id"]: merge["memory"]["id"] for merge in raced}
         for n, outcome in enumerate(outcomes):
             if outcome.id in into:
-                outcomes[n] = WriteOutcome(id=into[outcome.id], created=False, match="exact")
+                outcomes[n] = WriteOutcome(
+                    id=into[outcome.id],
+                    created=False,
+                    match="exact",
+                    result=WriteResult.MERGED_EXACT,
+                )
         return [row for row in rows if row["id"] not in into]
 
-    def _merge_near_duplicates(
+    def _judge_near_matches(
         self,
         rows: list[dict[str, Any]],
         vectors: list[Any] | None,
         merges: dict[str, dict[str, Any]],
         outcomes: list[WriteOutcome],
         project: str,
-    ) -> tuple[list[dict[str, Any]], list[Any] | None]:
-        """Turn new rows close enough to a live memory into merges: embedding cosine
-        at or above ``dedup_similarity``, or, without embeddings, token Jaccard at
-        or above ``dedup_jaccard`` among the full-text index's best matches.
+    ) -> tuple[list[dict[str, Any]], list[Any] | None, list[dict[str, Any]]]:
+        """Judge each new row against its nearest live memories (``graphmem.restatement``).
 
-        One index lookup per row, in one round trip; returns the rows (and their
-        vectors) that are still new.
+        Near matches come from the vector index (cosine at or above
+        ``restatement.candidate_similarity``) or, without embeddings, from the
+        full-text index (token Jaccard at or above ``dedup_jaccard``); one lookup
+        per row, in one round trip. The first match judged the same statement
+        takes the row as a merge (its wording kept as a variant). Otherwise the
+        nearest match judged different makes the row an update that supersedes it
+        (a new value from the same source) or a candidate flagged as a possible
+        contradiction. Returns the rows (and vectors) still to create, and the
+        SUPERSEDES edges to write with them.
         """
         if vectors:
             found = self._nearest_by_vector(vectors, project)
+            measure: Literal["cosine", "jaccard"] = "cosine"
         elif len(rows) <= NEAR_DUPLICATE_TEXT_MAX_BATCH:
             found = self._nearest_by_words(rows, project)
+            measure = "jaccard"
         else:
-            return rows, vectors
-        if not found:
-            return rows, vectors
-        kept_rows, kept_vectors = [], []
+            return rows, vectors, []
+        kept_rows, kept_vectors, supersedes = [], [], []
         for index, row in enumerate(rows):
-            if index not in found:
-                kept_rows.append(row)
-                if vectors:
-                    kept_vectors.append(vectors[index])
+            merge_into, judgement, other = self._decide(row, found.get(index, []), measure)
+            if merge_into is not None:
+                merge = merges.setdefault(
+                    merge_into["id"],
+                    {"id": merge_into["id"], "occurrences": 0, "evidence": [], "tags": []},
+                )
+                merge["occurrences"] += row["occurrence_count"]
+                merge["evidence"] = _union(merge["evidence"], row["evidence"])
+                merge["tags"] = _union(merge["tags"], row["tags"])
+                merge["variants"] = _union(merge.get("variants", []), [row["content"]])
+                merge.setdefault("match", "near")
+                merge.setdefault("similarity", merge_into["similarity"])
+                _replace(
+                    outcomes,
+                    row["id"],
+                    WriteOutcome(
+                        id=merge_into["id"],
+                        created=False,
+                        match="near",
+                        result=WriteResult.MERGED_NEAR,
+                        reason=judgement.reason if judgement else None,
+                    ),
+                )
                 continue
-            existing, similarity = found[index]
-            merge = merges.setdefault(
-                existing, {"id": existing, "occurrences": 0, "evidence": [], "tags": []}
+            kept_rows.append(row)
+            if vectors:
+                kept_vectors.append(vectors[index])
+            if judgement is None or other is None:
+                continue
+            if judgement.verdict is Verdict.SUPERSEDE and _less_certain(row, other):
+                judgement = Judgement(
+                    Verdict.CONFLICT,
+                    judgement.difference,
+                    f"{judgement.reason}, stated with less confidence "
+                    f"({row['confidence']} < {other['confidence']})",
+                )
+            if judgement.verdict is Verdict.SUPERSEDE:
+                supersedes.append(
+                    {"new_id": row["id"], "old_id": other["id"], "rationale": judgement.reason}
+                )
+                result = WriteResult.SUPERSEDED
+            else:
+                row.update(
+                    status=Status.CANDIDATE.value,
+                    conflicts_with=other["id"],
+                    conflict_reason=judgement.reason,
+                )
+                result = WriteResult.FLAGGED_CONFLICT
+            _replace(
+                outcomes,
+                row["id"],
+                WriteOutcome(
+                    id=row["id"],
+                    created=True,
+                    result=result,
+                    related_id=other["id"],
+                    reason=judgement.reason,
+                ),
             )
-            merge["occurrences"] += row["occurrence_count"]
-            merge["evidence"] = _union(merge["evidence"], row["evidence"])
-            merge["tags"] = _union(merge["tags"], row["tags"])
-            merge.setdefault("match", "near")
-            merge.setdefault("similarity", similarity)
-            for n, outcome in enumerate(outcomes):
-                if outcome.id == row["id"]:
-                    outcomes[n] = WriteOutcome(id=existing, created=False, match="near")
-        return kept_rows, kept_vectors
+        return kept_rows, kept_vectors, supersedes
 
-    def _nearest_by_vector(self, vectors: list[Any], project: str) -> dict[int, tuple[str, float]]:
+    def _decide(
+        self, row: Mapping[str, Any], hits: Sequence[Mapping[str, Any]], measure: str
+    ) -> tuple[Mapping[str, Any] | None, Judgement | None, Mapping[str, Any] | None]:
+        """(the memory to merge into, the judgement, the memory it differs from)."""
+        differs: tuple[Judgement, Mapping[str, Any]] | None = None
+        for hit in hits:
+            judgement = judge(
+                row["content"],
+                hit["content"],
+                hit["similarity"],
+                measure="jaccard" if measure == "jaccard" else "cosine",
+                same_source=_same_source(row, hit),
+                thresholds=self.rules.restatement,
+            )
+            if judgement.verdict is Verdict.MERGE:
+                return hit, judgement, None
+            if differs is None and judgement.verdict is not Verdict.DISTINCT:
+                differs = (judgement, hit)
+        if differs is None:
+            return None, None, None
+        return None, differs[0], differs[1]
+
+    def _nearest_by_vector(
+        self, vectors: list[Any], project: str
+    ) -> dict[int, list[Mapping[str, Any]]]:
         rows = self.store.read(
             "near_duplicates",
             {
                 "items": [{"index": i, "vector": v} for i, v in enumerate(vectors)],
                 "project_id": project,
-                "threshold": self.rules.dedup_similarity,
+                "threshold": self.rules.restatement.candidate_similarity,
                 "k": NEAR_DUPLICATE_K,
+                "hits": NEAR_MATCHES_JUDGED,
             },
         )
-        return {r["index"]: (r["id"], r["similarity"]) for r in rows if r["id"] is not None}
+        return {r["index"]: r["hits"] for r in rows if r["hits"]}
 
     def _nearest_by_words(
         self, rows: list[dict[str, Any]], project: str
-    ) -> dict[int, tuple[str, float]]:
+    ) -> dict[int, list[Mapping[str, Any]]]:
         # A near duplicate shares at least 80% of the words, so it almost surely
         # has the longest (rarest) few: requiring those keeps each match set small
         # even in a project of 100,000 memories.
@@ -290,20 +395,51 @@ class Writer(Service):
         ]
         if not items:
             return {}
-        found: dict[int, tuple[str, float]] = {}
+        found: dict[int, list[Mapping[str, Any]]] = {}
         hits = self.store.read(
             "near_duplicates_text",
             {"items": items, "project_id": project, "k": NEAR_DUPLICATE_TEXT_K},
         )
         for hit in hits:
             mine = tokens(rows[hit["index"]]["content"])
-            scored = [
-                (jaccard(mine, tokens(content)), memory_id) for memory_id, content in hit["hits"]
-            ]
-            best = max(scored, default=(0.0, ""))
-            if best[0] >= self.rules.dedup_jaccard:
-                found[hit["index"]] = (best[1], best[0])
+            scored = sorted(
+                (
+                    {**other, "similarity": jaccard(mine, tokens(other["content"]))}
+                    for other in hit["hits"]
+                ),
+                key=lambda other: -other["similarity"],
+            )
+            close = [other for other in scored if other["similarity"] >= self.rules.dedup_jaccard]
+            if close:
+                found[hit["index"]] = close[:NEAR_MATCHES_JUDGED]
         return found
+
+    def _supersede(self, edges: list[dict[str, Any]], project: str, now: float) -> None:
+        """The SUPERSEDES edges of the updates this batch created. A statement of
+        their own, right after the batch: folded into it, the batch statement
+        grows past what some Bolt servers accept."""
+        if not edges:
+            return
+        done = self.store.write(
+            "supersede_many", {"supersedes": edges, "project_id": project, "now": now}
+        )
+        self._changed(
+            ChangeKind.RELATED, [row[end] for row in done for end in ("new_id", "old_id")], project
+        )
+
+    def _note_session_use(
+        self, inputs: Sequence[MemoryInput], outcomes: Sequence[WriteOutcome], project: str
+    ) -> None:
+        """A session writing again what another session's memory holds is evidence
+        for a long-term tier (``promotion.record_session_use``)."""
+        by_session: dict[str, list[str]] = {}
+        for item, outcome in zip(inputs, outcomes, strict=True):
+            if not outcome.created:
+                by_session.setdefault(item.session_id or DEFAULT_SESSION, []).append(outcome.id)
+        for session_id, memory_ids in by_session.items():
+            self.promotion.record_session_use(
+                sorted(set(memory_ids)), session_id=session_id, project_id=project
+            )
 
     def _agent_decisions(
         self, inputs: Sequence[MemoryInput], result: Written, project: str
@@ -411,6 +547,25 @@ def _check_occurred_at(inputs: Sequence[MemoryInput], now: float) -> None:
                 f"in the future, got {given}",
                 field=field,
             )
+
+
+def _same_source(row: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
+    """Written by the same agent (or, without agent ids, the same kind of source):
+    a changed value from it is an update, from anyone else a possible contradiction."""
+    return (row.get("agent_id"), row.get("source")) == (other.get("agent_id"), other.get("source"))
+
+
+def _less_certain(row: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
+    """A new value stated with less confidence than the one it would replace does
+    not replace it: "the TTL might be 60 s" beside "the TTL is 30 s" is for review."""
+    known = other.get("confidence")
+    return known is not None and row["confidence"] < known
+
+
+def _replace(outcomes: list[WriteOutcome], row_id: str, outcome: WriteOutcome) -> None:
+    for n, known in enumerate(outcomes):
+        if known.id == row_id:
+            outcomes[n] = outcome
 
 
 def _union(first: list[str], more: Iterable[str]) -> list[str]:

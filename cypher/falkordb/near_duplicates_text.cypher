@@ -5,7 +5,9 @@ UNWIND $items AS item
 CALL db.idx.fulltext.queryNodes('Memory', item.query) YIELD node, score
 WITH item, node, score
 WHERE node.project_id = $project_id AND coalesce(node.tier, 'working') <> 'archived'
+  AND node.superseded_by IS NULL
 WITH item, node, score
 ORDER BY score DESC
-WITH item, collect([node.id, node.content])[0..$k] AS hits
+WITH item, collect({id: node.id, content: node.content, agent_id: node.agent_id,
+                    source: node.source, confidence: node.confidence})[0..$k] AS hits
 RETURN item.index AS index, hits

@@ -20,6 +20,8 @@ CREATE INDEX promotion_event_session IF NOT EXISTS FOR (e:PromotionEvent) ON (e.
 ;
 CREATE INDEX staging_event_memory IF NOT EXISTS FOR (e:StagingEvent) ON (e.memory_id)
 ;
+CREATE INDEX relation_event_project IF NOT EXISTS FOR (e:RelationEvent) ON (e.project_id)
+;
 CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (m:Memory) ON (m.embedding) OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}
 ;
 CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (m:Memory) ON EACH [m.content, m.rationale] OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}

@@ -2,7 +2,7 @@
 
 The exit code gates deploys: 0 when no finding reaches ``--fail-on``, 3 when
 one does; 1 and 2 keep their meaning for every command (the command failed,
-the command line was wrong).
+the command line was wrong: a ``--project`` that does not exist is 2).
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from graphmem.models import Memory
 from graphmem.wording import plural
 
 FINDINGS_EXIT = 3
+MISSING_PROJECT_EXIT = 2
+"""A --project that names no project is a wrong command line, as a bad option is."""
 
 
 class Format(StrEnum):
@@ -94,7 +96,18 @@ def evaluate(
     # The HTML page shows what each finding's memories say: read them while the store is open.
     contents: dict[str, dict[str, Memory]] = {}
     with opened(ctx) as gm:
-        projects = gm.evaluator.projects() if all_projects else [project]
+        known = gm.evaluator.projects()
+        if project is not None and project not in known:
+            # A typo must not pass as an empty, healthy project.
+            names = ", ".join(sorted(known)) or "none"
+            err.print(
+                Text(
+                    f"error [NOT_FOUND]: project: no project named {project!r} (projects: {names})",
+                    style="bold red",
+                )
+            )
+            raise typer.Exit(MISSING_PROJECT_EXIT)
+        projects = known if all_projects else [project]
         for name in projects:
             with err.status(f"evaluating {name or 'project'}..."):
                 report = gm.evaluate(fix=fix, dry_run=dry_run, evidence=evidence, project_id=name)

@@ -56,7 +56,7 @@ def promote(
 
 def _candidates(result: RunResult) -> Table:
     table = Table(title=f"{result.session_id}: {len(result.candidates)} to promote")
-    for column in ("id", "from", "to", "score", "breakdown", "content"):
+    for column in ("id", "from", "to", "score", "breakdown", "rules", "content"):
         table.add_column(column, no_wrap=column in ("id", "breakdown"))
     for c in result.candidates:
         parts = " ".join(f"{x.name}={x.contribution:.2f}" for x in c.breakdown.components)
@@ -66,6 +66,7 @@ def _candidates(result: RunResult) -> Table:
             c.to_tier.value,
             f"{c.score:.3f}",
             parts,
+            Text("; ".join(f"{n.rule}: {n.detail}" for n in c.breakdown.rules)),
             Text(" ".join(c.memory.content.split())[:60]),
         )
     return table

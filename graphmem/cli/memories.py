@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import getpass
 import os
 import signal
 import socket
@@ -30,7 +31,7 @@ from graphmem.cli.common import (
     settings_for,
 )
 from graphmem.clock import to_datetime
-from graphmem.models import Memory, MemoryInput, parse
+from graphmem.models import Memory, MemoryInput, WriteResult, parse
 from graphmem.scheduler import Scheduler
 from graphmem.store.supervisor import when_unrecoverable
 from graphmem.wording import plural
@@ -221,7 +222,7 @@ def remember(
         with opened(ctx) as gm:
             written = gm.remember_detailed(memory_input, project_id=project)
     memory, outcome = written
-    title = "Remembered" if outcome.created else f"Already known ({outcome.match} match)"
+    title = _TITLES[outcome.result]
     table = Table(title=title, show_header=False)
     table.add_column("field", style="bold")
     table.add_column("value", no_wrap=True)
@@ -236,6 +237,10 @@ def remember(
         ("occurrences", str(memory.occurrence_count)),
     ):
         table.add_row(field, value)
+    if outcome.related_id:
+        table.add_row(_RELATED[outcome.result], outcome.related_id)
+    if outcome.reason:
+        table.add_row("why", outcome.reason)
     out.print(table)
 
 
@@ -245,6 +250,17 @@ def _number_or_text(value: str | None) -> float | str | None:
         return float(value) if value is not None else None
     except ValueError:
         return value
+
+
+_TITLES = {
+    WriteResult.CREATED: "Remembered",
+    WriteResult.MERGED_EXACT: "Already known (exact match)",
+    WriteResult.MERGED_NEAR: "Already known (near match: same statement)",
+    WriteResult.SUPERSEDED: "Remembered: supersedes an older value",
+    WriteResult.FLAGGED_CONFLICT: "Remembered as a candidate: may contradict a memory",
+}
+"""The title of ``remember``'s table: which of the write's outcomes happened."""
+_RELATED = {WriteResult.SUPERSEDED: "supersedes", WriteResult.FLAGGED_CONFLICT: "conflicts with"}
 
 
 @app.command(name="list")
@@ -323,6 +339,36 @@ def show(
     for r in relations:
         edges.add_row(r.type.value, r.from_id, r.to_id, f"{r.weight:.2f}", Text(r.rationale or ""))
     out.print(edges)
+
+
+@app.command()
+def unrelate(
+    ctx: typer.Context,
+    from_id: Annotated[str, typer.Argument(metavar="FROM", help="The edge's source memory.")],
+    to_id: Annotated[str, typer.Argument(metavar="TO", help="The edge's target memory.")],
+    relation_type: Annotated[
+        str, typer.Option("--type", help="CONSTRAINS, ENABLES, SUPERSEDES or RELATED_TO.")
+    ],
+    reason: Annotated[str, typer.Option(help="Why the relation is removed.")],
+    by: Annotated[
+        str | None, typer.Option(help="Who removes it (default: the login name).")
+    ] = None,
+    project: ProjectOption = None,
+) -> None:
+    """Remove one relation, logged with who removed it and why.
+
+    Removing a SUPERSEDES relation restores the older memory.
+    """
+    with opened(ctx) as gm:
+        removed = gm.unrelate(
+            from_id,
+            to_id,
+            relation_type,
+            reason=reason,
+            removed_by=by or f"cli:{getpass.getuser()}",
+            project_id=project,
+        )
+    out.print(f"removed {removed.type.value} {removed.from_id} -> {removed.to_id}")
 
 
 @app.command()

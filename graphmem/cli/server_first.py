@@ -27,7 +27,7 @@ from typing import Any
 
 from graphmem.config import Settings
 from graphmem.errors import GraphMemError
-from graphmem.models import Memory, MemoryInput, WriteOutcome
+from graphmem.models import Memory, MemoryInput, WriteOutcome, WriteResult
 from graphmem.retrieval import ContextResult, SearchRequest, SearchResult
 from graphmem.retrieval.context import ContextRequest
 
@@ -40,7 +40,7 @@ MEMORY = """
   accessCount retrievalCount occurrenceCount feedback feedbackCount pinned source
   suggestedBy selfAssessment tags rationale evidence agentId supersededBy createdAt
   occurredAt updatedAt lastAccessedAt lastRetrievedAt promotedAt archivedAt archivedFrom
-  archiveReason activatedAt lastSeen mergedInto
+  archiveReason activatedAt lastSeen mergedInto variants conflictsWith conflictReason
 """
 CAPSULE = """
   id projectId signature error attempted tool command files fix occurrenceCount
@@ -86,7 +86,9 @@ query CliContext($hint: String!, $types: [MemoryType!], $minConfidence: Float!,
 """
 REMEMBER = f"""
 mutation CliRemember($input: MemoryInput!, $projectId: ID) {{
-  remember(input: $input, projectId: $projectId) {{ created match memory {{ {MEMORY} }} }}
+  remember(input: $input, projectId: $projectId) {{
+    created match outcome relatedId reason memory {{ {MEMORY} }}
+  }}
 }}
 """
 ENUM_VALUES = {
@@ -100,6 +102,7 @@ ENUM_VALUES = {
     "retriever",
     "retrievers",
     "match",
+    "outcome",
 }
 """Fields whose GraphQL enum names are the lower-case values of the Python enums."""
 TIMES = {"At", "lastSeen"}
@@ -235,7 +238,14 @@ def remember(
         return None
     payload = _python(data["remember"])
     memory = Memory.model_validate(payload["memory"])
-    return memory, WriteOutcome(memory.id, payload["created"], payload["match"])
+    return memory, WriteOutcome(
+        memory.id,
+        payload["created"],
+        payload["match"],
+        result=WriteResult(payload["outcome"]),
+        related_id=payload["related_id"],
+        reason=payload["reason"],
+    )
 
 
 def _request(settings: Settings, query: str, variables: dict[str, Any]) -> dict[str, Any] | None:

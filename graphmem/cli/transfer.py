@@ -155,8 +155,9 @@ def import_command(
     quiet: QuietOption = False,
 ) -> None:
     """Load a file into a project. Importing the same file again adds
-    nothing: records already there are merged. Bad lines are skipped and
-    listed with their line numbers; the exit status is then 1."""
+    nothing: records already there are merged. Bad lines are listed with their
+    line numbers and the exit status is 1; a graphmem file with a bad line then
+    leaves nothing behind (what it created is removed again)."""
     with (
         _input(file) as (lines, size),
         opened(ctx) as gm,
@@ -236,6 +237,16 @@ def _imported(report: ImportReport) -> None:
     def listed(counts: dict[str, int]) -> str:
         return ", ".join(plural(n, *NOUNS[k]) for k, n in counts.items() if n) or "nothing"
 
+    if report.rolled_back:
+        err.print(
+            Text(
+                f"nothing imported into project {report.project_id}: "
+                f"{plural(len(report.skipped), 'bad line')}, so what it had created "
+                f"({listed(report.rolled_back)}) was removed again; fix the lines and "
+                "import again",
+                style="bold red",
+            )
+        )
     err.print(
         f"imported into project {report.project_id}: created {listed(report.created)}; "
         f"merged {listed(report.merged)}; skipped {plural(len(report.skipped), 'line')}"

@@ -28,6 +28,7 @@ from graphmem.models import (
     PromotionEvent,
     PromotionStats,
     Relation,
+    RelationEvent,
     RelationType,
     ReviewFilter,
     ReviewItem,
@@ -35,6 +36,7 @@ from graphmem.models import (
     Session,
     StagingEvent,
     WriteOutcome,
+    WriteResult,
     check_identifier,
     parse,
 )
@@ -55,7 +57,7 @@ fragment M on Memory {
   accessCount retrievalCount occurrenceCount feedback feedbackCount pinned source
   suggestedBy selfAssessment tags rationale evidence agentId supersededBy createdAt
   occurredAt updatedAt lastAccessedAt lastRetrievedAt promotedAt archivedAt archivedFrom
-  archiveReason activatedAt lastSeen mergedInto
+  archiveReason activatedAt lastSeen mergedInto variants conflictsWith conflictReason
 }"""
 RELATION = "fragment R on Relation { type fromId toId rationale weight createdAt }"
 SESSION = """
@@ -93,31 +95,42 @@ def remember_detailed(
     item: MemoryInput | Mapping[str, Any], project_id: str | None
 ) -> Call[tuple[Memory, WriteOutcome]]:
     document = """mutation($input: MemoryInput!, $p: ID) {
-      remember(input: $input, projectId: $p) { memory { ...M } created match }
+      remember(input: $input, projectId: $p) {
+        memory { ...M } created match outcome relatedId reason
+      }
     }"""
 
     def result(data: dict[str, Any]) -> tuple[Memory, WriteOutcome]:
         payload = data["remember"]
         memory = read(Memory, payload["memory"])
-        match = payload["match"].lower() if payload["match"] else None
-        return memory, WriteOutcome(memory.id, payload["created"], match)
+        return memory, _outcome({**payload, "id": memory.id})
 
     variables = {"input": _memory_input(parse(MemoryInput, item)), "p": project_id}
     return Call(document + MEMORY, variables, result)
+
+
+def _outcome(data: Mapping[str, Any]) -> WriteOutcome:
+    return WriteOutcome(
+        data["id"],
+        data["created"],
+        data["match"].lower() if data["match"] else None,
+        result=WriteResult(data["outcome"].lower()),
+        related_id=data["relatedId"],
+        reason=data["reason"],
+    )
 
 
 def remember_many_detailed(
     items: Sequence[MemoryInput | Mapping[str, Any]], project_id: str | None, dedup: bool
 ) -> Call[list[WriteOutcome]]:
     document = """mutation($input: [MemoryInput!]!, $dedup: Boolean!, $p: ID) {
-      rememberMany(input: $input, dedup: $dedup, projectId: $p) { id created match }
+      rememberMany(input: $input, dedup: $dedup, projectId: $p) {
+        id created match outcome relatedId reason
+      }
     }"""
 
     def result(data: dict[str, Any]) -> list[WriteOutcome]:
-        return [
-            WriteOutcome(o["id"], o["created"], o["match"].lower() if o["match"] else None)
-            for o in data["rememberMany"]
-        ]
+        return [_outcome(o) for o in data["rememberMany"]]
 
     batch = [_memory_input(item) for item in validate_batch(items)]
     variables = {"input": batch, "dedup": dedup, "p": project_id}
@@ -289,6 +302,46 @@ def supersede(
     return Call(document + RELATION, variables, lambda data: read(Relation, data["supersede"]))
 
 
+def unrelate(
+    from_id: str,
+    to_id: str,
+    type: RelationType | str,
+    reason: str,
+    removed_by: str,
+    project_id: str | None,
+) -> Call[Relation]:
+    document = """mutation($from: ID!, $to: ID!, $type: RelationType!, $reason: String!,
+                           $by: String, $p: ID) {
+      unrelate(fromId: $from, toId: $to, type: $type, reason: $reason, by: $by,
+               projectId: $p) { ...R }
+    }"""
+    variables = {
+        "from": from_id,
+        "to": to_id,
+        "type": _relation_type(type).name,
+        "reason": reason,
+        "by": removed_by,
+        "p": project_id,
+    }
+    return Call(document + RELATION, variables, lambda data: read(Relation, data["unrelate"]))
+
+
+def relation_events(
+    memory_id: str, limit: int, project_id: str | None
+) -> Call[list[RelationEvent]]:
+    document = """query($id: ID!, $limit: Int!, $p: ID) {
+      relationEvents(memoryId: $id, limit: $limit, projectId: $p) {
+        id type fromId toId rationale weight createdAt removedBy reason at
+      }
+    }"""
+    variables = {"id": memory_id, "limit": limit, "p": project_id}
+    return Call(
+        document,
+        variables,
+        lambda data: [read(RelationEvent, e) for e in data["relationEvents"]],
+    )
+
+
 def relations(memory_ids: Sequence[str], project_id: str | None) -> Call[list[list[Relation]]]:
     """At most ``ALIASES_PER_REQUEST`` ids (see ``chunked``)."""
     document, variables = _aliased(
@@ -414,7 +467,7 @@ def promotion_events(
 ) -> Call[list[PromotionEvent]]:
     document = """query($m: ID, $s: ID, $limit: Int!, $p: ID) {
       promotionEvents(memoryId: $m, sessionId: $s, limit: $limit, projectId: $p) {
-        id runId memoryId sessionId trigger fromTier toTier score at
+        id runId memoryId sessionId trigger fromTier toTier score at reason
         components { name value contribution }
       }
     }"""

@@ -30,6 +30,7 @@ from graphmem.models import (
     PromotionEvent,
     PromotionStats,
     Relation,
+    RelationEvent,
     RelationType,
     ReviewFilter,
     ReviewPage,
@@ -221,6 +222,28 @@ class Client:
     ) -> Relation:
         """Mark ``new_id`` as replacing ``old_id``; the old memory is kept, not deleted."""
         return self._run(calls.supersede(old_id, new_id, rationale, self._project(project_id)))
+
+    def unrelate(
+        self,
+        from_id: str,
+        to_id: str,
+        type: RelationType | str,
+        *,
+        reason: str,
+        removed_by: str = "api",
+        project_id: str | None = None,
+    ) -> Relation:
+        """Remove one edge, logged as an event with who removed it (``removed_by``)
+        and why; returns the edge as it was. Removing a SUPERSEDES edge restores
+        the older memory. No such edge: ``NotFoundError``, nothing written."""
+        call = calls.unrelate(from_id, to_id, type, reason, removed_by, self._project(project_id))
+        return self._run(call)
+
+    def relation_events(
+        self, memory_id: str, *, limit: int = 50, project_id: str | None = None
+    ) -> list[RelationEvent]:
+        """Relations removed from or to a memory, newest first, with who and why."""
+        return self._run(calls.relation_events(memory_id, limit, self._project(project_id)))
 
     def relations(
         self, memory_ids: Sequence[str], *, project_id: str | None = None

@@ -29,6 +29,7 @@ from graphmem.graphql.types import (
     MemoryInput,
     MemoryUpdateInput,
     Relation,
+    RelationEvent,
     RememberPayload,
     Session,
     WriteOutcome,
@@ -75,6 +76,17 @@ class MemoryQuery:
             ),
         )
 
+    @strawberry.field(
+        description="Relations removed from or to a memory, newest first, with who and why."
+    )
+    async def relation_events(
+        self, info: Info, memory_id: strawberry.ID, limit: int = 50, project_id: ProjectId = None
+    ) -> list[RelationEvent]:
+        events = await run_in_threadpool(
+            info.context.gm.relation_events, memory_id, limit=limit, project_id=project_id
+        )
+        return [RelationEvent.of(event) for event in events]
+
     @strawberry.field(description="A session by id; null when the project has no such session.")
     async def session(
         self, info: Info, id: strawberry.ID, project_id: ProjectId = None
@@ -87,7 +99,9 @@ class MemoryQuery:
 class MemoryMutation:
     @strawberry.mutation(
         description="Record a new memory; a duplicate of a live memory (same normalised "
-        "text) is counted into it instead, as another occurrence."
+        "text, or a near match that says the same) is counted into it instead. A near match "
+        "that differs (negation, number, version, date, identifier, name) is stored as its "
+        "own memory: superseding the old one or flagged for review; see outcome."
     )
     async def remember(
         self, info: Info, input: MemoryInput, project_id: ProjectId = None
@@ -101,7 +115,8 @@ class MemoryMutation:
         description=f"Record up to {models.MAX_BATCH_SIZE:,} memories (a conversation's turns, "
         "say) in one atomic write: the whole batch is checked first (one bad item writes "
         "nothing and the error names its index and field), and with dedup an item duplicating "
-        "a live memory or an earlier item is counted into it. One outcome per item, in order."
+        "a live memory or an earlier item is counted into it, and a near match that differs "
+        "supersedes it or is flagged, as remember does. One outcome per item, in order."
     )
     async def remember_many(
         self,
@@ -188,6 +203,37 @@ class MemoryMutation:
             type,
             rationale=rationale,
             weight=weight,
+            project_id=project_id,
+        )
+        return Relation.of(relation)
+
+    @strawberry.mutation(
+        description="Remove one relation, logged with who removed it (by, else the API key) "
+        "and why; returns the edge as it was. Removing a SUPERSEDES edge restores the older "
+        "memory. NOT_FOUND, and nothing written, when there is no such relation."
+    )
+    async def unrelate(
+        self,
+        info: Info,
+        from_id: strawberry.ID,
+        to_id: strawberry.ID,
+        type: models.RelationType,
+        reason: str,
+        by: Annotated[
+            str | None,
+            strawberry.argument(description="Who removes it; the caller's API key when absent."),
+        ] = None,
+        project_id: ProjectId = None,
+    ) -> Relation | None:
+        key = info.context.principal.key_id
+        relation = await write(
+            info,
+            info.context.gm.unrelate,
+            from_id,
+            to_id,
+            type,
+            reason=reason,
+            removed_by=by or (f"key:{key}" if key else "graphql"),
             project_id=project_id,
         )
         return Relation.of(relation)

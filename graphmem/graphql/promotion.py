@@ -28,6 +28,10 @@ class PromotionCandidate:
     importance_breakdown: ImportanceBreakdown = strawberry.field(
         description="The score factor by factor; the contributions sum to the score."
     )
+    threshold: float = strawberry.field(
+        description="The importance this memory needed: its tag's, or the run's lowered by age."
+    )
+    reason: str = strawberry.field(description="Why it moves, as its promotion event records.")
 
     @classmethod
     def of(cls, candidate: engine.Candidate) -> PromotionCandidate:
@@ -37,6 +41,8 @@ class PromotionCandidate:
             from_tier=candidate.memory.tier,
             to_tier=candidate.to_tier,
             importance_breakdown=ImportanceBreakdown.of(candidate.breakdown),
+            threshold=candidate.threshold,
+            reason=candidate.reason,
         )
 
 

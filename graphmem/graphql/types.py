@@ -63,6 +63,10 @@ class ImportanceBreakdown:
     preset: str
     total: float
     components: list[ScoreComponent]
+    rules: list[str] = strawberry.field(
+        description="Retention rules that bore on a promotion (threshold, time_decay, tag, "
+        "evidence, agent_decision), each as 'rule: detail'; empty outside promotion."
+    )
 
     @classmethod
     def of(cls, breakdown: DomainBreakdown) -> ImportanceBreakdown:
@@ -75,6 +79,7 @@ class ImportanceBreakdown:
                 )
                 for c in breakdown.components
             ],
+            rules=[f"{note.rule}: {note.detail}" for note in breakdown.rules],
         )
 
 
@@ -96,6 +101,35 @@ class Relation:
             rationale=relation.rationale,
             weight=relation.weight,
             created_at=from_epoch(relation.created_at),
+        )
+
+
+@strawberry.type(description="A removed relation: the edge as it was, who removed it and why.")
+class RelationEvent:
+    id: strawberry.ID
+    type: models.RelationType
+    from_id: strawberry.ID
+    to_id: strawberry.ID
+    rationale: str | None
+    weight: float
+    created_at: datetime | None = strawberry.field(description="When the edge was made.")
+    removed_by: str
+    reason: str
+    at: datetime = strawberry.field(description="When it was removed.")
+
+    @classmethod
+    def of(cls, event: models.RelationEvent) -> RelationEvent:
+        return cls(
+            id=strawberry.ID(event.id),
+            type=event.type,
+            from_id=strawberry.ID(event.from_id),
+            to_id=strawberry.ID(event.to_id),
+            rationale=event.rationale,
+            weight=event.weight,
+            created_at=to_datetime(event.created_at),
+            removed_by=event.removed_by,
+            reason=event.reason,
+            at=from_epoch(event.at),
         )
 
 
@@ -180,6 +214,16 @@ class Memory:
         description="When a duplicate of this memory was last written and merged into it."
     )
     merged_into: strawberry.ID | None
+    variants: list[str] = strawberry.field(
+        description="Other wordings of this memory that near-duplicate writes merged into it."
+    )
+    conflicts_with: strawberry.ID | None = strawberry.field(
+        description="The memory this candidate may contradict: written as a near match "
+        "that differs in meaning, it waits in the review queue."
+    )
+    conflict_reason: str | None = strawberry.field(
+        description="How it differs from conflictsWith (negation, number, version, entity...)."
+    )
 
     @classmethod
     def of(cls, memory: models.Memory) -> Memory:
@@ -220,6 +264,9 @@ class Memory:
             activated_at=to_datetime(memory.activated_at),
             last_seen=to_datetime(memory.last_seen),
             merged_into=strawberry.ID(memory.merged_into) if memory.merged_into else None,
+            variants=memory.variants,
+            conflicts_with=strawberry.ID(memory.conflicts_with) if memory.conflicts_with else None,
+            conflict_reason=memory.conflict_reason,
         )
 
     @strawberry.field(description="The importance score recomputed now, factor by factor.")
@@ -287,6 +334,10 @@ class PromotionEvent:
         description="The score factor by factor, as it was at the move."
     )
     at: datetime
+    reason: str | None = strawberry.field(
+        description="Why it moved: score against the threshold it needed, and the retention "
+        "rules that applied (time decay, tag, evidence for a long-term tier)."
+    )
 
     @classmethod
     def of(cls, event: models.PromotionEvent, project_id: str | None) -> PromotionEvent:
@@ -300,6 +351,7 @@ class PromotionEvent:
             from_tier=event.from_tier,
             to_tier=event.to_tier,
             score=event.score,
+            reason=event.reason,
             components=[
                 PromotionScoreComponent(name=name, value=value, contribution=contribution)
                 for name, value, contribution in zip(
@@ -369,6 +421,16 @@ class DuplicateMatch(StrEnum):
     NEAR = "near"
 
 
+strawberry.enum(
+    models.WriteResult,
+    name="RememberOutcome",
+    description="What remember did: CREATED, MERGED_EXACT, MERGED_NEAR (a restatement, its "
+    "wording kept as a variant), SUPERSEDED (a new value from the same source: a new memory "
+    "superseding the old one) or FLAGGED_CONFLICT (a near match that says something else: "
+    "a candidate in the review queue beside the memory it may contradict).",
+)
+
+
 @strawberry.type(description="What remember did: created a memory, or merged into an existing one.")
 class RememberPayload:
     memory: Memory = strawberry.field(
@@ -380,6 +442,14 @@ class RememberPayload:
     match: DuplicateMatch | None = strawberry.field(
         description="How a merged write matched; null when a memory was created."
     )
+    outcome: models.WriteResult
+    related_id: strawberry.ID | None = strawberry.field(
+        description="The older memory a SUPERSEDED write replaced or a FLAGGED_CONFLICT "
+        "write may contradict."
+    )
+    reason: str | None = strawberry.field(
+        description="Why a near match was judged so: the difference found, or the similarity."
+    )
 
     @classmethod
     def of(cls, memory: models.Memory, outcome: models.WriteOutcome) -> RememberPayload:
@@ -387,6 +457,9 @@ class RememberPayload:
             memory=Memory.of(memory),
             created=outcome.created,
             match=DuplicateMatch(outcome.match) if outcome.match else None,
+            outcome=outcome.result,
+            related_id=strawberry.ID(outcome.related_id) if outcome.related_id else None,
+            reason=outcome.reason,
         )
 
 
@@ -401,6 +474,14 @@ class WriteOutcome:
     match: DuplicateMatch | None = strawberry.field(
         description="How a merged item matched; null when a memory was created."
     )
+    outcome: models.WriteResult
+    related_id: strawberry.ID | None = strawberry.field(
+        description="The older memory a SUPERSEDED item replaced or a FLAGGED_CONFLICT item "
+        "may contradict."
+    )
+    reason: str | None = strawberry.field(
+        description="Why a near match was judged so: the difference found, or the similarity."
+    )
 
     @classmethod
     def of(cls, outcome: models.WriteOutcome) -> WriteOutcome:
@@ -408,6 +489,9 @@ class WriteOutcome:
             id=strawberry.ID(outcome.id),
             created=outcome.created,
             match=DuplicateMatch(outcome.match) if outcome.match else None,
+            outcome=outcome.result,
+            related_id=strawberry.ID(outcome.related_id) if outcome.related_id else None,
+            reason=outcome.reason,
         )
 
 

@@ -36,6 +36,9 @@ class MemoryView(BaseModel):
     access_count: int
     retrieval_count: int = Field(description="How often knowledge_context returned it.")
     superseded_by: str | None = Field(description="The memory that replaces this one, if any.")
+    conflicts_with: str | None = Field(
+        description="The memory this candidate may contradict (it waits for review)."
+    )
     created_at: str = Field(description="ISO-8601, UTC.")
     occurred_at: str = Field(description="When what it records happened; ISO-8601, UTC.")
     last_accessed_at: str | None
@@ -58,6 +61,7 @@ class MemoryView(BaseModel):
             access_count=memory.access_count,
             retrieval_count=memory.retrieval_count,
             superseded_by=memory.superseded_by,
+            conflicts_with=memory.conflicts_with,
             created_at=_iso(memory.created_at) or "",
             occurred_at=_iso(memory.occurred) or "",
             last_accessed_at=_iso(memory.last_accessed_at),
@@ -70,6 +74,15 @@ class RememberResult(BaseModel):
         description="False: the text matched a live memory and was counted into it."
     )
     match: str | None = Field(description="How a merged write matched: exact or near.")
+    outcome: str = Field(
+        description="created, merged_exact, merged_near (a restatement, wording kept as a "
+        "variant), superseded (a new value from the same source replaced the old memory) or "
+        "flagged_conflict (a near match that says something else: a candidate for review)."
+    )
+    related_id: str | None = Field(
+        description="The older memory a superseded write replaced or a flagged one may contradict."
+    )
+    reason: str | None = Field(description="Why a near match was judged so.")
 
 
 ARCHIVED = "An archived memory (asked for with include_archived); the restore tool brings it back."

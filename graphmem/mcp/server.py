@@ -374,7 +374,11 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
 
     @server.tool(
         description="Store a memory. Text matching a live memory (ignoring case and "
-        "punctuation) is counted into it as another occurrence instead of stored twice.",
+        "punctuation), or a near match saying the same, is counted into it as another "
+        "occurrence instead of stored twice. A near match that differs (negation, number, "
+        "version, date, identifier, name) is stored as its own memory: it supersedes the "
+        "old one when you restate a fact with a new value, else it is flagged for review "
+        "as a possible contradiction. The result's outcome says which happened.",
         annotations=WRITES,
     )
     def remember(
@@ -447,7 +451,12 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         )
         memory, outcome = gm.remember_detailed(item, project_id=scope)
         return RememberResult(
-            memory=MemoryView.of(memory), created=outcome.created, match=outcome.match
+            memory=MemoryView.of(memory),
+            created=outcome.created,
+            match=outcome.match,
+            outcome=outcome.result.value,
+            related_id=outcome.related_id,
+            reason=outcome.reason,
         )
 
     @server.tool(
@@ -525,6 +534,37 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
     )
     def restore(ctx: Context[Any, Any], id: MemoryId, project_id: ProjectId = None) -> MemoryView:
         return MemoryView.of(gm.restore(id, project_id=project(ctx, project_id, Role.WRITE)))
+
+    @server.tool(
+        description="Remove one wrong relation, saying why; it is logged with who removed "
+        "it (agent_id, else the API key). Removing a SUPERSEDES relation restores the older "
+        "memory. A relation that does not exist is a NOT_FOUND error and nothing is written.",
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=True, open_world_hint=False
+        ),
+    )
+    def unrelate(
+        ctx: Context[Any, Any],
+        from_id: MemoryId,
+        to_id: MemoryId,
+        type: Annotated[models.RelationType, Field(description="The relation's type.")],
+        reason: Annotated[
+            str, Field(min_length=1, max_length=500, description="Why it is removed.")
+        ],
+        agent_id: Annotated[Identifier | None, Field(description="Who removes it.")] = None,
+        project_id: ProjectId = None,
+    ) -> RelationView:
+        scope = project(ctx, project_id, Role.WRITE)
+        key = _request_principal(ctx, principal).key_id
+        relation = gm.unrelate(
+            from_id,
+            to_id,
+            type,
+            reason=reason,
+            removed_by=agent_id or (f"key:{key}" if key else "mcp"),
+            project_id=scope,
+        )
+        return RelationView.of(relation)
 
     @server.tool(
         description="Delete a memory and its relations for good. Prefer supersede for "

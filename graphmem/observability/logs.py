@@ -161,10 +161,19 @@ def log_events(telemetry: Telemetry) -> None:
         telemetry.subscribe(_log_event)
 
 
+def _idle_run(event: Event) -> bool:
+    """A promotion run that moved nothing: the scheduler makes one per session
+    every period, and at INFO they would bury the runs that did something."""
+    fields = event.fields
+    return event.name == "promotion.completed" and not any(
+        fields.get(key) for key in ("promoted", "failed", "rotated")
+    )
+
+
 def _log_event(event: Event) -> None:
     if event.fields.get("status") == "error":
         level = logging.WARNING
-    elif event.name in _DEBUG_EVENTS:
+    elif event.name in _DEBUG_EVENTS or _idle_run(event):
         level = logging.DEBUG
     else:
         level = logging.INFO

@@ -26,9 +26,10 @@ in the project takes the file's properties (properties the file lacks are
 kept) and counts as merged, and importing the same file twice creates
 nothing the second time. A line that is not JSON, fails validation, or
 links to a session or memory the project does not hold (which is also what
-becomes of a line moved ahead of what it links to) is skipped and reported
-with its number and the reason; the other lines still go in, and each
-record is written whole or not at all, links included. The closing ``end`` line holds
+becomes of a line moved ahead of what it links to) is reported with its
+number and the reason, and then the import takes back every record it
+created: the project holds the whole file or nothing of it (records it
+merged into were there before and keep the file's properties). The closing ``end`` line holds
 the counts, so a cut-off file is reported rather than taken as the whole
 project.
 """
@@ -174,6 +175,8 @@ def import_project(
     loader.flush()
     _check_end(end, seen, report)
     report.skipped.sort(key=lambda skipped: skipped.line)
+    if report.skipped:
+        loader.roll_back()
     return report
 
 
@@ -243,6 +246,8 @@ class _Loader:
     kind: str = ""
     rows: list[dict[str, Any]] = field(default_factory=list)
     keys: set[Any] = field(default_factory=set)
+    created: dict[str, list[Any]] = field(default_factory=dict)
+    """The keys of the records this import created, by kind, for a roll back."""
 
     def add(self, kind: str, line: int, record: Mapping[str, Any]) -> None:
         try:
@@ -262,15 +267,42 @@ class _Loader:
     def flush(self) -> None:
         if not self.rows:
             return
+        by_line = {row["line"]: row for row in self.rows}
         for outcome in self._write(self.rows):
             if outcome.result == "created":
                 self.report.created[self.kind] += 1
+                self.created.setdefault(self.kind, []).append(
+                    _key(self.kind, by_line[outcome.line])
+                )
             elif outcome.result == "merged":
                 self.report.merged[self.kind] += 1
             else:
                 self.report.skip(outcome.line, f"{self.kind}: {outcome.reason}")
         self.rows = []
         self.keys = set()
+
+    def roll_back(self) -> None:
+        """Delete what this import created: a file with a bad line leaves nothing
+        behind (a half-made project is worse than none; fix the lines and import
+        again). The report then counts nothing as created."""
+        created = self.created
+        self.store.write(
+            "import_rollback",
+            {
+                "project_id": self.target,
+                "project_created": bool(created.get("project")),
+                "session_ids": created.get("session", []),
+                "memory_ids": created.get("memory", []),
+                "relations": [
+                    {"type": kind, "from_id": from_id, "to_id": to_id}
+                    for kind, from_id, to_id in created.get("relation", [])
+                ],
+                "run_ids": created.get("promotion_run", []),
+                "event_ids": created.get("promotion_event", []) + created.get("staging_event", []),
+            },
+        )
+        self.report.rolled_back = Counter(self.report.created)
+        self.report.created.clear()
 
     def _write(self, rows: list[dict[str, Any]]) -> list[Outcome]:
         """Write a page in one statement; if the store refuses it, write its
@@ -297,6 +329,13 @@ def _strict(model: type[BaseModel], props: Mapping[str, Any]) -> None:
         model.model_validate_json(json.dumps(props), strict=True)
     except ValidationError as exc:
         raise invalid_input(exc, locate=lambda loc: ".".join(["props", *map(str, loc)])) from None
+
+
+def _key(kind: str, row: Mapping[str, Any]) -> Any:
+    """What finds a created record again: its id, or a relation's type and ends."""
+    if kind == "relation":
+        return (row["type"], row["from_id"], row["to_id"])
+    return row["props"]["id"]
 
 
 def _prepare_project(record: Mapping[str, Any], loader: _Loader) -> tuple[dict[str, Any], str]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from graphmem.errors import InvalidInputError
 from graphmem.store import Row, Store
@@ -22,7 +24,7 @@ def pages(
     """The rows of an ``export_*`` statement, page by page in id order."""
     after = ""
     while rows := store.read(statement, {"project_id": project_id, "after": after, "limit": size}):
-        yield rows
+        yield [{**row, "props": without_internal(row["props"])} for row in rows]
         after = rows[-1]["props"]["id"]
         if len(rows) < size:
             return
@@ -40,4 +42,16 @@ def project_summary(store: Store, project_id: str) -> Row:
     (project,) = store.read("export_project", {"project_id": project_id})
     if project["props"] is None and not project["memories"] and not project["sessions"]:
         raise InvalidInputError(f"project: no project {project_id!r} to export", field="project")
+    if project["props"] is not None:
+        project = {**project, "props": without_internal(project["props"])}
     return project
+
+
+INTERNAL = re.compile(r"^_|_lease_owner$")
+"""Properties that say which server holds a scheduler lease (``*_lease_owner``)
+or are a lock's leftovers (``_lock``): they describe this deployment, not the
+project, and an import elsewhere must not inherit another server's claims."""
+
+
+def without_internal(props: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in props.items() if not INTERNAL.search(name)}

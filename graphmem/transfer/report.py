@@ -35,8 +35,10 @@ class ImportReport:
     ``created`` records were new to the project, ``merged`` ones matched
     something already there (so importing the same file twice creates
     nothing the second time), and every skipped line is listed with its
-    number and the reason. ``warnings`` concern the file as a whole, such as
-    a file that ends before its closing line.
+    number and the reason. A graphmem import with a skipped line creates
+    nothing: what it had created is deleted again and counted in
+    ``rolled_back``. ``warnings`` concern the file as a whole, such as a file
+    that ends before its closing line.
     """
 
     project_id: str
@@ -44,6 +46,8 @@ class ImportReport:
     merged: Counter[str] = field(default_factory=Counter)
     skipped: list[SkippedLine] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    rolled_back: Counter[str] = field(default_factory=Counter)
+    """What the import created and then deleted again because a line was bad."""
 
     def skip(self, line: int, reason: str) -> None:
         self.skipped.append(SkippedLine(line, reason))

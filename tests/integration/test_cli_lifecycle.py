@@ -52,6 +52,7 @@ def test_promote_dry_run_then_for_real(data_dir: Path):
     dry = cli(data_dir, "promote", "s1", "--dry-run")
     assert dry.exit_code == 0, dry.output
     assert hot.id in dry.stdout and "episodic" in dry.stdout and "0.675" in dry.stdout
+    assert "(run:" in dry.stdout, "the rules that applied show in the dry run"
     with store(data_dir) as gm:
         assert gm.get(hot.id).tier is Tier.WORKING
     real = cli(data_dir, "promote", "s1")

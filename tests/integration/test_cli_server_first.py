@@ -119,6 +119,12 @@ def test_the_commands_use_the_running_server_and_say_the_same_as_without_it(
     cli(data_dir, "remember", "the nightly export runs at two", "--tag", "ops")
     merged = cli(data_dir, "remember", "the billing service retries webhooks")
     assert "Already known (exact match)" in merged.stdout
+    # The server's judgement of a near match comes back whole.
+    warm = cli(data_dir, "remember", "the search cache warms up in two minutes")
+    moved = cli(data_dir, "remember", "the search cache warms up in three minutes")
+    assert "supersedes an older value" in moved.stdout
+    assert MEMORY_ID.findall(moved.stdout)[1] == MEMORY_ID.findall(warm.stdout)[0]
+    assert "number differs: 2 -> 3" in moved.stdout
 
     searched = json.loads(cli(data_dir, "search", "webhook retries", "--json").stdout)
     assert searched["hits"][0]["memory"]["id"] == memory_id
@@ -147,7 +153,7 @@ def test_the_commands_use_the_running_server_and_say_the_same_as_without_it(
     assert json.loads(typed)["items"] == []
 
     counts = operations(server)
-    assert counts.get("CliRemember") == 3
+    assert counts.get("CliRemember") == 5
     assert counts.get("CliSearch") == 3
     assert counts.get("CliContext") == 2
 

@@ -39,7 +39,7 @@ STATS_FIELDS = """sessionId projectId enabled intervalSeconds nextRunAt runs tot
     lastThreshold"""
 STATS = f"""query($session: ID!) {{ promotionStats(sessionId: $session) {{ {STATS_FIELDS} }} }}"""
 
-EVENT_FIELDS = """id runId memoryId sessionId trigger fromTier toTier score at
+EVENT_FIELDS = """id runId memoryId sessionId trigger fromTier toTier score at reason
     components { name value contribution } memory { id tier }"""
 EVENTS = f"""query($memory: ID, $session: ID, $limit: Int! = 50) {{
   promotionEvents(memoryId: $memory, sessionId: $session, limit: $limit) {{ {EVENT_FIELDS} }}
@@ -151,9 +151,13 @@ def test_a_run_promotes_and_the_log_shows_each_move(
     assert field == by_memory
 
 
-def test_the_log_is_newest_first_and_limited(gql: GraphQLClient, gm: GraphMem) -> None:
+def test_the_log_is_newest_first_and_limited(
+    gql: GraphQLClient, gm: GraphMem, clock: ManualClock
+) -> None:
     memory_id = gm.remember(strong()).id
     gm.run_promotion(S)  # working -> episodic
+    clock.advance(60)
+    gm.feedback(memory_id, 1)  # evidence for a long-term tier
     gm.run_promotion(S)  # episodic -> semantic
 
     events = gql.data(EVENTS, {"memory": memory_id})["promotionEvents"]
@@ -163,6 +167,8 @@ def test_the_log_is_newest_first_and_limited(gql: GraphQLClient, gm: GraphMem) -
         ("EPISODIC", "SEMANTIC"),
         ("WORKING", "EPISODIC"),
     ]
+    assert "evidence: feedback +1" in events[0]["reason"]
+    assert events[1]["reason"].startswith("score 0.675 >= 0.600")
     assert latest == events[:1]
 
 

@@ -54,6 +54,7 @@ TOOLS = {
     "pin",
     "relate",
     "supersede",
+    "unrelate",
     "forget",
     "review_candidates",
     "restore",

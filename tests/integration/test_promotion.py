@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import uuid
+from pathlib import Path
 
 import pytest
 from falkordb import FalkorDB
@@ -13,10 +15,10 @@ from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
 from graphmem.errors import NotFoundError
 from graphmem.models import MemoryType, SessionState, Tier
-from graphmem.promotion import Trigger
+from graphmem.promotion import Trigger, threshold_for
 from graphmem.retention import RetentionRules
 from graphmem.scheduler import Scheduler
-from graphmem.scoring import ImportanceScorer
+from graphmem.scoring import Factor, ImportanceScorer, ScoringPreset
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 from graphmem.telemetry import Event
@@ -122,10 +124,12 @@ class TestEvaluate:
 
 
 class TestTiers:
-    def test_working_then_episodic_then_semantic(self, gm: GraphMem):
+    def test_working_then_episodic_then_semantic(self, gm: GraphMem, clock: ManualClock):
         memory = gm.remember(strong())
         gm.run_promotion(S)
         assert tier_of(gm, memory.id) is Tier.EPISODIC
+        clock.advance(60)
+        gm.feedback(memory.id, 1)
         gm.run_promotion(S)
         assert tier_of(gm, memory.id) is Tier.SEMANTIC
         gm.run_promotion(S)
@@ -238,7 +242,8 @@ class TestStatsAndTriggers:
         gm.remember_many([strong("two"), strong("three"), weak()])
         gm.run_promotion(S)
         stats = gm.promotion_stats(S)
-        assert (stats.runs, stats.total_promoted, stats.last_promoted) == (2, 4, 3)
+        # "one" stays episodic: nothing but its score speaks for it yet.
+        assert (stats.runs, stats.total_promoted, stats.last_promoted) == (2, 3, 2)
         assert stats.last_remaining == 1 and stats.last_threshold == 0.6
         assert stats.last_run_at == clock.now()
 
@@ -474,3 +479,211 @@ def test_triggers_are_named(gm: GraphMem):
         "memory_limit",
         "agent_decision",
     }
+
+
+class TestLongTermEvidence:
+    """Episodic -> semantic needs evidence beyond one more run, and never two tiers at once."""
+
+    def test_two_runs_seconds_apart_move_one_tier(self, gm: GraphMem, clock: ManualClock):
+        memory = gm.remember(strong())
+        gm.feedback(memory.id, 1)
+        gm.run_promotion(S)
+        clock.advance(5)
+        assert gm.run_promotion(S).promoted == []
+        assert tier_of(gm, memory.id) is Tier.EPISODIC
+        clock.advance(gm.rules.promotion_interval_seconds)
+        assert gm.run_promotion(S).promoted == [memory.id]
+        assert tier_of(gm, memory.id) is Tier.SEMANTIC
+
+    def test_a_high_score_alone_is_not_evidence(self, gm: GraphMem, clock: ManualClock):
+        memory = gm.remember(strong())
+        gm.run_promotion(S)
+        for _ in range(3):
+            clock.advance(gm.rules.promotion_interval_seconds + 1)
+            gm.record_access(memory.id)
+            assert gm.run_promotion(S).promoted == []
+        assert tier_of(gm, memory.id) is Tier.EPISODIC
+
+    def test_use_in_a_second_session_is_evidence(self, gm: GraphMem, clock: ManualClock):
+        memory = gm.remember(strong())
+        gm.run_promotion(S)
+        clock.advance(60)
+        assert (
+            gm.promotion.record_session_use([memory.id], session_id=S, project_id="default") == []
+        )
+        assert gm.run_promotion(S).promoted == []
+        noted = gm.promotion.record_session_use(
+            [memory.id], session_id="thread-2", project_id="default"
+        )
+        assert noted == [memory.id]
+        result = gm.run_promotion(S)
+        assert result.promoted == [memory.id]
+        assert "used in 2 sessions" in result.candidates[0].reason
+
+    def test_recurrence_is_evidence(self, gm: GraphMem, clock: ManualClock):
+        memory = gm.remember(strong())
+        gm.run_promotion(S)
+        clock.advance(60)
+        gm.remember(strong())  # the same text again: merged, occurrence 2
+        assert gm.run_promotion(S).promoted == [memory.id]
+        (event, _) = gm.promotion_events(memory_id=memory.id)
+        assert "written 2 times" in event.reason
+
+    def test_dwell_time_in_episodic_is_evidence(self, gm: GraphMem, clock: ManualClock):
+        evidence = gm.rules.semantic_evidence.model_copy(update={"min_dwell_days": 0.01})
+        gm.rules = gm.promotion.rules = gm.rules.model_copy(update={"semantic_evidence": evidence})
+        memory = gm.remember(strong())
+        gm.run_promotion(S)
+        clock.advance(600)
+        assert gm.run_promotion(S).promoted == []
+        clock.advance(300)  # 900 s > 864 s in episodic; still scores 0.608
+        assert gm.run_promotion(S).promoted == [memory.id]
+        assert "evidence: dwell" in gm.promotion_events(memory_id=memory.id)[0].reason
+
+
+class TestRoadmapRules:
+    def test_a_tagged_memory_promotes_on_its_own_threshold(self, gm: GraphMem, clock: ManualClock):
+        memory = gm.remember(weak(tags=["critical"]))
+        other = gm.remember(weak("maybe the queue is slow"))
+        result = gm.run_promotion(S, dry_run=True)
+        (candidate,) = result.candidates
+        assert candidate.memory.id == memory.id and candidate.threshold == 0.0
+        assert "tag: critical: threshold 0.000" in candidate.reason
+        assert "tag: critical: threshold 0.000" in [
+            f"{n.rule}: {n.detail}" for n in candidate.breakdown.rules
+        ]
+        assert gm.run_promotion(S).promoted == [memory.id]
+        clock.advance(60)
+        # The tag is its evidence for semantic too, one tier per period.
+        assert gm.run_promotion(S).promoted == [memory.id]
+        assert tier_of(gm, memory.id) is Tier.SEMANTIC
+        assert tier_of(gm, other.id) is Tier.WORKING
+
+    def test_the_threshold_falls_for_older_memories(self, gm: GraphMem, clock: ManualClock):
+        # Fresh 0.675; once recency is gone 0.475: under 0.6, but not under the
+        # threshold of a 20-day-old memory (0.6 - 0.01 * 13 = 0.47).
+        memory = gm.remember(strong())
+        clock.advance(8 * 86_400)
+        assert gm.run_promotion(S).promoted == []
+        clock.advance(12 * 86_400)
+        result = gm.run_promotion(S)
+        assert result.promoted == [memory.id]
+        (candidate,) = result.candidates
+        assert candidate.threshold == pytest.approx(0.47)
+        assert "time_decay: 20.0 days old: 0.600 -> 0.470" in candidate.reason
+
+    def test_time_decay_can_be_switched_off(self, gm: GraphMem, clock: ManualClock):
+        decay = gm.rules.time_decay.model_copy(update={"enabled": False})
+        gm.rules = gm.promotion.rules = gm.rules.model_copy(update={"time_decay": decay})
+        gm.remember(strong())
+        clock.advance(20 * 86_400)
+        assert gm.run_promotion(S).promoted == []
+
+    def test_a_dry_run_is_not_a_trigger(self, gm: GraphMem):
+        events: list[Event] = []
+        gm.telemetry.subscribe(events.append)
+        gm.remember(strong())
+        gm.run_promotion(S, dry_run=True)
+        assert "promotion.triggered" not in [e.name for e in events]
+        assert gm.promotion_stats(S).runs == 0
+
+
+class TestArchiveExpiry:
+    def _expiring(self, gm: GraphMem, export_dir: Path, enabled: bool = True) -> None:
+        expiry = gm.rules.archive_expiry.model_copy(
+            update={"enabled": enabled, "after_days": 30.0, "export_dir": str(export_dir)}
+        )
+        gm.rules = gm.rules.model_copy(update={"archive_expiry": expiry})
+        gm.archiver.rules = gm.rules
+
+    def _archived(self, gm: GraphMem, clock: ManualClock, content: str) -> str:
+        memory = gm.remember(weak(content))
+        clock.advance(2 * 86_400)
+        assert memory.id in gm.archive_stale().archived
+        return memory.id
+
+    def test_expired_archives_are_exported_then_deleted_and_logged(
+        self, gm: GraphMem, clock: ManualClock, store: FalkorStore, tmp_path: Path
+    ):
+        self._expiring(gm, tmp_path / "exports")
+        old = self._archived(gm, clock, "maybe the cache is cold")
+        clock.advance(20 * 86_400)
+        young = self._archived(gm, clock, "maybe the disk is slow")
+        clock.advance(11 * 86_400)
+        assert gm.archiver.expire_archived(project_id="default", dry_run=True).expired == [old]
+        assert gm.get(old).tier is Tier.ARCHIVED
+        result = gm.archiver.expire_archived(project_id="default")
+        assert result.purged == [old]
+        (line,) = Path(result.export_file).read_text().splitlines()
+        exported = json.loads(line)
+        assert exported["memory"]["id"] == old
+        assert exported["memory"]["content"] == "maybe the cache is cold"
+        with pytest.raises(NotFoundError):
+            gm.get(old)
+        assert gm.get(young).tier is Tier.ARCHIVED
+        assert (
+            count(
+                store,
+                "MATCH (e:PurgeEvent {memory_id: $id}) WHERE e.export_file = $file RETURN count(e)",
+                id=old,
+                file=result.export_file,
+            )
+            == 1
+        )
+
+    def test_expiry_is_off_by_default(self, gm: GraphMem, clock: ManualClock, tmp_path: Path):
+        self._expiring(gm, tmp_path, enabled=False)
+        memory_id = self._archived(gm, clock, "maybe the cache is cold")
+        clock.advance(400 * 86_400)
+        assert gm.archiver.expire_archived(project_id="default").expired == []
+        assert gm.get(memory_id).tier is Tier.ARCHIVED
+        assert list(tmp_path.iterdir()) == []
+
+    def test_an_export_that_fails_deletes_nothing(
+        self, gm: GraphMem, clock: ManualClock, tmp_path: Path
+    ):
+        blocker = tmp_path / "not-a-dir"
+        blocker.write_text("")
+        self._expiring(gm, blocker)
+        memory_id = self._archived(gm, clock, "maybe the cache is cold")
+        clock.advance(31 * 86_400)
+        with pytest.raises(OSError):
+            gm.archiver.expire_archived(project_id="default")
+        assert gm.get(memory_id).tier is Tier.ARCHIVED
+
+
+def test_consolidation_moves_episodic_memories_of_closed_sessions(gm: GraphMem, clock: ManualClock):
+    memory = gm.remember(strong())
+    other = gm.remember(strong("the deploy key rotates monthly"))
+    gm.close_session(S)
+    assert tier_of(gm, memory.id) is Tier.EPISODIC
+    clock.advance(60)
+    gm.feedback(memory.id, 1)
+    assert [c.memory.id for c in gm.promotion.consolidate(project_id="default", dry_run=True)] == [
+        memory.id
+    ]
+    assert tier_of(gm, memory.id) is Tier.EPISODIC
+    Scheduler(gm, busy_fraction=1.0, evaluation_interval_seconds=None).tick()
+    assert tier_of(gm, memory.id) is Tier.SEMANTIC
+    assert tier_of(gm, other.id) is Tier.EPISODIC
+
+
+def test_database_thresholds_equal_the_python_rules(gm: GraphMem, clock: ManualClock):
+    """evaluate_session computes each memory's threshold in Cypher; threshold_for
+    (which explains it) must agree."""
+    rng = random.Random(11)
+    flat = ScoringPreset(name="flat", weights={Factor.CONFIDENCE: 1.0})
+    gm.scorer = gm.promotion.scorer = ImportanceScorer(flat)
+    tags = [[], ["critical"], ["user_goal"], ["other"], ["other", "user_goal"]]
+    for i in range(30):
+        gm.remember(strong(f"fact {i}", confidence=1.0, tags=rng.choice(tags)))
+        clock.advance(rng.uniform(0, 3 * 86_400))
+    candidates = gm.promotion.evaluate(S, project_id="default", limit=100)
+    assert len(candidates) == 30
+    now = clock.now()
+    decayed = 0
+    for c in candidates:
+        expected = threshold_for(c.memory, gm.rules, 0.6, now)
+        assert c.threshold == pytest.approx(expected.needed, abs=1e-9)
+        decayed += expected.decayed < 0.6
+    assert decayed > 0, "some memories are old enough for time decay"

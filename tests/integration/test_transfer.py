@@ -1,5 +1,6 @@
 """graphmem's own JSONL: a project survives a round trip unchanged, import is
-idempotent, and bad lines are reported one by one without stopping the rest."""
+idempotent, and bad lines are reported one by one, after which the import
+takes back what it created."""
 
 from __future__ import annotations
 
@@ -157,11 +158,33 @@ def test_bad_lines_are_skipped_and_reported(
     assert "after the end line" in reasons[len(lines)]
     # The end line's counts no longer match what the file holds.
     assert len(report.warnings) == 1 and "end line counts" in report.warnings[0]
-    # Nothing of a skipped line was written; every other line went in.
-    moved = GraphMem(other_store, clock=clock)
-    assert moved.get_many([ids["odd"]]) == [None]
-    assert moved.get(ids["rule"]) == gm.get(ids["rule"])
-    assert report.created["memory"] == 7  # of the project's eight, all but the bad tier
+    # A file with bad lines leaves nothing behind: what went in was taken back.
+    assert snapshot(other_store) == ([], [])
+    assert not report.created and not report.merged
+    assert report.rolled_back["memory"] == 7  # of the project's eight, all but the bad tier
+    assert report.rolled_back["project"] == 1 and report.rolled_back["session"] >= 1
+
+
+def test_a_file_whose_later_lines_are_bad_leaves_nothing_behind(
+    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+):
+    ids = build_project(gm, store, clock)
+    lines = exported(store).splitlines()
+    last = max(i for i, line in enumerate(lines) if '"kind":"staging_event"' in line)
+    broken = json.loads(lines[last])
+    broken["props"]["id"] = 7
+    lines[last] = json.dumps(broken)
+    report = import_project(other_store, io.StringIO("\n".join(lines) + "\n"), project_id="copy")
+    assert [s.line for s in report.skipped] == [last + 1]
+    assert not report.complete and not report.created
+    assert snapshot(other_store, "copy") == ([], [])
+    assert snapshot(other_store) == ([], [])
+    # Fixed, the same file lands whole.
+    lines[last] = exported(store).splitlines()[last]
+    fixed = import_project(other_store, io.StringIO("\n".join(lines) + "\n"), project_id="copy")
+    assert fixed.complete and not fixed.rolled_back
+    moved = GraphMem(other_store, clock=clock, project_id="copy")
+    assert moved.get(ids["rule"]).content == gm.get(ids["rule"]).content
 
 
 def test_a_cut_off_file_is_imported_and_reported(
@@ -216,7 +239,8 @@ def test_a_record_the_store_refuses_is_skipped_alone(
 ):
     """The target graph has a unique constraint the file breaks (as Neo4j's
     would be broken by an id taken meanwhile): the page is written again
-    record by record, and only the record the database refuses is left out."""
+    record by record, only the record the database refuses is reported, and
+    then the import takes back everything it created."""
     ids = build_project(gm, store, clock)
     graph = other_store.graph_name
     other_store._db.connection.execute_command(
@@ -241,8 +265,25 @@ def test_a_record_the_store_refuses_is_skipped_alone(
         "memory: props.content: must be valid Unicode (it holds a lone surrogate)"
     )
     moved = GraphMem(other_store, clock=clock)
-    assert moved.get_many([ids["task"]]) == [None]
-    assert moved.get(ids["rule"]) == gm.get(ids["rule"])
-    assert report.created["memory"] == 6
+    assert moved.get_many([ids["task"], ids["rule"]]) == [None, None], "nothing is left"
+    assert not report.created and report.rolled_back["memory"] == 6
     # What hangs off the refused memory is reported, not written half-way.
     assert any(r.startswith("relation: unknown relation endpoint") for r in reasons.values())
+
+
+def test_an_export_leaves_out_lease_owners(
+    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+):
+    """A claim names the server that holds it: it must not travel with the project."""
+    build_project(gm, store, clock)
+    store._graph.query(
+        "MATCH (p:Project {id: 'default'}) "
+        "SET p.archival_lease_owner = 'host-a', p.evaluation_lease_owner = 'host-a'"
+    )
+    store._graph.query(
+        "MATCH (s:Session {project_id: 'default'}) SET s.promotion_lease_owner = 'host-a'"
+    )
+    text = exported(store)
+    assert "lease_owner" not in text and "host-a" not in text
+    assert import_project(other_store, io.StringIO(text)).complete
+    assert "lease_owner" not in exported(other_store)

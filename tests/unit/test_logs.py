@@ -165,8 +165,9 @@ def test_telemetry_events_are_logged_once_with_their_fields(captured: io.StringI
     telemetry.emit("promotion.completed", 1.0, trigger="manual", promoted=2, run_id="r9")
     telemetry.emit("promotion.triggered", 1.0, trigger="manual")
     telemetry.emit("retrieval.search", 1.0, status="error", duration_ms=3.5)
+    telemetry.emit("promotion.completed", 1.0, trigger="periodic", promoted=0, failed=0, rotated=0)
 
-    completed, triggered, failed = [
+    completed, triggered, failed, idle = [
         line for line in lines(captured) if line["logger"] == "graphmem.events"
     ]
     assert completed["level"] == "INFO" and completed["message"] == "promotion.completed"
@@ -177,6 +178,7 @@ def test_telemetry_events_are_logged_once_with_their_fields(captured: io.StringI
     )
     assert triggered["level"] == "DEBUG", "per-call events stay out of INFO"
     assert failed["level"] == "WARNING" and failed["status"] == "error"
+    assert idle["level"] == "DEBUG", "a scheduled run that moved nothing stays out of INFO"
 
 
 @pytest.mark.parametrize(

@@ -34,6 +34,13 @@ def test_file_values_and_environment_overrides(tmp_path: Path, monkeypatch: pyte
         ("promote_threshold: 1.5\n", "promote_threshold"),
         ("short_term_max: 0\n", "short_term_max"),
         ("unknown_rule: 1\n", "unknown_rule"),
+        ("stale_after_days: {episodic: -1}\n", "stale_after_days.episodic"),
+        ("restatement: {merge_overlap: 1.2}\n", "restatement.merge_overlap"),
+        ("restatement: {typo: 1}\n", "restatement.typo"),
+        ("tag_thresholds: {critical: -0.1}\n", "tag_thresholds.critical"),
+        ("time_decay: {floor: 1.5}\n", "time_decay.floor"),
+        ("semantic_evidence: {min_dwell_days: -2}\n", "semantic_evidence.min_dwell_days"),
+        ("archive_expiry: {after_days: -30}\n", "archive_expiry.after_days"),
         ("- a list\n", "retention_file"),
     ],
 )

@@ -1,0 +1,161 @@
+"""``python -m benchmarks.dedup_cost``: what the restatement check costs each write.
+
+The same workload is written one ``remember`` at a time, with real
+all-MiniLM-L6-v2 vectors, on fresh graphs of one embedded server, in three
+ways:
+
+- ``exact only``: near matches are not looked for (exact-text dedup only);
+- ``cosine only``: the rule before the check: the nearest memory at cosine
+  >= ``dedup_similarity`` (0.92) takes the write, nothing else is read;
+- ``restatement check``: as shipped: up to three near matches from cosine
+  ``restatement.candidate_similarity`` (0.78), each judged by
+  ``graphmem.restatement.judge``; an update writes a SUPERSEDES edge, a
+  possible contradiction a flagged candidate.
+
+The workload: both texts of every pair in ``benchmarks/eval/dedup_pairs.jsonl``
+(the first of each pair, then the second, so every second text has a near
+match: the check's worst case). The vectors are computed once, before the
+clock starts, and handed out by text: embedding costs every way the same and
+would hide the difference under it (its own cost, one memory at a time, is
+printed beside the rest). The three ways take turns, round by round, so a load
+change on the machine hits all three alike. Printed: writes per second of each
+(median of the rounds), the ratio of the check to the other two with and
+without the embedding of each write counted in, and what each way decided.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from benchmarks.dedup_eval import load_pairs
+from benchmarks.harness import BenchEnv
+from graphmem.api import GraphMem
+from graphmem.clock import ManualClock
+from graphmem.embeddings import MiniLMEmbedder, Vector
+from graphmem.restatement import Difference, Judgement, Verdict
+from graphmem.writer import Writer
+
+WAYS = ("exact only", "cosine only", "restatement check")
+
+
+class _ExactOnly(Writer):
+    """No near-match lookup at all."""
+
+    def _judge_near_matches(self, rows, vectors, merges, outcomes, project):  # type: ignore[no-untyped-def]
+        return rows, vectors, []
+
+
+class _CosineOnly(Writer):
+    """The nearest match at cosine >= ``dedup_similarity`` merges, unread."""
+
+    def _nearest_by_vector(self, vectors: list[Any], project: str):  # type: ignore[no-untyped-def]
+        rows = self.store.read(
+            "near_duplicates",
+            {
+                "items": [{"index": i, "vector": v} for i, v in enumerate(vectors)],
+                "project_id": project,
+                "threshold": self.rules.dedup_similarity,
+                "k": 20,
+                "hits": 1,
+            },
+        )
+        return {r["index"]: r["hits"] for r in rows if r["hits"]}
+
+    def _decide(self, row: Mapping[str, Any], hits: Sequence[Mapping[str, Any]], measure: str):  # type: ignore[no-untyped-def]
+        if not hits:
+            return None, None, None
+        return hits[0], Judgement(Verdict.MERGE, Difference.NONE, "cosine"), None
+
+
+class Precomputed:
+    """The model's vectors of the workload, computed in one batch, looked up by text."""
+
+    name = MiniLMEmbedder.name
+    dimension = MiniLMEmbedder.dimension
+
+    def __init__(self, model: MiniLMEmbedder, texts: list[str]) -> None:
+        self.vectors = dict(zip(texts, model.embed(texts), strict=True))
+
+    def embed(self, texts: Sequence[str]) -> list[Vector]:
+        return [self.vectors[text] for text in texts]
+
+    def warm_up(self) -> None:
+        """Nothing to load."""
+
+
+def embed_one_ms(model: MiniLMEmbedder, texts: list[str], n: int = 20) -> float:
+    """Median milliseconds to embed one memory's text, as each write does."""
+    times = []
+    for text in texts[:n]:
+        began = time.perf_counter()
+        model.embed([text])
+        times.append(time.perf_counter() - began)
+    return statistics.median(times) * 1000
+
+
+def texts() -> list[str]:
+    pairs = load_pairs()
+    return [p.text_a for p in pairs] + [p.text_b for p in pairs]
+
+
+def one_round(env: BenchEnv, way: str, n: int, workload: list[str], embedder: Any) -> Counter:
+    scratch, _ = env.scratch_graphs(f"dedup_cost_{way.split()[0]}_{n}")
+    gm = GraphMem(scratch.store, clock=ManualClock(start=1_800_000_000.0), embedder=embedder)
+    if way == "exact only":
+        gm.writer.__class__ = _ExactOnly
+    elif way == "cosine only":
+        gm.writer.__class__ = _CosineOnly
+    results: Counter = Counter()
+    began = time.perf_counter()
+    for content in workload:
+        _, outcome = gm.remember_detailed({"content": content})
+        results[outcome.result.value] += 1
+    results["seconds"] = time.perf_counter() - began  # type: ignore[assignment]
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    model = MiniLMEmbedder()
+    workload = texts()
+    embedder = Precomputed(model, sorted(set(workload)))
+    embed_ms = embed_one_ms(model, workload)
+    seconds: dict[str, list[float]] = {way: [] for way in WAYS}
+    decided: dict[str, Counter] = {}
+    with BenchEnv() as env:
+        for n in range(args.rounds):
+            for way in WAYS:
+                results = one_round(env, way, n, workload, embedder)
+                seconds[way].append(results.pop("seconds"))
+                decided[way] = results
+    rate = {way: len(workload) / statistics.median(seconds[way]) for way in WAYS}
+    print(
+        f"{len(workload)} remembers a round (both texts of {len(workload) // 2} labelled "
+        f"pairs), {args.rounds} rounds, all-MiniLM-L6-v2 vectors, embedded FalkorDB"
+    )
+    print(f"{'way':<20}{'writes/s':>10}{'ms/write':>10}   outcomes of the last round")
+    for way in WAYS:
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(decided[way].items()))
+        print(f"{way:<20}{rate[way]:>10.1f}{1000 / rate[way]:>10.2f}   {outcomes}")
+    ms = {way: 1000 / rate[way] for way in WAYS}
+    check = ms["restatement check"]
+    print(f"embedding one memory (every way pays it on each write): {embed_ms:.1f} ms")
+    for other in ("exact only", "cosine only"):
+        print(
+            f"restatement check vs {other}: {ms[other] / check:.3f} of its throughput "
+            f"({check - ms[other]:+.2f} ms a write); with the embedding counted in: "
+            f"{(ms[other] + embed_ms) / (check + embed_ms):.3f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

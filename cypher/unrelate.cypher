@@ -1,0 +1,27 @@
+// Remove one typed edge between two memories of a project, logged as a
+// :RelationEvent that keeps the edge's fields, who removed it and why. A
+// removed SUPERSEDES edge restores the memory it superseded (reads skip a
+// memory only while superseded_by names a successor). No edge: no row, no write.
+MATCH (a:Memory {id: $from_id})-[r]->(b:Memory {id: $to_id})
+WHERE a.project_id = $project_id AND b.project_id = $project_id AND type(r) = $type
+WITH a, b, r, r.rationale AS rationale, r.weight AS weight, r.created_at AS created_at
+LIMIT 1
+CREATE (e:RelationEvent {
+  id: $event_id,
+  project_id: $project_id,
+  kind: 'removed',
+  type: $type,
+  from_id: a.id,
+  to_id: b.id,
+  rationale: rationale,
+  weight: weight,
+  created_at: created_at,
+  removed_by: $removed_by,
+  reason: $reason,
+  at: $now
+})
+DELETE r
+WITH a, b, e, rationale, weight, created_at
+FOREACH (_ IN CASE WHEN $type = 'SUPERSEDES' AND b.superseded_by = a.id THEN [1] ELSE [] END |
+  SET b.superseded_by = null, b.updated_at = $now)
+RETURN a.id AS from_id, b.id AS to_id, rationale, weight, created_at

@@ -1,0 +1,135 @@
+"""remember judges a near match before merging it, on real FalkorDB and real embeddings.
+
+The issue's examples: a flipped negation is flagged as a possible
+contradiction, a changed number or version from the same source supersedes
+the old memory, and a restatement merges keeping its wording.
+"""
+
+from __future__ import annotations
+
+from graphmem import GraphMem
+from graphmem.models import Status, WriteResult
+
+
+def written(gm: GraphMem, content: str, **fields: object):
+    return gm.remember_detailed({"content": content, **fields})
+
+
+class TestRestatementOnWrite:
+    def test_retry_and_never_retry_are_both_kept_and_flagged(self, egm: GraphMem):
+        old, _ = written(egm, "Always retry failed charges in the billing worker")
+        new, outcome = written(egm, "Never retry failed charges in the billing worker")
+        assert outcome.result is WriteResult.FLAGGED_CONFLICT
+        assert outcome.created and new.id != old.id and outcome.related_id == old.id
+        assert "never" in (outcome.reason or "")
+        assert new.status is Status.CANDIDATE and new.conflicts_with == old.id
+        assert new.conflict_reason == outcome.reason
+        kept = egm.get(old.id)
+        assert kept.occurrence_count == 1 and kept.status is Status.ACTIVE
+        assert kept.superseded_by is None
+        queued = [item.memory.id for item in egm.review_queue().items]
+        assert new.id in queued and old.id not in queued
+
+    def test_allowed_and_not_allowed_are_flagged(self, egm: GraphMem):
+        old, _ = written(egm, "Force pushes to the main branch are allowed")
+        new, outcome = written(egm, "Force pushes to the main branch are not allowed")
+        assert (outcome.result, outcome.related_id) == (WriteResult.FLAGGED_CONFLICT, old.id)
+        assert egm.get(new.id).conflicts_with == old.id
+
+    def test_a_new_port_from_the_same_source_supersedes_the_old_one(self, egm: GraphMem):
+        old, _ = written(egm, "The API server listens on port 8000")
+        new, outcome = written(egm, "The API server listens on port 9000")
+        assert outcome.result is WriteResult.SUPERSEDED
+        assert outcome.created and outcome.related_id == old.id
+        assert outcome.reason == "number differs: 8000 -> 9000"
+        assert new.status is Status.ACTIVE and new.conflicts_with is None
+        before = egm.get(old.id)
+        assert before.superseded_by == new.id, "the old one stays, marked"
+        (edge,) = [r for r in egm.relations([new.id])[0] if r.type.value == "SUPERSEDES"]
+        assert (edge.from_id, edge.to_id, edge.rationale) == (new.id, old.id, outcome.reason)
+
+    def test_a_new_python_version_supersedes_and_a_third_chains_on(self, egm: GraphMem):
+        first, _ = written(egm, "The service runs on Python 3.11")
+        second, outcome = written(egm, "The service runs on Python 3.12")
+        assert (outcome.result, outcome.related_id) == (WriteResult.SUPERSEDED, first.id)
+        assert outcome.reason == "version differs: 3.11 -> 3.12"
+        # The superseded memory is no longer current: the next value supersedes
+        # the current one, not the old one again.
+        third, outcome = written(egm, "The service runs on Python 3.13")
+        assert (outcome.result, outcome.related_id) == (WriteResult.SUPERSEDED, second.id)
+        assert egm.get(first.id).superseded_by == second.id
+        assert egm.get(second.id).superseded_by == third.id
+
+    def test_a_new_value_from_another_agent_is_a_possible_contradiction(self, egm: GraphMem):
+        old, _ = written(egm, "The API server listens on port 8000", agent_id="deployer")
+        new, outcome = written(egm, "The API server listens on port 9000", agent_id="reviewer")
+        assert (outcome.result, outcome.related_id) == (WriteResult.FLAGGED_CONFLICT, old.id)
+        assert egm.get(old.id).superseded_by is None
+        assert new.status is Status.CANDIDATE
+
+    def test_a_less_certain_new_value_is_flagged_not_an_update(self, egm: GraphMem):
+        sure, _ = written(egm, "the cache TTL is 30 seconds", confidence=0.9)
+        unsure, outcome = written(egm, "the cache TTL might be 60 seconds", confidence=0.4)
+        assert (outcome.result, outcome.related_id) == (WriteResult.FLAGGED_CONFLICT, sure.id)
+        assert outcome.reason == (
+            "number differs: 30 -> 60, stated with less confidence (0.4 < 0.9)"
+        )
+        assert egm.get(sure.id).superseded_by is None and unsure.status is Status.CANDIDATE
+
+    def test_a_restatement_merges_and_keeps_its_wording(self, egm: GraphMem):
+        old, _ = written(egm, "Deploys go out every Tuesday after the standup")
+        merged, outcome = written(egm, "Deployments go out every Tuesday after standup")
+        assert (outcome.result, outcome.created, outcome.id) == (
+            WriteResult.MERGED_NEAR,
+            False,
+            old.id,
+        )
+        assert outcome.match == "near" and outcome.reason.startswith("same statement")
+        assert merged.occurrence_count == 2
+        assert merged.variants == ["Deployments go out every Tuesday after standup"]
+        assert egm.get(old.id).variants == merged.variants
+        # The same wording again is not a new variant; the exact text is no variant.
+        again, outcome = written(egm, "Deploys go out every Tuesday after the standup")
+        assert outcome.result is WriteResult.MERGED_EXACT
+        assert again.variants == merged.variants and again.occurrence_count == 3
+
+    def test_remember_many_reports_each_outcome(self, egm: GraphMem):
+        ids = egm.remember_many(
+            [
+                {"content": "Always retry failed charges in the billing worker"},
+                {"content": "The API server listens on port 8000"},
+                {"content": "Deploys go out every Tuesday after the standup"},
+            ]
+        )
+        outcomes = egm.remember_many_detailed(
+            [
+                {"content": "Invoices are rendered with WeasyPrint"},
+                {"content": "Always retry failed charges in the billing worker"},
+                {"content": "Deployments go out every Tuesday after standup"},
+                {"content": "The API server listens on port 9000"},
+                {"content": "Never retry failed charges in the billing worker"},
+            ]
+        )
+        assert [o.result for o in outcomes] == [
+            WriteResult.CREATED,
+            WriteResult.MERGED_EXACT,
+            WriteResult.MERGED_NEAR,
+            WriteResult.SUPERSEDED,
+            WriteResult.FLAGGED_CONFLICT,
+        ]
+        assert [o.related_id for o in outcomes[3:]] == [ids[1], ids[0]]
+        assert outcomes[1].id == ids[0] and outcomes[2].id == ids[2]
+
+    def test_without_dedup_nothing_is_judged(self, egm: GraphMem):
+        written(egm, "The API server listens on port 8000")
+        outcomes = egm.remember_many_detailed(
+            [{"content": "The API server listens on port 9000"}], dedup=False
+        )
+        assert outcomes[0].result is WriteResult.CREATED and outcomes[0].related_id is None
+
+    def test_without_embeddings_a_flipped_negation_is_flagged(self, gm: GraphMem):
+        assert gm.embedder is None
+        old, _ = written(gm, "retry the payment webhook three times with jitter")
+        new, outcome = written(gm, "do not retry the payment webhook three times with jitter")
+        assert (outcome.result, outcome.related_id) == (WriteResult.FLAGGED_CONFLICT, old.id)
+        assert gm.get(old.id).occurrence_count == 1 and new.conflicts_with == old.id
