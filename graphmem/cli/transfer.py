@@ -247,6 +247,14 @@ def _imported(report: ImportReport) -> None:
                 style="bold red",
             )
         )
+    if report.refused:
+        err.print(
+            Text(
+                f"nothing imported into project {report.project_id}: "
+                f"{plural(len(report.skipped), 'bad line')}; fix the lines and import again",
+                style="bold red",
+            )
+        )
     err.print(
         f"imported into project {report.project_id}: created {listed(report.created)}; "
         f"merged {listed(report.merged)}; skipped {plural(len(report.skipped), 'line')}"

@@ -35,10 +35,11 @@ class ImportReport:
     ``created`` records were new to the project, ``merged`` ones matched
     something already there (so importing the same file twice creates
     nothing the second time), and every skipped line is listed with its
-    number and the reason. A graphmem import with a skipped line creates
-    nothing: what it had created is deleted again and counted in
-    ``rolled_back``. ``warnings`` concern the file as a whole, such as a file
-    that ends before its closing line.
+    number and the reason. An import with a bad line creates nothing: a
+    graphmem import deletes what it had created again and counts it in
+    ``rolled_back``; a Sky import checks every line first and is ``refused``.
+    ``warnings`` concern the file as a whole, such as a file that ends before
+    its closing line.
     """
 
     project_id: str
@@ -48,6 +49,9 @@ class ImportReport:
     warnings: list[str] = field(default_factory=list)
     rolled_back: Counter[str] = field(default_factory=Counter)
     """What the import created and then deleted again because a line was bad."""
+    refused: bool = False
+    """A bad line stopped the import before it wrote anything (Sky files, which
+    are checked whole first)."""
 
     def skip(self, line: int, reason: str) -> None:
         self.skipped.append(SkippedLine(line, reason))

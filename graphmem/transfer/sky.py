@@ -225,7 +225,9 @@ def import_sky(
             raise invalid_input(exc, locate=lambda _, f=field: f) from None
     scorer = scorer or ImportanceScorer()
     report = ImportReport(project_id)
-    page: list[tuple[int, dict[str, Any]]] = []
+    # Every line is checked before anything is written: a file with a bad line
+    # leaves the project as it was (fix the lines and import again).
+    parsed: list[tuple[int, dict[str, Any]]] = []
     for number, text in numbered(lines):
         try:
             record = parse_record(decode(text))
@@ -234,11 +236,12 @@ def import_sky(
         except InvalidInputError as exc:
             report.skip(number, exc.message)
             continue
-        page.append((number, row))
-        if len(page) >= page_size:
-            _write(store, page, project_id, session_id, now, report)
-            page = []
-    _write(store, page, project_id, session_id, now, report)
+        parsed.append((number, row))
+    if report.skipped:
+        report.refused = True
+        return report
+    for start in range(0, len(parsed), page_size):
+        _write(store, parsed[start : start + page_size], project_id, session_id, now, report)
     report.skipped.sort(key=lambda skipped: skipped.line)
     return report
 

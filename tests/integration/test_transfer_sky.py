@@ -124,7 +124,9 @@ def test_a_record_repeating_a_memory_merges_into_it(gm: GraphMem, store: FalkorS
     assert len(memories(gm)) == 1
 
 
-def test_bad_lines_are_skipped_with_the_field_and_the_limit(gm: GraphMem, store: FalkorStore):
+def test_bad_lines_are_named_with_the_field_and_the_limit_and_nothing_is_written(
+    gm: GraphMem, store: FalkorStore
+):
     lines = [
         json.dumps(SHORT[0]),
         "{not json",
@@ -149,7 +151,14 @@ def test_bad_lines_are_skipped_with_the_field_and_the_limit(gm: GraphMem, store:
     assert reasons[6] == "content: String should have at most 10000 characters"
     assert reasons[7] == "tags: List should have at most 32 items after validation, not 33"
     assert reasons[8] == "line: not a JSON object"
-    assert report.created["memory"] == 2
+    # A file with a bad line writes nothing: the project stays as it was.
+    assert report.refused and not report.created
+    assert memories(gm) == {}
+    fixed = [lines[0], lines[-1]]
+    report = import_sky(
+        store, io.StringIO("\n".join(fixed)), project_id="default", term=Term.SHORT, now=NOW
+    )
+    assert not report.refused and report.created["memory"] == 2
     assert set(memories(gm)) == {"Use Postgres for the ledger", "Pin the torch version"}
 
 
