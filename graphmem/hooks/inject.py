@@ -15,7 +15,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from graphmem.hooks import client
 from graphmem.hooks.errors import HookError, ServerUnavailable
@@ -37,6 +37,9 @@ from graphmem.hooks.render import (
     failure_block,
     hook_output,
 )
+from graphmem.wording import plural
+
+T = TypeVar("T")
 
 DEFAULT_MAX_RESULTS = 5
 MAX_RESULTS = 50
@@ -184,7 +187,7 @@ def run(argv: list[str] | None, stdin: bytes, explain: Explanation | None = None
     project, rule = resolve_project(options.project, event.cwd, from_repo=options.project_from_repo)
     explain.say(f"project: {project or 'the server default'} (from {rule})")
     memories = _recall(hint, project, options)
-    explain.say(f"{_count(len(memories), 'memory', 'memories')} matched {hint[:80]!r}")
+    explain.say(f"{plural(len(memories), 'memory', 'memories')} matched {hint[:80]!r}")
     block = context_block(memories, project=project, budget_tokens=options.budget)
     if not memories:
         explain.say(
@@ -219,52 +222,54 @@ def _failed_tool(
 
 
 def _record(report: dict[str, Any], project: str | None, options: argparse.Namespace) -> Recorded:
-    api_key = os.environ.get("GRAPHMEM_API_KEY") or None
-    try:
-        return client.record_failure(
-            report,
-            project=project,
-            url=options.url or client.server_url(),
-            timeout=options.timeout,
-            api_key=api_key,
-        )
-    except ServerUnavailable:
-        if options.fallback == "off":
-            raise
-    from graphmem.hooks import fallback
-
-    return fallback.record_failure(
-        report, project=project, api_key=api_key, start=options.fallback == "start"
+    return _server_first(
+        options,
+        lambda url, key: client.record_failure(
+            report, project=project, url=url, timeout=options.timeout, api_key=key
+        ),
+        lambda fallback, key: fallback.record_failure(
+            report, project=project, api_key=key, start=options.fallback == "start"
+        ),
     )
-
-
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
 
 
 def _recall(hint: str, project: str | None, options: argparse.Namespace) -> list[Recalled]:
-    api_key = os.environ.get("GRAPHMEM_API_KEY") or None
-    try:
-        return client.recall(
+    return _server_first(
+        options,
+        lambda url, key: client.recall(
             hint,
             project=project,
             max_results=options.max_results,
-            url=options.url or client.server_url(),
+            url=url,
             timeout=options.timeout,
-            api_key=api_key,
-        )
+            api_key=key,
+        ),
+        lambda fallback, key: fallback.recall(
+            hint,
+            project=project,
+            max_results=options.max_results,
+            api_key=key,
+            start=options.fallback == "start",
+        ),
+    )
+
+
+def _server_first(
+    options: argparse.Namespace,
+    remote: Callable[[str, str | None], T],
+    local: Callable[[Any, str | None], T],
+) -> T:
+    """Ask the server; only when none answers (and ``--fallback`` allows it) open
+    the store in this process, whose import costs the model and the driver."""
+    api_key = os.environ.get("GRAPHMEM_API_KEY") or None
+    try:
+        return remote(options.url or client.server_url(), api_key)
     except ServerUnavailable:
         if options.fallback == "off":
             raise
     from graphmem.hooks import fallback
 
-    return fallback.recall(
-        hint,
-        project=project,
-        max_results=options.max_results,
-        api_key=api_key,
-        start=options.fallback == "start",
-    )
+    return local(fallback, api_key)
 
 
 def _one_line(exc: BaseException) -> str:
