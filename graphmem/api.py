@@ -140,14 +140,24 @@ class GraphMem:
         from graphmem.store.factory import open_store
 
         settings = settings or Settings()
-        return cls(
-            open_store(settings),
-            clock=clock,
-            scorer=ImportanceScorer(settings.scoring_preset),
-            rules=RetentionRules.load(settings.retention_file),
-            project_id=settings.project,
-            embedder=embedder_named(settings.embedder, threads=settings.embedder_threads),
-        )
+        # Everything that can refuse the settings is read before the store opens:
+        # a refused start must not leave a database running behind it.
+        scorer = ImportanceScorer(settings.scoring_preset)
+        rules = RetentionRules.load(settings.retention_file)
+        embedder = embedder_named(settings.embedder, threads=settings.embedder_threads)
+        store = open_store(settings)
+        try:
+            return cls(
+                store,
+                clock=clock,
+                scorer=scorer,
+                rules=rules,
+                project_id=settings.project,
+                embedder=embedder,
+            )
+        except BaseException:
+            store.close()
+            raise
 
     def close(self) -> None:
         # Queued evaluations finish before the store they write to closes.

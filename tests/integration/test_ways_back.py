@@ -17,6 +17,7 @@ from graphmem.config import Settings
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.graphql.app import create_app
 from graphmem.models import RelationType, WriteResult
+from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 from tests.integration.conftest import GraphQLClient, serve
 from tests.integration.test_cli import cli, remember
@@ -195,6 +196,8 @@ def test_a_bad_rules_file_is_refused_at_start_naming_the_key(data_dir: Path, tmp
         )
         assert result.exit_code == 1, result.output
         assert f"error [INVALID_INPUT]: {key}:" in result.stderr
+        # Refused before the store opened: no database is left running behind it.
+        assert EmbeddedFalkorDB(data_dir).pid() is None
 
 
 def test_the_client_unrelates_and_reports_the_write_outcome(gm: GraphMem):
