@@ -140,14 +140,14 @@ def child(
     env = Env()
     try:
         quality = []
-        sets: list[tuple[str, Callable[[GraphMem], list[retrieval_eval.LabelledQuery]]]] = [
+        sets: list[tuple[str, Callable[[GraphMem], retrieval_eval.DevSet]]] = [
             ("own", retrieval_eval.load_own_set)
         ]
         if madial.is_dir():
             sets.append(("madial", lambda gm: retrieval_eval.load_madial(gm, madial)))
         for name, loader in sets:
             gm, raw = env.graph(f"quality_{name}", embedder)
-            labelled = loader(gm)
+            labelled = loader(gm).queries
             for mode in ("VECTOR", "HYBRID"):
                 q = retrieval_eval.evaluate(gm, labelled, mode)
                 quality.append({"set": name, "mode": mode, "recall@10": q.recall[10], "mrr": q.mrr})
