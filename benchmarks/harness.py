@@ -59,8 +59,7 @@ class BenchEnv:
 
     def __enter__(self) -> BenchEnv:
         with self._stack as stack:
-            # Short and under /tmp: the server's unix socket path is length-limited.
-            self.data_dir = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmbench-"))
+            self.data_dir = Path(tempfile.mkdtemp(dir=_scratch_parent(), prefix="gmbench-"))
             stack.callback(shutil.rmtree, self.data_dir, ignore_errors=True)
             settings = Settings(
                 data_dir=self.data_dir, graph=GRAPH, project=PROJECT, falkordb_url=None
@@ -121,6 +120,13 @@ class BenchEnv:
             yield url
         finally:
             _stop(process)
+
+
+def _scratch_parent() -> str:
+    """``$TMPDIR`` when it is short enough, else ``/tmp``: the server's unix
+    socket lives in the data directory, and its path is length-limited."""
+    chosen = os.environ.get("TMPDIR", "")
+    return chosen if chosen and len(chosen) <= 60 else "/tmp"
 
 
 def free_port() -> int:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from falkordb import FalkorDB
@@ -40,8 +42,10 @@ def test_raw_rows_carry_the_properties_graphmem_stores(
 
 
 def test_smoke_run_produces_every_figure() -> None:
+    # A scratch folder of this run's own (other benchmarks may run beside it).
+    scratch = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmt-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
-    before = set(Path("/tmp").glob("gmbench-*"))
+    env["TMPDIR"] = str(scratch)
     done = subprocess.run(
         [sys.executable, "-m", "benchmarks", "--n", "200", "--requests", "50", "--json"],
         cwd=ROOT,
@@ -66,4 +70,5 @@ def test_smoke_run_produces_every_figure() -> None:
     assert isinstance(figures["write_api"]["passed"], bool)
     assert isinstance(figures["read_p95"]["passed"], bool)
     assert figures["read_p95"]["value"] >= figures["read_p50"]["value"]
-    assert set(Path("/tmp").glob("gmbench-*")) <= before, "the run left its data directory"
+    assert not list(scratch.glob("gmbench-*")), "the run left its data directory"
+    shutil.rmtree(scratch)
