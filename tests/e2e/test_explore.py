@@ -231,6 +231,11 @@ def test_search_explain_open_expand_and_hide_candidates(explorer: Explorer, seed
     expect(graph).to_have_attribute("data-node-count", "5")
     expect(graph).to_have_attribute("data-edge-count", "4")
     expect(graph).to_have_attribute("data-hidden-count", "1")
+    # The class is set at once; the style that hides the node follows on the next frame.
+    page.wait_for_function(
+        "id => !window.graphmemExplorer.cy.elements('node:visible').some(n => n.id() === id)",
+        arg=seeded.soak,
+    )
     assert seeded.soak not in node_ids(page)
     expect(page.locator("#graph-summary")).to_contain_text("5 memories, 4 relations, 1 hidden")
     page.check("#show-candidates")
