@@ -70,6 +70,10 @@ fragment P on PromotionStats {
   sessionId projectId enabled intervalSeconds nextRunAt runs totalPromoted lastRunAt
   lastRunId lastTrigger lastPromoted lastFailed lastRotated lastRemaining lastThreshold
 }"""
+CAPSULE = """
+  id projectId signature error attempted tool command files fix occurrenceCount
+  sessionIds contextMemoryIds lessonId firstSeenAt lastSeenAt fixedAt
+"""
 COMPONENTS = "components { name value weight contribution }"
 HITS = "retrievers { retriever rank score }"
 JOB = "id projectId state submittedAt finishedAt error"
@@ -662,7 +666,7 @@ def knowledge_context(
                        sessionId: $session, recordAccess: $access, projectId: $p,
                        minRelevance: $minRelevance, occurredAfter: $after,
                        occurredBefore: $before) {{
-        items {{ memory {{ ...M }} score {COMPONENTS} {HITS} }}
+        items {{ memory {{ ...M }} score {COMPONENTS} {HITS} failure {{ {CAPSULE} }} }}
         weights {{ name weight }} maxAccessCount candidates notes tookMs
       }}
     }}"""

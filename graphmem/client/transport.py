@@ -9,6 +9,7 @@ first error raised as the exception the same failure raises in process.
 
 from __future__ import annotations
 
+import dataclasses
 import email.utils
 import json
 import time
@@ -35,6 +36,12 @@ class Call(Generic[T]):
 
     def body(self) -> dict[str, Any]:
         return {"query": self.document, "variables": dict(self.variables)}
+
+    def named(self, name: str) -> Call[T]:
+        """The same call as operation ``name``, so the server's logs and metrics
+        tell who sent it (the documents here are anonymous operations)."""
+        kind, rest = self.document.lstrip().split("(", 1)
+        return dataclasses.replace(self, document=f"{kind} {name}({rest}")
 
 
 @dataclass(frozen=True)
