@@ -146,35 +146,15 @@ class Writer(Service):
         outcomes: list[WriteOutcome] = []
         for item, key in zip(inputs, keys, strict=True):
             if dedup and key in existing:
-                merge = merges.setdefault(
-                    existing[key],
-                    {"id": existing[key], "occurrences": 0, "evidence": [], "tags": []},
-                )
-                merge["occurrences"] += 1
-                merge["evidence"] = _union(merge["evidence"], item.evidence)
-                merge["tags"] = _union(merge["tags"], item.tags)
+                merge = _merge_into(merges, existing[key], 1, item.evidence, item.tags)
                 merge.update(match="exact", similarity=1.0)
-                outcomes.append(
-                    WriteOutcome(
-                        id=existing[key],
-                        created=False,
-                        match="exact",
-                        result=WriteResult.MERGED_EXACT,
-                    )
-                )
+                outcomes.append(_exact(existing[key]))
             elif dedup and key in new_by_key:
                 first = new_by_key[key]
                 first["occurrence_count"] += 1
                 first["evidence"] = _union(first["evidence"], item.evidence)
                 first["tags"] = _union(first["tags"], item.tags)
-                outcomes.append(
-                    WriteOutcome(
-                        id=first["id"],
-                        created=False,
-                        match="exact",
-                        result=WriteResult.MERGED_EXACT,
-                    )
-                )
+                outcomes.append(_exact(first["id"]))
             else:
                 row = self._new_row(item, project, now)
                 row["content_key"] = key
@@ -243,12 +223,7 @@ class Writer(Service):
         into = {merge["row_id"]: merge["memory"]["id"] for merge in raced}
         for n, outcome in enumerate(outcomes):
             if outcome.id in into:
-                outcomes[n] = WriteOutcome(
-                    id=into[outcome.id],
-                    created=False,
-                    match="exact",
-                    result=WriteResult.MERGED_EXACT,
-                )
+                outcomes[n] = _exact(into[outcome.id])
         return [row for row in rows if row["id"] not in into]
 
     def _judge_near_matches(
@@ -283,13 +258,9 @@ class Writer(Service):
         for index, row in enumerate(rows):
             merge_into, judgement, other = self._decide(row, found.get(index, []), measure)
             if merge_into is not None:
-                merge = merges.setdefault(
-                    merge_into["id"],
-                    {"id": merge_into["id"], "occurrences": 0, "evidence": [], "tags": []},
+                merge = _merge_into(
+                    merges, merge_into["id"], row["occurrence_count"], row["evidence"], row["tags"]
                 )
-                merge["occurrences"] += row["occurrence_count"]
-                merge["evidence"] = _union(merge["evidence"], row["evidence"])
-                merge["tags"] = _union(merge["tags"], row["tags"])
                 merge["variants"] = _union(merge.get("variants", []), [row["content"]])
                 merge.setdefault("match", "near")
                 merge.setdefault("similarity", merge_into["similarity"])
@@ -343,7 +314,10 @@ class Writer(Service):
         return kept_rows, kept_vectors, supersedes
 
     def _decide(
-        self, row: Mapping[str, Any], hits: Sequence[Mapping[str, Any]], measure: str
+        self,
+        row: Mapping[str, Any],
+        hits: Sequence[Mapping[str, Any]],
+        measure: Literal["cosine", "jaccard"],
     ) -> tuple[Mapping[str, Any] | None, Judgement | None, Mapping[str, Any] | None]:
         """(the memory to merge into, the judgement, the memory it differs from)."""
         differs: tuple[Judgement, Mapping[str, Any]] | None = None
@@ -352,7 +326,7 @@ class Writer(Service):
                 row["content"],
                 hit["content"],
                 hit["similarity"],
-                measure="jaccard" if measure == "jaccard" else "cosine",
+                measure=measure,
                 same_source=_same_source(row, hit),
                 thresholds=self.rules.restatement,
             )
@@ -566,6 +540,28 @@ def _replace(outcomes: list[WriteOutcome], row_id: str, outcome: WriteOutcome) -
     for n, known in enumerate(outcomes):
         if known.id == row_id:
             outcomes[n] = outcome
+
+
+def _exact(memory_id: str) -> WriteOutcome:
+    """An item counted into the live memory with its normalised text."""
+    return WriteOutcome(id=memory_id, created=False, match="exact", result=WriteResult.MERGED_EXACT)
+
+
+def _merge_into(
+    merges: dict[str, dict[str, Any]],
+    memory_id: str,
+    occurrences: int,
+    evidence: Iterable[str],
+    tags: Iterable[str],
+) -> dict[str, Any]:
+    """The batch's merge into ``memory_id``, counting one more item into it."""
+    merge = merges.setdefault(
+        memory_id, {"id": memory_id, "occurrences": 0, "evidence": [], "tags": []}
+    )
+    merge["occurrences"] += occurrences
+    merge["evidence"] = _union(merge["evidence"], evidence)
+    merge["tags"] = _union(merge["tags"], tags)
+    return merge
 
 
 def _union(first: list[str], more: Iterable[str]) -> list[str]:
