@@ -100,7 +100,8 @@ class RetentionRules(BaseSettings):
 
     # -- staging: how a candidate earns its way to active --------------------
     dedup_similarity: float = Field(default=0.92, ge=0.0, le=1.0)
-    """Embedding cosine at or above which a new memory merges into an existing one."""
+    """Embedding cosine at or above which the evaluator reports two live memories as
+    near duplicates (a write's near matches are judged by ``restatement``)."""
     dedup_jaccard: float = Field(default=0.8, ge=0.0, le=1.0)
     """Token Jaccard used instead while a memory has no embedding."""
     restatement: RestatementThresholds = Field(default_factory=RestatementThresholds)
