@@ -83,6 +83,18 @@ CALL {
   CREATE (e)-[:CHANGED]->(m)
   RETURN collect(m {.*, embedding: null}) AS merged
 }
+// Links graphmem adds itself (the project's auto_links), from a memory just
+// created to an earlier one; a row that was not created links nothing.
+CALL {
+  UNWIND $links AS link
+  MATCH (a:Memory {id: link.from_id})
+  WHERE a.project_id = $project_id
+  MATCH (b:Memory {id: link.to_id})
+  WHERE b.project_id = $project_id
+  MERGE (a)-[r:RELATED_TO]->(b)
+    ON CREATE SET r.created_at = $now, r.rationale = link.rationale, r.weight = link.weight
+  RETURN count(r) AS linked
+}
 // Each touched session's working-tier size, for the memory-limit trigger.
 CALL {
   UNWIND $session_ids AS sid
@@ -92,4 +104,4 @@ CALL {
   WITH sid, s, count(w) AS working
   RETURN collect({session_id: sid, max_items: s.max_items, working: working}) AS sessions
 }
-RETURN created, raced, merged, sessions
+RETURN created, raced, merged, linked, sessions

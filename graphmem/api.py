@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.archival import Archiver, ArchiveResult
+from graphmem.autolinks import AutoLinker
 from graphmem.capsules import FailureCapsule, FailureOutcome, FailureReport
 from graphmem.clock import Clock, SystemClock, stored_now
 from graphmem.config import Settings
@@ -35,6 +36,8 @@ from graphmem.models import (
     MemoryInput,
     MemoryUpdate,
     Page,
+    ProjectSettings,
+    ProjectSettingsUpdate,
     PromotionEvent,
     PromotionStats,
     Relation,
@@ -49,6 +52,7 @@ from graphmem.models import (
     parse,
 )
 from graphmem.policy import InjectionPolicy
+from graphmem.projects import Projects
 from graphmem.promotion import PromotionEngine, RunResult, Trigger
 from graphmem.relations import Relations
 from graphmem.retention import RetentionRules
@@ -112,6 +116,7 @@ class GraphMem:
         )
         embed = self.retrieval.embed_memories
         self.memories = Memories(store, **services, stager=self.stager, embed=embed)
+        self.projects = Projects(store, **services)
         self.writer = Writer(
             store,
             **services,
@@ -119,6 +124,8 @@ class GraphMem:
             promotion=self.promotion,
             memories=self.memories,
             embed=embed,
+            projects=self.projects,
+            links=AutoLinker(store, self.retrieval.terms.counts),
         )
         self.relation_edges = Relations(store, **services)
         self.sessions = Sessions(store, **services, promotion=self.promotion)
@@ -368,6 +375,28 @@ class GraphMem:
 
     def get_session(self, session_id: str, *, project_id: str | None = None) -> Session:
         return self.sessions.get(session_id, project_id=self._project(project_id))
+
+    # -- project settings ---------------------------------------------------
+
+    def project_settings(self, *, project_id: str | None = None) -> ProjectSettings:
+        """The project's settings (the defaults until some are set)."""
+        return self.projects.settings(project_id=self._project(project_id))
+
+    def set_project_settings(
+        self,
+        update: ProjectSettingsUpdate | Mapping[str, Any] | None = None,
+        *,
+        project_id: str | None = None,
+        **settings: Any,
+    ) -> ProjectSettings:
+        """Change some of the project's settings, given as a ``ProjectSettingsUpdate``
+        (or its mapping) or as keywords (``auto_links=["previous_turn"]``); the
+        settings not named keep their values. Returns them all as they now stand."""
+        if update is not None and settings:
+            raise TypeError("pass a whole ProjectSettingsUpdate or keyword settings, not both")
+        return self.projects.set_settings(
+            settings if update is None else update, project_id=self._project(project_id)
+        )
 
     # -- promotion and archival ---------------------------------------------
 

@@ -545,6 +545,51 @@ class RelationEvent(BaseModel):
     at: float
 
 
+class AutoLink(AnyCaseEnum):
+    """A relation graphmem writes itself, as ``RELATED_TO``, when a memory is
+    stored in a project that turned it on (``ProjectSettings.auto_links``)."""
+
+    PREVIOUS_TURN = "previous_turn"
+    """To the latest earlier memory (by ``occurred_at``) of the same session."""
+    SAME_ENTITY = "same_entity"
+    """To the most recent memories naming the same entity (``graphmem.entities``)."""
+
+
+class ProjectSettings(BaseModel):
+    """How one project runs, kept as properties of its ``:Project`` node.
+
+    Each setting is a field with its default, which a project that never set
+    it has; a new setting is a new field (and a field of
+    ``ProjectSettingsUpdate``), stored under its own name."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    auto_links: list[AutoLink] = Field(default_factory=list)
+    """The links written at ingest; none by default (docs/retrieval.md has what
+    each adds on the dev sets)."""
+
+    @field_validator("auto_links")
+    @classmethod
+    def _in_order(cls, links: list[AutoLink]) -> list[AutoLink]:
+        return [link for link in AutoLink if link in links]
+
+    @classmethod
+    def stored(cls, props: Mapping[str, Any] | None) -> ProjectSettings:
+        """The settings held by a project node's properties (others ignored)."""
+        given = {k: v for k, v in (props or {}).items() if k in cls.model_fields and v is not None}
+        return cls.model_validate(given)
+
+
+class ProjectSettingsUpdate(_Input):
+    """A change of some project settings; a field left out (``None``) keeps its value."""
+
+    auto_links: list[AutoLink] | None = None
+
+    def stored_fields(self) -> dict[str, Any]:
+        """The properties of the project node to set: the fields given, as stored."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
 class Page(BaseModel):
     """One page of a cursor-paginated listing."""
 

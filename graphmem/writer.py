@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
+from graphmem.autolinks import AutoLinker
 from graphmem.embeddings import memory_text
 from graphmem.errors import InvalidInputError
 from graphmem.events import ChangeKind
@@ -39,6 +40,7 @@ from graphmem.models import (
     invalid_input,
     memory_from_fields,
 )
+from graphmem.projects import Projects
 from graphmem.promotion import PromotionEngine, Trigger
 from graphmem.restatement import Judgement, Verdict, judge
 from graphmem.retrieval.fulltext import query_terms
@@ -116,6 +118,8 @@ class Writer(Service):
         promotion: PromotionEngine,
         memories: Memories,
         embed: Embed,
+        projects: Projects,
+        links: AutoLinker,
         **services: Any,
     ) -> None:
         super().__init__(*args, **services)
@@ -123,6 +127,8 @@ class Writer(Service):
         self.promotion = promotion
         self.memories = memories
         self.embed = embed
+        self.projects = projects
+        self.links = links
 
     def write(
         self, inputs: Sequence[MemoryInput], *, project_id: str, dedup: bool = True
@@ -168,8 +174,9 @@ class Writer(Service):
             rows, vectors, supersedes = self._judge_near_matches(
                 rows, vectors, merges, outcomes, project
             )
-        # Memories, their embeddings and the merges go in one statement: a
-        # failure leaves the batch entirely unwritten, never half written.
+        links = self._auto_links(rows, project)
+        # Memories, their embeddings, their links and the merges go in one
+        # statement: a failure leaves the batch entirely unwritten, never half written.
         (written,) = self.store.write(
             "remember_many",
             {
@@ -180,6 +187,7 @@ class Writer(Service):
                     for row, vector in zip(rows, vectors or [None] * len(rows), strict=True)
                 ],
                 "merges": self.stager.merge_params(list(merges.values())),
+                "links": links,
                 "dedup": dedup,
                 "now": now,
             },
@@ -192,6 +200,10 @@ class Writer(Service):
         merged = {m["id"]: m for m in [r["memory"] for r in written["raced"]] + written["merged"]}
         result = Written(outcomes, {**merged, **{row["id"]: row for row in rows}})
         self._changed(ChangeKind.CREATED, [row["id"] for row in rows], project)
+        if written["linked"]:
+            created_ids = {row["id"] for row in rows}
+            linked_to = sorted({link["to_id"] for link in links if link["from_id"] in created_ids})
+            self._changed(ChangeKind.RELATED, linked_to, project)
         candidates = [row["id"] for row in rows if row["status"] == Status.CANDIDATE.value]
         if candidates:
             self.telemetry.emit("candidate.added", now, project_id=project, memory_ids=candidates)
@@ -213,6 +225,13 @@ class Writer(Service):
         self._agent_decisions(inputs, result, project)
         self._memory_limits(written["sessions"], result, project)
         return result
+
+    def _auto_links(self, rows: Sequence[Mapping[str, Any]], project: str) -> list[dict[str, Any]]:
+        """The links the project's ``auto_links`` ask for (``graphmem.autolinks``)."""
+        if not rows:
+            return []
+        kinds = self.projects.settings(project_id=project).auto_links
+        return self.links.plan(rows, kinds, project) if kinds else []
 
     @staticmethod
     def _raced(
