@@ -220,8 +220,9 @@ def _texts(gm: GraphMem, ids: Sequence[str], project: str | None) -> dict[str, s
     }
 
 
-def load_own_set(gm: GraphMem, path: Path = OWN_SET) -> DevSet:
+def load_own_set(gm: GraphMem, path: Path = OWN_SET, auto_links: Sequence[str] = ()) -> DevSet:
     """Write the set's memories, relations and supersessions; return its queries."""
+    gm.set_project_settings(auto_links=list(auto_links))
     data = json.loads(path.read_text())
     items = [
         {k: v for k, v in m.items() if k != "key"} | {"source": "manual"} for m in data["memories"]
@@ -246,9 +247,10 @@ def load_own_set(gm: GraphMem, path: Path = OWN_SET) -> DevSet:
     return DevSet("own", queries, {None: _texts(gm, list(ids.values()), None)})
 
 
-def load_madial(gm: GraphMem, root: Path = MADIAL_DIR) -> DevSet:
+def load_madial(gm: GraphMem, root: Path = MADIAL_DIR, auto_links: Sequence[str] = ()) -> DevSet:
     """The 160 memories (the event text), and one query per dialogue: its turns
     before the test turn, the most recent ``MAX_QUERY_CHARS`` of them."""
+    gm.set_project_settings(auto_links=list(auto_links))
     memories: dict[str, dict[str, str]] = {}
     with open(root / "MADial-Bench-en-memory.jsonl") as lines:
         for line in lines:
@@ -276,7 +278,9 @@ def load_madial(gm: GraphMem, root: Path = MADIAL_DIR) -> DevSet:
     return DevSet("madial", queries, {None: _texts(gm, list(ids.values()), None)})
 
 
-def load_conversations(gm: GraphMem, path: Path = CONVERSATIONS) -> DevSet:
+def load_conversations(
+    gm: GraphMem, path: Path = CONVERSATIONS, auto_links: Sequence[str] = ()
+) -> DevSet:
     """Every turn as one memory (``speaker: text``), one project per conversation,
     an ``event`` that occurred at its session's date (a minute per turn)."""
     data = json.loads(path.read_text())
@@ -284,6 +288,7 @@ def load_conversations(gm: GraphMem, path: Path = CONVERSATIONS) -> DevSet:
     corpus: dict[str | None, dict[str, str]] = {}
     for conversation in data["conversations"]:
         project = conversation["id"]
+        gm.set_project_settings(auto_links=list(auto_links), project_id=project)
         turns = []
         items = []
         for session in conversation["sessions"]:
@@ -313,7 +318,7 @@ def load_conversations(gm: GraphMem, path: Path = CONVERSATIONS) -> DevSet:
     return DevSet("conversations", queries, corpus)
 
 
-LOADERS: dict[str, Callable[[GraphMem], DevSet]] = {
+LOADERS: dict[str, Callable[..., DevSet]] = {
     "own": load_own_set,
     "madial": load_madial,
     "conversations": load_conversations,
@@ -366,6 +371,36 @@ def run_set(gm: GraphMem, dev: DevSet, embedder: MiniLMEmbedder) -> list[dict[st
         }
         for q in qualities
     ]
+
+
+LINK_VARIANTS = {
+    "previous_turn": ("previous_turn",),
+    "same_entity": ("same_entity",),
+    "both": ("previous_turn", "same_entity"),
+}
+"""Ingest-time links (``ProjectSettings.auto_links``) measured with ``--links``."""
+LINKED_MODES = ("HYBRID", "GRAPH", CONTEXT)
+"""The modes links can change: those that walk relations, and knowledgeContext."""
+
+
+def run_linked(gm: GraphMem, dev: DevSet, variant: str) -> list[dict[str, Any]]:
+    """The linked modes on a copy of the set written with ``variant``'s links on."""
+    rows = []
+    for mode in LINKED_MODES:
+        q = evaluate(gm, dev.queries, mode)
+        rows.append(
+            {
+                "set": dev.name,
+                "mode": f"{mode} +{variant}",
+                "queries": q.queries,
+                "recall@5": q.recall[5],
+                "recall@10": q.recall[10],
+                "mrr@10": q.mrr,
+                "p50_ms": q.p50_ms,
+                "p95_ms": q.p95_ms,
+            }
+        )
+    return rows
 
 
 VECTOR_WEIGHTS = (0.6, 0.7, 0.8, 0.9)
@@ -534,6 +569,13 @@ def main(
             "chose the defaults), at minRelevance 0."
         ),
     ] = False,
+    links: Annotated[
+        bool,
+        typer.Option(
+            help="Also write each set again with each kind of ingest-time link on "
+            "(previous_turn, same_entity, both) and run HYBRID, GRAPH and knowledgeContext."
+        ),
+    ] = False,
 ) -> None:
     """Measure every retrieval mode beside reference BM25 and dense on the dev sets."""
     from benchmarks.report import console
@@ -559,6 +601,10 @@ def main(
             gm = server.graphmem(f"eval_{name}", embedder)
             loaded.append((gm, LOADERS[name](gm)))
             rows += run_set(*loaded[-1], embedder)
+            if links:
+                for variant, kinds in LINK_VARIANTS.items():
+                    linked = server.graphmem(f"eval_{name}_{variant}", embedder)
+                    rows += run_linked(linked, LOADERS[name](linked, auto_links=kinds), variant)
         if grid:
             out.print("[bold]fusion grid[/]")
             for gm, dev in loaded:

@@ -125,7 +125,7 @@ class GraphMem:
             memories=self.memories,
             embed=embed,
             projects=self.projects,
-            links=AutoLinker(store, self.retrieval.terms.counts),
+            links=AutoLinker(store, self.retrieval.term_matches),
         )
         self.relation_edges = Relations(store, **services)
         self.sessions = Sessions(store, **services, promotion=self.promotion)

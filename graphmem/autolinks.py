@@ -45,7 +45,9 @@ Counts = Callable[[Sequence[str]], Mapping[str, int]]
 
 
 class AutoLinker:
-    """Plans a batch's links; ``term_counts`` is the full-text index's count per word."""
+    """Plans a batch's links; ``term_counts`` is the full-text index's count per word,
+    read at the time (a cached count would be taken before the batch is written,
+    and the cache is what search computes IDF from)."""
 
     def __init__(self, store: Store, term_counts: Counts) -> None:
         self.store = store

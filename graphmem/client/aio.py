@@ -26,6 +26,8 @@ from graphmem.models import (
     MemoryInput,
     MemoryUpdate,
     Page,
+    ProjectSettings,
+    ProjectSettingsUpdate,
     PromotionEvent,
     PromotionStats,
     Relation,
@@ -298,6 +300,28 @@ class AsyncClient:
 
     async def get_session(self, session_id: str, *, project_id: str | None = None) -> Session:
         return await self._run(calls.get_session(session_id, self._project(project_id)))
+
+    # -- project settings ---------------------------------------------------
+
+    async def project_settings(self, *, project_id: str | None = None) -> ProjectSettings:
+        """The project's settings (the defaults until some are set)."""
+        return await self._run(calls.project_settings(self._project(project_id)))
+
+    async def set_project_settings(
+        self,
+        update: ProjectSettingsUpdate | Mapping[str, Any] | None = None,
+        *,
+        project_id: str | None = None,
+        **settings: Any,
+    ) -> ProjectSettings:
+        """Change some of the project's settings (an admin key's call); the others
+        keep their values."""
+        if update is not None and settings:
+            raise TypeError("pass a whole ProjectSettingsUpdate or keyword settings, not both")
+        call = calls.set_project_settings(
+            settings if update is None else update, self._project(project_id)
+        )
+        return await self._run(call)
 
     # -- promotion and archival ---------------------------------------------
 

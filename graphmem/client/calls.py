@@ -25,6 +25,8 @@ from graphmem.models import (
     MemoryInput,
     MemoryUpdate,
     Page,
+    ProjectSettings,
+    ProjectSettingsUpdate,
     PromotionEvent,
     PromotionStats,
     Relation,
@@ -70,6 +72,7 @@ fragment P on PromotionStats {
   sessionId projectId enabled intervalSeconds nextRunAt runs totalPromoted lastRunAt
   lastRunId lastTrigger lastPromoted lastFailed lastRotated lastRemaining lastThreshold
 }"""
+PROJECT = "fragment G on ProjectSettings { autoLinks }"
 CAPSULE = """
   id projectId signature error attempted tool command files fix occurrenceCount
   sessionIds contextMemoryIds lessonId firstSeenAt lastSeenAt fixedAt
@@ -413,6 +416,32 @@ def get_session(session_id: str, project_id: str | None) -> Call[Session]:
 
     document = "query($id: ID!, $p: ID) { session(id: $id, projectId: $p) { ...S } }"
     return Call(document + SESSION, {"id": session_id, "p": project_id}, result)
+
+
+# -- project settings -------------------------------------------------------------
+
+
+def project_settings(project_id: str | None) -> Call[ProjectSettings]:
+    document = "query($p: ID) { projectSettings(projectId: $p) { ...G } }"
+    return Call(
+        document + PROJECT,
+        {"p": project_id},
+        lambda data: read(ProjectSettings, data["projectSettings"]),
+    )
+
+
+def set_project_settings(
+    update: ProjectSettingsUpdate | Mapping[str, Any], project_id: str | None
+) -> Call[ProjectSettings]:
+    document = """mutation($input: ProjectSettingsInput!, $p: ID) {
+      setProjectSettings(input: $input, projectId: $p) { ...G }
+    }"""
+    variables = {"input": encode(parse(ProjectSettingsUpdate, update)), "p": project_id}
+    return Call(
+        document + PROJECT,
+        variables,
+        lambda data: read(ProjectSettings, data["setProjectSettings"]),
+    )
 
 
 # -- promotion and archival -------------------------------------------------------

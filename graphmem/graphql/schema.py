@@ -35,6 +35,7 @@ from graphmem.graphql.evaluation import EvaluationMutation, EvaluationQuery
 from graphmem.graphql.failures import FailureMutation, FailureQuery
 from graphmem.graphql.loaders import FreshReads
 from graphmem.graphql.memories import MemoryMutation, MemoryQuery
+from graphmem.graphql.projects import ProjectMutation, ProjectQuery
 from graphmem.graphql.promotion import PromotionMutation, PromotionQuery
 from graphmem.graphql.retrieval import RetrievalQuery
 from graphmem.graphql.review import ReviewMutation, ReviewQuery
@@ -63,6 +64,7 @@ Query = guard(
             RetrievalQuery,
             WhatIfQuery,
             FailureQuery,
+            ProjectQuery,
         ),
     ),
     Role.READ,
@@ -71,7 +73,14 @@ Query = guard(
 Mutation = guard(
     _merged(
         "Mutation",
-        (MemoryMutation, PromotionMutation, ReviewMutation, EvaluationMutation, FailureMutation),
+        (
+            MemoryMutation,
+            PromotionMutation,
+            ReviewMutation,
+            EvaluationMutation,
+            FailureMutation,
+            ProjectMutation,
+        ),
     ),
     Role.WRITE,
     admin=ADMIN_MUTATIONS,

@@ -24,6 +24,7 @@ ADMIN_MUTATIONS = frozenset(
         "archive_stale",
         "bulk_review",
         "run_consistency_check",
+        "set_project_settings",
     }
 )
 """Operations that act on a whole project or change how it runs, rather than on

@@ -227,3 +227,10 @@ def rank_score(
         for name, value in values.items()
     ]
     return sum(c.contribution for c in components), components
+
+
+def tie_order(memory: Memory) -> tuple[float, float, str]:
+    """How results of equal score are ordered, the same in every call: what
+    happened more recently first, then what was written more recently, then by
+    id: never the order in which the candidates happened to arrive."""
+    return (-memory.occurred, -memory.created_at, memory.id)

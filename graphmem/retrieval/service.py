@@ -67,6 +67,7 @@ from graphmem.retrieval.search import (
     SearchMode,
     SearchRequest,
     rank_score,
+    tie_order,
 )
 from graphmem.scoring import ImportanceScorer
 from graphmem.store import Row, Store
@@ -191,7 +192,7 @@ class Retrieval:
         self.embedder = embedder
         self.policy = policy or InjectionPolicy()
         self.config = config or RetrievalConfig()
-        self.terms = TermCounts(self._probe_terms, ttl=self.config.term_cache_seconds)
+        self.terms = TermCounts(self.term_matches, ttl=self.config.term_cache_seconds)
         self._corpus: tuple[Corpus, float] | None = None
         self._max_access: dict[tuple[str, str | None], tuple[int, float]] = {}
         self._lock = threading.Lock()
@@ -336,7 +337,7 @@ class Retrieval:
                     retrievers=found.hits.get(memory.id, []),
                 )
             )
-        scored.sort(key=lambda item: (-item.score, item.memory.id))
+        scored.sort(key=lambda item: (-item.score, *tie_order(item.memory)))
         chosen = self.policy.select(
             scored,
             memory=lambda item: _as_current(item.memory, request),
@@ -460,7 +461,9 @@ class Retrieval:
         paths: dict[str, GraphPath] = {}
         depth = max(request.depth, 1) if mode is SearchMode.GRAPH else request.depth
         if depth and mode in (SearchMode.HYBRID, SearchMode.GRAPH):
-            seeds = sorted(relevance, key=lambda i: (-relevance[i], i))[:seeds_kept]
+            seeds = sorted(relevance, key=lambda i: (-relevance[i], *tie_order(memories[i])))[
+                :seeds_kept
+            ]
             self._expand(
                 seeds,
                 depth,
@@ -489,7 +492,7 @@ class Retrieval:
                     ),
                 )
             )
-        hits.sort(key=lambda hit: (-hit.score, hit.memory.id))
+        hits.sort(key=lambda hit: (-hit.score, *tie_order(hit.memory)))
         reached = self._traversal_slots(request.limit) if mode is SearchMode.HYBRID else None
         hits = _cut(
             hits, request.limit, traversed=set(paths) - set(found.hits), reached_at_most=reached
@@ -708,7 +711,9 @@ class Retrieval:
                 return rows
             k = min(k * 4, self.config.index_k_max)
 
-    def _probe_terms(self, terms: list[str]) -> dict[str, int]:
+    def term_matches(self, terms: Sequence[str]) -> dict[str, int]:
+        """How many memories of the store the full-text index matches per word (capped
+        at ``term_count_cap``), read now; ``terms`` holds the cached counts."""
         counts: dict[str, int] = {}
         for start in range(0, len(terms), PROBE_SLOTS):
             chunk = terms[start : start + PROBE_SLOTS]

@@ -1,0 +1,67 @@
+"""``graphmem project``: how one project runs (its ``ProjectSettings``)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich import box
+from rich.table import Table
+
+from graphmem.cli.common import ProjectOption, opened, out, reported_errors
+from graphmem.cli.common import app as root
+from graphmem.errors import InvalidInputError
+from graphmem.models import AutoLink, ProjectSettings, ProjectSettingsUpdate, parse
+
+project = typer.Typer(help="Show and change a project's settings.", no_args_is_help=True)
+root.add_typer(project, name="project")
+
+LINKS_HELP = ", ".join(link.value for link in AutoLink)
+
+
+@project.command("settings")
+def settings(
+    ctx: typer.Context,
+    auto_links: Annotated[
+        str | None,
+        typer.Option(
+            "--auto-links",
+            metavar="KINDS",
+            help=f"Set the links written at ingest, comma-separated ({LINKS_HELP}); "
+            "'none' turns them off.",
+            show_default=False,
+        ),
+    ] = None,
+    project_id: ProjectOption = None,
+) -> None:
+    """Show the project's settings; with an option, change that setting first."""
+    change = _change(auto_links)
+    with opened(ctx) as gm:
+        if change is None:
+            current = gm.project_settings(project_id=project_id)
+        else:
+            current = gm.set_project_settings(change, project_id=project_id)
+    out.print(_table(current, project_id or gm.default_project))
+
+
+def _change(auto_links: str | None) -> ProjectSettingsUpdate | None:
+    """The settings the options name, validated before the store opens."""
+    if auto_links is None:
+        return None
+    kinds = [k.strip() for k in auto_links.split(",") if k.strip()]
+    if kinds == ["none"]:
+        kinds = []
+    with reported_errors():
+        if "none" in kinds:
+            raise InvalidInputError(
+                "--auto-links: 'none' stands alone (it turns every link off)", field="auto_links"
+            )
+        return parse(ProjectSettingsUpdate, {"auto_links": kinds})
+
+
+def _table(current: ProjectSettings, project_id: str) -> Table:
+    table = Table(title=f"project {project_id}", box=box.SIMPLE_HEAD)
+    table.add_column("setting")
+    table.add_column("value")
+    table.add_row("auto_links", ", ".join(link.value for link in current.auto_links) or "none")
+    return table
