@@ -86,13 +86,11 @@ CALL {
 // Links graphmem adds itself (the project's auto_links), from a memory just
 // created to an earlier one; a row that was not created links nothing.
 CALL {
-  UNWIND $links AS link
-  MATCH (a:Memory {id: link.from_id})
-  WHERE a.project_id = $project_id
-  MATCH (b:Memory {id: link.to_id})
-  WHERE b.project_id = $project_id
+  UNWIND $links AS l
+  MATCH (a:Memory {id: l.from_id}), (b:Memory {id: l.to_id})
+  WHERE a.project_id = $project_id AND b.project_id = $project_id
   MERGE (a)-[r:RELATED_TO]->(b)
-    ON CREATE SET r.created_at = $now, r.rationale = link.rationale, r.weight = link.weight
+    ON CREATE SET r.created_at = $now, r.rationale = l.rationale, r.weight = l.weight
   RETURN count(r) AS linked
 }
 // Each touched session's working-tier size, for the memory-limit trigger.
