@@ -107,10 +107,10 @@ class RetrievalConfig:
     context_text_scorer: str = ctx.HYBRID
     """knowledgeContext's text similarity: ``hybrid`` (the fused relevance of
     search) or ``word_overlap`` (seed 002's literal formula, kept to compare)."""
-    context_min_similarity: float = 0.25
-    """knowledgeContext takes vector candidates from this cosine similarity up: in a
-    small store the nearest neighbours of a hint can be unrelated, and what it
-    returns goes into a prompt. (Unrelated MiniLM pairs score about 0.0-0.2.)"""
+    context_depth: int = 1
+    """knowledgeContext walks this many relations from its best ``max_results``
+    hits, as HYBRID search does (0: none): a rule that CONSTRAINS what the hint
+    is about belongs in what an agent is told before it acts."""
     graph_seeds: int = 3
     """GRAPH mode: hits that traversal starts from; the other direct hits fill
     what traversal leaves of ``limit``."""
@@ -306,38 +306,58 @@ class Retrieval:
             occurred_before=request.occurred_before,
         )
         fetch = request.max_results * self.config.context_overfetch
+        # Superseded memories are fetched so that they can be replaced by their
+        # successors, as search does.
+        fetch_filters = filters.model_copy(update={"include_superseded": True})
         found = self._candidates(
-            request.context_hint,
-            filters,
-            project_id,
-            fetch,
-            vector=True,
-            fulltext=True,
-            min_similarity=self.config.context_min_similarity,
+            request.context_hint, fetch_filters, project_id, fetch, vector=True, fulltext=True
         )
         max_access = self._scope_max_access(project_id, request.session_id)
         weights = ctx.context_weights(request.recency_weight)
         text = self._context_text(request.context_hint, found, fetch)
         notes = [] if self.embedder is not None else [EMBEDDINGS_OFF]
-        relevant = [m for m in found.memories.values() if text[m.id] >= request.min_relevance]
-        if found.memories and not relevant:
+        relevance = {i: r for i, r in text.items() if r >= request.min_relevance}
+        if found.memories and not relevance:
             notes.append(nothing_relevant(max(text.values()), request.min_relevance))
         elif not found.memories:
             notes.append(nothing_relevant(None, request.min_relevance))
+        memories = found.memories
+        if not request.include_superseded:
+            self._replace_superseded(relevance, memories, {}, filters, notes, project_id)
+        paths: dict[str, GraphPath] = {}
+        if self.config.context_depth:
+            seeds = sorted(relevance, key=lambda i: (-relevance[i], *tie_order(memories[i])))
+            self._expand(
+                seeds[: request.max_results],
+                self.config.context_depth,
+                TRAVERSED,
+                relevance,
+                memories,
+                paths,
+                filters,
+                project_id,
+            )
         scored = []
-        for memory in relevant:
+        for memory_id, rel in relevance.items():
+            memory = memories[memory_id]
             score, components = ctx.score_memory(
-                memory, text[memory.id], now=now, max_access_count=max_access, weights=weights
+                memory, rel, now=now, max_access_count=max_access, weights=weights
             )
             scored.append(
                 ContextItem(
                     memory=memory,
                     score=score,
                     components=components,
-                    retrievers=found.hits.get(memory.id, []),
+                    retrievers=found.hits.get(memory_id, []),
                 )
             )
         scored.sort(key=lambda item: (-item.score, *tie_order(item.memory)))
+        # As in HYBRID search, memories reached only by a relation take at most a
+        # share of the results.
+        only_reached = set(paths) - set(found.hits)
+        reached = [item.memory.id for item in scored if item.memory.id in only_reached]
+        dropped = set(reached[self._traversal_slots(request.max_results) :])
+        scored = [item for item in scored if item.memory.id not in dropped]
         chosen = self.policy.select(
             scored,
             memory=lambda item: _as_current(item.memory, request),
@@ -602,7 +622,6 @@ class Retrieval:
         *,
         vector: bool,
         fulltext: bool,
-        min_similarity: float = -1.0,
     ) -> _Candidates:
         """Each retriever's filtered top ``fetch``; the query embedding overlaps full text."""
         found = _Candidates()
@@ -615,7 +634,7 @@ class Retrieval:
         if pending is not None:
             (query_vector,) = pending.result()
             rows = self._vector(query_vector, params, fetch)
-            found.add(Retriever.VECTOR, [row for row in rows if row["score"] >= min_similarity])
+            found.add(Retriever.VECTOR, rows)
         return found
 
     def _vector(self, vector: Vector, params: dict[str, Any], fetch: int) -> list[Row]:
