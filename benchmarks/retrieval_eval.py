@@ -20,6 +20,11 @@ beside two references on the same memories in the same run: Okapi BM25
 plain cosine similarity of the same embeddings. Printed per set and mode:
 recall@5, recall@10, MRR@10 and p50/p95 latency per query.
 
+With ``--links``, each set is written again with each kind of ingest-time link
+on (``ProjectSettings.auto_links``: previous_turn, same_entity, both) and the
+modes links can change (HYBRID, GRAPH, knowledgeContext) run on it, as rows
+named ``HYBRID +previous_turn`` and so on.
+
 Then the minRelevance calibration (``--no-calibrate`` skips it): per set and
 threshold, the share of the right memories in a HYBRID top 10 whose relevance
 reaches it, the share of queries whose best right memory does, and the share

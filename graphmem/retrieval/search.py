@@ -232,5 +232,6 @@ def rank_score(
 def tie_order(memory: Memory) -> tuple[float, float, str]:
     """How results of equal score are ordered, the same in every call: what
     happened more recently first, then what was written more recently, then by
-    id: never the order in which the candidates happened to arrive."""
+    id (ids count up in the order of writing, within a batch too): never the
+    order in which the candidates happened to arrive."""
     return (-memory.occurred, -memory.created_at, memory.id)
