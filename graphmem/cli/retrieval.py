@@ -27,6 +27,7 @@ from graphmem.models import Memory, parse
 from graphmem.retrieval import (
     ContextItem,
     ContextResult,
+    GraphPath,
     RetrieverHit,
     SearchRequest,
     SearchResult,
@@ -261,7 +262,7 @@ def _show_context(result: ContextResult) -> None:
             .append(f"\n{_archived(item.memory)}" if item.archived else "", style="yellow")
             .append(_failure(item), style="cyan"),
             _components(item.components),
-            _retrievers(item.retrievers) or "-",
+            _retrievers(item.retrievers) or _via(item.path),
         )
     out.print(table, crop=False)
 
@@ -300,6 +301,13 @@ def _archived(memory: Memory) -> str:
 def _kind(memory: Any) -> Text:
     kind = memory.memory_type.value if memory.memory_type else "-"
     return Text(f"[{kind}, {memory.tier.value}, {memory.status.value}]", style="dim")
+
+
+def _via(path: GraphPath | None) -> str:
+    """How a context item reached only by a relation came: the seed and the relations."""
+    if path is None:
+        return "-"
+    return f"via {path.seed_id} ({', '.join(s.type.value for s in path.steps)})"
 
 
 def _retrievers(hits: list[RetrieverHit]) -> str:

@@ -695,7 +695,8 @@ def knowledge_context(
                        sessionId: $session, recordAccess: $access, projectId: $p,
                        minRelevance: $minRelevance, occurredAfter: $after,
                        occurredBefore: $before) {{
-        items {{ memory {{ ...M }} score {COMPONENTS} {HITS} failure {{ {CAPSULE} }} }}
+        items {{ memory {{ ...M }} score {COMPONENTS} {HITS} failure {{ {CAPSULE} }}
+                 path {{ seedId factor steps {{ type fromId toId }} }} }}
         weights {{ name weight }} maxAccessCount candidates notes tookMs
       }}
     }}"""

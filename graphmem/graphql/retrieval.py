@@ -182,7 +182,10 @@ class ContextItem:
     score: float
     components: list[ScoreComponent]
     retrievers: list[RetrieverHit] = strawberry.field(
-        description="How the memory became a candidate."
+        description="How the memory became a candidate; empty when only a relation reached it."
+    )
+    path: GraphPath | None = strawberry.field(
+        description="The relation walked from a found memory to this one, when that is how it came."
     )
     archived: bool = strawberry.field(description=ARCHIVED_HIT)
     failure: FailureCapsule | None = strawberry.field(
@@ -214,6 +217,7 @@ class ContextResult:
                     score=i.score,
                     components=_components(i.components),
                     retrievers=[RetrieverHit.of(h) for h in i.retrievers],
+                    path=GraphPath.of(i.path) if i.path else None,
                     archived=i.archived,
                     failure=FailureCapsule.of(i.failure) if i.failure else None,
                 )

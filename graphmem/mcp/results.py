@@ -98,6 +98,11 @@ class ContextItemView(BaseModel):
     failure: CapsuleView | None = Field(
         default=None, description="For a lesson learned from a failure: the failure it explains."
     )
+    path: domain.GraphPath | None = Field(
+        default=None,
+        description="The relation walked from a found memory to this one, when that is how "
+        "it came.",
+    )
 
 
 class ContextView(BaseModel):
@@ -218,6 +223,7 @@ def context_view(result: domain.ContextResult) -> ContextView:
                 components={c.name: c.contribution for c in item.components},
                 archived=item.archived,
                 failure=CapsuleView.of(item.failure) if item.failure else None,
+                path=item.path,
             )
             for item in result.items
         ],

@@ -107,7 +107,10 @@ class ContextItem(BaseModel):
     score: float
     components: list[ScoreComponent]
     retrievers: list[RetrieverHit] = Field(default_factory=list)
-    """How the memory became a candidate (the formula is applied to index candidates)."""
+    """How the memory became a candidate (the formula is applied to index candidates);
+    empty when only a relation reached it."""
+    path: GraphPath | None = None
+    """The relation walked from a found memory to this one, when that is how it came."""
     failure: FailureCapsule | None = None
     """For a lesson learned from a failure: its capsule, the failure it explains."""
 

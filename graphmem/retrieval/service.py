@@ -352,6 +352,7 @@ class Retrieval:
                     score=score,
                     components=components,
                     retrievers=found.hits.get(memory_id, []),
+                    path=paths.get(memory_id),
                 )
             )
         scored.sort(key=lambda item: (-item.score, *tie_order(item.memory)))

@@ -148,6 +148,12 @@ def test_retrieval_returns_what_graphmem_returns(gm: GraphMem, client: Client) -
     local = gm.knowledge_context("where is the cache", record_access=False)
     assert [i.memory for i in context.items] == [i.memory for i in local.items]
     assert context.weights == local.weights
+    cache, logs = gm.list().items[::-1]
+    gm.relate(logs.id, cache.id, "CONSTRAINS")
+    context = client.knowledge_context("where is the cache", record_access=False)
+    local = gm.knowledge_context("where is the cache", record_access=False)
+    assert [i.path for i in context.items] == [i.path for i in local.items]
+    assert any(i.path is not None for i in context.items)
     guess = client.remember(
         {"content": "The cache might move to Memcached", "source": "auto_extracted"}
     )

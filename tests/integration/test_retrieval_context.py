@@ -271,3 +271,31 @@ def test_without_embeddings_full_text_still_answers_and_says_so(
     result = gm.knowledge_context("staging database", record_access=False)
     assert [i.memory.id for i in result.items] == [target.id]
     assert any("GRAPHMEM_EMBEDDER=none" in note for note in result.notes)
+
+
+def test_a_rule_that_constrains_a_hit_comes_with_it_and_says_how(egm: GraphMem):
+    task = egm.remember({"content": "deploy the billing service with the release script"})
+    rule = egm.remember({"content": "freeze: nothing ships while the auditors are in"})
+    egm.relate(rule.id, task.id, "CONSTRAINS")
+    found = egm.knowledge_context("deploy the billing service", record_access=False)
+    items = {item.memory.id: item for item in found.items}
+    assert task.id in items and items[task.id].path is None
+    reached = items[rule.id]
+    assert reached.retrievers == [] or all(h.score < 0.2 for h in reached.retrievers)
+    assert reached.path is not None and reached.path.seed_id == task.id
+    assert [s.type.value for s in reached.path.steps] == ["CONSTRAINS"]
+    # Its text similarity is the hit's relevance times the factor of the relation.
+    text = {i.memory.id: components(i)["text_similarity"] for i in found.items}
+    assert text[rule.id] == pytest.approx(text[task.id] * reached.path.factor)
+    egm.retrieval.config = dataclasses.replace(egm.retrieval.config, context_depth=0)
+    alone = egm.knowledge_context("deploy the billing service", record_access=False)
+    assert rule.id not in {i.memory.id for i in alone.items}
+
+
+def test_a_superseded_hit_is_replaced_by_its_successor(egm: GraphMem):
+    old = egm.remember({"content": "the staging database password rotates monthly"})
+    new = egm.remember({"content": "credentials now come from the vault, no rotation"})
+    egm.supersede(old.id, new.id)
+    found = egm.knowledge_context("staging database password", record_access=False)
+    assert new.id in [i.memory.id for i in found.items]
+    assert old.id not in [i.memory.id for i in found.items]
