@@ -178,3 +178,17 @@ def test_links_are_written_with_the_memory_or_not_at_all(
     with pytest.raises(redis.ResponseError):
         say(gm, "second turn", "s")
     assert graph_snapshot() == before
+
+
+def test_same_entity_links_within_one_batch(gm: GraphMem, clock: ManualClock) -> None:
+    gm.set_project_settings(auto_links=["same_entity"])
+    now = clock.now()
+    first, second, third = gm.remember_many(
+        [
+            {"content": "we flew to Porto in May", "occurred_at": now - 300},
+            {"content": "the hotel in Porto was loud", "occurred_at": now - 200},
+            {"content": "nothing about any city", "occurred_at": now - 100},
+        ]
+    )
+    assert related(gm, second) == {first: "both mention 'Porto'"}
+    assert related(gm, first) == {} and related(gm, third) == {}
