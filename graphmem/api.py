@@ -4,10 +4,10 @@
 retention rules, resolves the project of each call, and delegates: the
 remember pipeline is in ``writer``, single memories in ``memories``, edges in
 ``relations``, sessions in ``sessions``, review in ``review``, failure
-capsules in ``failures``, retrieval in ``retrieval``. Each operation is scoped
-to one project; an id from another project behaves exactly like an id that
-does not exist. Inputs are validated before anything is written, so a
-rejected call leaves the store unchanged.
+capsules in ``failures``, retrieval in ``retrieval``, per-project settings in
+``projects``. Each operation is scoped to one project; an id from another
+project behaves exactly like an id that does not exist. Inputs are validated
+before anything is written, so a rejected call leaves the store unchanged.
 """
 
 from __future__ import annotations
