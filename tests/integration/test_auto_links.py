@@ -101,11 +101,15 @@ def test_same_entity_fan_out_is_bounded(gm: GraphMem, clock: ManualClock) -> Non
     links = related(gm, new.id)
     # The most recent ENTITY_FAN_OUT memories naming Bob, no more.
     assert set(links) == set(older[-ENTITY_FAN_OUT:])
-    many = " ".join(f"met Person{n}x" for n in range(MAX_ENTITY_LINKS + 4))
-    gm.remember_many([{"content": many, "session_id": "w"}])
+    # Two memories per entity, and one naming every entity: more candidates
+    # than a memory may link to.
+    names = [f"Site{n}x" for n in range(MAX_ENTITY_LINKS)]
+    gm.remember_many(
+        [{"content": f"visit {name} copy {copy}"} for name in names for copy in (1, 2)]
+    )
     clock.advance(60)
-    again = gm.remember_many([{"content": many + " again", "session_id": "w2"}], dedup=False)
-    assert len(related(gm, again[0])) <= MAX_ENTITY_LINKS
+    every = say(gm, "we planned " + " and ".join(names), "w")
+    assert len(related(gm, every.id)) == MAX_ENTITY_LINKS
 
 
 def test_both_kinds_on_one_pair_join_their_rationales(gm: GraphMem, clock: ManualClock) -> None:
