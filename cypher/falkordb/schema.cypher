@@ -24,6 +24,12 @@ CREATE INDEX FOR (e:StagingEvent) ON (e.memory_id)
 ;
 CREATE INDEX FOR (e:RelationEvent) ON (e.project_id)
 ;
+CREATE INDEX FOR (e:RelationEvent) ON (e.from_id)
+;
+CREATE INDEX FOR (e:RelationEvent) ON (e.to_id)
+;
+CREATE INDEX FOR (e:ArchivalEvent) ON (e.memory_id)
+;
 CREATE VECTOR INDEX FOR (m:Memory) ON (m.embedding) OPTIONS {dimension: 384, similarityFunction: 'cosine'}
 ;
 CREATE FULLTEXT INDEX FOR (m:Memory) ON (m.content, m.rationale)
