@@ -21,8 +21,14 @@ RETURN wanted AS memory_id, 'activated' AS kind, e.at AS at, e.before AS before,
        e.after AS after, null AS other_id, null AS until, e.signal AS reason
 UNION ALL
 UNWIND $ids AS wanted
-MATCH (n:Memory)-[r:SUPERSEDES]->(m:Memory {id: wanted})
-WHERE m.project_id = $project_id AND n.project_id = $project_id
+MATCH (m:Memory {id: wanted})
+WHERE m.project_id = $project_id
+// Walked from m: a condition on n's project here would start the walk from an
+// index scan over every memory of the project.
+WITH wanted, m
+MATCH (m)<-[r:SUPERSEDES]-(n:Memory)
+WITH wanted, r, n
+WHERE n.project_id = $project_id
 RETURN wanted AS memory_id, 'superseded' AS kind, r.created_at AS at, null AS before,
        null AS after, n.id AS other_id, null AS until, null AS reason
 UNION ALL

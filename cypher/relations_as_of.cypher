@@ -2,8 +2,13 @@
 // those made by then and still there, and those made by then and removed
 // after it (kept as :RelationEvent). An edge between two of $ids comes twice.
 UNWIND $ids AS wanted
-MATCH (m:Memory {id: wanted})-[r]-(o:Memory)
-WHERE m.project_id = $project_id AND o.project_id = $project_id
+MATCH (m:Memory {id: wanted})
+WHERE m.project_id = $project_id
+// Walked from m (see memory_history.cypher).
+WITH m
+MATCH (m)-[r]-(o:Memory)
+WITH r, o
+WHERE o.project_id = $project_id
   AND type(r) IN $relation_types
   AND coalesce(r.created_at, 0.0) <= $as_of
 RETURN type(r) AS type, startNode(r).id AS from_id, endNode(r).id AS to_id,
