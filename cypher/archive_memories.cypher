@@ -15,7 +15,7 @@ SET m.archived_from = m.tier,
     m.importance = item.score,
     m.updated_at = $now
 // Logged, so the tier it had at any past time can be read back (docs/validity.md).
-CREATE (:ArchivalEvent {
+CREATE (ae:ArchivalEvent {
   id: m.id + ':archived:' + toString($now),
   memory_id: m.id,
   project_id: $project_id,
@@ -26,4 +26,5 @@ CREATE (:ArchivalEvent {
   other_id: null,
   at: $now
 })
+CREATE (ae)-[:MOVED]->(m)
 RETURN m.id AS id

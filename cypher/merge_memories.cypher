@@ -37,7 +37,7 @@ CREATE (e:StagingEvent {
 })
 CREATE (e)-[:CHANGED]->(into)
 // The absorbed memory's move to the archive, logged for reads of the past.
-CREATE (:ArchivalEvent {
+CREATE (ae:ArchivalEvent {
   id: from.id + ':merged:' + toString($now),
   memory_id: from.id,
   project_id: $project_id,
@@ -48,6 +48,7 @@ CREATE (:ArchivalEvent {
   other_id: into.id,
   at: $now
 })
+CREATE (ae)-[:MOVED]->(from)
 // The survivor's score, worked out from the counts read before this write,
 // unless a concurrent writer has moved them since (its own rescore wins then).
 FOREACH (_ IN CASE WHEN into.access_count = $access_count

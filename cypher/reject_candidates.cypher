@@ -25,7 +25,7 @@ CREATE (e:StagingEvent {
 })
 CREATE (e)-[:CHANGED]->(m)
 // The tier move is logged too, so the tier it had at any past time can be read back.
-CREATE (:ArchivalEvent {
+CREATE (ae:ArchivalEvent {
   id: m.id + ':archived:' + toString($now),
   memory_id: m.id,
   project_id: $project_id,
@@ -36,4 +36,5 @@ CREATE (:ArchivalEvent {
   other_id: null,
   at: $now
 })
+CREATE (ae)-[:MOVED]->(m)
 RETURN m.id AS id

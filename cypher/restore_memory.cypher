@@ -11,7 +11,7 @@ SET m.tier = coalesce(m.archived_from, 'working'),
     m.last_accessed_at = $now,
     m.updated_at = $now
 // Logged, so the tier it had at any past time can be read back (docs/validity.md).
-CREATE (:ArchivalEvent {
+CREATE (ae:ArchivalEvent {
   id: m.id + ':restored:' + toString($now),
   memory_id: m.id,
   project_id: $project_id,
@@ -22,6 +22,7 @@ CREATE (:ArchivalEvent {
   other_id: null,
   at: $now
 })
+CREATE (ae)-[:MOVED]->(m)
 REMOVE m.archived_at, m.archived_from, m.archive_reason
 // Rescored as just used, unless a concurrent writer moved its counters since
 // they were read (its own rescore wins then).
