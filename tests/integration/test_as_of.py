@@ -518,3 +518,23 @@ def test_archival_restore_and_rotation_are_logged_so_tiers_read_back(
         (restored,) = gm.get_many([memory.id], as_of=clock.now())
         assert archived is not None and archived.tier is Tier.ARCHIVED
         assert restored is not None and restored.tier is memory.archived_from
+
+
+def test_a_write_that_supersedes_closes_the_older_validity(
+    egm: GraphMem, clock: ManualClock
+) -> None:
+    """The writer's SUPERSEDED outcome closes validity like an explicit supersede,
+    and the vector path of search answers as of then too."""
+    old = egm.remember({"content": "The API server listens on port 8000"})
+    clock.advance(STEP)
+    new, outcome = egm.remember_detailed({"content": "The API server listens on port 9000"})
+    assert (outcome.result.value, outcome.related_id) == ("superseded", old.id)
+    assert egm.get(old.id).valid_to == new.valid_since == new.created_at
+    before = {h.memory.id for h in egm.search("API server port", as_of=new.created_at - 1).hits}
+    after = {h.memory.id for h in egm.search("API server port", as_of=new.created_at).hits}
+    assert (before, after) == ({old.id}, {new.id})
+    clock.advance(STEP)
+    egm.unrelate(new.id, old.id, "SUPERSEDES", reason="both hold", removed_by="test")
+    assert egm.get(old.id).valid_to is None
+    both = {h.memory.id for h in egm.search("API server port", as_of=clock.now()).hits}
+    assert both == {old.id, new.id}
