@@ -20,7 +20,7 @@ HISTORY_BATCH = 500
 
 
 @dataclass(frozen=True)
-class Path:
+class Walk:
     """A walk from a seed along relations that existed at the time."""
 
     seed_id: str
@@ -89,7 +89,7 @@ class History:
         *,
         project_id: str,
         max_paths: int,
-    ) -> tuple[list[Path], dict[str, Memory]]:
+    ) -> tuple[list[Walk], dict[str, Memory]]:
         """Every simple path of up to ``depth`` relations from each seed, through
         memories and along relations that existed at ``at`` (at most
         ``max_paths``), and the memories they reach as they stood then."""
@@ -120,7 +120,7 @@ class History:
                         if relation not in links:
                             links.append(relation)
                         frontier.append(there)
-        paths: list[Path] = []
+        paths: list[Walk] = []
         for seed in dict.fromkeys(seed_ids):
             stack = [(seed, [seed], [])]
             while stack and len(paths) < max_paths:
@@ -129,7 +129,7 @@ class History:
                     there = relation.to_id if relation.from_id == here else relation.from_id
                     if there in node_ids:
                         continue
-                    path = Path(seed_id=seed, node_ids=[*node_ids, there], steps=[*steps, relation])
+                    path = Walk(seed_id=seed, node_ids=[*node_ids, there], steps=[*steps, relation])
                     paths.append(path)
                     if len(path.steps) < depth:
                         stack.append((there, path.node_ids, path.steps))
