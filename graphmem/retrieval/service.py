@@ -328,7 +328,7 @@ class Retrieval:
             fulltext=True,
             min_similarity=self.config.context_min_similarity,
         )
-        self._held(found, filters, now if at is None else at, project_id, as_of=at is not None)
+        self._held(found, filters, now, project_id, as_of=at is not None)
         max_access = self._scope_max_access(project_id, request.session_id)
         weights = ctx.context_weights(request.recency_weight)
         text = self._context_text(request.context_hint, found, fetch)

@@ -538,3 +538,23 @@ def test_a_write_that_supersedes_closes_the_older_validity(
     assert egm.get(old.id).valid_to is None
     both = {h.memory.id for h in egm.search("API server port", as_of=clock.now()).hits}
     assert both == {old.id, new.id}
+
+
+def test_now_a_memory_whose_given_end_has_passed_is_not_retrieved(
+    gm: GraphMem, clock: ManualClock
+) -> None:
+    """Current-time retrieval leaves out what has stopped holding unless superseded
+    ones are asked for; listing still shows it, with its end."""
+    now = clock.now()
+    ended = gm.remember(
+        {"content": f"the staging key {WORD} is S1", "valid_from": now - DAY, "valid_to": now - 1}
+    )
+    live = gm.remember({"content": f"the staging host {WORD} is s1.internal"})
+    found = {h.memory.id for h in gm.search(WORD, mode="FULLTEXT", min_relevance=0.0).hits}
+    assert found == {live.id}
+    kept = gm.search(WORD, mode="FULLTEXT", min_relevance=0.0, filters={"include_superseded": True})
+    assert {h.memory.id for h in kept.hits} == {live.id, ended.id}
+    context = gm.knowledge_context(WORD, min_relevance=0.0, record_access=False)
+    assert {i.memory.id for i in context.items} == {live.id}
+    assert {m.id for m in gm.list().items} == {live.id, ended.id}
+    assert gm.get(ended.id).valid_to == now - 1
