@@ -122,7 +122,7 @@ class History:
                         frontier.append(there)
         paths: list[Walk] = []
         for seed in dict.fromkeys(seed_ids):
-            stack = [(seed, [seed], [])]
+            stack: list[tuple[str, list[str], list[Relation]]] = [(seed, [seed], [])]
             while stack and len(paths) < max_paths:
                 here, node_ids, steps = stack.pop()
                 for relation in adjacency.get(here, []):

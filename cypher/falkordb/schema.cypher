@@ -24,12 +24,6 @@ CREATE INDEX FOR (e:StagingEvent) ON (e.memory_id)
 ;
 CREATE INDEX FOR (e:RelationEvent) ON (e.project_id)
 ;
-CREATE INDEX FOR (e:RelationEvent) ON (e.from_id)
-;
-CREATE INDEX FOR (e:RelationEvent) ON (e.to_id)
-;
-CREATE INDEX FOR (e:ArchivalEvent) ON (e.memory_id)
-;
 CREATE VECTOR INDEX FOR (m:Memory) ON (m.embedding) OPTIONS {dimension: 384, similarityFunction: 'cosine'}
 ;
 CREATE FULLTEXT INDEX FOR (m:Memory) ON (m.content, m.rationale)
@@ -44,3 +38,9 @@ CREATE INDEX FOR (c:FailureCapsule) ON (c.signature)
 CREATE INDEX FOR (c:FailureCapsule) ON (c.id)
 ;
 CREATE INDEX FOR (c:FailureCapsule) ON (c.project_id)
+;
+CREATE INDEX FOR (e:RelationEvent) ON (e.from_id)
+;
+CREATE INDEX FOR (e:RelationEvent) ON (e.to_id)
+;
+CREATE INDEX FOR (e:ArchivalEvent) ON (e.memory_id)

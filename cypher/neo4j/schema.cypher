@@ -22,12 +22,6 @@ CREATE INDEX staging_event_memory IF NOT EXISTS FOR (e:StagingEvent) ON (e.memor
 ;
 CREATE INDEX relation_event_project IF NOT EXISTS FOR (e:RelationEvent) ON (e.project_id)
 ;
-CREATE INDEX relation_event_from IF NOT EXISTS FOR (e:RelationEvent) ON (e.from_id)
-;
-CREATE INDEX relation_event_to IF NOT EXISTS FOR (e:RelationEvent) ON (e.to_id)
-;
-CREATE INDEX archival_event_memory IF NOT EXISTS FOR (e:ArchivalEvent) ON (e.memory_id)
-;
 CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (m:Memory) ON (m.embedding) OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}
 ;
 CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (m:Memory) ON EACH [m.content, m.rationale] OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}
@@ -40,3 +34,9 @@ CREATE CONSTRAINT api_key_hash IF NOT EXISTS FOR (k:ApiKey) REQUIRE k.hash IS UN
 CREATE CONSTRAINT failure_capsule_signature IF NOT EXISTS FOR (c:FailureCapsule) REQUIRE (c.project_id, c.signature) IS UNIQUE
 ;
 CREATE INDEX failure_capsule_id IF NOT EXISTS FOR (c:FailureCapsule) ON (c.id)
+;
+CREATE INDEX relation_event_from IF NOT EXISTS FOR (e:RelationEvent) ON (e.from_id)
+;
+CREATE INDEX relation_event_to IF NOT EXISTS FOR (e:RelationEvent) ON (e.to_id)
+;
+CREATE INDEX archival_event_memory IF NOT EXISTS FOR (e:ArchivalEvent) ON (e.memory_id)

@@ -252,6 +252,12 @@ class Replay:
             WORD, mode="FULLTEXT", limit=50, depth=0, min_relevance=0.0, as_of=at
         )
         assert {h.memory.id for h in found.hits} == model.searched(at), at
+        walked = self.gm.search(WORD, limit=50, depth=2, min_relevance=0.0, as_of=at)
+        assert {h.memory.id for h in walked.hits} <= model.searched(at), at
+        edges = model.edges(at)
+        for hit in walked.hits:
+            steps = hit.explanation.path.steps if hit.explanation.path else []
+            assert {(s.type.value, s.from_id, s.to_id) for s in steps} <= edges, at
 
         context = self.gm.knowledge_context(
             f"{WORD} {WORD}", max_results=50, min_relevance=0.0, min_confidence=0.0, as_of=at
@@ -558,3 +564,27 @@ def test_now_a_memory_whose_given_end_has_passed_is_not_retrieved(
     assert {i.memory.id for i in context.items} == {live.id}
     assert {m.id for m in gm.list().items} == {live.id, ended.id}
     assert gm.get(ended.id).valid_to == now - 1
+
+
+def test_search_as_of_walks_the_relations_of_then(gm: GraphMem, clock: ManualClock) -> None:
+    seed = gm.remember({"content": f"the {WORD} crossing needs a permit"})
+    other = gm.remember({"content": "permits are issued by the county office"})
+    clock.advance(STEP)
+    gm.relate(seed.id, other.id, "RELATED_TO")
+    related_at = clock.now()
+    clock.advance(STEP)
+    gm.unrelate(seed.id, other.id, "RELATED_TO", reason="unrelated", removed_by="test")
+    removed_at = clock.now()
+
+    def reached(at: float) -> dict[str, list[tuple[str, str]]]:
+        hits = gm.search(WORD, depth=1, min_relevance=0.0, as_of=at).hits
+        return {
+            h.memory.id: [(s.from_id, s.to_id) for s in h.explanation.path.steps]
+            for h in hits
+            if h.explanation.path
+        }
+
+    assert reached(related_at - 1) == {}
+    assert reached(related_at) == {other.id: [(seed.id, other.id)]}
+    assert reached(removed_at - 1) == {other.id: [(seed.id, other.id)]}
+    assert reached(removed_at) == {}
