@@ -71,6 +71,7 @@ def raw_rows(
             "agent_id": item.get("agent_id"),
             "created_at": now,
             "occurred_at": now,
+            "valid_from": now,
             "updated_at": now,
             **contributions,
             "importance": sum(contributions.values()),

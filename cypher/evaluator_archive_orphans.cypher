@@ -13,4 +13,17 @@ SET m.archived_from = coalesce(m.tier, 'working'),
     m.archived_at = $now,
     m.archive_reason = $reason,
     m.updated_at = $now
+// Logged, so the tier it had at any past time can be read back (docs/validity.md).
+CREATE (ae:ArchivalEvent {
+  id: m.id + ':archived:' + toString($now),
+  memory_id: m.id,
+  project_id: $project_id,
+  kind: 'archived',
+  from_tier: m.archived_from,
+  to_tier: 'archived',
+  reason: $reason,
+  other_id: null,
+  at: $now
+})
+CREATE (ae)-[:MOVED]->(m)
 RETURN m.id AS id

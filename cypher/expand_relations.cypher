@@ -12,6 +12,6 @@ WHERE s.project_id = $project_id
   AND all(n IN nodes(p) WHERE n.project_id = $project_id)
 WITH seed_id, o, p
 LIMIT $max_paths
-RETURN seed_id, o {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at} AS memory,
+RETURN seed_id, o {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} AS memory,
        [n IN nodes(p) | n.id] AS node_ids,
        [r IN relationships(p) | {type: type(r), from_id: startNode(r).id, to_id: endNode(r).id}] AS steps

@@ -17,6 +17,13 @@ CALL {
 }
 CALL {
   UNWIND $event_ids AS id
+  MATCH (e:ArchivalEvent {id: id})
+  WHERE e.project_id = $project_id
+  DETACH DELETE e
+  RETURN count(*) AS archival_events
+}
+CALL {
+  UNWIND $event_ids AS id
   MATCH (e:PromotionEvent {id: id})
   WHERE e.project_id = $project_id
   DETACH DELETE e
@@ -48,4 +55,4 @@ CALL {
   DETACH DELETE p
   RETURN count(*) AS projects
 }
-RETURN relations, staging_events, promotion_events, promotion_runs, memories, sessions, projects
+RETURN relations, staging_events, archival_events, promotion_events, promotion_runs, memories, sessions, projects

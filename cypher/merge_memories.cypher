@@ -36,6 +36,19 @@ CREATE (e:StagingEvent {
   at: $now
 })
 CREATE (e)-[:CHANGED]->(into)
+// The absorbed memory's move to the archive, logged for reads of the past.
+CREATE (ae:ArchivalEvent {
+  id: from.id + ':merged:' + toString($now),
+  memory_id: from.id,
+  project_id: $project_id,
+  kind: 'merged',
+  from_tier: from.archived_from,
+  to_tier: 'archived',
+  reason: from.archive_reason,
+  other_id: into.id,
+  at: $now
+})
+CREATE (ae)-[:MOVED]->(from)
 // The survivor's score, worked out from the counts read before this write,
 // unless a concurrent writer has moved them since (its own rescore wins then).
 FOREACH (_ IN CASE WHEN into.access_count = $access_count
@@ -57,4 +70,4 @@ FOREACH (_ IN CASE WHEN activated IS NULL THEN [] ELSE [1] END |
   })
   CREATE (a)-[:CHANGED]->(into))
 WITH into AS m, activated
-RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .retrieval_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .last_retrieved_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance, .variants, .conflicts_with, .conflict_reason} AS memory, activated
+RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .retrieval_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .last_retrieved_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance, .variants, .conflicts_with, .conflict_reason, .valid_from, .valid_to} AS memory, activated

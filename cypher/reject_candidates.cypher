@@ -24,4 +24,17 @@ CREATE (e:StagingEvent {
   at: $now
 })
 CREATE (e)-[:CHANGED]->(m)
+// The tier move is logged too, so the tier it had at any past time can be read back.
+CREATE (ae:ArchivalEvent {
+  id: m.id + ':archived:' + toString($now),
+  memory_id: m.id,
+  project_id: $project_id,
+  kind: 'archived',
+  from_tier: m.archived_from,
+  to_tier: 'archived',
+  reason: $reason,
+  other_id: null,
+  at: $now
+})
+CREATE (ae)-[:MOVED]->(m)
 RETURN m.id AS id

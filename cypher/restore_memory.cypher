@@ -10,10 +10,23 @@ WHERE m.tier = 'archived'
 SET m.tier = coalesce(m.archived_from, 'working'),
     m.last_accessed_at = $now,
     m.updated_at = $now
+// Logged, so the tier it had at any past time can be read back (docs/validity.md).
+CREATE (ae:ArchivalEvent {
+  id: m.id + ':restored:' + toString($now),
+  memory_id: m.id,
+  project_id: $project_id,
+  kind: 'restored',
+  from_tier: 'archived',
+  to_tier: m.tier,
+  reason: null,
+  other_id: null,
+  at: $now
+})
+CREATE (ae)-[:MOVED]->(m)
 REMOVE m.archived_at, m.archived_from, m.archive_reason
 // Rescored as just used, unless a concurrent writer moved its counters since
 // they were read (its own rescore wins then).
 FOREACH (_ IN CASE WHEN coalesce(m.access_count, 0) = $access_count
                      AND coalesce(m.feedback_count, 0) = $feedback_count THEN [1] ELSE [] END |
   SET m += $importance_fields)
-RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .retrieval_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .last_retrieved_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance, .variants, .conflicts_with, .conflict_reason} AS memory
+RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .retrieval_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .last_retrieved_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance, .variants, .conflicts_with, .conflict_reason, .valid_from, .valid_to} AS memory

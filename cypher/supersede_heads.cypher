@@ -7,4 +7,4 @@ UNWIND $ids AS old_id
 MATCH p = (newer:Memory)-[:SUPERSEDES*1..16]->(old:Memory {id: old_id})
 WHERE old.project_id = $project_id
   AND all(n IN nodes(p) WHERE n.project_id = $project_id)
-RETURN old_id, [n IN nodes(p) | n.id] AS chain, newer {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at} AS memory
+RETURN old_id, [n IN nodes(p) | n.id] AS chain, newer {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} AS memory

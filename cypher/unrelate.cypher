@@ -24,4 +24,7 @@ DELETE r
 WITH a, b, e, rationale, weight, created_at
 FOREACH (_ IN CASE WHEN $type = 'SUPERSEDES' AND b.superseded_by = a.id THEN [1] ELSE [] END |
   SET b.superseded_by = null, b.updated_at = $now)
+// ... and reopens its validity, when this relation closed it.
+FOREACH (_ IN CASE WHEN $type = 'SUPERSEDES' AND b.valid_to_by = a.id THEN [1] ELSE [] END |
+  REMOVE b.valid_to, b.valid_to_by)
 RETURN a.id AS from_id, b.id AS to_id, rationale, weight, created_at

@@ -26,7 +26,7 @@ from graphmem.evaluator import ConsistencyReport, Evaluator, Job
 from graphmem.events import EventBus
 from graphmem.failures import Failures
 from graphmem.keys import ApiKeys
-from graphmem.memories import Memories
+from graphmem.memories import Memories, missing
 from graphmem.migrations import MigrationReport, migrate
 from graphmem.models import (
     BulkReviewResult,
@@ -222,14 +222,23 @@ class GraphMem:
         project = self._project(project_id)
         return self.writer.write(validate_batch(items), project_id=project, dedup=dedup).outcomes
 
-    def get(self, memory_id: str, *, project_id: str | None = None) -> Memory:
-        return self.memories.get(memory_id, project_id=self._project(project_id))
+    def get(self, memory_id: str, *, project_id: str | None = None, as_of: Any = None) -> Memory:
+        """One memory; with ``as_of`` (a time), as it stood then (docs/validity.md):
+        ``NotFoundError`` when it was not yet written."""
+        project = self._project(project_id)
+        if as_of is None:
+            return self.memories.get(memory_id, project_id=project)
+        (memory,) = self.memories.get_many([memory_id], project_id=project, as_of=as_of)
+        if memory is None:
+            raise missing(memory_id, project)
+        return memory
 
     def get_many(
-        self, memory_ids: Sequence[str], *, project_id: str | None = None
+        self, memory_ids: Sequence[str], *, project_id: str | None = None, as_of: Any = None
     ) -> list[Memory | None]:
-        """Memories in the order asked for, ``None`` where an id is unknown (DataLoader shape)."""
-        return self.memories.get_many(memory_ids, project_id=self._project(project_id))
+        """Memories in the order asked for, ``None`` where an id is unknown (DataLoader
+        shape); with ``as_of``, as they stood then (``None`` where not yet written)."""
+        return self.memories.get_many(memory_ids, project_id=self._project(project_id), as_of=as_of)
 
     def list(
         self,
@@ -238,10 +247,13 @@ class GraphMem:
         first: int = 20,
         after: str | None = None,
         project_id: str | None = None,
+        as_of: Any = None,
     ) -> Page:
-        """A page of memories, newest first, continued with ``after=page.end_cursor``."""
+        """A page of memories, newest first, continued with ``after=page.end_cursor``;
+        with ``as_of`` (a time), the memories that held then, with their tiers and
+        statuses then (docs/validity.md)."""
         return self.memories.list(
-            filter, first=first, after=after, project_id=self._project(project_id)
+            filter, first=first, after=after, project_id=self._project(project_id), as_of=as_of
         )
 
     def update(
@@ -667,13 +679,16 @@ class GraphMem:
         depth: int = 1,
         relation_types: Sequence[RelationType | str] | None = None,
         project_id: str | None = None,
+        as_of: Any = None,
     ) -> Neighborhood:
-        """The memories within ``depth`` relations of one, and the relations between them."""
+        """The memories within ``depth`` relations of one, and the relations between
+        them; with ``as_of`` (a time), those that existed then, as they stood."""
         return self.retrieval.neighborhood(
             memory_id,
             project_id=self._project(project_id),
             depth=depth,
             relation_types=relation_types,
+            as_of=as_of,
         )
 
     def backfill_embeddings(

@@ -13,13 +13,17 @@ from graphmem.cursors import decode_cursor, encode_cursor
 from graphmem.embeddings import Vector, memory_text
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.events import ChangeKind
+from graphmem.history import History
 from graphmem.models import (
+    MAX_FUTURE_SKEW_SECONDS,
     MAX_PAGE_SIZE,
     Memory,
     MemoryFilter,
     MemoryUpdate,
     Page,
     Status,
+    Tier,
+    check_validity,
     memory_from_fields,
     parse,
 )
@@ -27,6 +31,7 @@ from graphmem.service import Service
 from graphmem.staging import Signal, Stager
 from graphmem.store import Row
 from graphmem.text import content_key
+from graphmem.validity import check_as_of
 
 Embed = Callable[[Sequence[str]], list[Vector] | None]
 """Vectors for memories about to be written; ``None`` when embeddings are off."""
@@ -47,6 +52,7 @@ class Memories(Service):
         super().__init__(*args, **services)
         self.stager = stager
         self.embed = embed
+        self.history = History(self.store)
 
     def get(self, memory_id: str, *, project_id: str) -> Memory:
         (memory,) = self.get_many([memory_id], project_id=project_id)
@@ -54,8 +60,16 @@ class Memories(Service):
             raise missing(memory_id, project_id)
         return memory
 
-    def get_many(self, memory_ids: Sequence[str], *, project_id: str) -> list[Memory | None]:
-        """Memories in the order asked for, ``None`` where an id is unknown (DataLoader shape)."""
+    def get_many(
+        self, memory_ids: Sequence[str], *, project_id: str, as_of: Any = None
+    ) -> list[Memory | None]:
+        """Memories in the order asked for, ``None`` where an id is unknown (DataLoader shape).
+
+        With ``as_of``, each as it stood then (``None`` where not yet written):
+        looked up by id, a memory is shown whether or not it held then."""
+        if as_of is not None:
+            at = check_as_of(as_of, self._now())
+            return self.history.get_many(memory_ids, at, project_id=project_id)
         rows = self.store.read("get_memories", {"ids": list(memory_ids), "project_id": project_id})
         found = {row["memory"]["id"]: memory_of(row) for row in rows}
         return [found.get(memory_id) for memory_id in memory_ids]
@@ -67,12 +81,19 @@ class Memories(Service):
         first: int,
         after: str | None,
         project_id: str,
+        as_of: Any = None,
     ) -> Page:
-        """A page of memories, newest first, continued with ``after=page.end_cursor``."""
+        """A page of memories, newest first, continued with ``after=page.end_cursor``.
+
+        With ``as_of``: the memories graphmem held then that held then, with
+        the tier and status they had (graphmem.validity)."""
         flt = parse(MemoryFilter, filter or {})
         if type(first) is not int or not 1 <= first <= MAX_PAGE_SIZE:
             raise InvalidInputError(f"first: must be between 1 and {MAX_PAGE_SIZE}", field="first")
         after_created_at, after_id = decode_cursor(after) if after else (None, None)
+        if as_of is not None:
+            at = check_as_of(as_of, self._now())
+            return self._list_as_of(flt, first, after_created_at, after_id, at, project_id)
         rows = self.store.read(
             "list_memories",
             {
@@ -98,6 +119,48 @@ class Memories(Service):
             end_cursor=encode_cursor(items[-1]) if items else None,
         )
 
+    def _list_as_of(
+        self,
+        flt: MemoryFilter,
+        first: int,
+        after_created_at: float | None,
+        after_id: str | None,
+        at: float,
+        project_id: str,
+    ) -> Page:
+        """Pages of the memories that held at ``at``, read in batches until
+        ``first + 1`` pass the tier and status they had then."""
+        kept: list[Memory] = []
+        batch = min(max(4 * (first + 1), 100), MAX_PAGE_SIZE * 5)
+        while len(kept) <= first:
+            rows = self.store.read(
+                "list_memories_as_of",
+                {
+                    "project_id": project_id,
+                    "memory_type": flt.memory_type.value if flt.memory_type else None,
+                    "session_id": flt.session_id,
+                    "pinned": flt.pinned,
+                    "tags": flt.tags,
+                    "after_created_at": after_created_at,
+                    "after_id": after_id,
+                    "as_of": at,
+                    "limit": batch,
+                },
+            )
+            then = self.history.at([memory_of(row) for row in rows], at, project_id=project_id)
+            kept += [m for m in then if _listed(m, flt)]
+            if len(rows) < batch:
+                break
+            last = memory_of(rows[-1])
+            after_created_at, after_id = last.created_at, last.id
+        items = kept[:first]
+        return Page(
+            items=items,
+            has_next=len(kept) > first,
+            start_cursor=encode_cursor(items[0]) if items else None,
+            end_cursor=encode_cursor(items[-1]) if items else None,
+        )
+
     def update(
         self, memory_id: str, changes: MemoryUpdate | Mapping[str, Any], *, project_id: str
     ) -> Memory:
@@ -107,11 +170,14 @@ class Memories(Service):
             raise InvalidInputError("changes: name at least one field to change", field="changes")
         current = self.get(memory_id, project_id=project_id)
         now = self._now()
+        _check_valid_change(update, current, now)
         merged = current.model_copy(update=fields)
         fields.update(self.scorer.stored_fields(merged, now))
         fields["updated_at"] = now
         if update.content is not None:
             fields["content_key"] = content_key(update.content)
+        if update.valid_to is not None:  # an end given outright: no relation closed it
+            fields["valid_to_by"] = None
         reembed = update.content is not None or update.rationale is not None
         vector = None
         if reembed:  # embedded before the write; with embeddings off the stale vector goes
@@ -198,3 +264,27 @@ class Memories(Service):
         if not rows or not rows[0]["deleted"]:
             raise missing(memory_id, project_id)
         self._changed(ChangeKind.FORGOTTEN, [memory_id], project_id)
+
+
+def _listed(memory: Memory, flt: MemoryFilter) -> bool:
+    """``list_memories``' tier and status conditions, on a memory as it stood then."""
+    return (
+        (flt.tier is None or memory.tier is flt.tier)
+        and (flt.include_archived or memory.tier is not Tier.ARCHIVED or flt.tier is Tier.ARCHIVED)
+        and (flt.status is None or memory.status is flt.status)
+        and (flt.include_candidates or memory.status is not Status.CANDIDATE)
+    )
+
+
+def _check_valid_change(update: MemoryUpdate, current: Memory, now: float) -> None:
+    """A new start no later than a small clock skew past ``now``, and a validity
+    that, with the changes, still ends no earlier than it begins."""
+    if update.valid_from is not None and update.valid_from > now + MAX_FUTURE_SKEW_SECONDS:
+        raise InvalidInputError(
+            f"valid_from: must not be more than {MAX_FUTURE_SKEW_SECONDS:.0f} seconds "
+            "in the future",
+            field="valid_from",
+        )
+    start = current.valid_since if update.valid_from is None else update.valid_from
+    end = current.valid_to if update.valid_to is None else update.valid_to
+    check_validity(start, end, field="valid_to" if update.valid_to is not None else "valid_from")

@@ -248,6 +248,12 @@ class MemoryInput(_Input):
     """When what the memory records happened (epoch seconds, or a datetime or
     ISO 8601 text); the time of the write when absent. Recency and staleness
     count from it; no later than a few minutes past the server's clock."""
+    valid_from: Epoch | None = None
+    """When what it records began to hold; ``occurred_at`` (or the write) when
+    absent. No later than a few minutes past the server's clock."""
+    valid_to: Epoch | None = None
+    """When it stopped holding ("the key was rotated on 3 May"); open when absent.
+    A newer memory that supersedes it closes it too."""
 
     @field_validator("tier")
     @classmethod
@@ -272,11 +278,31 @@ class MemoryUpdate(_Input):
     tags: list[Tag] | None = Field(default=None, max_length=MAX_TAGS)
     rationale: Rationale | None = None
     evidence: list[Evidence] | None = Field(default=None, max_length=MAX_EVIDENCE_ITEMS)
+    valid_from: Epoch | None = None
+    """When what it records began to hold."""
+    valid_to: Epoch | None = None
+    """When it stopped holding: an end given this way stays when a SUPERSEDES
+    relation into the memory is later removed."""
 
     @field_validator("tags")
     @classmethod
     def _unique_tags(cls, tags: list[str] | None) -> list[str] | None:
         return None if tags is None else list(dict.fromkeys(tags))
+
+
+def check_validity(valid_from: float, valid_to: float | None, *, field: str = "valid_to") -> None:
+    """A validity never ends before it begins (an end equal to the start is an
+    empty validity: the memory never held)."""
+    if valid_to is not None and valid_to < valid_from:
+        raise InvalidInputError(
+            f"{field}: the validity would end ({_iso(valid_to)}) before it begins "
+            f"({_iso(valid_from)}); valid_to must not be earlier than valid_from",
+            field=field,
+        )
+
+
+def _iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, tz=UTC).isoformat()
 
 
 class MemoryFilter(_Input):
@@ -347,11 +373,26 @@ class Memory(BaseModel):
     differs in meaning, and waits in the review queue as a candidate."""
     conflict_reason: str | None = None
     """How it differs from ``conflicts_with`` (negation, number, entity, ...)."""
+    valid_from: float | None = None
+    """When what it records began to hold; ``occurred`` for memories written
+    before graphmem kept it (see ``valid_since``)."""
+    valid_to: float | None = None
+    """When it stopped holding: given, or the start of the memory that superseded it."""
 
     @property
     def occurred(self) -> float:
         """When what it records happened (its write, when not told otherwise)."""
         return self.occurred_at if self.occurred_at is not None else self.created_at
+
+    @property
+    def valid_since(self) -> float:
+        """When what it records began to hold (when it happened, unless told otherwise)."""
+        return self.valid_from if self.valid_from is not None else self.occurred
+
+    def held_at(self, at: float) -> bool:
+        """Whether it held at ``at``: valid from ``valid_since`` up to, not
+        including, ``valid_to``."""
+        return self.valid_since <= at and (self.valid_to is None or at < self.valid_to)
 
     @property
     def last_used_at(self) -> float:

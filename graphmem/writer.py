@@ -36,6 +36,7 @@ from graphmem.models import (
     SuggestedBy,
     WriteOutcome,
     WriteResult,
+    check_validity,
     initial_status,
     invalid_input,
     memory_from_fields,
@@ -144,6 +145,7 @@ class Writer(Service):
         project = project_id
         now = self._now()
         _check_occurred_at(inputs, now)
+        _check_validity(inputs, now)
         keys = [content_key(item.content) for item in inputs]
         existing = self.stager.exact_duplicates(keys, project_id=project) if dedup else {}
         rows: list[dict[str, Any]] = []
@@ -498,6 +500,9 @@ class Writer(Service):
             "occurred_at": now if item.occurred_at is None else item.occurred_at,
             "updated_at": now,
         }
+        row["valid_from"] = row["occurred_at"] if item.valid_from is None else item.valid_from
+        if item.valid_to is not None:
+            row["valid_to"] = item.valid_to
         if item.memory_type is not None:
             row["memory_type"] = item.memory_type.value
         if item.self_assessment is not None:
@@ -532,14 +537,27 @@ def _check_occurred_at(inputs: Sequence[MemoryInput], now: float) -> None:
     """No item may have happened later than a small clock skew past ``now``."""
     latest = now + MAX_FUTURE_SKEW_SECONDS
     for index, item in enumerate(inputs):
-        if item.occurred_at is not None and item.occurred_at > latest:
-            field = "occurred_at" if len(inputs) == 1 else f"items[{index}].occurred_at"
-            given = datetime.fromtimestamp(item.occurred_at, tz=UTC).isoformat()
-            raise InvalidInputError(
-                f"{field}: must not be more than {MAX_FUTURE_SKEW_SECONDS:.0f} seconds "
-                f"in the future, got {given}",
-                field=field,
-            )
+        for name in ("occurred_at", "valid_from"):
+            value = getattr(item, name)
+            if value is not None and value > latest:
+                field = name if len(inputs) == 1 else f"items[{index}].{name}"
+                given = datetime.fromtimestamp(value, tz=UTC).isoformat()
+                raise InvalidInputError(
+                    f"{field}: must not be more than {MAX_FUTURE_SKEW_SECONDS:.0f} seconds "
+                    f"in the future, got {given}",
+                    field=field,
+                )
+
+
+def _check_validity(inputs: Sequence[MemoryInput], now: float) -> None:
+    """No item's validity may end before it begins: ``valid_from``, else
+    ``occurred_at``, else the write (an end in the past needs a start given)."""
+    for index, item in enumerate(inputs):
+        if item.valid_to is None:
+            continue
+        start = next(t for t in (item.valid_from, item.occurred_at, now) if t is not None)
+        field = "valid_to" if len(inputs) == 1 else f"items[{index}].valid_to"
+        check_validity(start, item.valid_to, field=field)
 
 
 def _same_source(row: Mapping[str, Any], other: Mapping[str, Any]) -> bool:

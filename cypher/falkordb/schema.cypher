@@ -38,3 +38,9 @@ CREATE INDEX FOR (c:FailureCapsule) ON (c.signature)
 CREATE INDEX FOR (c:FailureCapsule) ON (c.id)
 ;
 CREATE INDEX FOR (c:FailureCapsule) ON (c.project_id)
+;
+CREATE INDEX FOR (e:RelationEvent) ON (e.from_id)
+;
+CREATE INDEX FOR (e:RelationEvent) ON (e.to_id)
+;
+CREATE INDEX FOR (e:ArchivalEvent) ON (e.memory_id)

@@ -29,4 +29,4 @@ WHERE node.project_id = $project_id
 WITH node, score, seen
 ORDER BY score DESC, node.created_at DESC, node.id
 LIMIT $limit
-RETURN node {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at} AS memory, score, seen
+RETURN node {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} AS memory, score, seen

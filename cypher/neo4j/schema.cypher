@@ -34,3 +34,9 @@ CREATE CONSTRAINT api_key_hash IF NOT EXISTS FOR (k:ApiKey) REQUIRE k.hash IS UN
 CREATE CONSTRAINT failure_capsule_signature IF NOT EXISTS FOR (c:FailureCapsule) REQUIRE (c.project_id, c.signature) IS UNIQUE
 ;
 CREATE INDEX failure_capsule_id IF NOT EXISTS FOR (c:FailureCapsule) ON (c.id)
+;
+CREATE INDEX relation_event_from IF NOT EXISTS FOR (e:RelationEvent) ON (e.from_id)
+;
+CREATE INDEX relation_event_to IF NOT EXISTS FOR (e:RelationEvent) ON (e.to_id)
+;
+CREATE INDEX archival_event_memory IF NOT EXISTS FOR (e:ArchivalEvent) ON (e.memory_id)

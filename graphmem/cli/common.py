@@ -90,6 +90,23 @@ TYPES_HELP = ", ".join(t.value for t in MemoryType)
 ProjectOption = Annotated[
     str | None, typer.Option("--project", help="Project id (default: GRAPHMEM_PROJECT).")
 ]
+AsOfOption = Annotated[
+    str | None,
+    typer.Option(
+        "--as-of",
+        help="Answer as the store stood at this past time (ISO 8601, or epoch seconds): "
+        "what held then, with the tiers and statuses of then.",
+        show_default=False,
+    ),
+]
+
+
+def time_arg(value: str | None) -> float | str | None:
+    """A time given on the command line: epoch seconds arrive as text."""
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return value
 
 
 @app.callback()

@@ -22,6 +22,7 @@ from graphmem.api import GraphMem
 from graphmem.cli import server_first
 from graphmem.cli.common import (
     TYPES_HELP,
+    AsOfOption,
     ProjectOption,
     app,
     err,
@@ -29,6 +30,7 @@ from graphmem.cli.common import (
     out,
     reported_errors,
     settings_for,
+    time_arg,
 )
 from graphmem.clock import to_datetime
 from graphmem.models import Memory, MemoryInput, WriteResult, parse
@@ -204,6 +206,21 @@ def remember(
             show_default=False,
         ),
     ] = None,
+    valid_from: Annotated[
+        str | None,
+        typer.Option(
+            help="When what it records began to hold (ISO 8601, or epoch seconds); "
+            "--occurred-at when omitted.",
+            show_default=False,
+        ),
+    ] = None,
+    valid_to: Annotated[
+        str | None,
+        typer.Option(
+            help="When it stopped holding (ISO 8601, or epoch seconds); open when omitted.",
+            show_default=False,
+        ),
+    ] = None,
     project: ProjectOption = None,
 ) -> None:
     """Store one memory and show how it was filed."""
@@ -212,7 +229,9 @@ def remember(
         "memory_type": memory_type,
         "confidence": confidence,
         "session_id": session,
-        "occurred_at": _number_or_text(occurred_at),
+        "occurred_at": time_arg(occurred_at),
+        "valid_from": time_arg(valid_from),
+        "valid_to": time_arg(valid_to),
     }
     item.update({key: value for key, value in optional.items() if value is not None})
     with reported_errors():
@@ -234,6 +253,8 @@ def remember(
         ("type", memory.memory_type.value if memory.memory_type else "-"),
         ("session", memory.session_id),
         ("occurred", datetime.fromtimestamp(memory.occurred, tz=UTC).isoformat()),
+        ("valid from", datetime.fromtimestamp(memory.valid_since, tz=UTC).isoformat()),
+        ("valid to", to_datetime(memory.valid_to).isoformat() if memory.valid_to else "-"),
         ("occurrences", str(memory.occurrence_count)),
     ):
         table.add_row(field, value)
@@ -242,14 +263,6 @@ def remember(
     if outcome.reason:
         table.add_row("why", outcome.reason)
     out.print(table)
-
-
-def _number_or_text(value: str | None) -> float | str | None:
-    """Epoch seconds given on the command line arrive as text."""
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return value
 
 
 _TITLES = {
@@ -283,15 +296,16 @@ def list_memories(
     after: Annotated[
         str | None, typer.Option(help="Cursor printed by the previous page.", show_default=False)
     ] = None,
+    as_of: AsOfOption = None,
     project: ProjectOption = None,
 ) -> None:
-    """List memories, newest first, one page at a time."""
+    """List memories, newest first, one page at a time (with --as-of, those that held then)."""
     wanted = {"tier": tier, "status": status, "memory_type": memory_type, "session_id": session}
     flt: dict[str, Any] = {key: value for key, value in wanted.items() if value is not None}
     flt["tags"] = tags or []
     flt["include_candidates"] = not exclude_candidates
     with opened(ctx) as gm:
-        page = gm.list(flt, first=first, after=after, project_id=project)
+        page = gm.list(flt, first=first, after=after, project_id=project, as_of=time_arg(as_of))
     if not page.items:
         out.print("no memories match")
         return
@@ -306,13 +320,20 @@ def list_memories(
 def show(
     ctx: typer.Context,
     memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory's id.")],
+    as_of: AsOfOption = None,
     project: ProjectOption = None,
 ) -> None:
-    """Show one memory, why it scores what it scores, and what it is related to."""
+    """Show one memory, why it scores what it scores, and what it is related to
+    (with --as-of, as it stood then and the relations it had then)."""
     with opened(ctx) as gm:
-        memory = gm.get(memory_id, project_id=project)
+        if as_of is None:
+            memory = gm.get(memory_id, project_id=project)
+            (relations,) = gm.relations([memory.id], project_id=project)
+        else:
+            memory = gm.get(memory_id, project_id=project, as_of=time_arg(as_of))
+            hood = gm.neighborhood(memory_id, project_id=project, as_of=time_arg(as_of))
+            relations = [r for r in hood.edges if memory_id in (r.from_id, r.to_id)]
         breakdown = gm.importance_breakdown(memory)
-        (relations,) = gm.relations([memory.id], project_id=project)
 
     fields = Table(title=f"Memory {memory.id}", show_header=False)
     fields.add_column("field", style="bold", no_wrap=True)
@@ -429,7 +450,7 @@ def _fields(memory: Memory) -> Iterator[tuple[str, str]]:
     for name, value in memory.model_dump(mode="json").items():
         if value is None or value == []:
             text = "-"
-        elif name.endswith("_at") or name == "last_seen":
+        elif name.endswith("_at") or name in ("last_seen", "valid_from", "valid_to"):
             text = to_datetime(value).isoformat(timespec="milliseconds")
         elif isinstance(value, list):
             text = ", ".join(str(v) for v in value)

@@ -16,12 +16,14 @@ from rich.text import Text
 from graphmem.cli import server_first
 from graphmem.cli.common import (
     TYPES_HELP,
+    AsOfOption,
     ProjectOption,
     app,
     opened,
     out,
     reported_errors,
     settings_for,
+    time_arg,
 )
 from graphmem.models import Memory, parse
 from graphmem.retrieval import (
@@ -98,6 +100,7 @@ def search(
     min_relevance: MinRelevanceOption = DEFAULT_MIN_RELEVANCE,
     occurred_after: OccurredAfterOption = None,
     occurred_before: OccurredBeforeOption = None,
+    as_of: AsOfOption = None,
     as_json: JsonOption = False,
     project: ProjectOption = None,
 ) -> None:
@@ -111,6 +114,7 @@ def search(
                 "limit": limit,
                 "depth": depth,
                 "min_relevance": min_relevance,
+                "as_of": time_arg(as_of),
                 "filters": {
                     "types": types or [],
                     "tiers": tiers or [],
@@ -205,6 +209,7 @@ def context(
     min_relevance: MinRelevanceOption = DEFAULT_MIN_RELEVANCE,
     occurred_after: OccurredAfterOption = None,
     occurred_before: OccurredBeforeOption = None,
+    as_of: AsOfOption = None,
     as_json: JsonOption = False,
     project: ProjectOption = None,
 ) -> None:
@@ -224,6 +229,7 @@ def context(
                 "min_relevance": min_relevance,
                 "occurred_after": occurred_after,
                 "occurred_before": occurred_before,
+                "as_of": as_of,
             }
         )
         result = server_first.knowledge_context(

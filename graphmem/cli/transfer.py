@@ -70,6 +70,7 @@ NOUNS = {
     "promotion_run": ("promotion run", "promotion runs"),
     "promotion_event": ("promotion event", "promotion events"),
     "staging_event": ("staging event", "staging events"),
+    "archival_event": ("archival event", "archival events"),
 }
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress bar (there is none off a terminal).")

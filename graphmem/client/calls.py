@@ -40,6 +40,7 @@ from graphmem.models import (
     WriteOutcome,
     WriteResult,
     check_identifier,
+    epoch_seconds,
     parse,
 )
 from graphmem.promotion import RunResult
@@ -60,6 +61,7 @@ fragment M on Memory {
   suggestedBy selfAssessment tags rationale evidence agentId supersededBy createdAt
   occurredAt updatedAt lastAccessedAt lastRetrievedAt promotedAt archivedAt archivedFrom
   archiveReason activatedAt lastSeen mergedInto variants conflictsWith conflictReason
+  validFrom validTo
 }"""
 RELATION = "fragment R on Relation { type fromId toId rationale weight createdAt }"
 SESSION = """
@@ -144,7 +146,7 @@ def remember_many_detailed(
     return Call(document, variables, result)
 
 
-def get(memory_id: str, project_id: str | None) -> Call[Memory]:
+def get(memory_id: str, project_id: str | None, as_of: Any = None) -> Call[Memory]:
     def result(data: dict[str, Any]) -> Memory:
         if data["memory"] is None:
             raise NotFoundError(
@@ -152,8 +154,11 @@ def get(memory_id: str, project_id: str | None) -> Call[Memory]:
             )
         return read(Memory, data["memory"])
 
-    document = "query($id: ID!, $p: ID) { memory(id: $id, projectId: $p) { ...M } }"
-    return Call(document + MEMORY, {"id": memory_id, "p": project_id}, result)
+    document = """query($id: ID!, $p: ID, $asOf: DateTime) {
+      memory(id: $id, projectId: $p, asOf: $asOf) { ...M }
+    }"""
+    variables = {"id": memory_id, "p": project_id, "asOf": _as_of(as_of)}
+    return Call(document + MEMORY, variables, result)
 
 
 ALIASES_PER_REQUEST = 25
@@ -166,21 +171,35 @@ def chunked(ids: Sequence[str]) -> list[Sequence[str]]:
 
 
 def _aliased(
-    field: str, ids: Sequence[str], selection: str, fragment: str, project_id: str | None
+    field: str,
+    ids: Sequence[str],
+    selection: str,
+    fragment: str,
+    project_id: str | None,
+    as_of: str | None = None,
 ) -> tuple[str, dict[str, Any]]:
-    """One document asking ``field(id: ...)`` once per id, as aliases ``a0``, ``a1``, ..."""
+    """One document asking ``field(id: ...)`` once per id, as aliases ``a0``, ``a1``, ...
+    (each ``asOf`` a time, when one is given)."""
     params = "".join(f"$id{n}: ID!, " for n in range(len(ids)))
+    at = ", asOf: $asOf" if as_of is not None else ""
     fields = " ".join(
-        f"a{n}: {field}(id: $id{n}, projectId: $p) {selection}" for n in range(len(ids))
+        f"a{n}: {field}(id: $id{n}, projectId: $p{at}) {selection}" for n in range(len(ids))
     )
     variables: dict[str, Any] = {f"id{n}": id_ for n, id_ in enumerate(ids)}
+    if as_of is not None:
+        params += "$asOf: DateTime, "
+        variables["asOf"] = as_of
     document = f"query({params}$p: ID) {{ {fields or '__typename'} }}"
     return document + (fragment if ids else ""), {**variables, "p": project_id}
 
 
-def get_many(memory_ids: Sequence[str], project_id: str | None) -> Call[list[Memory | None]]:
+def get_many(
+    memory_ids: Sequence[str], project_id: str | None, as_of: Any = None
+) -> Call[list[Memory | None]]:
     """At most ``ALIASES_PER_REQUEST`` ids (see ``chunked``)."""
-    document, variables = _aliased("memory", memory_ids, "{ ...M }", MEMORY, project_id)
+    document, variables = _aliased(
+        "memory", memory_ids, "{ ...M }", MEMORY, project_id, _as_of(as_of)
+    )
 
     def result(data: dict[str, Any]) -> list[Memory | None]:
         return [decode(Memory | None, data[f"a{n}"]) for n in range(len(memory_ids))]
@@ -193,9 +212,11 @@ def list_memories(
     first: int,
     after: str | None,
     project_id: str | None,
+    as_of: Any = None,
 ) -> Call[Page]:
-    document = """query($filter: MemoryFilter, $first: Int!, $after: String, $p: ID) {
-      memories(filter: $filter, first: $first, after: $after, projectId: $p) {
+    document = """query($filter: MemoryFilter, $first: Int!, $after: String, $p: ID,
+                       $asOf: DateTime) {
+      memories(filter: $filter, first: $first, after: $after, projectId: $p, asOf: $asOf) {
         edges { node { ...M } }
         pageInfo { hasNextPage startCursor endCursor }
       }
@@ -216,6 +237,7 @@ def list_memories(
         "first": first,
         "after": after,
         "p": project_id,
+        "asOf": _as_of(as_of),
     }
     return Call(document + MEMORY, variables, result)
 
@@ -226,7 +248,11 @@ def update(
     document = """mutation($id: ID!, $input: MemoryUpdateInput!, $p: ID) {
       updateMemory(id: $id, input: $input, projectId: $p) { ...M }
     }"""
-    variables = {"id": memory_id, "input": encode(parse(MemoryUpdate, changes)), "p": project_id}
+    parsed = parse(MemoryUpdate, changes)
+    encoded: dict[str, Any] = encode(parsed)
+    encoded["validFrom"] = _datetime(parsed.valid_from)
+    encoded["validTo"] = _datetime(parsed.valid_to)
+    variables = {"id": memory_id, "input": encoded, "p": project_id}
     return _memory_call(document, "updateMemory", variables)
 
 
@@ -688,13 +714,14 @@ def knowledge_context(
     document = f"""query($hint: String!, $types: [MemoryType!], $minConfidence: Float!,
                         $max: Int!, $recency: Float!, $superseded: Boolean!,
                         $archived: Boolean!, $session: ID, $access: Boolean, $p: ID,
-                        $minRelevance: Float!, $after: DateTime, $before: DateTime) {{
+                        $minRelevance: Float!, $after: DateTime, $before: DateTime,
+                        $asOf: DateTime) {{
       knowledgeContext(contextHint: $hint, includeTypes: $types, minConfidence: $minConfidence,
                        maxResults: $max, recencyWeight: $recency,
                        includeSuperseded: $superseded, includeArchived: $archived,
                        sessionId: $session, recordAccess: $access, projectId: $p,
                        minRelevance: $minRelevance, occurredAfter: $after,
-                       occurredBefore: $before) {{
+                       occurredBefore: $before, asOf: $asOf) {{
         items {{ memory {{ ...M }} score {COMPONENTS} {HITS} failure {{ {CAPSULE} }}
                  path {{ seedId factor steps {{ type fromId toId }} }} }}
         weights {{ name weight }} maxAccessCount candidates notes tookMs
@@ -720,6 +747,7 @@ def knowledge_context(
         "minRelevance": parsed.min_relevance,
         "after": parsed.occurred_after.isoformat() if parsed.occurred_after else None,
         "before": parsed.occurred_before.isoformat() if parsed.occurred_before else None,
+        "asOf": parsed.as_of.isoformat() if parsed.as_of else None,
     }
     return Call(document + MEMORY, variables, result)
 
@@ -730,9 +758,10 @@ def search(
     parsed = parse(SearchRequest, request)
     document = f"""query($query: String!, $mode: SearchMode!, $limit: Int!,
                         $filters: SearchFilters, $depth: Int!, $types: [RelationType!], $p: ID,
-                        $minRelevance: Float!) {{
+                        $minRelevance: Float!, $asOf: DateTime) {{
       search(query: $query, mode: $mode, limit: $limit, filters: $filters, depth: $depth,
-             relationTypes: $types, projectId: $p, minRelevance: $minRelevance) {{
+             relationTypes: $types, projectId: $p, minRelevance: $minRelevance,
+             asOf: $asOf) {{
         hits {{ memory {{ ...M }} score explanation {{
           {COMPONENTS} {HITS} replaces notes
           path {{ seedId factor steps {{ type fromId toId }} }}
@@ -752,6 +781,7 @@ def search(
         "types": encode(parsed.relation_types),
         "p": project_id,
         "minRelevance": parsed.min_relevance,
+        "asOf": _datetime(parsed.as_of),
     }
     return Call(document + MEMORY, variables, lambda data: read(SearchResult, data["search"]))
 
@@ -761,14 +791,23 @@ def neighborhood(
     depth: int,
     relation_types: Sequence[RelationType | str] | None,
     project_id: str | None,
+    as_of: Any = None,
 ) -> Call[Neighborhood]:
-    document = """query($id: ID!, $depth: Int!, $types: [RelationType!], $p: ID) {
-      neighborhood(id: $id, depth: $depth, relationTypes: $types, projectId: $p) {
+    document = """query($id: ID!, $depth: Int!, $types: [RelationType!], $p: ID,
+                       $asOf: DateTime) {
+      neighborhood(id: $id, depth: $depth, relationTypes: $types, projectId: $p,
+                   asOf: $asOf) {
         centerId depth truncated nodes { ...M } edges { ...R }
       }
     }"""
     types = None if relation_types is None else [_relation_type(t).name for t in relation_types]
-    variables = {"id": memory_id, "depth": depth, "types": types, "p": project_id}
+    variables = {
+        "id": memory_id,
+        "depth": depth,
+        "types": types,
+        "p": project_id,
+        "asOf": _as_of(as_of),
+    }
     return Call(
         document + MEMORY + RELATION,
         variables,
@@ -785,7 +824,20 @@ def _memory_input(item: MemoryInput) -> dict[str, Any]:
     """A memory input as GraphQL variables: ``occurredAt`` as an ISO date-time."""
     encoded: dict[str, Any] = encode(item)
     encoded["occurredAt"] = _datetime(item.occurred_at)
+    encoded["validFrom"] = _datetime(item.valid_from)
+    encoded["validTo"] = _datetime(item.valid_to)
     return encoded
+
+
+def _as_of(value: Any) -> str | None:
+    """An ``as_of`` time (a datetime, ISO 8601 text or epoch seconds) as the server
+    reads it; how far in the future it may be is the server's to judge."""
+    if value is None:
+        return None
+    try:
+        return _datetime(epoch_seconds(value))
+    except ValueError as exc:
+        raise InvalidInputError(f"as_of: {exc}", field="as_of") from None
 
 
 def _datetime(epoch_seconds: float | None) -> str | None:

@@ -142,18 +142,20 @@ class Client:
         """Write a batch in one request and one statement; one bad item writes nothing."""
         return self._run(calls.remember_many_detailed(items, self._project(project_id), dedup))
 
-    def get(self, memory_id: str, *, project_id: str | None = None) -> Memory:
-        return self._run(calls.get(memory_id, self._project(project_id)))
+    def get(self, memory_id: str, *, project_id: str | None = None, as_of: Any = None) -> Memory:
+        """One memory; with ``as_of`` (a time), as it stood then (docs/validity.md)."""
+        return self._run(calls.get(memory_id, self._project(project_id), as_of))
 
     def get_many(
-        self, memory_ids: Sequence[str], *, project_id: str | None = None
+        self, memory_ids: Sequence[str], *, project_id: str | None = None, as_of: Any = None
     ) -> list[Memory | None]:
-        """Memories in the order asked for, ``None`` where an id is unknown."""
+        """Memories in the order asked for, ``None`` where an id is unknown (or, with
+        ``as_of``, not yet written then)."""
         project = self._project(project_id)
         return [
             memory
             for part in calls.chunked(memory_ids)
-            for memory in self._run(calls.get_many(part, project))
+            for memory in self._run(calls.get_many(part, project, as_of))
         ]
 
     def list(
@@ -163,9 +165,12 @@ class Client:
         first: int = 20,
         after: str | None = None,
         project_id: str | None = None,
+        as_of: Any = None,
     ) -> Page:
-        """A page of memories, newest first, continued with ``after=page.end_cursor``."""
-        return self._run(calls.list_memories(filter, first, after, self._project(project_id)))
+        """A page of memories, newest first, continued with ``after=page.end_cursor``;
+        with ``as_of`` (a time), those that held then, as they stood."""
+        call = calls.list_memories(filter, first, after, self._project(project_id), as_of)
+        return self._run(call)
 
     def update(
         self,
@@ -473,7 +478,11 @@ class Client:
         depth: int = 1,
         relation_types: Sequence[RelationType | str] | None = None,
         project_id: str | None = None,
+        as_of: Any = None,
     ) -> Neighborhood:
-        """The memories within ``depth`` relations of one, and the relations between them."""
-        call = calls.neighborhood(memory_id, depth, relation_types, self._project(project_id))
+        """The memories within ``depth`` relations of one, and the relations between
+        them; with ``as_of`` (a time), those that existed then, as they stood."""
+        call = calls.neighborhood(
+            memory_id, depth, relation_types, self._project(project_id), as_of
+        )
         return self._run(call)

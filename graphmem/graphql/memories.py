@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from datetime import datetime
 from typing import Annotated
 
 import strawberry
@@ -35,6 +36,15 @@ from graphmem.graphql.types import (
     WriteOutcome,
 )
 
+AS_OF_MEMORY = (
+    "The memory as it stood at this past time (its tier, status and supersession then); "
+    "null when it was not yet written. At most a few minutes in the future."
+)
+AS_OF_LIST = (
+    "The memories that held at this past time (written by then, validFrom <= asOf < "
+    "validTo), with the tiers and statuses they had; empty before the project existed."
+)
+
 
 @strawberry.type
 class MemoryQuery:
@@ -44,8 +54,14 @@ class MemoryQuery:
         info: Info,
         id: strawberry.ID,
         project_id: ProjectId = None,
+        as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF_MEMORY)] = None,
     ) -> Memory | None:
-        found = await info.context.loaders.memories(project_id).load(id)
+        if as_of is not None:
+            (found,) = await run_in_threadpool(
+                info.context.gm.get_many, [str(id)], project_id=project_id, as_of=as_of
+            )
+        else:
+            found = await info.context.loaders.memories(project_id).load(id)
         return Memory.of(found) if found else None
 
     @strawberry.field(description="Memories, newest first, a page at a time.")
@@ -56,6 +72,7 @@ class MemoryQuery:
         first: int = 20,
         after: str | None = None,
         project_id: ProjectId = None,
+        as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF_LIST)] = None,
     ) -> MemoryConnection:
         parsed = (
             parse_input(models.MemoryFilter, dataclasses.asdict(filter), "filter")
@@ -63,7 +80,12 @@ class MemoryQuery:
             else None
         )
         page = await run_in_threadpool(
-            info.context.gm.list, parsed, first=first, after=after, project_id=project_id
+            info.context.gm.list,
+            parsed,
+            first=first,
+            after=after,
+            project_id=project_id,
+            as_of=as_of,
         )
         return MemoryConnection(
             edges=[MemoryEdge(cursor=cursor_of(m), node=Memory.of(m)) for m in page.items],

@@ -39,6 +39,11 @@ strawberry.enum(
 )
 strawberry.enum(domain.Retriever, description="An index that offers candidates.")
 
+AS_OF_HELP = (
+    "Answer as the store stood at this past time: the memories that held then (written "
+    "by then, validFrom <= asOf < validTo), with the tiers and statuses they had; empty "
+    "before the project existed, INVALID_INPUT more than a few minutes in the future."
+)
 MIN_RELEVANCE_HELP = (
     "Leave out memories whose relevance (0 to 1: cosine similarity and shared words fused) "
     "is below this; nothing relevant gives no results and a note."
@@ -336,6 +341,12 @@ class RetrievalQuery:
         occurred_before: Annotated[
             datetime | None, strawberry.argument(description="Only what happened before this time.")
         ] = None,
+        as_of: Annotated[
+            datetime | None,
+            strawberry.argument(
+                description=AS_OF_HELP + " Nothing is counted as retrieved.",
+            ),
+        ] = None,
     ) -> ContextResult:
         request = parse_request(
             {
@@ -350,6 +361,7 @@ class RetrievalQuery:
                 "min_relevance": min_relevance,
                 "occurred_after": occurred_after,
                 "occurred_before": occurred_before,
+                "as_of": as_of,
             }
         )
         gm = info.context.gm
@@ -382,6 +394,13 @@ class RetrievalQuery:
         min_relevance: Annotated[
             float, strawberry.argument(description=MIN_RELEVANCE_HELP)
         ] = DEFAULT_MIN_RELEVANCE,
+        as_of: Annotated[
+            datetime | None,
+            strawberry.argument(
+                description=AS_OF_HELP + " Relations are walked as they were; a superseded "
+                "memory is not replaced (it had stopped holding).",
+            ),
+        ] = None,
     ) -> SearchResult:
         request = models.parse(
             domain.SearchRequest,
@@ -393,6 +412,7 @@ class RetrievalQuery:
                 "depth": depth,
                 "relation_types": relation_types,
                 "min_relevance": min_relevance,
+                "as_of": as_of,
             },
         )
         result = await run_in_threadpool(info.context.gm.search, request, project_id=project_id)
@@ -408,6 +428,13 @@ class RetrievalQuery:
         depth: int = 1,
         relation_types: list[models.RelationType] | None = None,
         project_id: ProjectId = None,
+        as_of: Annotated[
+            datetime | None,
+            strawberry.argument(
+                description="The memories and relations that existed at this past time, as "
+                "they stood; no nodes when the memory was not yet written."
+            ),
+        ] = None,
     ) -> Neighborhood:
         hood = await run_in_threadpool(
             info.context.gm.neighborhood,
@@ -415,5 +442,6 @@ class RetrievalQuery:
             depth=depth,
             relation_types=relation_types,
             project_id=project_id,
+            as_of=as_of,
         )
         return Neighborhood.of(hood)

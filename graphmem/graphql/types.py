@@ -224,6 +224,13 @@ class Memory:
     conflict_reason: str | None = strawberry.field(
         description="How it differs from conflictsWith (negation, number, version, entity...)."
     )
+    valid_from: datetime = strawberry.field(
+        description="When what it records began to hold: given, or when it happened."
+    )
+    valid_to: datetime | None = strawberry.field(
+        description="When it stopped holding: given, or the start of the memory that "
+        "superseded it; null while it holds."
+    )
 
     @classmethod
     def of(cls, memory: models.Memory) -> Memory:
@@ -267,6 +274,8 @@ class Memory:
             variants=memory.variants,
             conflicts_with=strawberry.ID(memory.conflicts_with) if memory.conflicts_with else None,
             conflict_reason=memory.conflict_reason,
+            valid_from=from_epoch(memory.valid_since),
+            valid_to=to_datetime(memory.valid_to),
         )
 
     @strawberry.field(description="The importance score recomputed now, factor by factor.")
@@ -520,6 +529,15 @@ class MemoryInput:
         description="When it happened (a conversation turn's time, say); the time of the "
         "write when absent. At most a few minutes in the future.",
     )
+    valid_from: datetime | None = strawberry.field(
+        default=None,
+        description="When what it records began to hold; occurredAt when absent.",
+    )
+    valid_to: datetime | None = strawberry.field(
+        default=None,
+        description="When it stopped holding (the key was rotated on 3 May); open when "
+        "absent. Not before validFrom.",
+    )
 
 
 @strawberry.input(description="Changes to a memory; a field left out or null stays as it is.")
@@ -531,6 +549,14 @@ class MemoryUpdateInput:
     tags: list[str] | None = None
     rationale: str | None = None
     evidence: list[str] | None = None
+    valid_from: datetime | None = strawberry.field(
+        default=None, description="When what it records began to hold."
+    )
+    valid_to: datetime | None = strawberry.field(
+        default=None,
+        description="When it stopped holding; stays if a SUPERSEDES relation into it is "
+        "removed later. Not before validFrom.",
+    )
 
 
 @strawberry.input(description="Which memories to list; every field given must match.")

@@ -41,6 +41,10 @@ class MemoryView(BaseModel):
     )
     created_at: str = Field(description="ISO-8601, UTC.")
     occurred_at: str = Field(description="When what it records happened; ISO-8601, UTC.")
+    valid_from: str = Field(description="When what it records began to hold; ISO-8601, UTC.")
+    valid_to: str | None = Field(
+        description="When it stopped holding (given, or when a newer memory superseded it)."
+    )
     last_accessed_at: str | None
 
     @classmethod
@@ -64,6 +68,8 @@ class MemoryView(BaseModel):
             conflicts_with=memory.conflicts_with,
             created_at=_iso(memory.created_at) or "",
             occurred_at=_iso(memory.occurred) or "",
+            valid_from=_iso(memory.valid_since) or "",
+            valid_to=_iso(memory.valid_to),
             last_accessed_at=_iso(memory.last_accessed_at),
         )
 

@@ -92,6 +92,14 @@ OccurredBefore = Annotated[
     str | None,
     Field(max_length=64, description="Only what happened before this time (ISO 8601)."),
 ]
+AsOf = Annotated[
+    str | None,
+    Field(
+        max_length=64,
+        description="Answer as the store stood at this past time (ISO 8601): the memories "
+        "that held then, with the tiers and statuses they had.",
+    ),
+]
 MinRelevance = Annotated[
     float,
     Field(
@@ -255,6 +263,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         min_relevance: MinRelevance = DEFAULT_MIN_RELEVANCE,
         occurred_after: OccurredAfter = None,
         occurred_before: OccurredBefore = None,
+        as_of: AsOf = None,
         project_id: ProjectId = None,
     ) -> Annotated[CallToolResult, ContextView]:
         scope = project(ctx, project_id, Role.READ)  # access is checked before the arguments
@@ -271,6 +280,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 "min_relevance": min_relevance,
                 "occurred_after": occurred_after,
                 "occurred_before": occurred_before,
+                "as_of": as_of,
             }
         )
         result = gm.knowledge_context(request, record_access=record_access, project_id=scope)
@@ -342,6 +352,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         min_relevance: MinRelevance = DEFAULT_MIN_RELEVANCE,
         occurred_after: OccurredAfter = None,
         occurred_before: OccurredBefore = None,
+        as_of: AsOf = None,
         project_id: ProjectId = None,
     ) -> SearchView:
         scope = project(ctx, project_id, Role.READ)  # access is checked before the arguments
@@ -354,6 +365,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 "depth": depth,
                 "relation_types": relation_types,
                 "min_relevance": min_relevance,
+                "as_of": as_of,
                 "filters": {
                     "types": types,
                     "tiers": tiers,
@@ -428,6 +440,22 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 "turn; now when omitted.",
             ),
         ] = None,
+        valid_from: Annotated[
+            str | None,
+            Field(
+                max_length=64,
+                description="When what it records began to hold (ISO 8601); occurred_at when "
+                "omitted.",
+            ),
+        ] = None,
+        valid_to: Annotated[
+            str | None,
+            Field(
+                max_length=64,
+                description="When it stopped holding (ISO 8601), e.g. a key rotated on a "
+                "known day; open when omitted.",
+            ),
+        ] = None,
         project_id: ProjectId = None,
     ) -> RememberResult:
         scope = project(ctx, project_id, Role.WRITE)  # access is checked before the arguments
@@ -447,6 +475,8 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 "session_id": session_id,
                 "agent_id": agent_id,
                 "occurred_at": occurred_at,
+                "valid_from": valid_from,
+                "valid_to": valid_to,
             },
         )
         memory, outcome = gm.remember_detailed(item, project_id=scope)

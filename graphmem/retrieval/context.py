@@ -137,6 +137,12 @@ class ContextRequest(BaseModel):
         default=None,
         description="Only memories of what happened before this time (ISO 8601).",
     )
+    as_of: datetime | None = Field(
+        default=None,
+        description="Answer as the store stood at this past time (ISO 8601): the memories "
+        "that held then, with the tiers and statuses they had; nothing is counted as "
+        "retrieved.",
+    )
 
 
 def parse_request(arguments: Mapping[str, Any] | ContextRequest) -> ContextRequest:

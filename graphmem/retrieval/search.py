@@ -141,6 +141,9 @@ class SearchRequest(_Input):
     """Direct hits below this relevance (see ``fusion``) are left out; memories
     reached from a kept hit by traversal stay. 0 keeps every candidate."""
     relation_types: list[RelationType] = Field(default_factory=lambda: list(TRAVERSED))
+    as_of: Epoch | None = None
+    """Search the store as it stood at this past time: the memories that held
+    then, with their tiers and statuses then, along the relations of then."""
 
     @field_validator("filters", "relation_types", mode="before")
     @classmethod

@@ -23,6 +23,7 @@ from typing import Any
 from graphmem.clock import Clock, stored_now
 from graphmem.embeddings import Embedder, Vector, memory_text
 from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.history import History
 from graphmem.models import (
     Memory,
     Relation,
@@ -72,6 +73,7 @@ from graphmem.retrieval.search import (
 from graphmem.scoring import ImportanceScorer
 from graphmem.store import Row, Store
 from graphmem.telemetry import Telemetry
+from graphmem.validity import check_as_of
 
 EMBEDDINGS_OFF = (
     "embeddings are off (GRAPHMEM_EMBEDDER=none): vector retrieval skipped, "
@@ -162,6 +164,14 @@ class _Candidates:
             fulltext_floor=self.floor(Retriever.FULLTEXT, fetch),
         )
 
+    def keep(self, memories: Sequence[Memory]) -> None:
+        """Only these candidates stay, each as given (a memory as it stood at a
+        past time, for an ``as_of`` read); the rankings keep their order."""
+        self.memories = {m.id: m for m in memories}
+        for retriever, ranking in self.rankings.items():
+            self.rankings[retriever] = [i for i in ranking if i in self.memories]
+        self.hits = {i: hits for i, hits in self.hits.items() if i in self.memories}
+
     def add(self, retriever: Retriever, rows: Sequence[Row]) -> None:
         ranking = self.rankings.setdefault(retriever, [])
         for row in rows:
@@ -200,6 +210,7 @@ class Retrieval:
         self._max_access: dict[tuple[str, str | None], tuple[int, float]] = {}
         self._lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
+        self.history = History(store)
 
     # -- embeddings ----------------------------------------------------------
 
@@ -297,6 +308,9 @@ class Retrieval:
         started: float,
     ) -> ContextResult:
         now = stored_now(self.clock)
+        at = None if request.as_of is None else check_as_of(request.as_of, now)
+        if at is not None:  # scored as of then
+            now = at
         filters = SearchFilters(
             types=request.include_types or [],
             session_id=request.session_id,
@@ -313,8 +327,14 @@ class Retrieval:
         # successors, as search does.
         fetch_filters = filters.model_copy(update={"include_superseded": True})
         found = self._candidates(
-            request.context_hint, fetch_filters, project_id, fetch, vector=True, fulltext=True
+            request.context_hint,
+            fetch_filters if at is None else _as_of_fetch(fetch_filters, at),
+            project_id,
+            fetch,
+            vector=True,
+            fulltext=True,
         )
+        self._held(found, filters, now, project_id, as_of=at is not None)
         max_access = self._scope_max_access(project_id, request.session_id)
         weights = ctx.context_weights(request.recency_weight)
         text = self._context_text(request.context_hint, found, fetch)
@@ -325,7 +345,8 @@ class Retrieval:
         elif not found.memories:
             notes.append(nothing_relevant(None, request.min_relevance))
         memories = found.memories
-        if not request.include_superseded:
+        # As of a past time a superseded memory had stopped holding (graphmem.validity).
+        if not request.include_superseded and at is None:
             self._replace_superseded(relevance, memories, {}, filters, notes, project_id)
         paths: dict[str, GraphPath] = {}
         if self.config.context_depth:
@@ -339,6 +360,7 @@ class Retrieval:
                 paths,
                 filters,
                 project_id,
+                at,
             )
         scored = []
         for memory_id, rel in relevance.items():
@@ -368,12 +390,14 @@ class Retrieval:
             score=lambda item: item.score,
             limit=request.max_results,
         )
-        full = self._full([item.memory.id for item in chosen], project_id)
+        full = self._full([item.memory.id for item in chosen], project_id, at)
         chosen = [
             item.model_copy(update={"memory": full[item.memory.id]})
             for item in chosen
             if item.memory.id in full
         ]
+        if at is not None:
+            record_access = False  # reading the past is not using a memory now
         if self.config.record_access if record_access is None else record_access:
             # An archived memory shown on request is not put back to use by being
             # read: restoring it is what counts as its use.
@@ -398,10 +422,31 @@ class Retrieval:
             }
         return found.relevance(self.config.fusion, fetch)
 
-    def _full(self, ids: Sequence[str], project_id: str) -> dict[str, Memory]:
-        """Every field of the memories that made the cut (candidates carry a few)."""
+    def _full(self, ids: Sequence[str], project_id: str, at: float | None) -> dict[str, Memory]:
+        """Every field of the memories that made the cut (candidates carry a few),
+        as they stood at ``at`` for an ``as_of`` read."""
+        if at is not None:
+            then = self.history.get_many(ids, at, project_id=project_id)
+            return {m.id: m for m in then if m is not None}
         rows = self.store.read("get_memories", {"ids": list(ids), "project_id": project_id})
         return {row["memory"]["id"]: memory_from_fields(row["memory"]) for row in rows}
+
+    def _held(
+        self, found: _Candidates, filters: SearchFilters, at: float, project_id: str, *, as_of: bool
+    ) -> None:
+        """Leave out the candidates whose validity had ended by ``at`` (a
+        superseded one is left to search's replacement), unless superseded
+        ones were asked for. For an ``as_of`` read, each candidate
+        is taken as it stood then and the filters apply to that."""
+        memories = list(found.memories.values())
+        if as_of:
+            memories = self.history.at(memories, at, project_id=project_id)
+            memories = [m for m in memories if filters.allows(m)]
+            if not filters.include_superseded:
+                memories = [m for m in memories if m.held_at(at)]
+        elif not filters.include_superseded:
+            memories = [m for m in memories if m.superseded_by is not None or _open(m, at)]
+        found.keep(memories)
 
     def _scope_max_access(self, project_id: str, session_id: str | None) -> int:
         key = (project_id, session_id)
@@ -448,6 +493,8 @@ class Retrieval:
 
     def _search(self, request: SearchRequest, project_id: str, started: float) -> SearchResult:
         mode = request.mode
+        now = stored_now(self.clock)
+        at = None if request.as_of is None else check_as_of(request.as_of, now)
         notes: list[str] = []
         if self.embedder is None:
             if mode is SearchMode.VECTOR:
@@ -462,6 +509,8 @@ class Retrieval:
         filters = request.filters
         # Superseded hits are fetched so that they can be replaced by their successors.
         fetch_filters = filters.model_copy(update={"include_superseded": True})
+        if at is not None:
+            fetch_filters = _as_of_fetch(filters, at)
         fetch = max(request.limit * self.config.search_overfetch, 20)
         found = self._candidates(
             request.query,
@@ -471,6 +520,7 @@ class Retrieval:
             vector=use_vector,
             fulltext=use_fulltext,
         )
+        self._held(found, filters, now if at is None else at, project_id, as_of=at is not None)
         fused = found.relevance(self.config.fusion, fetch)
         relevance = {i: r for i, r in fused.items() if r >= request.min_relevance}
         if not relevance:
@@ -480,7 +530,9 @@ class Retrieval:
         if mode is SearchMode.GRAPH:
             seeds_kept = self.config.graph_seeds
         replaces: dict[str, list[str]] = {}
-        if not filters.include_superseded:
+        # As of a past time a superseded memory had stopped holding and is left out
+        # (graphmem.validity): there is nothing to replace.
+        if not filters.include_superseded and at is None:
             self._replace_superseded(relevance, memories, replaces, filters, notes, project_id)
         paths: dict[str, GraphPath] = {}
         depth = max(request.depth, 1) if mode is SearchMode.GRAPH else request.depth
@@ -497,8 +549,10 @@ class Retrieval:
                 paths,
                 filters,
                 project_id,
+                at,
             )
-        now = stored_now(self.clock)
+        if at is not None:  # ranked as of then
+            now = at
         weights = self.config.weights.normalised()
         hits = []
         for memory_id, rel in relevance.items():
@@ -521,7 +575,7 @@ class Retrieval:
         hits = _cut(
             hits, request.limit, traversed=set(paths) - set(found.hits), reached_at_most=reached
         )
-        full = self._full([hit.memory.id for hit in hits], project_id)
+        full = self._full([hit.memory.id for hit in hits], project_id, at)
         hits = [
             hit.model_copy(update={"memory": full[hit.memory.id]})
             for hit in hits
@@ -587,20 +641,25 @@ class Retrieval:
         paths: dict[str, GraphPath],
         filters: SearchFilters,
         project_id: str,
+        at: float | None,
     ) -> None:
-        """Pull in what the seeds relate to, each at its best inherited relevance."""
+        """Pull in what the seeds relate to, each at its best inherited relevance;
+        for an ``as_of`` read, along the relations and memories of then."""
         if not seeds or not relation_types:
             return
-        rows = self.store.read(
-            "expand_relations",
-            {
-                "seed_ids": seeds,
-                "project_id": project_id,
-                "depth": min(depth, MAX_DEPTH),
-                "relation_types": [t.value for t in relation_types],
-                "max_paths": self.config.max_paths,
-            },
-        )
+        if at is not None:
+            rows = self._expansion_as_of(seeds, depth, relation_types, filters, project_id, at)
+        else:
+            rows = self.store.read(
+                "expand_relations",
+                {
+                    "seed_ids": seeds,
+                    "project_id": project_id,
+                    "depth": min(depth, MAX_DEPTH),
+                    "relation_types": [t.value for t in relation_types],
+                    "max_paths": self.config.max_paths,
+                },
+            )
         base = {seed: relevance[seed] for seed in seeds}
         for row in rows:
             memory = memory_from_fields(row["memory"])
@@ -614,6 +673,38 @@ class Retrieval:
             memories.setdefault(memory.id, memory)
             relevance[memory.id] = inherited
             paths[memory.id] = GraphPath(seed_id=row["seed_id"], steps=steps, factor=factor)
+
+    def _expansion_as_of(
+        self,
+        seeds: list[str],
+        depth: int,
+        relation_types: Sequence[RelationType],
+        filters: SearchFilters,
+        project_id: str,
+        at: float,
+    ) -> list[Row]:
+        """``expand_relations``' rows as the graph stood at ``at``: paths along the
+        relations of then, to memories that held then."""
+        paths, nodes = self.history.walk(
+            seeds,
+            min(depth, MAX_DEPTH),
+            relation_types,
+            at,
+            project_id=project_id,
+            max_paths=self.config.max_paths,
+        )
+        return [
+            {
+                "seed_id": path.seed_id,
+                "memory": nodes[path.node_ids[-1]].model_dump(),
+                "node_ids": path.node_ids,
+                "steps": [
+                    {"type": s.type, "from_id": s.from_id, "to_id": s.to_id} for s in path.steps
+                ],
+            }
+            for path in paths
+            if filters.include_superseded or nodes[path.node_ids[-1]].held_at(at)
+        ]
 
     # -- candidates ----------------------------------------------------------
 
@@ -763,7 +854,11 @@ class Retrieval:
         project_id: str,
         depth: int = 1,
         relation_types: Sequence[RelationType | str] | None = None,
+        as_of: Any = None,
     ) -> Neighborhood:
+        """A memory and what lies within ``depth`` relations of it. With
+        ``as_of``: the memories and relations that existed then, as they stood
+        (a centre not yet written then has an empty neighbourhood)."""
         if not 1 <= depth <= MAX_DEPTH:
             raise InvalidInputError(f"depth: must be between 1 and {MAX_DEPTH}", field="depth")
         try:
@@ -776,6 +871,11 @@ class Retrieval:
                 f"relation_types: each must be one of {allowed}", field="relation_types"
             ) from None
         type_names = [t.value for t in dict.fromkeys(types)]
+        if as_of is not None:
+            at = check_as_of(as_of, stored_now(self.clock))
+            return self._neighborhood_as_of(
+                memory_id, depth, list(dict.fromkeys(types)), project_id, at
+            )
         rows = self.store.read(
             "neighborhood",
             {
@@ -805,6 +905,73 @@ class Retrieval:
             edges=[Relation(**edge) for edge in edges],
             truncated=row["reachable"] > self.config.neighborhood_max_nodes,
         )
+
+    def _neighborhood_as_of(
+        self,
+        memory_id: str,
+        depth: int,
+        types: list[RelationType],
+        project_id: str,
+        at: float,
+    ) -> Neighborhood:
+        """``neighborhood`` as the graph stood at ``at``, walked breadth first."""
+        (center,) = self.history.get_many([memory_id], at, project_id=project_id)
+        if center is None:
+            if not self.store.read("get_memories", {"ids": [memory_id], "project_id": project_id}):
+                raise NotFoundError(
+                    f"id: no memory {memory_id!r} in project {project_id!r}", field="id"
+                )
+            return Neighborhood(center_id=memory_id, depth=depth, nodes=[], edges=[])
+        nodes = {center.id: center}
+        frontier = [center.id]
+        for _ in range(depth):
+            relations = self.history.relations(frontier, types, at, project_id=project_id)
+            ends = sorted({e for r in relations for e in (r.from_id, r.to_id)} - nodes.keys())
+            reached = self.history.get_many(ends, at, project_id=project_id)
+            frontier = [m.id for m in reached if m is not None]
+            nodes.update({m.id: m for m in reached if m is not None})
+            if not frontier:
+                break
+        limit = self.config.neighborhood_max_nodes
+        kept = list(nodes.values())[: limit + 1]
+        ids = {m.id for m in kept}
+        edges = [
+            r
+            for r in self.history.relations(sorted(ids), types, at, project_id=project_id)
+            if r.from_id in ids and r.to_id in ids
+        ]
+        return Neighborhood(
+            center_id=memory_id,
+            depth=depth,
+            nodes=kept,
+            edges=edges,
+            truncated=len(nodes) - 1 > limit,
+        )
+
+
+def _open(memory: Memory, at: float) -> bool:
+    """Its validity had not ended by ``at``."""
+    return memory.valid_to is None or memory.valid_to > at
+
+
+def _as_of_fetch(filters: SearchFilters, at: float) -> SearchFilters:
+    """The candidate statements' filters for an ``as_of`` read: tiers, statuses
+    and supersession were other then, so they are checked afterwards on each
+    memory as it stood; only memories written by then are fetched (times are
+    kept to the millisecond)."""
+    before = at + 0.001
+    if filters.created_before is not None:
+        before = min(before, filters.created_before)
+    return filters.model_copy(
+        update={
+            "tiers": [],
+            "statuses": [],
+            "include_candidates": True,
+            "include_archived": True,
+            "include_superseded": True,
+            "created_before": before,
+        }
+    )
 
 
 def _cut(

@@ -13,6 +13,7 @@ page (plus, on export, a spool file of relations). Lines come in this order:
     {"kind": "promotion_run", "props": {...}, "for_session": ...}
     {"kind": "promotion_event", "props": {...}, "promoted": ...}
     {"kind": "staging_event", "props": {...}, "changed": ...}
+    {"kind": "archival_event", "props": {...}, "moved": ...}
     {"kind": "end", "counts": {...}}
 
 Every property is carried as the store returns it (nothing is picked by
@@ -73,6 +74,7 @@ EXPORTS = {
     "promotion_run": "export_promotion_runs",
     "promotion_event": "export_promotion_events",
     "staging_event": "export_staging_events",
+    "archival_event": "export_archival_events",
 }
 LINKS = {
     "session": "in_project",
@@ -80,14 +82,16 @@ LINKS = {
     "promotion_run": "for_session",
     "promotion_event": "promoted",
     "staging_event": "changed",
+    "archival_event": "moved",
 }
 """Each kind's structural link: the id of the node it hangs off, read from the graph."""
 KINDS = ("project", "session", "memory", "relation", "promotion_run", "promotion_event",
-         "staging_event")  # fmt: skip
+         "staging_event", "archival_event")  # fmt: skip
 COUNTED = KINDS[1:]
 """The kinds the end line counts (there is one project line)."""
 LINKED = {"session": "session", "memory": "session", "promotion_run": "session",
-          "promotion_event": "memory", "staging_event": "memory"}  # fmt: skip
+          "promotion_event": "memory", "staging_event": "memory",
+          "archival_event": "memory"}  # fmt: skip
 """What each kind's link column names."""
 _project_id = TypeAdapter(Identifier)
 
@@ -126,7 +130,7 @@ def export_project(
         relations.seek(0)
         for text in relations:
             out.write(text)
-    for kind in ("promotion_run", "promotion_event", "staging_event"):
+    for kind in ("promotion_run", "promotion_event", "staging_event", "archival_event"):
         for rows in pages(store, EXPORTS[kind], project_id, page_size):
             for row in rows:
                 write_line(out, _record(kind, row))
@@ -298,7 +302,9 @@ class _Loader:
                     for kind, from_id, to_id in created.get("relation", [])
                 ],
                 "run_ids": created.get("promotion_run", []),
-                "event_ids": created.get("promotion_event", []) + created.get("staging_event", []),
+                "event_ids": created.get("promotion_event", [])
+                + created.get("staging_event", [])
+                + created.get("archival_event", []),
             },
         )
         self.report.rolled_back = Counter(self.report.created)
@@ -426,6 +432,7 @@ _PREPARE: dict[str, Callable[[Mapping[str, Any], _Loader], tuple[dict[str, Any],
     "promotion_run": _prepare_event("promotion_run"),
     "promotion_event": _prepare_event("promotion_event"),
     "staging_event": _prepare_event("staging_event"),
+    "archival_event": _prepare_event("archival_event"),
 }
 
 
@@ -524,6 +531,7 @@ _WRITE: dict[str, Callable[[_Loader, list[dict[str, Any]]], list[Outcome]]] = {
     "promotion_run": _write_fresh("import_promotion_runs"),
     "promotion_event": _write_fresh("import_promotion_events"),
     "staging_event": _write_fresh("import_staging_events"),
+    "archival_event": _write_fresh("import_archival_events"),
 }
 
 

@@ -50,7 +50,7 @@ def test_round_trip_changes_nothing(
     records = [json.loads(line) for line in first.splitlines()]
     kinds = {r["kind"] for r in records}
     assert kinds == {"header", "project", "session", "memory", "relation", "promotion_run",
-                     "promotion_event", "staging_event", "end"}  # fmt: skip
+                     "promotion_event", "staging_event", "archival_event", "end"}  # fmt: skip
     assert sum(r["embedding"] is not None for r in records if r["kind"] == "memory") == 3
     held = {k: sum(r["kind"] == k for r in records) for k in report.created}
     assert dict(report.created) == held

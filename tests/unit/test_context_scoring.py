@@ -259,6 +259,7 @@ def test_tool_schema_states_the_limits_that_are_enforced():
         "minRelevance",
         "occurredAfter",
         "occurredBefore",
+        "asOf",
     }
     assert (props["contextHint"]["minLength"], props["contextHint"]["maxLength"]) == (3, 1000)
     assert (props["maxResults"]["maximum"], props["maxResults"]["default"]) == (50, 5)

@@ -29,6 +29,7 @@ STRUCTURAL = {
     "FOR_SESSION",
     "PROMOTED",
     "CHANGED",
+    "MOVED",
     "IN_CONTEXT",
     "TAUGHT",
 }

@@ -67,6 +67,7 @@ def test_memories_is_a_relay_connection() -> None:
         "first",
         "after",
         "projectId",
+        "asOf",
     }
     assert set(object_type(schema, "MemoryConnection").fields) == {"edges", "pageInfo"}
     assert set(object_type(schema, "MemoryEdge").fields) == {"cursor", "node"}
