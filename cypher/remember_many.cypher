@@ -25,6 +25,7 @@ CALL {
   UNWIND $rows AS row
   MATCH (dup:Memory {content_key: row.props.content_key})
   WHERE $dedup AND dup.project_id = $project_id AND coalesce(dup.tier, 'working') <> 'archived'
+    AND ($viewer IS NULL OR coalesce(dup.visibility, 'shared') = 'shared' OR dup.agent_id = $viewer)
   WITH row, dup
   ORDER BY dup.created_at ASC
   WITH row, collect(dup.id)[0] AS oldest
@@ -50,6 +51,7 @@ CALL {
   UNWIND $rows AS row
   OPTIONAL MATCH (known:Memory {content_key: row.props.content_key})
   WHERE $dedup AND known.project_id = $project_id
+    AND ($viewer IS NULL OR coalesce(known.visibility, 'shared') = 'shared' OR known.agent_id = $viewer)
     AND coalesce(known.tier, 'working') <> 'archived'
   WITH row, count(known) AS known
   WHERE known = 0

@@ -256,7 +256,10 @@ class Writer(Service):
             return rows, vectors, []
         kept_rows, kept_vectors, supersedes = [], [], []
         for index, row in enumerate(rows):
-            merge_into, judgement, other = self._decide(row, found.get(index, []), measure)
+            # Only memories with the same audience: a private wording merged into a
+            # shared memory, or an edge between the two, would show one to the other.
+            hits = [hit for hit in found.get(index, []) if _audience(hit) == _audience(row)]
+            merge_into, judgement, other = self._decide(row, hits, measure)
             if merge_into is not None:
                 merge = _merge_into(
                     merges, merge_into["id"], row["occurrence_count"], row["evidence"], row["tags"]
@@ -487,6 +490,8 @@ class Writer(Service):
             row["rationale"] = item.rationale
         if item.agent_id is not None:
             row["agent_id"] = item.agent_id
+        if item.visibility is not None:
+            row["visibility"] = item.visibility.value
         agent_decision = item.suggested_by is SuggestedBy.AGENT
         if item.occurred_at is None or item.occurred_at >= now:
             fields = self.scorer.fresh_fields(
@@ -527,6 +532,13 @@ def _same_source(row: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
     """Written by the same agent (or, without agent ids, the same kind of source):
     a changed value from it is an update, from anyone else a possible contradiction."""
     return (row.get("agent_id"), row.get("source")) == (other.get("agent_id"), other.get("source"))
+
+
+def _audience(memory: Mapping[str, Any]) -> tuple[str, str | None]:
+    """Who sees a memory: every agent of the project, or one agent only."""
+    if memory.get("visibility", "shared") == "private":
+        return "private", memory.get("agent_id")
+    return "shared", None
 
 
 def _less_certain(row: Mapping[str, Any], other: Mapping[str, Any]) -> bool:

@@ -7,6 +7,7 @@ from graphmem.cli import inject
 from graphmem.cli import evaluate
 from graphmem.cli import transfer
 from graphmem.cli import keys
+from graphmem.cli import sharing
 from graphmem.cli import whatif
 from graphmem.cli import mcp  # noqa: F401 (registers its command)
 from graphmem.cli.common import app
@@ -20,6 +21,7 @@ __all__ = [
     "lifecycle",
     "memories",
     "retrieval",
+    "sharing",
     "transfer",
     "whatif",
 ]

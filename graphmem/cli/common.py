@@ -90,6 +90,14 @@ TYPES_HELP = ", ".join(t.value for t in MemoryType)
 ProjectOption = Annotated[
     str | None, typer.Option("--project", help="Project id (default: GRAPHMEM_PROJECT).")
 ]
+AgentOption = Annotated[
+    str | None,
+    typer.Option(
+        "--agent",
+        help="Act as this agent: see its own memories and the shared ones (default: no "
+        "agent, every memory of the project).",
+    ),
+]
 
 
 @app.callback()

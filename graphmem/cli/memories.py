@@ -204,6 +204,17 @@ def remember(
             show_default=False,
         ),
     ] = None,
+    agent: Annotated[
+        str | None, typer.Option(help="The agent writing it.", show_default=False)
+    ] = None,
+    visibility: Annotated[
+        str | None,
+        typer.Option(
+            help="private (only its agent sees it) or shared (every agent of the project); "
+            "default: GRAPHMEM_DEFAULT_VISIBILITY.",
+            show_default=False,
+        ),
+    ] = None,
     project: ProjectOption = None,
 ) -> None:
     """Store one memory and show how it was filed."""
@@ -213,6 +224,8 @@ def remember(
         "confidence": confidence,
         "session_id": session,
         "occurred_at": _number_or_text(occurred_at),
+        "agent_id": agent,
+        "visibility": visibility,
     }
     item.update({key: value for key, value in optional.items() if value is not None})
     with reported_errors():
@@ -233,6 +246,7 @@ def remember(
         ("importance", f"{memory.importance:.3f}"),
         ("type", memory.memory_type.value if memory.memory_type else "-"),
         ("session", memory.session_id),
+        ("agent", f"{memory.agent_id} ({memory.visibility.value})" if memory.agent_id else "-"),
         ("occurred", datetime.fromtimestamp(memory.occurred, tz=UTC).isoformat()),
         ("occurrences", str(memory.occurrence_count)),
     ):

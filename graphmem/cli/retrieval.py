@@ -16,6 +16,7 @@ from rich.text import Text
 from graphmem.cli import server_first
 from graphmem.cli.common import (
     TYPES_HELP,
+    AgentOption,
     ProjectOption,
     app,
     opened,
@@ -99,6 +100,7 @@ def search(
     occurred_before: OccurredBeforeOption = None,
     as_json: JsonOption = False,
     project: ProjectOption = None,
+    agent: AgentOption = None,
 ) -> None:
     """Search memories by meaning, words and relations; every hit explains its score."""
     with reported_errors():
@@ -124,10 +126,10 @@ def search(
                 },
             },
         )
-        result = server_first.search(settings_for(ctx), request, project=project)
+        result = server_first.search(settings_for(ctx), request, project=project, agent=agent)
     if result is None:
         with opened(ctx) as gm:
-            result = gm.search(request, project_id=project)
+            result = gm.search(request, project_id=project, agent_id=agent)
     if as_json:
         out.print_json(result.model_dump_json())
         return
@@ -206,6 +208,7 @@ def context(
     occurred_before: OccurredBeforeOption = None,
     as_json: JsonOption = False,
     project: ProjectOption = None,
+    agent: AgentOption = None,
 ) -> None:
     """What an agent should know right now (knowledgeContext), each score explained."""
     record_access = False if no_record_access else None
@@ -226,11 +229,13 @@ def context(
             }
         )
         result = server_first.knowledge_context(
-            settings_for(ctx), request, record_access=record_access, project=project
+            settings_for(ctx), request, record_access=record_access, project=project, agent=agent
         )
     if result is None:
         with opened(ctx) as gm:
-            result = gm.knowledge_context(request, record_access=record_access, project_id=project)
+            result = gm.knowledge_context(
+                request, record_access=record_access, project_id=project, agent_id=agent
+            )
     if as_json:
         out.print_json(result.model_dump_json())
         return

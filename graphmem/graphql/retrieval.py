@@ -295,6 +295,15 @@ def _parsed(filters: SearchFilters | None) -> domain.SearchFilters | None:
     return parse_input(domain.SearchFilters, data, "filters")
 
 
+AgentId = Annotated[
+    strawberry.ID | None,
+    strawberry.argument(
+        description="See only what this agent sees (its own memories and the shared ones). "
+        "A key bound to an agent always sees its agent's view and may name no other."
+    ),
+]
+
+
 @strawberry.type
 class RetrievalQuery:
     @strawberry.field(
@@ -332,6 +341,7 @@ class RetrievalQuery:
         occurred_before: Annotated[
             datetime | None, strawberry.argument(description="Only what happened before this time.")
         ] = None,
+        agent_id: AgentId = None,
     ) -> ContextResult:
         request = parse_request(
             {
@@ -350,7 +360,12 @@ class RetrievalQuery:
         )
         gm = info.context.gm
         result = await write(
-            info, gm.knowledge_context, request, record_access=record_access, project_id=project_id
+            info,
+            gm.knowledge_context,
+            request,
+            record_access=record_access,
+            project_id=project_id,
+            agent_id=agent_id,
         )
         return ContextResult.of(result)
 
@@ -378,6 +393,7 @@ class RetrievalQuery:
         min_relevance: Annotated[
             float, strawberry.argument(description=MIN_RELEVANCE_HELP)
         ] = DEFAULT_MIN_RELEVANCE,
+        agent_id: AgentId = None,
     ) -> SearchResult:
         request = models.parse(
             domain.SearchRequest,
@@ -391,7 +407,9 @@ class RetrievalQuery:
                 "min_relevance": min_relevance,
             },
         )
-        result = await run_in_threadpool(info.context.gm.search, request, project_id=project_id)
+        result = await run_in_threadpool(
+            info.context.gm.search, request, project_id=project_id, agent_id=agent_id
+        )
         return SearchResult.of(result)
 
     @strawberry.field(

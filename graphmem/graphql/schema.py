@@ -38,6 +38,7 @@ from graphmem.graphql.memories import MemoryMutation, MemoryQuery
 from graphmem.graphql.promotion import PromotionMutation, PromotionQuery
 from graphmem.graphql.retrieval import RetrievalQuery
 from graphmem.graphql.review import ReviewMutation, ReviewQuery
+from graphmem.graphql.sharing import SharingMutation, SharingQuery
 from graphmem.graphql.subscriptions import Subscription
 from graphmem.graphql.tenancy import ADMIN_MUTATIONS, guard
 from graphmem.graphql.whatif import ADMIN_QUERIES, WhatIfQuery
@@ -63,6 +64,7 @@ Query = guard(
             RetrievalQuery,
             WhatIfQuery,
             FailureQuery,
+            SharingQuery,
         ),
     ),
     Role.READ,
@@ -71,7 +73,14 @@ Query = guard(
 Mutation = guard(
     _merged(
         "Mutation",
-        (MemoryMutation, PromotionMutation, ReviewMutation, EvaluationMutation, FailureMutation),
+        (
+            MemoryMutation,
+            PromotionMutation,
+            ReviewMutation,
+            EvaluationMutation,
+            FailureMutation,
+            SharingMutation,
+        ),
     ),
     Role.WRITE,
     admin=ADMIN_MUTATIONS,
