@@ -16,8 +16,9 @@ import functools
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from graphmem.capsules import FailureReport
 from graphmem.errors import ForbiddenError
 from graphmem.models import MemoryInput, check_identifier
 
@@ -61,9 +62,12 @@ def with_viewer(params: Mapping[str, Any] | None) -> dict[str, Any]:
     return {VIEWER_PARAM: _acting.get(), **(params or {})}
 
 
-def attribute(item: MemoryInput) -> MemoryInput:
-    """A new memory written by the acting agent is its: an input naming another
-    agent is refused, one naming none is attributed to it."""
+Attributed = TypeVar("Attributed", MemoryInput, FailureReport)
+
+
+def attribute(item: Attributed) -> Attributed:
+    """What the acting agent writes (a memory, a failure report) is its: an input
+    naming another agent is refused, one naming none is attributed to it."""
     agent = _acting.get()
     if agent is None or item.agent_id == agent:
         return item

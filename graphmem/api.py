@@ -593,8 +593,10 @@ class GraphMem:
     ) -> FailureOutcome:
         """Store a failure as a capsule (or count a recurrence of it) and derive its
         ``lesson_learned`` candidate into the review queue; recurrence or a fix
-        activates the lesson. Nothing is written when the report is invalid."""
-        return self.failures.record(report, project_id=self._project(project_id))
+        activates the lesson. Nothing is written when the report is invalid.
+        A call acting as an agent reports as that agent."""
+        attributed = attribute(parse(FailureReport, report))
+        return self.failures.record(attributed, project_id=self._project(project_id))
 
     def failure_capsules(
         self,

@@ -436,6 +436,15 @@ def test_a_key_bound_to_an_agent_writes_as_it_only(egm: GraphMem, team: dict[str
             "/graphql", json={"query": remember, "variables": {"input": as_other}}
         ).json()
         assert refused["errors"][0]["extensions"] == {"code": "FORBIDDEN", "field": "agentId"}
+        report = """mutation($input: FailureReportInput!) {
+          recordFailure(input: $input) { created }
+        }"""
+        forged = {"error": "ImportError: no module named yaml", "agentId": "ana"}
+        refused = http.post("/graphql", json={"query": report, "variables": {"input": forged}})
+        assert refused.json()["errors"][0]["extensions"] == {
+            "code": "FORBIDDEN",
+            "field": "agentId",
+        }
         whole = http.post("/graphql", json={"query": "mutation { archiveStale { archived } }"})
         assert whole.json()["errors"][0]["extensions"]["code"] == "FORBIDDEN"
     assert not [m for m in egm.list(first=200).items if m.content == "ben writes as ana"]
