@@ -90,6 +90,13 @@ ProjectId = Annotated[
     Identifier | None,
     Field(description="The project (tenant) to act in; the server's default when omitted."),
 ]
+ViewOf = Annotated[
+    Identifier | None,
+    Field(
+        description="Only what this agent sees (its own memories and the shared ones); a key "
+        "bound to an agent may name only its own."
+    ),
+]
 MemoryId = Annotated[str, Field(min_length=1, max_length=128, description="A memory's id.")]
 """Named ``id`` where a tool takes one memory, as GraphQL names it."""
 OccurredAfter = Annotated[
@@ -284,6 +291,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         min_relevance: MinRelevance = DEFAULT_MIN_RELEVANCE,
         occurred_after: OccurredAfter = None,
         occurred_before: OccurredBefore = None,
+        agent_id: ViewOf = None,
         project_id: ProjectId = None,
     ) -> Annotated[CallToolResult, ContextView]:
         scope = project(ctx, project_id, Role.READ)  # access is checked before the arguments
@@ -302,7 +310,9 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 "occurred_before": occurred_before,
             }
         )
-        result = gm.knowledge_context(request, record_access=record_access, project_id=scope)
+        result = gm.knowledge_context(
+            request, record_access=record_access, project_id=scope, agent_id=agent_id
+        )
         view = context_view(result)
         # A client that hands the model only text content gives it the block itself.
         return CallToolResult(
@@ -371,6 +381,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         min_relevance: MinRelevance = DEFAULT_MIN_RELEVANCE,
         occurred_after: OccurredAfter = None,
         occurred_before: OccurredBefore = None,
+        agent_id: ViewOf = None,
         project_id: ProjectId = None,
     ) -> SearchView:
         scope = project(ctx, project_id, Role.READ)  # access is checked before the arguments
@@ -398,7 +409,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 },
             },
         )
-        result = gm.search(request, project_id=scope)
+        result = gm.search(request, project_id=scope, agent_id=agent_id)
         return search_view(result)
 
     @server.tool(

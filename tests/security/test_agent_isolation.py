@@ -232,6 +232,10 @@ def test_no_mcp_probe_reaches_another_agents_private_memories(
     async def scenario(session: ClientSession) -> None:
         found = await session.call_tool("search", {"query": f"{COMMON} rule everyone follows"})
         controls.append({h["memory"]["id"] for h in (found.structured_content or {})["hits"]})
+        other_view = await session.call_tool("search", {"query": COMMON, "agent_id": "ana"})
+        assert other_view.is_error
+        error = (other_view.structured_content or {})["error"]
+        assert (error["code"], error["field"]) == ("FORBIDDEN", "agent_id")
         for tool in (await session.list_tools()).tools:
             reads = bool(tool.annotations and tool.annotations.read_only_hint)
             # Reads look for the private word; writes must not plant it.
