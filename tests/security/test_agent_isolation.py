@@ -449,8 +449,14 @@ def test_a_key_bound_to_an_agent_writes_as_it_only(egm: GraphMem, team: dict[str
             "code": "FORBIDDEN",
             "field": "agentId",
         }
-        whole = http.post("/graphql", json={"query": "mutation { archiveStale { archived } }"})
-        assert whole.json()["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+        for whole_project in (
+            "mutation { archiveStale { archived } }",
+            "{ consistencyReports { id } }",
+            "{ whatIf(variant: {}) { at } }",
+        ):
+            whole = http.post("/graphql", json={"query": whole_project}).json()
+            assert whole["errors"][0]["extensions"]["code"] == "FORBIDDEN", whole
+            assert "covers every agent's memories" in whole["errors"][0]["message"]
     assert not [m for m in egm.list(first=200).items if m.content == "ben writes as ana"]
 
 
