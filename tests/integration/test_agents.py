@@ -199,3 +199,18 @@ def test_the_command_line_acts_as_an_agent(data_dir: Path) -> None:
     assert "copied" in log.stdout and "private -> shared" in log.stdout
     bad = cli(data_dir, "search", "beta", "--agent", "ana smith")
     assert bad.exit_code == 1 and "agentId" in bad.output
+
+
+def test_a_failure_capsule_names_only_the_context_memories_its_reader_sees(gm: GraphMem) -> None:
+    ana = gm.as_agent("ana")
+    mine = ana.remember({"content": "ana retries uploads by hand", "visibility": "private"})
+    known = ana.remember({"content": "uploads go through the proxy", "visibility": "shared"})
+    outcome = ana.record_failure(
+        {"error": "TimeoutError: upload stalled", "context_memory_ids": [mine.id, known.id]}
+    )
+    assert sorted(outcome.capsule.context_memory_ids) == sorted([mine.id, known.id])
+    (seen,) = gm.as_agent("ben").failure_capsules()
+    assert seen.context_memory_ids == [known.id]
+    with pytest.raises(ForbiddenError) as forged:
+        ana.record_failure({"error": "KeyError: 'x'", "agent_id": "ben"})
+    assert forged.value.field == "agentId"

@@ -95,6 +95,9 @@ def populate(gm: GraphMem, clock: ManualClock) -> dict[str, list[str]]:
     ana.share(fourth)
     ana.unshare(fourth)
     ana.remember({"content": f"{COMMON} note of ana ({SECRET}): {topics[1]}"})  # a merge
+    ana.record_failure(
+        {"error": "TimeoutError: upload stalled", "context_memory_ids": [first, second]}
+    )
     gm.run_promotion("s-team")  # promotion events for every memory of the session
     return ids
 
