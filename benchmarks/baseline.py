@@ -69,6 +69,7 @@ def raw_rows(
             "rationale": item.get("rationale"),
             "evidence": item.get("evidence", []),
             "agent_id": item.get("agent_id"),
+            "visibility": item.get("visibility", "shared"),
             "created_at": now,
             "occurred_at": now,
             "valid_from": now,

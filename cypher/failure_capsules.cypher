@@ -10,6 +10,7 @@ LIMIT $limit
 OPTIONAL MATCH (c)-[:FOR_SESSION]->(cs:Session)
 WITH c, collect(cs.id) AS session_ids
 OPTIONAL MATCH (c)-[:IN_CONTEXT]->(cm:Memory)
+WHERE ($viewer IS NULL OR coalesce(cm.visibility, 'shared') = 'shared' OR cm.agent_id = $viewer)
 WITH c, session_ids, collect(cm.id) AS context_ids
 // The lesson as linked now: a lesson someone forgot is gone from the capsule too.
 OPTIONAL MATCH (c)-[:TAUGHT]->(lm:Memory)

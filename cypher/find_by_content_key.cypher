@@ -3,5 +3,6 @@
 UNWIND $keys AS key
 MATCH (m:Memory {content_key: key})
 WHERE m.project_id = $project_id AND coalesce(m.tier, 'working') <> 'archived'
+  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
 RETURN key, m.id AS id, m.created_at AS created_at
 ORDER BY created_at ASC

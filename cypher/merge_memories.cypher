@@ -6,8 +6,10 @@
 // in opposite orders, Neo4j reports a deadlock and the driver retries one.
 MATCH (into:Memory {id: $into_id})
 WHERE into.project_id = $project_id AND coalesce(into.tier, 'working') <> 'archived'
+  AND ($viewer IS NULL OR coalesce(into.visibility, 'shared') = 'shared' OR into.agent_id = $viewer)
 MATCH (from:Memory {id: $from_id})
 WHERE from.project_id = $project_id AND coalesce(from.tier, 'working') <> 'archived'
+  AND ($viewer IS NULL OR coalesce(from.visibility, 'shared') = 'shared' OR from.agent_id = $viewer)
 SET into._lock = true, from._lock = true
 REMOVE into._lock, from._lock
 WITH into, from
@@ -70,4 +72,4 @@ FOREACH (_ IN CASE WHEN activated IS NULL THEN [] ELSE [1] END |
   })
   CREATE (a)-[:CHANGED]->(into))
 WITH into AS m, activated
-RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .retrieval_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .last_retrieved_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance, .variants, .conflicts_with, .conflict_reason, .valid_from, .valid_to} AS memory, activated
+RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .retrieval_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .last_retrieved_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance, .variants, .conflicts_with, .conflict_reason, .valid_from, .valid_to, .visibility, .copied_from, .copied_from_project, .copied_at, .copied_by} AS memory, activated

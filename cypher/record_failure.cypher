@@ -31,6 +31,7 @@ CALL {
   UNWIND $context_ids AS mid
   MATCH (m:Memory {id: mid})
   WHERE m.project_id = $project_id
+    AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
   MERGE (c)-[:IN_CONTEXT]->(m)
   RETURN count(m) AS linked
 }
@@ -59,6 +60,7 @@ CALL {
 OPTIONAL MATCH (c)-[:FOR_SESSION]->(cs:Session)
 WITH c, collect(cs.id) AS session_ids
 OPTIONAL MATCH (c)-[:IN_CONTEXT]->(cm:Memory)
+WHERE ($viewer IS NULL OR coalesce(cm.visibility, 'shared') = 'shared' OR cm.agent_id = $viewer)
 WITH c, session_ids, collect(cm.id) AS context_ids
 // The lesson as linked now: a lesson someone forgot is gone from the capsule too.
 OPTIONAL MATCH (c)-[:TAUGHT]->(lm:Memory)

@@ -20,36 +20,25 @@ CALL {
   RETURN count(s) AS opened_sessions
 }
 // A row whose text a live memory took since the batch looked (another writer
-// of the same text got there first) counts into that memory instead.
+// of the same text got there first) is counted into that memory instead, by
+// the merge step below, as an exact match.
 CALL {
   UNWIND $rows AS row
   MATCH (dup:Memory {content_key: row.props.content_key})
   WHERE $dedup AND dup.project_id = $project_id AND coalesce(dup.tier, 'working') <> 'archived'
+    AND ($viewer IS NULL OR coalesce(dup.visibility, 'shared') = 'shared' OR dup.agent_id = $viewer)
   WITH row, dup
   ORDER BY dup.created_at ASC
   WITH row, collect(dup.id)[0] AS oldest
-  MATCH (m:Memory {id: oldest})
-  SET m.occurrence_count = coalesce(m.occurrence_count, 1) + row.props.occurrence_count,
-      m.evidence = coalesce(m.evidence, []) + [x IN row.props.evidence WHERE NOT x IN coalesce(m.evidence, [])],
-      m.tags = coalesce(m.tags, []) + [t IN row.props.tags WHERE NOT t IN coalesce(m.tags, [])],
-      m.last_seen = $now,
-      m.updated_at = $now
-  CREATE (e:StagingEvent {
-    id: row.event_id,
-    memory_id: m.id,
-    project_id: $project_id,
-    kind: 'merged',
-    signal: 'exact',
-    similarity: 1.0,
-    at: $now
-  })
-  CREATE (e)-[:CHANGED]->(m)
-  RETURN collect({row_id: row.props.id, memory: m {.*, embedding: null}}) AS raced
+  RETURN collect({row_id: row.props.id, id: oldest, occurrences: row.props.occurrence_count,
+                  evidence: row.props.evidence, tags: row.props.tags, event_id: row.event_id,
+                  match: 'exact', similarity: 1.0}) AS raced
 }
 CALL {
   UNWIND $rows AS row
   OPTIONAL MATCH (known:Memory {content_key: row.props.content_key})
   WHERE $dedup AND known.project_id = $project_id
+    AND ($viewer IS NULL OR coalesce(known.visibility, 'shared') = 'shared' OR known.agent_id = $viewer)
     AND coalesce(known.tier, 'working') <> 'archived'
   WITH row, count(known) AS known
   WHERE known = 0
@@ -61,7 +50,8 @@ CALL {
   RETURN count(m) AS created
 }
 CALL {
-  UNWIND $merges AS merge
+  WITH raced
+  UNWIND $merges + raced AS merge
   MATCH (m:Memory {id: merge.id})
   WHERE m.project_id = $project_id
   SET m.occurrence_count = coalesce(m.occurrence_count, 1) + merge.occurrences,

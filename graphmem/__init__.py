@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         Source,
         Status,
         Tier,
+        Visibility,
     )
     from graphmem.scoring import DEFAULT_PRESET, JARVIS_PRESET, ImportanceScorer
 
@@ -53,6 +54,7 @@ _HOMES = {
         "Source",
         "Status",
         "Tier",
+        "Visibility",
     ],
     "graphmem.scoring": ["DEFAULT_PRESET", "JARVIS_PRESET", "ImportanceScorer"],
 }
@@ -112,4 +114,5 @@ __all__ = [
     "Status",
     "SystemClock",
     "Tier",
+    "Visibility",
 ]

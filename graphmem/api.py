@@ -14,14 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from graphmem.agents import AgentView, acting_as, attribute
 from graphmem.archival import Archiver, ArchiveResult
 from graphmem.autolinks import AutoLinker
 from graphmem.capsules import FailureCapsule, FailureOutcome, FailureReport
 from graphmem.clock import Clock, SystemClock, stored_now
 from graphmem.config import Settings
 from graphmem.embeddings import Embedder, embedder_named
+from graphmem.errors import InvalidInputError
 from graphmem.evaluator import ConsistencyReport, Evaluator, Job
 from graphmem.events import EventBus
 from graphmem.failures import Failures
@@ -46,7 +48,9 @@ from graphmem.models import (
     ReviewFilter,
     ReviewPage,
     Session,
+    SharingEvent,
     StagingEvent,
+    Visibility,
     WriteOutcome,
     check_identifier,
     parse,
@@ -68,6 +72,7 @@ from graphmem.retrieval import (
 from graphmem.review import NearDuplicateFinder, Review
 from graphmem.scoring import ImportanceBreakdown, ImportanceScorer
 from graphmem.sessions import Sessions
+from graphmem.sharing import Sharing
 from graphmem.staging import Stager
 from graphmem.store import Store
 from graphmem.telemetry import Telemetry
@@ -88,6 +93,7 @@ class GraphMem:
         telemetry: Telemetry | None = None,
         project_id: str = "default",
         embedder: Embedder | None = None,
+        default_visibility: Visibility | str = Visibility.SHARED,
     ) -> None:
         self.store = store
         self.clock = clock or SystemClock()
@@ -128,6 +134,12 @@ class GraphMem:
             links=AutoLinker(store, self.retrieval.term_matches),
         )
         self.relation_edges = Relations(store, **services)
+        self.sharing = Sharing(
+            store,
+            **services,
+            memories=self.memories,
+            default_visibility=Visibility(default_visibility),
+        )
         self.sessions = Sessions(store, **services, promotion=self.promotion)
         self.review = Review(store, **services, stager=self.stager, memories=self.memories)
         self.failures = Failures(
@@ -161,6 +173,7 @@ class GraphMem:
                 rules=rules,
                 project_id=settings.project,
                 embedder=embedder,
+                default_visibility=settings.default_visibility,
             )
         except BaseException:
             store.close()
@@ -189,7 +202,9 @@ class GraphMem:
     ) -> tuple[Memory, WriteOutcome]:
         """Like ``remember``, also saying whether it created a memory or merged into one."""
         project = self._project(project_id)
-        written = self.writer.write([parse(MemoryInput, item)], project_id=project)
+        written = self.writer.write(
+            self._attributed([parse(MemoryInput, item)], project), project_id=project
+        )
         (outcome,) = written.outcomes
         memory = written.memory(outcome.id) or self.memories.get(outcome.id, project_id=project)
         return memory, outcome
@@ -220,7 +235,8 @@ class GraphMem:
         batch) counts as another occurrence of it.
         """
         project = self._project(project_id)
-        return self.writer.write(validate_batch(items), project_id=project, dedup=dedup).outcomes
+        inputs = self._attributed(validate_batch(items), project)
+        return self.writer.write(inputs, project_id=project, dedup=dedup).outcomes
 
     def get(self, memory_id: str, *, project_id: str | None = None, as_of: Any = None) -> Memory:
         """One memory; with ``as_of`` (a time), as it stood then (docs/validity.md):
@@ -286,6 +302,68 @@ class GraphMem:
     def forget(self, memory_id: str, *, project_id: str | None = None) -> None:
         """Delete a memory and its edges: the only path that deletes anything."""
         self.memories.forget(memory_id, project_id=self._project(project_id))
+
+    # -- agents and sharing --------------------------------------------------
+
+    def as_agent(self, agent_id: str | None) -> GraphMem:
+        """This store as one agent sees and acts: its own memories and the shared
+        ones, its writes attributed to it. ``None``: the whole project, as now.
+        (An ``AgentView``: it answers every method of GraphMem, as that agent.)"""
+        return self if agent_id is None else cast(GraphMem, AgentView(self, agent_id))
+
+    def default_visibility(self, project_id: str | None = None) -> Visibility:
+        """Who sees a project's new memories when their writer does not say."""
+        return self.sharing.default_visibility(self._project(project_id))
+
+    def share(self, memory_id: str, *, project_id: str | None = None) -> Memory:
+        """Let every agent of the project see a memory (its own agent, or a caller
+        bound to none, may); logged as a sharing event."""
+        return self.sharing.set_visibility(
+            memory_id, Visibility.SHARED, project_id=self._project(project_id)
+        )
+
+    def unshare(self, memory_id: str, *, project_id: str | None = None) -> Memory:
+        """Make a memory private to the agent that wrote it; logged as a sharing event."""
+        return self.sharing.set_visibility(
+            memory_id, Visibility.PRIVATE, project_id=self._project(project_id)
+        )
+
+    def copy_memory(
+        self, memory_id: str, to_project_id: str, *, project_id: str | None = None
+    ) -> Memory:
+        """A new memory in ``to_project_id`` copying this one, naming where it came
+        from; the source stays as it is. The caller must be allowed in both."""
+        return self.sharing.copy(
+            memory_id,
+            check_identifier("toProjectId", to_project_id),
+            project_id=self._project(project_id),
+        )
+
+    def sharing_events(
+        self, *, memory_id: str | None = None, limit: int = 50, project_id: str | None = None
+    ) -> list[SharingEvent]:
+        """Who shared, unshared or copied which memory, newest first."""
+        return self.sharing.events(
+            memory_id=memory_id, limit=limit, project_id=self._project(project_id)
+        )
+
+    def _attributed(self, items: list[MemoryInput], project: str) -> list[MemoryInput]:
+        """Each new memory's agent (the acting one) and visibility (the project's
+        default when not given; shared when it has no agent)."""
+        default = self.sharing.default_visibility(project)
+        ready = []
+        for index, item in enumerate(attribute(i) for i in items):
+            if item.agent_id is None and item.visibility is Visibility.PRIVATE:
+                field = "visibility" if len(items) == 1 else f"items[{index}].visibility"
+                raise InvalidInputError(
+                    f"{field}: a memory without an agent is always shared; give its agentId",
+                    field=field,
+                )
+            if item.visibility is None:
+                visibility = default if item.agent_id is not None else Visibility.SHARED
+                item = item.model_copy(update={"visibility": visibility})
+            ready.append(item)
+        return ready
 
     # -- relations ---------------------------------------------------------
 
@@ -556,8 +634,10 @@ class GraphMem:
     ) -> FailureOutcome:
         """Store a failure as a capsule (or count a recurrence of it) and derive its
         ``lesson_learned`` candidate into the review queue; recurrence or a fix
-        activates the lesson. Nothing is written when the report is invalid."""
-        return self.failures.record(report, project_id=self._project(project_id))
+        activates the lesson. Nothing is written when the report is invalid.
+        A call acting as an agent reports as that agent."""
+        attributed = attribute(parse(FailureReport, report))
+        return self.failures.record(attributed, project_id=self._project(project_id))
 
     def failure_capsules(
         self,
@@ -637,6 +717,7 @@ class GraphMem:
         *,
         record_access: bool | None = None,
         project_id: str | None = None,
+        agent_id: str | None = None,
         **options: Any,
     ) -> ContextResult:
         """What an agent should know right now (seed 002's knowledgeContext), best first.
@@ -647,30 +728,35 @@ class GraphMem:
         (``graphmem.retrieval.tool_definition``) as a mapping, validated the
         same way. Counts a retrieval (``retrieval_count``) on each memory
         returned unless ``record_access=False``; retrieval is not use, so
-        access counts, recency and importance stay as they are.
+        access counts, recency and importance stay as they are. ``agent_id``:
+        only what that agent sees (its own memories and the shared ones).
         """
         request = _request(ContextRequest, "context_hint", context_hint, options)
         project = self._project(project_id)
-        result = self.retrieval.knowledge_context(
-            request, project_id=project, record_access=record_access
-        )
-        return self.failures.explain_lessons(result, project_id=project)
+        with acting_as(agent_id):
+            result = self.retrieval.knowledge_context(
+                request, project_id=project, record_access=record_access
+            )
+            return self.failures.explain_lessons(result, project_id=project)
 
     def search(
         self,
         query: str | SearchRequest | Mapping[str, Any],
         *,
         project_id: str | None = None,
+        agent_id: str | None = None,
         **options: Any,
     ) -> SearchResult:
         """Hybrid search over vectors, full text and relations; every hit explains itself.
 
         ``query`` is the text, with any other field of ``SearchRequest`` as a
         keyword option (``mode="FULLTEXT"``, ``limit=5``, ``filters={...}``);
-        or the whole request, as a surface builds it.
+        or the whole request, as a surface builds it. ``agent_id``: only what that
+        agent sees (its own memories and the shared ones).
         """
         request = _request(SearchRequest, "query", query, options)
-        return self.retrieval.search(request, project_id=self._project(project_id))
+        with acting_as(agent_id):
+            return self.retrieval.search(request, project_id=self._project(project_id))
 
     def neighborhood(
         self,

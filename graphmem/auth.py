@@ -38,10 +38,19 @@ class Principal:
     projects: frozenset[str] | None
     role: Role
     key_id: str | None = None
+    agent_id: str | None = None
+    """The agent a key bound to one acts as: it sees the shared memories of its
+    projects and its own private ones, and writes as that agent only."""
 
     @classmethod
-    def scoped(cls, projects: Iterable[str], role: Role, key_id: str | None = None) -> Principal:
-        return cls(frozenset(projects), role, key_id)
+    def scoped(
+        cls,
+        projects: Iterable[str],
+        role: Role,
+        key_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> Principal:
+        return cls(frozenset(projects), role, key_id, agent_id)
 
     def project_for(self, requested: str | None, default: str, role: Role) -> str:
         """The project a call acts in, checked against this principal.

@@ -64,6 +64,9 @@ class Settings(BaseSettings):
     query_timeout_ms: int | None = Field(default=None, gt=0)
     project: str = "default"
     """The project used when a call names none."""
+    default_visibility: Literal["private", "shared"] = "shared"
+    """Who sees a new memory written by an agent that does not say: only that agent
+    (``private``) or every agent of the project (``shared``)."""
     scoring_preset: Literal["default", "jarvis"] = "default"
     embedder: Literal["minilm", "minilm-torch", "none"] = "minilm"
     """Sentence embeddings for vector search: all-MiniLM-L6-v2 on ONNX Runtime from the

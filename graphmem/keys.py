@@ -38,6 +38,9 @@ class ApiKey(BaseModel):
     """The first characters of the key, to recognise it in a list."""
     projects: list[str]
     role: Role
+    agent_id: str | None = None
+    """The agent every request with this key acts as; ``None``: no agent (sees
+    every memory of its projects)."""
     created_at: float
     revoked_at: float | None = None
     last_used_at: float | None = None
@@ -47,7 +50,7 @@ class ApiKey(BaseModel):
         return self.revoked_at is not None
 
     def principal(self) -> Principal:
-        return Principal.scoped(self.projects, self.role, key_id=self.id)
+        return Principal.scoped(self.projects, self.role, key_id=self.id, agent_id=self.agent_id)
 
 
 class NewKey(BaseModel):
@@ -56,6 +59,7 @@ class NewKey(BaseModel):
     name: str = Field(min_length=1, max_length=MAX_KEY_NAME)
     projects: list[Identifier] = Field(min_length=1, max_length=MAX_KEY_PROJECTS)
     role: Role
+    agent_id: Identifier | None = None
 
 
 def hash_token(token: str) -> str:
@@ -69,14 +73,27 @@ class ApiKeys:
         self._touched: dict[str, float] = {}
         self._lock = threading.Lock()
 
-    def create(self, name: str, projects: Iterable[str], role: Role | str) -> tuple[ApiKey, str]:
-        """A new key and its token; the token is never retrievable again."""
+    def create(
+        self,
+        name: str,
+        projects: Iterable[str],
+        role: Role | str,
+        *,
+        agent_id: str | None = None,
+    ) -> tuple[ApiKey, str]:
+        """A new key and its token; the token is never retrievable again. With
+        ``agent_id``, every request the key makes acts as that agent."""
         try:
             new = NewKey.model_validate(
-                {"name": name, "projects": list(dict.fromkeys(projects)), "role": role}
+                {
+                    "name": name,
+                    "projects": list(dict.fromkeys(projects)),
+                    "role": role,
+                    "agent_id": agent_id,
+                }
             )
         except ValidationError as exc:
-            raise invalid_input(exc) from None
+            raise invalid_input(exc, locate=_key_field) from None
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         rows = self._store.write(
             "create_api_key",
@@ -87,6 +104,7 @@ class ApiKeys:
                 "prefix": token[: len(TOKEN_PREFIX) + 6],
                 "projects": new.projects,
                 "role": new.role.value,
+                "agent_id": new.agent_id,
                 "now": stored_now(self._clock),
             },
         )
@@ -119,6 +137,11 @@ class ApiKeys:
                 return
             self._touched[key_id] = now
         self._store.write("touch_api_key", {"id": key_id, "now": now})
+
+
+def _key_field(loc: tuple[Any, ...]) -> str:
+    """The option a bad value came from, as the surfaces name it."""
+    return "agentId" if loc and loc[0] == "agent_id" else ".".join(str(part) for part in loc)
 
 
 def _key(row: dict[str, Any]) -> ApiKey:

@@ -213,6 +213,17 @@ class SelfAssessment(AnyCaseEnum):
     HIGH = "high"
 
 
+class Visibility(AnyCaseEnum):
+    """Who of a project's agents sees a memory. A memory stored before graphmem
+    kept visibility reads as shared, and a memory without an agent is always
+    shared: it has no one to be private to."""
+
+    PRIVATE = "private"
+    """Only the agent that wrote it (and callers not bound to an agent)."""
+    SHARED = "shared"
+    """Every agent of the project."""
+
+
 class SessionState(AnyCaseEnum):
     ACTIVE = "active"
     PAUSED = "paused"
@@ -244,6 +255,9 @@ class MemoryInput(_Input):
     evidence: list[Evidence] = Field(default_factory=list, max_length=MAX_EVIDENCE_ITEMS)
     session_id: Identifier | None = None
     agent_id: Identifier | None = None
+    visibility: Visibility | None = None
+    """``private`` to its agent or ``shared`` with the project; the project's
+    default when absent (``graphmem.sharing.default_visibility``)."""
     occurred_at: Epoch | None = None
     """When what the memory records happened (epoch seconds, or a datetime or
     ISO 8601 text); the time of the write when absent. Recency and staleness
@@ -347,6 +361,8 @@ class Memory(BaseModel):
     rationale: str | None = None
     evidence: list[str] = Field(default_factory=list)
     agent_id: str | None = None
+    visibility: Visibility = Visibility.SHARED
+    """Stored before graphmem kept it: shared, as every memory was."""
     superseded_by: str | None = None
     created_at: float
     occurred_at: float | None = None
@@ -378,6 +394,12 @@ class Memory(BaseModel):
     before graphmem kept it (see ``valid_since``)."""
     valid_to: float | None = None
     """When it stopped holding: given, or the start of the memory that superseded it."""
+    copied_from: str | None = None
+    """The memory this one is a copy of, in ``copied_from_project``."""
+    copied_from_project: str | None = None
+    copied_at: float | None = None
+    copied_by: str | None = None
+    """Who made the copy: an agent id, or ``admin`` for a caller bound to none."""
 
     @property
     def occurred(self) -> float:
@@ -629,6 +651,26 @@ class ProjectSettingsUpdate(_Input):
     def stored_fields(self) -> dict[str, Any]:
         """The properties of the project node to set: the fields given, as stored."""
         return self.model_dump(mode="json", exclude_none=True)
+
+
+class SharingEvent(BaseModel):
+    """One logged change of who sees a memory: shared, unshared, or copied to
+    another project."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    memory_id: str
+    kind: str
+    """``shared``, ``unshared`` or ``copied``."""
+    by: str
+    """The agent that did it, or ``admin`` for a caller bound to no agent."""
+    from_visibility: Visibility | None = None
+    to_visibility: Visibility | None = None
+    to_project_id: str | None = None
+    """Where a copy went, and its id there."""
+    copy_id: str | None = None
+    at: float
 
 
 class Page(BaseModel):

@@ -197,9 +197,9 @@ class Writer(Service):
         if written["raced"]:
             rows = self._raced(rows, written["raced"], outcomes)
         # The statement returns the memories it merged into as they now stand
-        # (the merges ran after the raced rows: theirs are the later fields);
-        # the ones it created hold exactly the rows it was given.
-        merged = {m["id"]: m for m in [r["memory"] for r in written["raced"]] + written["merged"]}
+        # (a memory merged into twice: its later fields last); the ones it
+        # created hold exactly the rows it was given.
+        merged = {m["id"]: m for m in written["merged"]}
         result = Written(outcomes, {**merged, **{row["id"]: row for row in rows}})
         self._changed(ChangeKind.CREATED, [row["id"] for row in rows], project)
         if written["linked"]:
@@ -209,9 +209,7 @@ class Writer(Service):
         candidates = [row["id"] for row in rows if row["status"] == Status.CANDIDATE.value]
         if candidates:
             self.telemetry.emit("candidate.added", now, project_id=project, memory_ids=candidates)
-        merged_into = [memory_from_fields(m) for m in written["merged"]] + [
-            memory_from_fields(r["memory"]) for r in written["raced"]
-        ]
+        merged_into = [memory_from_fields(m) for m in merged.values()]
         result.changed(self.stager.merged(merged_into, project_id=project))
         created = {row["id"] for row in rows}
         self._supersede([e for e in supersedes if e["new_id"] in created], project, now)
@@ -241,7 +239,7 @@ class Writer(Service):
     ) -> list[dict[str, Any]]:
         """Rows the write counted into a memory that another writer of the same
         text created after this batch looked: they became exact merges."""
-        into = {merge["row_id"]: merge["memory"]["id"] for merge in raced}
+        into = {merge["row_id"]: merge["id"] for merge in raced}
         for n, outcome in enumerate(outcomes):
             if outcome.id in into:
                 outcomes[n] = _exact(into[outcome.id])
@@ -277,7 +275,10 @@ class Writer(Service):
             return rows, vectors, []
         kept_rows, kept_vectors, supersedes = [], [], []
         for index, row in enumerate(rows):
-            merge_into, judgement, other = self._decide(row, found.get(index, []), measure)
+            # Only memories with the same audience: a private wording merged into a
+            # shared memory, or an edge between the two, would show one to the other.
+            hits = [hit for hit in found.get(index, []) if _audience(hit) == _audience(row)]
+            merge_into, judgement, other = self._decide(row, hits, measure)
             if merge_into is not None:
                 merge = _merge_into(
                     merges, merge_into["id"], row["occurrence_count"], row["evidence"], row["tags"]
@@ -511,6 +512,8 @@ class Writer(Service):
             row["rationale"] = item.rationale
         if item.agent_id is not None:
             row["agent_id"] = item.agent_id
+        if item.visibility is not None:
+            row["visibility"] = item.visibility.value
         agent_decision = item.suggested_by is SuggestedBy.AGENT
         if item.occurred_at is None or item.occurred_at >= now:
             fields = self.scorer.fresh_fields(
@@ -564,6 +567,13 @@ def _same_source(row: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
     """Written by the same agent (or, without agent ids, the same kind of source):
     a changed value from it is an update, from anyone else a possible contradiction."""
     return (row.get("agent_id"), row.get("source")) == (other.get("agent_id"), other.get("source"))
+
+
+def _audience(memory: Mapping[str, Any]) -> tuple[str, str | None]:
+    """Who sees a memory: every agent of the project, or one agent only."""
+    if memory.get("visibility", "shared") == "private":
+        return "private", memory.get("agent_id")
+    return "shared", None
 
 
 def _less_certain(row: Mapping[str, Any], other: Mapping[str, Any]) -> bool:

@@ -5,9 +5,11 @@ UNWIND $items AS item
 CALL db.idx.fulltext.queryNodes('Memory', item.query) YIELD node, score
 WITH item, node, score
 WHERE node.project_id = $project_id AND coalesce(node.tier, 'working') <> 'archived'
+  AND ($viewer IS NULL OR coalesce(node.visibility, 'shared') = 'shared' OR node.agent_id = $viewer)
   AND node.superseded_by IS NULL
 WITH item, node, score
 ORDER BY score DESC
 WITH item, collect({id: node.id, content: node.content, agent_id: node.agent_id,
+                    visibility: coalesce(node.visibility, 'shared'),
                     source: node.source, confidence: node.confidence})[0..$k] AS hits
 RETURN item.index AS index, hits

@@ -14,6 +14,7 @@ WITH collect([node, 1.0 - score]) AS top
 UNWIND top AS hit
 WITH hit[0] AS node, hit[1] AS score, size(top) AS seen, $tags AS tags
 WHERE node.project_id = $project_id
+  AND ($viewer IS NULL OR coalesce(node.visibility, 'shared') = 'shared' OR node.agent_id = $viewer)
   AND (size($types) = 0 OR node.memory_type IN $types)
   AND (size($tiers) = 0 OR coalesce(node.tier, 'working') IN $tiers)
   AND ($include_archived OR coalesce(node.tier, 'working') <> 'archived')

@@ -8,6 +8,7 @@ from graphmem.cli import evaluate
 from graphmem.cli import transfer
 from graphmem.cli import keys
 from graphmem.cli import projects
+from graphmem.cli import sharing
 from graphmem.cli import whatif
 from graphmem.cli import mcp  # noqa: F401 (registers its command)
 from graphmem.cli.common import app
@@ -22,6 +23,7 @@ __all__ = [
     "memories",
     "projects",
     "retrieval",
+    "sharing",
     "transfer",
     "whatif",
 ]

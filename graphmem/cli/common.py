@@ -109,6 +109,16 @@ def time_arg(value: str | None) -> float | str | None:
         return value
 
 
+AgentOption = Annotated[
+    str | None,
+    typer.Option(
+        "--agent",
+        help="Act as this agent: see its own memories and the shared ones (default: no "
+        "agent, every memory of the project).",
+    ),
+]
+
+
 @app.callback()
 def main(
     ctx: typer.Context,

@@ -28,12 +28,20 @@ def create(
     role: Annotated[
         Role, typer.Option(help="read, write (includes read) or admin.", case_sensitive=False)
     ] = Role.READ,
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            help="Bind the key to this agent: it sees shared memories and the agent's own "
+            "private ones, and writes as that agent."
+        ),
+    ] = None,
 ) -> None:
     """Create a key and print it once: only its hash is stored."""
     with opened(ctx) as gm:
-        key, token = gm.keys.create(name, project, role)
+        key, token = gm.keys.create(name, project, role, agent_id=agent)
+    bound = f" as agent {key.agent_id}" if key.agent_id else ""
     err.print(
-        f"graphmem: key {key.id} ({key.role.value}) for {', '.join(key.projects)}; "
+        f"graphmem: key {key.id} ({key.role.value}{bound}) for {', '.join(key.projects)}; "
         "store it now, it cannot be shown again",
         markup=False,
     )
@@ -46,7 +54,18 @@ def list_keys(ctx: typer.Context) -> None:
     with opened(ctx) as gm:
         found = gm.keys.list()
     table = Table(title=plural(len(found), "key"), box=box.SIMPLE_HEAD)
-    for column in ("id", "name", "prefix", "role", "projects", "created", "last used", "revoked"):
+    columns = (
+        "id",
+        "name",
+        "prefix",
+        "role",
+        "agent",
+        "projects",
+        "created",
+        "last used",
+        "revoked",
+    )
+    for column in columns:
         table.add_column(column, no_wrap=column in ("id", "prefix"))
     for key in found:
         table.add_row(
@@ -54,6 +73,7 @@ def list_keys(ctx: typer.Context) -> None:
             key.name,
             key.prefix + "…",
             key.role.value,
+            key.agent_id or "",
             ", ".join(key.projects),
             format_time(key.created_at),
             format_time(key.last_used_at),

@@ -221,6 +221,17 @@ def remember(
             show_default=False,
         ),
     ] = None,
+    agent: Annotated[
+        str | None, typer.Option(help="The agent writing it.", show_default=False)
+    ] = None,
+    visibility: Annotated[
+        str | None,
+        typer.Option(
+            help="private (only its agent sees it) or shared (every agent of the project); "
+            "default: GRAPHMEM_DEFAULT_VISIBILITY.",
+            show_default=False,
+        ),
+    ] = None,
     project: ProjectOption = None,
 ) -> None:
     """Store one memory and show how it was filed."""
@@ -232,6 +243,8 @@ def remember(
         "occurred_at": time_arg(occurred_at),
         "valid_from": time_arg(valid_from),
         "valid_to": time_arg(valid_to),
+        "agent_id": agent,
+        "visibility": visibility,
     }
     item.update({key: value for key, value in optional.items() if value is not None})
     with reported_errors():
@@ -252,6 +265,7 @@ def remember(
         ("importance", f"{memory.importance:.3f}"),
         ("type", memory.memory_type.value if memory.memory_type else "-"),
         ("session", memory.session_id),
+        ("agent", f"{memory.agent_id} ({memory.visibility.value})" if memory.agent_id else "-"),
         ("occurred", datetime.fromtimestamp(memory.occurred, tz=UTC).isoformat()),
         ("valid from", datetime.fromtimestamp(memory.valid_since, tz=UTC).isoformat()),
         ("valid to", to_datetime(memory.valid_to).isoformat() if memory.valid_to else "-"),

@@ -16,6 +16,7 @@ from rich.text import Text
 from graphmem.cli import server_first
 from graphmem.cli.common import (
     TYPES_HELP,
+    AgentOption,
     AsOfOption,
     ProjectOption,
     app,
@@ -103,6 +104,7 @@ def search(
     as_of: AsOfOption = None,
     as_json: JsonOption = False,
     project: ProjectOption = None,
+    agent: AgentOption = None,
 ) -> None:
     """Search memories by meaning, words and relations; every hit explains its score."""
     with reported_errors():
@@ -129,10 +131,10 @@ def search(
                 },
             },
         )
-        result = server_first.search(settings_for(ctx), request, project=project)
+        result = server_first.search(settings_for(ctx), request, project=project, agent=agent)
     if result is None:
         with opened(ctx) as gm:
-            result = gm.search(request, project_id=project)
+            result = gm.search(request, project_id=project, agent_id=agent)
     if as_json:
         out.print_json(result.model_dump_json())
         return
@@ -212,6 +214,7 @@ def context(
     as_of: AsOfOption = None,
     as_json: JsonOption = False,
     project: ProjectOption = None,
+    agent: AgentOption = None,
 ) -> None:
     """What an agent should know right now (knowledgeContext), each score explained."""
     record_access = False if no_record_access else None
@@ -233,11 +236,13 @@ def context(
             }
         )
         result = server_first.knowledge_context(
-            settings_for(ctx), request, record_access=record_access, project=project
+            settings_for(ctx), request, record_access=record_access, project=project, agent=agent
         )
     if result is None:
         with opened(ctx) as gm:
-            result = gm.knowledge_context(request, record_access=record_access, project_id=project)
+            result = gm.knowledge_context(
+                request, record_access=record_access, project_id=project, agent_id=agent
+            )
     if as_json:
         out.print_json(result.model_dump_json())
         return

@@ -77,10 +77,10 @@ def server_url(settings: Settings) -> str | None:
 
 
 def search(
-    settings: Settings, request: SearchRequest, *, project: str | None
+    settings: Settings, request: SearchRequest, *, project: str | None, agent: str | None = None
 ) -> SearchResult | None:
     """The server's answer to ``request``, or ``None`` when no server answers."""
-    return _send(settings, calls.search(request, project).named("CliSearch"))
+    return _send(settings, calls.search(request, project, agent).named("CliSearch"))
 
 
 def knowledge_context(
@@ -89,9 +89,10 @@ def knowledge_context(
     *,
     record_access: bool | None,
     project: str | None,
+    agent: str | None = None,
 ) -> ContextResult | None:
     """The server's knowledgeContext for ``request``, or ``None`` when no server answers."""
-    call = calls.knowledge_context(request, record_access, project)
+    call = calls.knowledge_context(request, record_access, project, agent)
     return _send(settings, call.named("CliContext"))
 
 

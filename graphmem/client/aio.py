@@ -36,6 +36,7 @@ from graphmem.models import (
     ReviewFilter,
     ReviewPage,
     Session,
+    SharingEvent,
     StagingEvent,
     WriteOutcome,
 )
@@ -207,6 +208,29 @@ class AsyncClient:
     async def forget(self, memory_id: str, *, project_id: str | None = None) -> None:
         """Delete a memory and its edges: the only path that deletes anything."""
         await self._run(calls.forget(memory_id, self._project(project_id)))
+
+    # -- agents and sharing --------------------------------------------------
+
+    async def share(self, memory_id: str, *, project_id: str | None = None) -> Memory:
+        """Let every agent of the project see a memory (see ``GraphMem.share``)."""
+        return await self._run(calls.share(memory_id, self._project(project_id)))
+
+    async def unshare(self, memory_id: str, *, project_id: str | None = None) -> Memory:
+        """Make a memory private to the agent that wrote it (see ``GraphMem.unshare``)."""
+        return await self._run(calls.unshare(memory_id, self._project(project_id)))
+
+    async def copy_memory(
+        self, memory_id: str, to_project_id: str, *, project_id: str | None = None
+    ) -> Memory:
+        """A copy of a memory in another project, naming its source (``GraphMem.copy_memory``)."""
+        call = calls.copy_memory(memory_id, to_project_id, self._project(project_id))
+        return await self._run(call)
+
+    async def sharing_events(
+        self, *, memory_id: str | None = None, limit: int = 50, project_id: str | None = None
+    ) -> list[SharingEvent]:
+        """Who shared, unshared or copied which memory, newest first."""
+        return await self._run(calls.sharing_events(memory_id, limit, self._project(project_id)))
 
     # -- relations ---------------------------------------------------------
 
@@ -464,11 +488,13 @@ class AsyncClient:
         *,
         record_access: bool | None = None,
         project_id: str | None = None,
+        agent_id: str | None = None,
         **options: Any,
     ) -> ContextResult:
         """What an agent should know right now, best first (see ``GraphMem.knowledge_context``)."""
         request = _request(ContextRequest, "context_hint", context_hint, options)
-        call = calls.knowledge_context(request, record_access, self._project(project_id))
+        project = self._project(project_id)
+        call = calls.knowledge_context(request, record_access, project, agent_id)
         return await self._run(call)
 
     async def search(
@@ -476,11 +502,12 @@ class AsyncClient:
         query: str | SearchRequest | Mapping[str, Any],
         *,
         project_id: str | None = None,
+        agent_id: str | None = None,
         **options: Any,
     ) -> SearchResult:
         """Hybrid search over vectors, full text and relations; every hit explains itself."""
         request = _request(SearchRequest, "query", query, options)
-        return await self._run(calls.search(request, self._project(project_id)))
+        return await self._run(calls.search(request, self._project(project_id), agent_id))
 
     async def neighborhood(
         self,

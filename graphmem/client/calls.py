@@ -36,6 +36,7 @@ from graphmem.models import (
     ReviewItem,
     ReviewPage,
     Session,
+    SharingEvent,
     StagingEvent,
     WriteOutcome,
     WriteResult,
@@ -62,6 +63,7 @@ fragment M on Memory {
   occurredAt updatedAt lastAccessedAt lastRetrievedAt promotedAt archivedAt archivedFrom
   archiveReason activatedAt lastSeen mergedInto variants conflictsWith conflictReason
   validFrom validTo
+  visibility copiedFrom copiedFromProject copiedAt copiedBy
 }"""
 RELATION = "fragment R on Relation { type fromId toId rationale weight createdAt }"
 SESSION = """
@@ -667,6 +669,41 @@ def staging_events(memory_id: str, limit: int, project_id: str | None) -> Call[l
     )
 
 
+# -- agents and sharing ----------------------------------------------------------------
+
+
+def share(memory_id: str, project_id: str | None) -> Call[Memory]:
+    return _memory_mutation("share", memory_id, project_id)
+
+
+def unshare(memory_id: str, project_id: str | None) -> Call[Memory]:
+    return _memory_mutation("unshare", memory_id, project_id)
+
+
+def copy_memory(memory_id: str, to_project_id: str, project_id: str | None) -> Call[Memory]:
+    return _memory_call(
+        """mutation($id: ID!, $to: ID!, $p: ID) {
+          copyMemory(id: $id, toProjectId: $to, projectId: $p) { ...M }
+        }""",
+        "copyMemory",
+        {"id": memory_id, "to": check_identifier("toProjectId", to_project_id), "p": project_id},
+    )
+
+
+def sharing_events(
+    memory_id: str | None, limit: int, project_id: str | None
+) -> Call[list[SharingEvent]]:
+    document = """query($m: ID, $limit: Int!, $p: ID) {
+      sharingEvents(memoryId: $m, limit: $limit, projectId: $p) {
+        id memoryId kind by fromVisibility toVisibility toProjectId copyId at
+      }
+    }"""
+    variables = {"m": memory_id, "limit": limit, "p": project_id}
+    return Call(
+        document, variables, lambda data: [read(SharingEvent, e) for e in data["sharingEvents"]]
+    )
+
+
 # -- consistency evaluation ------------------------------------------------------------
 
 
@@ -708,20 +745,23 @@ def consistency_reports(
 
 
 def knowledge_context(
-    request: ContextRequest | Mapping[str, Any], record_access: bool | None, project_id: str | None
+    request: ContextRequest | Mapping[str, Any],
+    record_access: bool | None,
+    project_id: str | None,
+    agent_id: str | None = None,
 ) -> Call[ContextResult]:
     parsed = parse(ContextRequest, request)
     document = f"""query($hint: String!, $types: [MemoryType!], $minConfidence: Float!,
                         $max: Int!, $recency: Float!, $superseded: Boolean!,
                         $archived: Boolean!, $session: ID, $access: Boolean, $p: ID,
                         $minRelevance: Float!, $after: DateTime, $before: DateTime,
-                        $asOf: DateTime) {{
+                        $asOf: DateTime, $agent: ID) {{
       knowledgeContext(contextHint: $hint, includeTypes: $types, minConfidence: $minConfidence,
                        maxResults: $max, recencyWeight: $recency,
                        includeSuperseded: $superseded, includeArchived: $archived,
                        sessionId: $session, recordAccess: $access, projectId: $p,
                        minRelevance: $minRelevance, occurredAfter: $after,
-                       occurredBefore: $before, asOf: $asOf) {{
+                       occurredBefore: $before, asOf: $asOf, agentId: $agent) {{
         items {{ memory {{ ...M }} score {COMPONENTS} {HITS} failure {{ {CAPSULE} }}
                  path {{ seedId factor steps {{ type fromId toId }} }} }}
         weights {{ name weight }} maxAccessCount candidates notes tookMs
@@ -748,20 +788,21 @@ def knowledge_context(
         "after": parsed.occurred_after.isoformat() if parsed.occurred_after else None,
         "before": parsed.occurred_before.isoformat() if parsed.occurred_before else None,
         "asOf": parsed.as_of.isoformat() if parsed.as_of else None,
+        "agent": _agent(agent_id),
     }
     return Call(document + MEMORY, variables, result)
 
 
 def search(
-    request: SearchRequest | Mapping[str, Any], project_id: str | None
+    request: SearchRequest | Mapping[str, Any], project_id: str | None, agent_id: str | None = None
 ) -> Call[SearchResult]:
     parsed = parse(SearchRequest, request)
     document = f"""query($query: String!, $mode: SearchMode!, $limit: Int!,
                         $filters: SearchFilters, $depth: Int!, $types: [RelationType!], $p: ID,
-                        $minRelevance: Float!, $asOf: DateTime) {{
+                        $minRelevance: Float!, $asOf: DateTime, $agent: ID) {{
       search(query: $query, mode: $mode, limit: $limit, filters: $filters, depth: $depth,
              relationTypes: $types, projectId: $p, minRelevance: $minRelevance,
-             asOf: $asOf) {{
+             asOf: $asOf, agentId: $agent) {{
         hits {{ memory {{ ...M }} score explanation {{
           {COMPONENTS} {HITS} replaces notes
           path {{ seedId factor steps {{ type fromId toId }} }}
@@ -782,6 +823,7 @@ def search(
         "p": project_id,
         "minRelevance": parsed.min_relevance,
         "asOf": _datetime(parsed.as_of),
+        "agent": _agent(agent_id),
     }
     return Call(document + MEMORY, variables, lambda data: read(SearchResult, data["search"]))
 
@@ -813,6 +855,10 @@ def neighborhood(
         variables,
         lambda data: read(Neighborhood, data["neighborhood"]),
     )
+
+
+def _agent(agent_id: str | None) -> str | None:
+    return None if agent_id is None else check_identifier("agentId", agent_id)
 
 
 def _project_name(project_id: str | None) -> str:

@@ -37,6 +37,7 @@ from graphmem.models import (
     ReviewFilter,
     ReviewPage,
     Session,
+    SharingEvent,
     StagingEvent,
     WriteOutcome,
 )
@@ -202,6 +203,29 @@ class Client:
     def forget(self, memory_id: str, *, project_id: str | None = None) -> None:
         """Delete a memory and its edges: the only path that deletes anything."""
         self._run(calls.forget(memory_id, self._project(project_id)))
+
+    # -- agents and sharing --------------------------------------------------
+
+    def share(self, memory_id: str, *, project_id: str | None = None) -> Memory:
+        """Let every agent of the project see a memory (see ``GraphMem.share``)."""
+        return self._run(calls.share(memory_id, self._project(project_id)))
+
+    def unshare(self, memory_id: str, *, project_id: str | None = None) -> Memory:
+        """Make a memory private to the agent that wrote it (see ``GraphMem.unshare``)."""
+        return self._run(calls.unshare(memory_id, self._project(project_id)))
+
+    def copy_memory(
+        self, memory_id: str, to_project_id: str, *, project_id: str | None = None
+    ) -> Memory:
+        """A copy of a memory in another project, naming its source (``GraphMem.copy_memory``)."""
+        call = calls.copy_memory(memory_id, to_project_id, self._project(project_id))
+        return self._run(call)
+
+    def sharing_events(
+        self, *, memory_id: str | None = None, limit: int = 50, project_id: str | None = None
+    ) -> list[SharingEvent]:
+        """Who shared, unshared or copied which memory, newest first."""
+        return self._run(calls.sharing_events(memory_id, limit, self._project(project_id)))
 
     # -- relations ---------------------------------------------------------
 
@@ -453,11 +477,13 @@ class Client:
         *,
         record_access: bool | None = None,
         project_id: str | None = None,
+        agent_id: str | None = None,
         **options: Any,
     ) -> ContextResult:
         """What an agent should know right now, best first (see ``GraphMem.knowledge_context``)."""
         request = _request(ContextRequest, "context_hint", context_hint, options)
-        call = calls.knowledge_context(request, record_access, self._project(project_id))
+        project = self._project(project_id)
+        call = calls.knowledge_context(request, record_access, project, agent_id)
         return self._run(call)
 
     def search(
@@ -465,11 +491,12 @@ class Client:
         query: str | SearchRequest | Mapping[str, Any],
         *,
         project_id: str | None = None,
+        agent_id: str | None = None,
         **options: Any,
     ) -> SearchResult:
         """Hybrid search over vectors, full text and relations; every hit explains itself."""
         request = _request(SearchRequest, "query", query, options)
-        return self._run(calls.search(request, self._project(project_id)))
+        return self._run(calls.search(request, self._project(project_id), agent_id))
 
     def neighborhood(
         self,

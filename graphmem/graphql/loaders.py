@@ -70,6 +70,12 @@ class Context:
     loaders: Loaders = field(init=False)
 
     def __post_init__(self) -> None:
+        self.act_as_principal()
+
+    def act_as_principal(self) -> None:
+        """Every call of this request acts as the key's agent, if it is bound to
+        one: it sees that agent's memories and the shared ones, no others."""
+        self.gm = self.gm.as_agent(self.principal.agent_id)
         self.loaders = Loaders(self.gm)
 
 

@@ -304,6 +304,15 @@ def _parsed(filters: SearchFilters | None) -> domain.SearchFilters | None:
     return parse_input(domain.SearchFilters, data, "filters")
 
 
+AgentId = Annotated[
+    strawberry.ID | None,
+    strawberry.argument(
+        description="See only what this agent sees (its own memories and the shared ones). "
+        "A key bound to an agent always sees its agent's view and may name no other."
+    ),
+]
+
+
 @strawberry.type
 class RetrievalQuery:
     @strawberry.field(
@@ -347,6 +356,7 @@ class RetrievalQuery:
                 description=AS_OF_HELP + " Nothing is counted as retrieved.",
             ),
         ] = None,
+        agent_id: AgentId = None,
     ) -> ContextResult:
         request = parse_request(
             {
@@ -366,7 +376,12 @@ class RetrievalQuery:
         )
         gm = info.context.gm
         result = await write(
-            info, gm.knowledge_context, request, record_access=record_access, project_id=project_id
+            info,
+            gm.knowledge_context,
+            request,
+            record_access=record_access,
+            project_id=project_id,
+            agent_id=agent_id,
         )
         return ContextResult.of(result)
 
@@ -401,6 +416,7 @@ class RetrievalQuery:
                 "memory is not replaced (it had stopped holding).",
             ),
         ] = None,
+        agent_id: AgentId = None,
     ) -> SearchResult:
         request = models.parse(
             domain.SearchRequest,
@@ -415,7 +431,9 @@ class RetrievalQuery:
                 "as_of": as_of,
             },
         )
-        result = await run_in_threadpool(info.context.gm.search, request, project_id=project_id)
+        result = await run_in_threadpool(
+            info.context.gm.search, request, project_id=project_id, agent_id=agent_id
+        )
         return SearchResult.of(result)
 
     @strawberry.field(

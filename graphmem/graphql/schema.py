@@ -39,6 +39,7 @@ from graphmem.graphql.projects import ProjectMutation, ProjectQuery
 from graphmem.graphql.promotion import PromotionMutation, PromotionQuery
 from graphmem.graphql.retrieval import RetrievalQuery
 from graphmem.graphql.review import ReviewMutation, ReviewQuery
+from graphmem.graphql.sharing import SharingMutation, SharingQuery
 from graphmem.graphql.subscriptions import Subscription
 from graphmem.graphql.tenancy import ADMIN_MUTATIONS, guard
 from graphmem.graphql.whatif import ADMIN_QUERIES, WhatIfQuery
@@ -65,6 +66,7 @@ Query = guard(
             WhatIfQuery,
             FailureQuery,
             ProjectQuery,
+            SharingQuery,
         ),
     ),
     Role.READ,
@@ -80,6 +82,7 @@ Mutation = guard(
             EvaluationMutation,
             FailureMutation,
             ProjectMutation,
+            SharingMutation,
         ),
     ),
     Role.WRITE,

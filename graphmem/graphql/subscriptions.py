@@ -90,14 +90,24 @@ async def _stream(
             field="project_id",
         )
     project = info.context.principal.project_for(project_id, gm.default_project, Role.READ)
+    agent = info.context.principal.agent_id
 
     async def stream() -> AsyncIterator[MemoryEvent]:
         # Subscribed when iteration starts: a stream that never starts holds nothing.
         with gm.events.subscribe(topic, project) as subscription:
             async for event in subscription:
+                if agent is not None and not await _sees(gm, event):
+                    continue
                 yield MemoryEvent.of(event, gm)
 
     return stream()
+
+
+async def _sees(gm: GraphMem, event: events.MemoryEvent) -> bool:
+    """Whether a key bound to an agent may hear of this memory: it is shared or the
+    agent's own (a forgotten memory can no longer say, so it is not told)."""
+    (memory,) = await run_in_threadpool(gm.get_many, [event.memory_id], project_id=event.project_id)
+    return memory is not None
 
 
 @strawberry.type
@@ -179,3 +189,4 @@ async def connection_init(context: Context) -> None:
         )
     except UnauthenticatedError as exc:
         raise ConnectionRejectionError({"code": exc.code, "message": exc.message}) from None
+    context.act_as_principal()

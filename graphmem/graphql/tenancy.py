@@ -14,6 +14,7 @@ from strawberry.extensions import FieldExtension
 from strawberry.types.base import get_object_definition
 
 from graphmem.auth import Role
+from graphmem.errors import ForbiddenError
 from graphmem.graphql.types import Info
 
 ADMIN_MUTATIONS = frozenset(
@@ -30,16 +31,28 @@ ADMIN_MUTATIONS = frozenset(
 """Operations that act on a whole project or change how it runs, rather than on
 memories an agent holds: they need an ``admin`` key."""
 
+WHOLE_PROJECT_QUERIES = frozenset({"consistency_job", "consistency_report", "consistency_reports"})
+"""Reads whose answer covers every agent's memories (the evaluator's findings name
+them all): like the admin operations, refused to a key bound to an agent."""
+
 
 class Tenancy(FieldExtension):
-    def __init__(self, role: Role) -> None:
+    def __init__(self, role: Role, *, whole_project: bool = False) -> None:
         self.role = role
+        self.whole_project = whole_project
+        """Acts on (or reports on) every agent's memories: no key bound to one may."""
 
     def _scoped(self, info: Info, kwargs: dict[str, Any]) -> dict[str, Any]:
         context = info.context
         kwargs["project_id"] = context.principal.project_for(
             kwargs.get("project_id"), context.gm.default_project, self.role
         )
+        agent = context.principal.agent_id
+        if self.whole_project and agent is not None:
+            raise ForbiddenError(
+                f"this API key acts as agent {agent!r}; this operation covers every agent's "
+                "memories and needs a key bound to no agent"
+            )
         return kwargs
 
     def resolve(self, next_: Any, source: Any, info: Info, **kwargs: Any) -> Any:
@@ -56,5 +69,6 @@ def guard(root: type, role: Role, *, admin: frozenset[str] = frozenset()) -> typ
         if not any(argument.python_name == "project_id" for argument in field.arguments):
             raise TypeError(f"{root.__name__}.{field.python_name} takes no projectId")
         needed = Role.ADMIN if field.python_name in admin else role
-        field.extensions.append(Tenancy(needed))
+        whole = field.python_name in admin or field.python_name in WHOLE_PROJECT_QUERIES
+        field.extensions.append(Tenancy(needed, whole_project=whole))
     return root

@@ -34,6 +34,10 @@ strawberry.enum(models.MemoryType, description="What kind of knowledge a memory 
 strawberry.enum(models.Tier, description="How long-lived a memory is.")
 strawberry.enum(models.Status, description="How far a memory is trusted.")
 strawberry.enum(models.RelationType, description="The meaning of an edge between two memories.")
+strawberry.enum(
+    models.Visibility,
+    description="Who of a project's agents sees a memory: its own agent only, or every agent.",
+)
 strawberry.enum(models.Source, description="Where a memory came from.")
 strawberry.enum(models.SuggestedBy, description="Who decided that a memory is worth keeping.")
 strawberry.enum(models.SessionState, description="Where a session is in its lifecycle.")
@@ -133,6 +137,35 @@ class RelationEvent:
         )
 
 
+@strawberry.type(description="A logged change of who sees a memory: shared, unshared or copied.")
+class SharingEvent:
+    id: strawberry.ID
+    memory_id: strawberry.ID
+    kind: str = strawberry.field(description="shared, unshared or copied.")
+    by: str = strawberry.field(
+        description="The agent that did it, or 'admin' for a caller bound to no agent."
+    )
+    from_visibility: models.Visibility | None
+    to_visibility: models.Visibility | None
+    to_project_id: strawberry.ID | None = strawberry.field(description="Where a copy went.")
+    copy_id: strawberry.ID | None = strawberry.field(description="The copy's id there.")
+    at: datetime
+
+    @classmethod
+    def of(cls, event: models.SharingEvent) -> SharingEvent:
+        return cls(
+            id=strawberry.ID(event.id),
+            memory_id=strawberry.ID(event.memory_id),
+            kind=event.kind,
+            by=event.by,
+            from_visibility=event.from_visibility,
+            to_visibility=event.to_visibility,
+            to_project_id=strawberry.ID(event.to_project_id) if event.to_project_id else None,
+            copy_id=strawberry.ID(event.copy_id) if event.copy_id else None,
+            at=from_epoch(event.at),
+        )
+
+
 @strawberry.type(description="A thread of work that memories are recorded in.")
 class Session:
     id: strawberry.ID
@@ -195,6 +228,10 @@ class Memory:
     rationale: str | None
     evidence: list[str]
     agent_id: strawberry.ID | None
+    visibility: models.Visibility = strawberry.field(
+        description="PRIVATE to its agent or SHARED with the project; a memory stored before "
+        "visibility existed, or without an agent, is SHARED."
+    )
     superseded_by: strawberry.ID | None
     created_at: datetime
     occurred_at: datetime = strawberry.field(
@@ -231,6 +268,14 @@ class Memory:
         description="When it stopped holding: given, or the start of the memory that "
         "superseded it; null while it holds."
     )
+    copied_from: strawberry.ID | None = strawberry.field(
+        description="The memory this one is a copy of (in copiedFromProject)."
+    )
+    copied_from_project: strawberry.ID | None
+    copied_at: datetime | None
+    copied_by: str | None = strawberry.field(
+        description="The agent that made the copy, or 'admin' for a caller bound to no agent."
+    )
 
     @classmethod
     def of(cls, memory: models.Memory) -> Memory:
@@ -258,6 +303,7 @@ class Memory:
             rationale=memory.rationale,
             evidence=memory.evidence,
             agent_id=strawberry.ID(memory.agent_id) if memory.agent_id else None,
+            visibility=memory.visibility,
             superseded_by=strawberry.ID(memory.superseded_by) if memory.superseded_by else None,
             created_at=from_epoch(memory.created_at),
             occurred_at=from_epoch(memory.occurred),
@@ -276,6 +322,12 @@ class Memory:
             conflict_reason=memory.conflict_reason,
             valid_from=from_epoch(memory.valid_since),
             valid_to=to_datetime(memory.valid_to),
+            copied_from=strawberry.ID(memory.copied_from) if memory.copied_from else None,
+            copied_from_project=(
+                strawberry.ID(memory.copied_from_project) if memory.copied_from_project else None
+            ),
+            copied_at=to_datetime(memory.copied_at),
+            copied_by=memory.copied_by,
         )
 
     @strawberry.field(description="The importance score recomputed now, factor by factor.")
@@ -523,7 +575,15 @@ class MemoryInput:
     rationale: str | None = None
     evidence: list[str] = strawberry.field(default_factory=list)
     session_id: strawberry.ID | None = None
-    agent_id: strawberry.ID | None = None
+    agent_id: strawberry.ID | None = strawberry.field(
+        default=None,
+        description="Who writes it; a key bound to an agent writes as that agent only.",
+    )
+    visibility: models.Visibility | None = strawberry.field(
+        default=None,
+        description="PRIVATE to its agent or SHARED with the project; the project's default "
+        "when absent (always SHARED without an agent).",
+    )
     occurred_at: datetime | None = strawberry.field(
         default=None,
         description="When it happened (a conversation turn's time, say); the time of the "

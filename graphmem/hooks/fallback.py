@@ -36,8 +36,8 @@ def recall(
 ) -> list[Recalled]:
     from graphmem.auth import Role
 
-    with _opened(start) as gm:
-        scope = _scope(gm, api_key, project, Role.READ)
+    with _opened(start) as store:
+        gm, scope = _scope(store, api_key, project, Role.READ)
         result = gm.knowledge_context(hint, max_results=max_results, project_id=scope)
     return [
         Recalled(
@@ -57,8 +57,8 @@ def record_failure(
     written without an embedding; ``graphmem backfill-embeddings`` adds it)."""
     from graphmem.auth import Role
 
-    with _opened(start) as gm:
-        scope = _scope(gm, api_key, project, Role.WRITE)
+    with _opened(start) as store:
+        gm, scope = _scope(store, api_key, project, Role.WRITE)
         fields = {_SNAKE.get(key, key): value for key, value in report.items()}
         outcome = gm.record_failure(fields, project_id=scope)
         lesson = gm.get(outcome.lesson_id, project_id=scope) if outcome.lesson_id else None
@@ -98,12 +98,16 @@ def _opened(start: bool) -> Iterator[GraphMem]:
         yield gm
 
 
-def _scope(gm: GraphMem, api_key: str | None, project: str | None, role: Role) -> str:
-    """The project an API key in the environment lets this call act in."""
+def _scope(
+    gm: GraphMem, api_key: str | None, project: str | None, role: Role
+) -> tuple[GraphMem, str]:
+    """The store as an API key in the environment lets this call see it (its
+    agent's view, for a key bound to one), and the project it may act in."""
     from graphmem.auth import OPEN
 
     principal = gm.keys.authenticate(api_key) if api_key else OPEN
-    return principal.project_for(project, gm.default_project, role)
+    project_id = principal.project_for(project, gm.default_project, role)
+    return gm.as_agent(principal.agent_id), project_id
 
 
 def _listening(path: Path) -> bool:

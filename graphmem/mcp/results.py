@@ -32,6 +32,11 @@ class MemoryView(BaseModel):
     tags: list[str]
     rationale: str | None
     session_id: str
+    agent_id: str | None = Field(description="The agent that wrote it.")
+    visibility: models.Visibility = Field(
+        description="private to its agent, or shared with every agent of the project."
+    )
+    copied_from: str | None = Field(description="The memory this one is a copy of, if any.")
     occurrence_count: int
     access_count: int
     retrieval_count: int = Field(description="How often knowledge_context returned it.")
@@ -61,6 +66,9 @@ class MemoryView(BaseModel):
             tags=memory.tags,
             rationale=memory.rationale,
             session_id=memory.session_id,
+            agent_id=memory.agent_id,
+            visibility=memory.visibility,
+            copied_from=memory.copied_from,
             occurrence_count=memory.occurrence_count,
             access_count=memory.access_count,
             retrieval_count=memory.retrieval_count,
@@ -202,6 +210,34 @@ class FailureResult(BaseModel):
 class ForgetResult(BaseModel):
     id: str
     forgotten: bool
+
+
+class SharingEventView(BaseModel):
+    id: str
+    memory_id: str
+    kind: str = Field(description="shared, unshared or copied.")
+    by: str = Field(description="The agent that did it, or admin.")
+    to_visibility: models.Visibility | None
+    to_project_id: str | None = Field(description="Where a copy went.")
+    copy_id: str | None
+    at: str = Field(description="ISO-8601, UTC.")
+
+    @classmethod
+    def of(cls, event: models.SharingEvent) -> SharingEventView:
+        return cls(
+            id=event.id,
+            memory_id=event.memory_id,
+            kind=event.kind,
+            by=event.by,
+            to_visibility=event.to_visibility,
+            to_project_id=event.to_project_id,
+            copy_id=event.copy_id,
+            at=_iso(event.at) or "",
+        )
+
+
+class SharingEventsView(BaseModel):
+    events: list[SharingEventView]
 
 
 class ReviewItemView(BaseModel):

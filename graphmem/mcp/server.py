@@ -24,9 +24,11 @@ from pydantic import Field, ValidationError
 
 from graphmem import __version__, capsules, models
 from graphmem import retrieval as domain
+from graphmem.agents import acting_as
 from graphmem.api import GraphMem
 from graphmem.auth import OPEN, Principal, Role
 from graphmem.errors import (
+    ForbiddenError,
     GraphMemError,
     StoreUnavailableError,
     UnauthenticatedError,
@@ -42,6 +44,8 @@ from graphmem.mcp.results import (
     RememberResult,
     ReviewView,
     SearchView,
+    SharingEventsView,
+    SharingEventView,
     context_view,
     review_view,
     search_view,
@@ -61,7 +65,11 @@ from graphmem.retrieval import search as search_limits
 from graphmem.retrieval.fusion import DEFAULT_MIN_RELEVANCE
 
 STORE_UNAVAILABLE_MESSAGE = "The graph database is unavailable; try again shortly"
-_ARGUMENT_NAMES = {"projectId": "project_id"}
+_ARGUMENT_NAMES = {
+    "projectId": "project_id",
+    "agentId": "agent_id",
+    "toProjectId": "to_project_id",
+}
 """GraphMem's names for what the tools call otherwise."""
 
 log = logging.getLogger(__name__)
@@ -81,6 +89,13 @@ find it): a failure seen before comes back with what was learned from it.
 ProjectId = Annotated[
     Identifier | None,
     Field(description="The project (tenant) to act in; the server's default when omitted."),
+]
+ViewOf = Annotated[
+    Identifier | None,
+    Field(
+        description="Only what this agent sees (its own memories and the shared ones); a key "
+        "bound to an agent may name only its own."
+    ),
 ]
 MemoryId = Annotated[str, Field(min_length=1, max_length=128, description="A memory's id.")]
 """Named ``id`` where a tool takes one memory, as GraphQL names it."""
@@ -123,18 +138,38 @@ WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_worl
 
 
 class GraphMemMCP(MCPServer[Any]):
-    """An MCPServer whose tool errors carry GraphMem's codes and fields."""
+    """An MCPServer whose tool errors carry GraphMem's codes and fields, and whose
+    tools act as the caller's agent when its key is bound to one."""
+
+    stdio_principal: Principal = OPEN
+    """Who stdio clients act as; HTTP requests bring their own."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         try:
-            return await super().call_tool(name, arguments, context)
+            principal = self._caller(context)
+            # The tool runs in a copy of this context (a worker thread's), agent included.
+            with acting_as(principal.agent_id):
+                return await super().call_tool(name, arguments, context)
+        except UnauthenticatedError as exc:
+            return _error_result(exc)
         except ToolError as exc:
             error = _deliberate(exc)
             if error is None:
                 raise
             return _error_result(error)
+
+    def _caller(self, context: Context[Any, Any] | None) -> Principal:
+        """Who calls: the HTTP request's principal, or the process's own (stdio, or
+        a call made in the process with no request)."""
+        if context is None:
+            return self.stdio_principal
+        try:
+            context.request_context  # noqa: B018 - raises outside a request
+        except ValueError:
+            return self.stdio_principal
+        return _request_principal(context, self.stdio_principal)
 
 
 def _deliberate(exc: ToolError) -> GraphMemError | None:
@@ -200,6 +235,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         log_level="WARNING",
         warn_on_duplicate_tools=False,
     )
+    server.stdio_principal = principal
 
     def project(ctx: Context[Any, Any], project_id: str | None, role: Role) -> str:
         return _request_principal(ctx, principal).project_for(project_id, gm.default_project, role)
@@ -264,6 +300,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         occurred_after: OccurredAfter = None,
         occurred_before: OccurredBefore = None,
         as_of: AsOf = None,
+        agent_id: ViewOf = None,
         project_id: ProjectId = None,
     ) -> Annotated[CallToolResult, ContextView]:
         scope = project(ctx, project_id, Role.READ)  # access is checked before the arguments
@@ -283,7 +320,9 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 "as_of": as_of,
             }
         )
-        result = gm.knowledge_context(request, record_access=record_access, project_id=scope)
+        result = gm.knowledge_context(
+            request, record_access=record_access, project_id=scope, agent_id=agent_id
+        )
         view = context_view(result)
         # A client that hands the model only text content gives it the block itself.
         return CallToolResult(
@@ -353,6 +392,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         occurred_after: OccurredAfter = None,
         occurred_before: OccurredBefore = None,
         as_of: AsOf = None,
+        agent_id: ViewOf = None,
         project_id: ProjectId = None,
     ) -> SearchView:
         scope = project(ctx, project_id, Role.READ)  # access is checked before the arguments
@@ -381,7 +421,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 },
             },
         )
-        result = gm.search(request, project_id=scope)
+        result = gm.search(request, project_id=scope, agent_id=agent_id)
         return search_view(result)
 
     @server.tool(
@@ -431,7 +471,17 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         session_id: Annotated[
             Identifier | None, Field(description="The thread of work it belongs to.")
         ] = None,
-        agent_id: Annotated[Identifier | None, Field(description="Who is writing it.")] = None,
+        agent_id: Annotated[
+            Identifier | None,
+            Field(description="Who is writing it; a key bound to an agent writes as it only."),
+        ] = None,
+        visibility: Annotated[
+            models.Visibility | None,
+            Field(
+                description="private to its agent, or shared with every agent of the project; "
+                "the project's default when omitted."
+            ),
+        ] = None,
         occurred_at: Annotated[
             str | None,
             Field(
@@ -474,6 +524,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 "evidence": evidence,
                 "session_id": session_id,
                 "agent_id": agent_id,
+                "visibility": visibility,
                 "occurred_at": occurred_at,
                 "valid_from": valid_from,
                 "valid_to": valid_to,
@@ -725,5 +776,57 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
             project_id=project(ctx, project_id, Role.READ),
         )
         return review_view(page)
+
+    @server.tool(
+        description="Let every agent of the project see one of your memories (logged).",
+        annotations=WRITES,
+    )
+    def share(ctx: Context[Any, Any], id: MemoryId, project_id: ProjectId = None) -> MemoryView:
+        return MemoryView.of(gm.share(id, project_id=project(ctx, project_id, Role.WRITE)))
+
+    @server.tool(
+        description="Make one of your memories private to you again (logged).",
+        annotations=WRITES,
+    )
+    def unshare(ctx: Context[Any, Any], id: MemoryId, project_id: ProjectId = None) -> MemoryView:
+        return MemoryView.of(gm.unshare(id, project_id=project(ctx, project_id, Role.WRITE)))
+
+    @server.tool(
+        description="Copy a memory into another project you work in; the copy names where it "
+        "came from and the original stays as it is (logged).",
+        annotations=WRITES,
+    )
+    def copy_memory(
+        ctx: Context[Any, Any],
+        id: MemoryId,
+        to_project_id: Annotated[Identifier, Field(description="The project to copy it into.")],
+        project_id: ProjectId = None,
+    ) -> MemoryView:
+        scope = project(ctx, project_id, Role.WRITE)
+        try:
+            project(ctx, to_project_id, Role.WRITE)
+        except GraphMemError:
+            raise ForbiddenError(
+                "to_project_id: this API key may not write in the project named",
+                field="to_project_id",
+            ) from None
+        return MemoryView.of(gm.copy_memory(id, to_project_id, project_id=scope))
+
+    @server.tool(
+        description="Who shared, unshared or copied which memory, newest first.",
+        annotations=READ_ONLY,
+    )
+    def sharing_events(
+        ctx: Context[Any, Any],
+        memory_id: Annotated[
+            str | None, Field(max_length=128, description="Only this memory's events.")
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=200, description="How many events.")] = 50,
+        project_id: ProjectId = None,
+    ) -> SharingEventsView:
+        events = gm.sharing_events(
+            memory_id=memory_id, limit=limit, project_id=project(ctx, project_id, Role.READ)
+        )
+        return SharingEventsView(events=[SharingEventView.of(event) for event in events])
 
     return server

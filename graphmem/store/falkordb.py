@@ -14,6 +14,7 @@ import redis
 from falkordb import FalkorDB
 from falkordb.exceptions import SchemaVersionMismatchException
 
+from graphmem.agents import with_viewer
 from graphmem.errors import InvalidInputError, StorageFullError, StoreUnavailableError
 from graphmem.statements import Statements
 from graphmem.store import Row
@@ -89,10 +90,10 @@ class FalkorStore:
         return cls(db, graph, timeout_ms=timeout_ms)
 
     def read(self, name: str, params: Mapping[str, Any] | None = None) -> list[Row]:
-        return self._run(name, params, read_only=True)
+        return self._run(name, with_viewer(params), read_only=True)
 
     def write(self, name: str, params: Mapping[str, Any] | None = None) -> list[Row]:
-        return self._run(name, params, read_only=False)
+        return self._run(name, with_viewer(params), read_only=False)
 
     def setup_schema(self) -> None:
         for ddl in self.statements.script("schema"):

@@ -29,6 +29,7 @@ from neo4j import (
 )
 from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
 
+from graphmem.agents import with_viewer
 from graphmem.config import Settings
 from graphmem.errors import StoreUnavailableError
 from graphmem.statements import Statements
@@ -84,10 +85,10 @@ class Neo4jStore:
         return cls(driver, database=settings.neo4j_database, timeout_s=timeout)
 
     def read(self, name: str, params: Mapping[str, Any] | None = None) -> list[Row]:
-        return self._execute(self.statements[name], params, READ_ACCESS)
+        return self._execute(self.statements[name], with_viewer(params), READ_ACCESS)
 
     def write(self, name: str, params: Mapping[str, Any] | None = None) -> list[Row]:
-        return self._execute(self.statements[name], params, WRITE_ACCESS)
+        return self._execute(self.statements[name], with_viewer(params), WRITE_ACCESS)
 
     def setup_schema(self) -> None:
         """Each DDL statement alone: Neo4j runs schema and data changes in separate

@@ -41,6 +41,9 @@ LOCAL_ONLY = {
     "record_failure": "not in the client yet: GraphQL recordFailure serves it",
     "failure_capsules": "not in the client yet: GraphQL failureCapsules serves it",
     "failure_capsule": "not in the client yet: GraphQL failureCapsule serves it",
+    "as_agent": "a remote caller acts as its key's agent; knowledge_context and search take "
+    "agent_id for one agent's view",
+    "default_visibility": "the server's own setting, applied by the server to each write",
 }
 """GraphMem's public methods a client does not have, and why."""
 

@@ -288,6 +288,21 @@ def test_without_a_server_the_hook_reads_the_running_database_on_full_text(
         assert "no server at" in nothing(off)
 
 
+def test_without_a_server_the_hook_sees_as_the_agent_of_its_key(
+    stored: Path, outside: Path, refused_url: str
+):
+    with GraphMem.open(Settings(data_dir=stored, embedder="none")) as gm:
+        private = gm.as_agent("ana").remember(
+            {"content": ACTIVE, "memory_type": "decision", "visibility": "private"}
+        )
+        _, ana = gm.keys.create("ana", ["default"], "read", agent_id="ana")
+        _, ben = gm.keys.create("ben", ["default"], "read", agent_id="ben")
+        mine = hook(event=prompt(outside), url=refused_url, data_dir=stored, api_key=ana)
+        assert private.id in injected(mine, "UserPromptSubmit")
+        other = hook(event=prompt(outside), url=refused_url, data_dir=stored, api_key=ben)
+        assert other.returncode == 0 and private.id not in other.stdout
+
+
 def test_a_stopped_database_is_started_only_when_asked(
     stored: Path, outside: Path, refused_url: str
 ):

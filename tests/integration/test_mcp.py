@@ -59,6 +59,10 @@ TOOLS = {
     "review_candidates",
     "restore",
     "record_failure",
+    "share",
+    "unshare",
+    "copy_memory",
+    "sharing_events",
 }
 SESSION_LIMIT_S = 60
 """No MCP conversation in these tests may take longer than this."""

@@ -14,7 +14,10 @@ FALKORDB, NEO4J = (Statements(dialect) for dialect in DIALECTS)
 ALL_NAMES = sorted(FALKORDB.names() | NEO4J.names())
 STATEMENTS = [name for name in ALL_NAMES if name != "schema"]
 LOCK = "._lock = true"
-IMMUTABLE = {"id", "project_id", "session_id"}
+IMMUTABLE = {"id", "project_id", "session_id", "agent_id"}
+ACCESS = {"visibility"}
+"""Who may see a memory, checked as access rather than state: a write that races a
+share or an unshare is one that ran just before it, so it needs no lock."""
 HARMLESS_TWICE = {
     "migrate_status": "sets the same status whoever runs it",
     "evaluator_fill_archived_at": "sets the same time from the same properties whoever runs it",
@@ -112,7 +115,7 @@ def _guards(text: str) -> set[str]:
             prop
             for clause in clauses
             for var, prop in re.findall(r"\b(\w+)\.(\w+)", clause)
-            if var in nodes and prop not in IMMUTABLE
+            if var in nodes and prop not in IMMUTABLE | ACCESS
         }
 
     written = set(re.findall(r"(?:SET|,)\s*\w+\.(\w+)\s*=", code[first_write.start() :]))

@@ -1,0 +1,43 @@
+// A copy of a memory in another project, saying where it came from: the source
+// is only read, never moved or changed. The copy keeps the source's agent,
+// visibility, text, type, tags, tier, status and embedding; its use counts
+// start again. Logged in the source project as a SharingEvent.
+MATCH (s:Memory {id: $id})
+WHERE s.project_id = $project_id
+  AND ($viewer IS NULL OR coalesce(s.visibility, 'shared') = 'shared' OR s.agent_id = $viewer)
+MERGE (p:Project {id: $to_project_id})
+  ON CREATE SET p.created_at = $now
+MERGE (sess:Session {project_id: $to_project_id, id: s.session_id})
+  ON CREATE SET sess.state = 'active', sess.created_at = $now, sess.updated_at = $now,
+                sess.promotion_enabled = true
+MERGE (sess)-[:IN_PROJECT]->(p)
+CREATE (c:Memory)
+SET c = properties(s)
+SET c.id = $copy_id,
+    c.project_id = $to_project_id,
+    c.created_at = $now,
+    c.updated_at = $now,
+    c.access_count = 0,
+    c.retrieval_count = 0,
+    c.feedback = 0,
+    c.feedback_count = 0,
+    c.copied_from = s.id,
+    c.copied_from_project = $project_id,
+    c.copied_at = $now,
+    c.copied_by = $by
+// Ids of the source project mean nothing in the target.
+REMOVE c.superseded_by, c.merged_into, c.conflicts_with, c.conflict_reason, c.valid_to_by,
+       c.last_accessed_at, c.last_retrieved_at
+CREATE (c)-[:IN_SESSION]->(sess)
+CREATE (e:SharingEvent {
+  id: $event_id,
+  project_id: $project_id,
+  memory_id: s.id,
+  kind: 'copied',
+  by: $by,
+  to_project_id: $to_project_id,
+  copy_id: $copy_id,
+  at: $now
+})
+RETURN c {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .retrieval_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .last_retrieved_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance, .variants, .conflicts_with, .conflict_reason, .valid_from, .valid_to, .visibility, .copied_from, .copied_from_project, .copied_at, .copied_by} AS memory,
+       e {.id, .memory_id, .kind, .by, .from_visibility, .to_visibility, .to_project_id, .copy_id, .at} AS event

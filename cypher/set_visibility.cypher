@@ -1,0 +1,26 @@
+// Who sees a memory, set to $to by its own agent (or by a caller bound to no
+// agent) and logged as a SharingEvent. A memory without an agent is always
+// shared. Read again under the memory's write lock: of two concurrent
+// changes, the second finds it changed and logs nothing.
+MATCH (m:Memory {id: $id})
+WHERE m.project_id = $project_id AND m.agent_id IS NOT NULL
+  AND ($viewer IS NULL OR m.agent_id = $viewer)
+  AND coalesce(m.visibility, 'shared') <> $to
+SET m._lock = true
+REMOVE m._lock
+WITH m
+WHERE coalesce(m.visibility, 'shared') <> $to
+WITH m, coalesce(m.visibility, 'shared') AS before
+SET m.visibility = $to, m.updated_at = $now
+CREATE (e:SharingEvent {
+  id: $event_id,
+  project_id: $project_id,
+  memory_id: m.id,
+  kind: $kind,
+  by: $by,
+  from_visibility: before,
+  to_visibility: $to,
+  at: $now
+})
+RETURN m {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .retrieval_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .last_retrieved_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance, .variants, .conflicts_with, .conflict_reason, .valid_from, .valid_to, .visibility, .copied_from, .copied_from_project, .copied_at, .copied_by} AS memory,
+       e {.id, .memory_id, .kind, .by, .from_visibility, .to_visibility, .to_project_id, .copy_id, .at} AS event
