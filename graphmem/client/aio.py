@@ -18,6 +18,7 @@ from graphmem.archival import ArchiveResult
 from graphmem.client import calls
 from graphmem.client.errors import ServerUnreachableError
 from graphmem.client.transport import Call, RetryPolicy, answer, endpoint, headers
+from graphmem.consolidator import ConsolidationResult
 from graphmem.evaluator import ConsistencyReport, Job
 from graphmem.models import (
     BulkReviewResult,
@@ -346,6 +347,17 @@ class AsyncClient:
         self, *, dry_run: bool = False, project_id: str | None = None
     ) -> ArchiveResult:
         return await self._run(calls.archive_stale(dry_run, self._project(project_id)))
+
+    async def consolidate(
+        self,
+        *,
+        dry_run: bool = False,
+        fingerprints: Sequence[str] | None = None,
+        project_id: str | None = None,
+    ) -> ConsolidationResult:
+        """One consolidated memory per group of related memories; ``dry_run``: only the
+        groups. ``fingerprints``: only these groups of a dry run."""
+        return await self._run(calls.consolidate(dry_run, fingerprints, self._project(project_id)))
 
     async def restore(self, memory_id: str, *, project_id: str | None = None) -> Memory:
         """Back to its previous tier, counted as just used (and rescored so)."""

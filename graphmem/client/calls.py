@@ -16,6 +16,7 @@ from typing import Any
 from graphmem.archival import ArchiveResult
 from graphmem.client.codec import decode, encode, read
 from graphmem.client.transport import Call
+from graphmem.consolidator import ConsolidationResult
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.evaluator import ConsistencyReport, Job
 from graphmem.models import (
@@ -505,6 +506,31 @@ def archive_stale(dry_run: bool, project_id: str | None) -> Call[ArchiveResult]:
 
 def restore(memory_id: str, project_id: str | None) -> Call[Memory]:
     return _memory_mutation("restore", memory_id, project_id)
+
+
+# -- consolidation -----------------------------------------------------------------
+
+
+def consolidate(
+    dry_run: bool, fingerprints: Sequence[str] | None, project_id: str | None
+) -> Call[ConsolidationResult]:
+    document = """mutation($dry: Boolean!, $f: [String!], $p: ID) {
+      consolidate(dryRun: $dry, fingerprints: $f, projectId: $p) {
+        projectId dryRun scanned eligible notes
+        groups { fingerprint content reason members { ...M } }
+        consolidated { memoryId sourceIds fingerprint }
+      }
+    }"""
+    variables = {
+        "dry": dry_run,
+        "f": None if fingerprints is None else list(fingerprints),
+        "p": project_id,
+    }
+    return Call(
+        document + MEMORY,
+        variables,
+        lambda data: read(ConsolidationResult, data["consolidate"]),
+    )
 
 
 # -- staging and review ------------------------------------------------------------

@@ -30,6 +30,7 @@ from strawberry.types import ExecutionContext
 
 from graphmem.auth import Role
 from graphmem.config import Settings
+from graphmem.graphql.consolidation import ConsolidationMutation
 from graphmem.graphql.errors import ClientErrors, should_log
 from graphmem.graphql.evaluation import EvaluationMutation, EvaluationQuery
 from graphmem.graphql.failures import FailureMutation, FailureQuery
@@ -71,7 +72,14 @@ Query = guard(
 Mutation = guard(
     _merged(
         "Mutation",
-        (MemoryMutation, PromotionMutation, ReviewMutation, EvaluationMutation, FailureMutation),
+        (
+            MemoryMutation,
+            PromotionMutation,
+            ReviewMutation,
+            EvaluationMutation,
+            FailureMutation,
+            ConsolidationMutation,
+        ),
     ),
     Role.WRITE,
     admin=ADMIN_MUTATIONS,

@@ -22,6 +22,7 @@ ADMIN_MUTATIONS = frozenset(
         "enable_promotion",
         "disable_promotion",
         "archive_stale",
+        "consolidate",
         "bulk_review",
         "run_consistency_check",
     }
