@@ -10,8 +10,9 @@ one memory per group and supersedes the group with it (see
 - **eligible**: active, live, current memories that are not rules (pinned,
   procedural types, the source of a ``CONSTRAINS`` edge) and not a failure
   capsule's lesson: those are kept exactly as written;
-- **groups**: pairs (near by cosine, or ``RELATED_TO``) joined strongest
-  first, within one memory type, and only when no member of one side
+- **groups**: pairs joined strongest first: near by cosine and judged the
+  same statement (or nearer still, ``related_similarity``, and only related),
+  or tied by ``RELATED_TO``; within one memory type, and only when no member of one side
   contradicts a member of the other by ``restatement.judge`` (negation,
   changed value, other name, reversed preference): a contradiction or an
   update is never folded into agreement. A group stops at ``max_group_size``;
@@ -167,10 +168,14 @@ def find_groups(
         key=lambda item: (-item[1], item[0]),
     )
     components = _Components()
-    for (a, b), _score in pairs:
+    for (a, b), score in pairs:
         left, right = by_id[a], by_id[b]
         if left.memory_type != right.memory_type or components.find(a) == components.find(b):
             continue
+        if (a, b) not in linked and score < rules.related_similarity:
+            judged = judge(left.content, right.content, score, thresholds=thresholds)
+            if judged.verdict is not Verdict.MERGE:
+                continue  # related, not the same statement, and not close enough
         ga, gb = components.group(a), components.group(b)
         if len(ga) + len(gb) > rules.max_group_size:
             continue

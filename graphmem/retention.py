@@ -71,8 +71,11 @@ class Consolidation(_Rule):
     enabled: bool = False
     """The scheduler's hourly project pass consolidates too (the job runs by hand otherwise)."""
     similarity: float = Field(default=0.8, ge=0.0, le=1.0)
-    """Embedding cosine at or above which two memories are grouped (the restatement
-    check still keeps contradictions and changed values apart)."""
+    """Embedding cosine at or above which two memories the restatement check judges
+    the same statement are grouped (contradictions and changed values never are)."""
+    related_similarity: float = Field(default=0.9, ge=0.0, le=1.0)
+    """Cosine at or above which two memories group even when they are different
+    statements about one thing (distinct events below it keep their own memory)."""
     neighbours: int = Field(default=10, ge=1, le=100)
     """Nearest neighbours asked of the vector index per memory."""
     related_to: bool = True

@@ -78,6 +78,14 @@ def test_changed_values_and_other_types_stay_apart_related_links_join():
     assert groups_of([mem("a", "x y z"), mem("b", "x y w")], below) == []
 
 
+def test_different_statements_group_only_when_very_near():
+    a = mem("a", "Bart watched cartoons at his birthday party.")
+    b = mem("b", "Bart received gifts from friends at his birthday party.")
+    assert groups_of([a, b], [("a", "b", RULES.related_similarity - 0.05)]) == []
+    assert groups_of([a, b], [("a", "b", RULES.related_similarity)]) == [["a", "b"]]
+    assert groups_of([a, b], [], related=[("a", "b")]) == [["a", "b"]]
+
+
 def test_groups_stop_at_the_size_limit():
     uses = ("linting", "tests", "packaging", "docs", "releases")
     members = [
@@ -99,6 +107,8 @@ def test_the_statement_leads_with_the_central_member_and_adds_what_is_new():
     assert text.endswith(
         "(seen 4 times between 2027-01-12 and 2027-01-15, consolidated from 3 memories)"
     )
+    one_word = mem("d", "Staging is refreshed every Sunday night by cron.")
+    assert "by cron" in summarise([central, one_word], max_chars=600), "one new word is kept"
     short = summarise([central, same, adds], max_chars=len(central.content) + 5)
     assert "Also" not in short
 
