@@ -70,6 +70,7 @@ NOUNS = {
     "promotion_run": ("promotion run", "promotion runs"),
     "promotion_event": ("promotion event", "promotion events"),
     "staging_event": ("staging event", "staging events"),
+    "failure_capsule": ("failure capsule", "failure capsules"),
 }
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress bar (there is none off a terminal).")
