@@ -67,11 +67,17 @@ CACHE = Path.home() / ".cache" / "graphmem-bench"
 # -- recall on the dev sets ------------------------------------------------------
 
 
-def recall_rows(env: Env, embedder: MiniLMEmbedder, sets: Sequence[str]) -> list[dict[str, Any]]:
+def recall_rows(
+    env: Env, embedder: MiniLMEmbedder, sets: Sequence[str], *, reworded: bool
+) -> list[dict[str, Any]]:
     rows = []
     for name in sets:
-        gm, _ = env.graph(f"recall_{name}", embedder)
+        gm, _ = env.graph(f"recall_{name}{'_reworded' if reworded else ''}", embedder)
         dev = retrieval_eval.LOADERS[name](gm)
+        memories = sum(len(c) for c in dev.corpus.values())
+        if reworded:
+            memories += reword(gm, dev)
+            name += " + rewordings"
         before = retrieval_eval.evaluate(gm, dev.queries, retrieval_eval.CONTEXT)
         projects = sorted({q.project for q in dev.queries}, key=str)
         started = time.perf_counter()
@@ -85,7 +91,6 @@ def recall_rows(env: Env, embedder: MiniLMEmbedder, sets: Sequence[str]) -> list
             for q in dev.queries
         ]
         after = retrieval_eval.evaluate(gm, mapped, retrieval_eval.CONTEXT)
-        memories = sum(len(c) for c in dev.corpus.values())
         rows.append(
             {
                 "set": name,
@@ -105,6 +110,28 @@ def recall_rows(env: Env, embedder: MiniLMEmbedder, sets: Sequence[str]) -> list
         )
         out.print(rows[-1])
     return rows
+
+
+def reword(gm: GraphMem, dev: retrieval_eval.DevSet) -> int:
+    """Write every live, current memory of the set again, reworded (dedup off, as
+    an import would): the repetition consolidation is for, on memories whose
+    questions are known. Returns how many were written."""
+    written = 0
+    for project, corpus in dev.corpus.items():
+        items = [
+            {
+                "content": REWORDINGS[1 + i % (len(REWORDINGS) - 1)].format(content=m.content),
+                "memory_type": m.memory_type.value if m.memory_type else None,
+                "session_id": m.session_id,
+                "occurred_at": m.occurred,
+                "tags": m.tags,
+                "source": "import",
+            }
+            for i, m in enumerate(gm.get_many(list(corpus), project_id=project))
+            if m is not None and m.superseded_by is None and m.tier.value != "archived"
+        ]
+        written += len(gm.remember_many(items, project_id=project, dedup=False))
+    return written
 
 
 def standing_for(results: Sequence[ConsolidationResult]) -> dict[str, str]:
@@ -256,6 +283,9 @@ def main(
     sets: Annotated[str, typer.Option(help="Dev sets, comma-separated ('' skips).")] = (
         "own,conversations,madial"
     ),
+    rewordings: Annotated[
+        bool, typer.Option(help="Each set again with every memory also written reworded.")
+    ] = True,
 ) -> None:
     embedder = MiniLMEmbedder()
     env = Env()
@@ -265,7 +295,11 @@ def main(
             for s in sets.split(",")
             if s and (s != "madial" or retrieval_eval.MADIAL_DIR.is_dir())
         ]
-        rows = recall_rows(env, embedder, names) if names else []
+        rows = [
+            row
+            for reworded in ((False, True) if rewordings else (False,))
+            for row in recall_rows(env, embedder, names, reworded=reworded)
+        ]
         if rows:
             table = Table(title="knowledgeContext@10 before and after consolidation")
             table.add_column("figure")

@@ -4,9 +4,9 @@
 // feedback, occurrences); if any is not, nothing is written and no row comes
 // back. Otherwise the consolidated memory is created in the central source's
 // session (retrievals summed here, under the lock; its vector follows through
-// set_embeddings), SUPERSEDES each source (the rationale on the edge), and
-// each source is archived with the reason that names it, so restore brings
-// it back.
+// set_embeddings), takes over the sources' relations, SUPERSEDES each source
+// (the rationale on the edge), and each source is archived with the reason
+// that names it, so restore brings it back.
 UNWIND $sources AS source
 MATCH (m:Memory {id: source.id})
 WHERE m.project_id = $project_id AND m.superseded_by IS NULL
@@ -25,6 +25,54 @@ CREATE (c:Memory)
 SET c = $props,
     c.retrieval_count = reduce(total = 0, m IN members | total + coalesce(m.retrieval_count, 0))
 CREATE (c)-[:IN_SESSION]->(s)
+// The sources' relations to memories outside the group are carried to the
+// consolidated memory (a source is never the source of a CONSTRAINS edge).
+WITH c, members, [m IN members | m.id] AS ids
+CALL {
+  WITH c, members, ids
+  UNWIND members AS m
+  MATCH (m)-[r:RELATED_TO]->(x:Memory)
+  WHERE x.project_id = $project_id AND NOT x.id IN ids
+  MERGE (c)-[n:RELATED_TO]->(x)
+    ON CREATE SET n.created_at = $now, n.rationale = r.rationale, n.weight = r.weight
+  RETURN count(*) AS related_to_out
+}
+CALL {
+  WITH c, members, ids
+  UNWIND members AS m
+  MATCH (x:Memory)-[r:RELATED_TO]->(m)
+  WHERE x.project_id = $project_id AND NOT x.id IN ids
+  MERGE (x)-[n:RELATED_TO]->(c)
+    ON CREATE SET n.created_at = $now, n.rationale = r.rationale, n.weight = r.weight
+  RETURN count(*) AS related_to_in
+}
+CALL {
+  WITH c, members, ids
+  UNWIND members AS m
+  MATCH (m)-[r:ENABLES]->(x:Memory)
+  WHERE x.project_id = $project_id AND NOT x.id IN ids
+  MERGE (c)-[n:ENABLES]->(x)
+    ON CREATE SET n.created_at = $now, n.rationale = r.rationale, n.weight = r.weight
+  RETURN count(*) AS enables_out
+}
+CALL {
+  WITH c, members, ids
+  UNWIND members AS m
+  MATCH (x:Memory)-[r:ENABLES]->(m)
+  WHERE x.project_id = $project_id AND NOT x.id IN ids
+  MERGE (x)-[n:ENABLES]->(c)
+    ON CREATE SET n.created_at = $now, n.rationale = r.rationale, n.weight = r.weight
+  RETURN count(*) AS enables_in
+}
+CALL {
+  WITH c, members, ids
+  UNWIND members AS m
+  MATCH (x:Memory)-[r:CONSTRAINS]->(m)
+  WHERE x.project_id = $project_id AND NOT x.id IN ids
+  MERGE (x)-[n:CONSTRAINS]->(c)
+    ON CREATE SET n.created_at = $now, n.rationale = r.rationale, n.weight = r.weight
+  RETURN count(*) AS constrains_in
+}
 WITH c, members
 UNWIND members AS m
 CREATE (c)-[r:SUPERSEDES]->(m)

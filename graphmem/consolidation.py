@@ -19,7 +19,8 @@ one memory per group and supersedes the group with it (see
 - **the statement**: the group's most central member (highest mean similarity
   to the others) word for word, then each sentence of the others that adds a
   content word the text so far lacks (so what a member said stays findable),
-  to ``max_summary_chars``, then how often and between which dates it was seen;
+  to ``max_summary_chars``; how often and between which dates it was seen goes
+  to its evidence, the members' rationales to its rationale;
 - **the fingerprint**: member ids with their ``updated_at`` and the counts
   written without it, so a group that changed between a dry run and its
   apply is recognised and skipped.
@@ -34,7 +35,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from graphmem.lifecycle import PROCEDURAL_TYPES
-from graphmem.models import Memory, SelfAssessment, Status, SuggestedBy, Tier
+from graphmem.models import (
+    MAX_EVIDENCE_ITEMS,
+    MAX_RATIONALE_CHARS,
+    Memory,
+    SelfAssessment,
+    Status,
+    SuggestedBy,
+    Tier,
+)
 from graphmem.restatement import RestatementThresholds, Verdict, analyse, judge
 from graphmem.retention import Consolidation
 
@@ -47,6 +56,9 @@ ARCHIVE_REASON = ARCHIVE_PREFIX + "{id}"
 """The archive reason of each source; ``restore`` brings a source back."""
 FINGERPRINT_PATTERN = re.compile(r"[0-9a-f]{16}")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+_FRAMING = re.compile(r"^\s*(?:[\w'-]+\s+){0,2}[\w'-]+:\s+|\s*\([^()]*\)")
+"""A leading label ("Reminder:", "Noted once more:") or a remark in parentheses:
+how a restatement is framed, not what it adds."""
 _ASSESSMENT_RANK = {SelfAssessment.LOW: 0, SelfAssessment.MEDIUM: 1, SelfAssessment.HIGH: 2}
 _TIER_RANK = {Tier.WORKING: 0, Tier.EPISODIC: 1, Tier.SEMANTIC: 2, Tier.PROCEDURAL: 3}
 
@@ -85,7 +97,10 @@ class Group:
     reason: str
     """What joined them: the similarity range and how many ``RELATED_TO`` links."""
     content: str
-    """The consolidated statement."""
+    """The consolidated statement: the central member's text and what the others add."""
+    seen: str
+    """How often and when the group was seen (kept as the memory's first evidence
+    entry rather than in its text, which retrieval matches against)."""
 
     @property
     def central(self) -> Memory:
@@ -253,12 +268,13 @@ def _group(
         fingerprint=fingerprint(ordered),
         reason=reason,
         content=summarise(ordered, max_chars=rules.max_summary_chars),
+        seen=seen(ordered),
     )
 
 
 def summarise(members: Sequence[Memory], *, max_chars: int) -> str:
-    """The central statement (``members[0]``), what the others add, and how often
-    and when the group was seen: extractive, so every word was written by someone."""
+    """The central statement (``members[0]``) and what the others add: extractive,
+    so every word was written by someone."""
     central = members[0]
     covered = set(analyse(central.content).stems)
     added: list[str] = []
@@ -266,7 +282,7 @@ def summarise(members: Sequence[Memory], *, max_chars: int) -> str:
     for other in members[1:]:
         for sentence in _SENTENCE.split(other.content.strip()):
             sentence = sentence.strip().rstrip(".;")
-            stems = analyse(sentence).stems
+            stems = analyse(_FRAMING.sub(" ", sentence)).stems
             new = stems - covered
             if not new:
                 continue
@@ -278,16 +294,25 @@ def summarise(members: Sequence[Memory], *, max_chars: int) -> str:
     text = central.content.strip()
     if added:
         text = f"{text.rstrip('.')}. Also: " + "; ".join(added) + "."
-    return f"{text} ({_seen(members)})"
+    return text
 
 
-def _seen(members: Sequence[Memory]) -> str:
+def seen(members: Sequence[Memory]) -> str:
+    """How often and when: ``seen 5 times between 2026-03-01 and 2026-04-02,
+    consolidated from 3 memories``."""
     times = sum(m.occurrence_count for m in members)
     first = min(m.occurred for m in members)
     last = max(max(m.occurred, m.last_seen or m.occurred) for m in members)
     day_first, day_last = _day(first), _day(last)
     when = f"on {day_first}" if day_first == day_last else f"between {day_first} and {day_last}"
     return f"seen {times} times {when}, consolidated from {len(members)} memories"
+
+
+def rationale(members: Sequence[Memory]) -> str | None:
+    """The members' distinct rationales, central first, within the rationale limit."""
+    found = list(dict.fromkeys(m.rationale.strip() for m in members if m.rationale))
+    text = "; ".join(found)[:MAX_RATIONALE_CHARS]
+    return text or None
 
 
 def _day(epoch: float) -> str:
@@ -309,7 +334,9 @@ def merged_fields(members: Sequence[Memory]) -> dict[str, object]:
         "feedback": sum(m.feedback for m in members),
         "feedback_count": sum(m.feedback_count for m in members),
         "tags": list(dict.fromkeys(t for m in members for t in m.tags)),
-        "evidence": list(dict.fromkeys(e for m in members for e in m.evidence)),
+        "evidence": list(dict.fromkeys([seen(members), *(e for m in members for e in m.evidence)]))[
+            :MAX_EVIDENCE_ITEMS
+        ],
         "created_at": min(m.created_at for m in members),
         "occurred_at": min(m.occurred for m in members),
         "last_seen": max(m.last_seen or m.occurred for m in members),

@@ -28,8 +28,10 @@ from graphmem.consolidation import (
     eligible,
     find_groups,
     merged_fields,
+    rationale,
     version,
 )
+from graphmem.embeddings import memory_text
 from graphmem.errors import InvalidInputError
 from graphmem.events import ChangeKind
 from graphmem.ids import new_id
@@ -113,7 +115,7 @@ class Consolidator(Service):
         if not dry_run:
             for start in range(0, len(groups), EMBED_BATCH):
                 batch = groups[start : start + EMBED_BATCH]
-                vectors = self.embed([g.content for g in batch])
+                vectors = self.embed([memory_text(g.content, rationale(g.members)) for g in batch])
                 for index, group in enumerate(batch):
                     vector = None if vectors is None else list(vectors[index])
                     self._apply(group, vector, result)
@@ -185,7 +187,6 @@ class Consolidator(Service):
             "source": Source.CONSOLIDATED.value,
             "suggested_by": SuggestedBy.IMPLICIT.value,  # unless merged_fields says agent
             "pinned": False,
-            "rationale": f"consolidated from {len(group.members)} memories: {group.reason}",
             "variants": [m.content for m in group.members[1 : MAX_VARIANTS + 1]],
             "updated_at": now,
             "activated_at": now,
@@ -193,6 +194,9 @@ class Consolidator(Service):
         }
         if central.memory_type is not None:
             props["memory_type"] = central.memory_type.value
+        why = rationale(group.members)
+        if why is not None:
+            props["rationale"] = why
         agents = {m.agent_id for m in group.members}
         if len(agents) == 1 and central.agent_id is not None:
             props["agent_id"] = central.agent_id

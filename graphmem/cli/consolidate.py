@@ -61,6 +61,7 @@ def as_dict(result: ConsolidationResult) -> dict[str, Any]:
                 "fingerprint": g.fingerprint,
                 "member_ids": g.member_ids,
                 "content": g.content,
+                "seen": g.seen,
                 "reason": g.reason,
             }
             for g in result.groups
@@ -91,6 +92,6 @@ def _groups(result: ConsolidationResult) -> Table:
             "\n".join(group.member_ids),
             into,
             Text(group.reason),
-            Text(group.content),
+            Text(f"{group.content} ({group.seen})"),
         )
     return table

@@ -566,7 +566,7 @@ def consolidate(
     document = """mutation($dry: Boolean!, $f: [String!], $p: ID) {
       consolidate(dryRun: $dry, fingerprints: $f, projectId: $p) {
         projectId dryRun scanned eligible notes
-        groups { fingerprint content reason members { ...M } }
+        groups { fingerprint content seen reason members { ...M } }
         consolidated { memoryId sourceIds fingerprint }
       }
     }"""

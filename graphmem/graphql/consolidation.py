@@ -21,8 +21,11 @@ class ConsolidationGroup:
     member_ids: list[strawberry.ID] = strawberry.field(description="Most central first.")
     members: list[Memory] = strawberry.field(description="The members as they were read.")
     content: str = strawberry.field(
-        description="The consolidated statement: the central member's text, what the "
-        "others add, and how often and when the group was seen."
+        description="The consolidated statement: the central member's text and what the others add."
+    )
+    seen: str = strawberry.field(
+        description="How often and when the group was seen; the consolidated memory's "
+        "first evidence entry."
     )
     reason: str = strawberry.field(description="What joined them (similarity, relations).")
 
@@ -33,6 +36,7 @@ class ConsolidationGroup:
             member_ids=[strawberry.ID(i) for i in group.member_ids],
             members=[Memory.of(m) for m in group.members],
             content=group.content,
+            seen=group.seen,
             reason=group.reason,
         )
 

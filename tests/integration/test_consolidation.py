@@ -77,7 +77,7 @@ def test_groups_restatements_but_not_contradictions_rules_or_other_types(
     refresh = groups[frozenset(ids["refresh"])]
     assert refresh.content.startswith(REFRESH[1]), "the most central statement leads"
     assert "They lock the reporting tables while they run" in refresh.content
-    assert "seen 3 times between" in refresh.content
+    assert refresh.seen.startswith("seen 3 times between")
     assert refresh.fingerprint != groups[frozenset(ids["dark"])].fingerprint
     assert dry.consolidated == [] and dry.notes == []
 
@@ -86,6 +86,8 @@ def test_apply_writes_one_memory_per_group_and_sources_stay_restorable(
     egm: GraphMem, clock: ManualClock
 ) -> None:
     ids = crafted(egm, clock)
+    egm.relate(ids["refresh"][0], ids["unrelated"], "ENABLES", rationale="refresh first")
+    egm.relate(ids["rule"], ids["refresh"][1], "CONSTRAINS")
     sources = egm.get_many(ids["refresh"])
     result = egm.consolidate()
     assert sorted(len(c.source_ids) for c in result.consolidated) == [2, 3]
@@ -94,6 +96,7 @@ def test_apply_writes_one_memory_per_group_and_sources_stay_restorable(
     memory = egm.get(done.memory_id)
     assert memory.source is Source.CONSOLIDATED
     assert memory.occurrence_count == 3 and memory.access_count == 3
+    assert memory.evidence[0].startswith("seen 3 times between")
     assert memory.confidence == pytest.approx(0.8)
     assert memory.created_at == min(s.created_at for s in sources if s)
     assert memory.last_seen == max(s.occurred for s in sources if s)
@@ -106,9 +109,13 @@ def test_apply_writes_one_memory_per_group_and_sources_stay_restorable(
         assert source.archive_reason == ARCHIVE_REASON.format(id=memory.id)
         assert source.superseded_by == memory.id
     edges = egm.relations([memory.id])[0]
-    assert {(e.type, e.to_id) for e in edges} == {
-        (RelationType.SUPERSEDES, i) for i in ids["refresh"]
-    }
+    assert {(e.type, e.from_id, e.to_id) for e in edges} == {
+        *((RelationType.SUPERSEDES, memory.id, i) for i in ids["refresh"]),
+        (RelationType.ENABLES, memory.id, ids["unrelated"]),
+        (RelationType.CONSTRAINS, ids["rule"], memory.id),
+    }, "the sources' relations are carried to the consolidated memory"
+    (enables,) = [e for e in edges if e.type is RelationType.ENABLES]
+    assert enables.rationale == "refresh first"
     restored = egm.restore(ids["refresh"][0])
     assert restored.tier is Tier.WORKING and restored.superseded_by == memory.id
     context = egm.knowledge_context("when is the staging database refreshed")

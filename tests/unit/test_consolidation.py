@@ -15,6 +15,7 @@ from graphmem.consolidation import (
     find_groups,
     fingerprint,
     merged_fields,
+    seen,
     summarise,
 )
 from graphmem.evaluator.checks import check_consolidation_provenance
@@ -104,11 +105,14 @@ def test_the_statement_leads_with_the_central_member_and_adds_what_is_new():
     text = summarise([central, same, adds], max_chars=600)
     assert text.startswith("Staging is refreshed every Sunday night. Also: They lock")
     assert "Every Sunday night staging" not in text
-    assert text.endswith(
-        "(seen 4 times between 2027-01-12 and 2027-01-15, consolidated from 3 memories)"
+    assert text.endswith("They lock the reporting tables.")
+    assert seen([central, same, adds]) == (
+        "seen 4 times between 2027-01-12 and 2027-01-15, consolidated from 3 memories"
     )
     one_word = mem("d", "Staging is refreshed every Sunday night by cron.")
     assert "by cron" in summarise([central, one_word], max_chars=600), "one new word is kept"
+    framed = mem("e", "Reminder: Staging is refreshed every Sunday night (seen again).")
+    assert summarise([central, framed], max_chars=600) == central.content, "framing adds nothing"
     short = summarise([central, same, adds], max_chars=len(central.content) + 5)
     assert "Also" not in short
 
