@@ -16,6 +16,9 @@ from typing import Any
 
 from graphmem.models import MemoryType, RelationType, SelfAssessment, Source
 
+WRITTEN_SOURCES = [s for s in Source if s is not Source.CONSOLIDATED]
+"""The sources a caller may write (consolidation writes the other itself)."""
+
 COMPONENTS = {
     "the billing service": ["billing", "payments"],
     "the auth gateway": ["auth", "security"],
@@ -215,7 +218,7 @@ def _memory(rng: random.Random, memory_type: MemoryType | None, session: str) ->
     item: dict[str, Any] = {
         "content": (rng.choice(TEMPLATES[memory_type]) + rng.choice(CITATIONS)).format(**slots),
         "confidence": round(rng.uniform(0.4, 0.98), 2),
-        "source": rng.choices(list(Source), weights=[2, 6, 3, 1])[0].value,
+        "source": rng.choices(WRITTEN_SOURCES, weights=[2, 6, 3, 1])[0].value,
         "tags": tags,
         "session_id": session,
         "agent_id": f"{rng.choice(AGENTS)}-agent",

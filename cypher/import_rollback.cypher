@@ -37,6 +37,13 @@ CALL {
   RETURN count(*) AS promotion_runs
 }
 CALL {
+  UNWIND $capsule_ids AS id
+  MATCH (c:FailureCapsule {id: id})
+  WHERE c.project_id = $project_id
+  DETACH DELETE c
+  RETURN count(*) AS failure_capsules
+}
+CALL {
   UNWIND $memory_ids AS id
   MATCH (m:Memory {id: id})
   WHERE m.project_id = $project_id
@@ -55,4 +62,5 @@ CALL {
   DETACH DELETE p
   RETURN count(*) AS projects
 }
-RETURN relations, staging_events, archival_events, promotion_events, promotion_runs, memories, sessions, projects
+RETURN relations, staging_events, archival_events, promotion_events, promotion_runs,
+       failure_capsules, memories, sessions, projects

@@ -17,6 +17,7 @@ RETURN m.id AS id, m.session_id AS session_id, m.memory_type AS memory_type, m.t
        m.last_accessed_at AS last_accessed_at, m.promoted_at AS promoted_at,
        m.archived_at AS archived_at, m.archived_from AS archived_from,
        m.superseded_by AS superseded_by, m.merged_into AS merged_into,
+       m.source AS source, m.archive_reason AS archive_reason,
        m.embedding IS NOT NULL AS has_embedding,
        s.id AS linked_session, s.project_id AS linked_project
 ORDER BY id

@@ -22,6 +22,7 @@ from graphmem.autolinks import AutoLinker
 from graphmem.capsules import FailureCapsule, FailureOutcome, FailureReport
 from graphmem.clock import Clock, SystemClock, stored_now
 from graphmem.config import Settings
+from graphmem.consolidator import ConsolidationResult, Consolidator
 from graphmem.embeddings import Embedder, embedder_named
 from graphmem.errors import InvalidInputError
 from graphmem.evaluator import ConsistencyReport, Evaluator, Job
@@ -140,6 +141,7 @@ class GraphMem:
             memories=self.memories,
             default_visibility=Visibility(default_visibility),
         )
+        self.consolidator = Consolidator(store, **services, embed=embed)
         self.sessions = Sessions(store, **services, promotion=self.promotion)
         self.review = Review(store, **services, stager=self.stager, memories=self.memories)
         self.failures = Failures(
@@ -562,6 +564,23 @@ class GraphMem:
     def restore(self, memory_id: str, *, project_id: str | None = None) -> Memory:
         """Back to its previous tier, counted as just used (and rescored so)."""
         return self.archiver.restore(memory_id, project_id=self._project(project_id))
+
+    # -- consolidation -------------------------------------------------------
+
+    def consolidate(
+        self,
+        *,
+        dry_run: bool = False,
+        fingerprints: Sequence[str] | None = None,
+        project_id: str | None = None,
+    ) -> ConsolidationResult:
+        """Write one consolidated memory per group of related memories, superseding
+        and archiving the group (``restore`` brings a source back); ``dry_run``
+        shows the groups and writes nothing. ``fingerprints``: only these groups
+        of a dry run, each skipped with a note if it changed since."""
+        return self.consolidator.run(
+            project_id=self._project(project_id), dry_run=dry_run, fingerprints=fingerprints
+        )
 
     # -- staging and review --------------------------------------------------
 

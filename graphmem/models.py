@@ -200,6 +200,8 @@ class Source(AnyCaseEnum):
     AGENT = "agent"
     AUTO_EXTRACTED = "auto_extracted"
     IMPORT = "import"
+    CONSOLIDATED = "consolidated"
+    """Written by consolidation from a group of memories it supersedes (never by a caller)."""
 
 
 class SuggestedBy(AnyCaseEnum):
@@ -275,6 +277,15 @@ class MemoryInput(_Input):
         if tier is Tier.ARCHIVED:
             raise ValueError("a new memory cannot start archived")
         return tier
+
+    @field_validator("source")
+    @classmethod
+    def _not_consolidated(cls, source: Source) -> Source:
+        if source is Source.CONSOLIDATED:
+            raise ValueError(
+                "only consolidation writes consolidated memories (it links their sources)"
+            )
+        return source
 
     @field_validator("tags")
     @classmethod

@@ -64,6 +64,29 @@ class ArchiveExpiry(_Rule):
     """Where the JSONL exports go (one file per project and day, appended to)."""
 
 
+class Consolidation(_Rule):
+    """How consolidation groups related memories and writes one memory per group
+    (docs/consolidation.md)."""
+
+    enabled: bool = False
+    """The scheduler's hourly project pass consolidates too (the job runs by hand otherwise)."""
+    similarity: float = Field(default=0.8, ge=0.0, le=1.0)
+    """Embedding cosine at or above which two memories the restatement check judges
+    the same statement are grouped (contradictions and changed values never are)."""
+    related_similarity: float = Field(default=0.9, ge=0.0, le=1.0)
+    """Cosine at or above which two memories group even when they are different
+    statements about one thing (distinct events below it keep their own memory)."""
+    neighbours: int = Field(default=10, ge=1, le=100)
+    """Nearest neighbours asked of the vector index per memory."""
+    related_to: bool = True
+    """``RELATED_TO`` edges join groups as well as similarity does."""
+    min_group_size: int = Field(default=2, ge=2, le=1_000)
+    max_group_size: int = Field(default=50, ge=2, le=1_000)
+    """A group stops growing at this size; the rest stay as they are."""
+    max_summary_chars: int = Field(default=600, ge=100, le=4_000)
+    """The consolidated statement: the central one, then what the others add, to this length."""
+
+
 class RetentionRules(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GRAPHMEM_", extra="forbid", frozen=True)
 
@@ -97,6 +120,7 @@ class RetentionRules(BaseSettings):
     """Tag -> its own promotion threshold (0: promote at the next run); the lowest of a
     memory's tags applies, and a tag rule counts as evidence for semantic."""
     archive_expiry: ArchiveExpiry = Field(default_factory=ArchiveExpiry)
+    consolidation: Consolidation = Field(default_factory=Consolidation)
 
     # -- staging: how a candidate earns its way to active --------------------
     dedup_similarity: float = Field(default=0.92, ge=0.0, le=1.0)

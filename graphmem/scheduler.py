@@ -1,7 +1,7 @@
 """Periodic jobs in the server: promotion per session; per project, the
-consolidation pass (episodic memories whose evidence arrived after their
-session's runs), archival and archive expiry; the nightly consistency
-evaluation per project.
+promotion pass over episodic memories whose evidence arrived after their
+session's runs, memory consolidation (when ``consolidation.enabled``),
+archival and archive expiry; the nightly consistency evaluation per project.
 
 Due work is claimed in the graph (the claim moves the next run time forward
 in the same write), so several server processes on one database share the
@@ -84,6 +84,8 @@ class Scheduler:
             began = time.perf_counter()
             try:
                 self.gm.promotion.consolidate(project_id=row["project_id"])
+                if rules.consolidation.enabled:
+                    self.gm.consolidator.run(project_id=row["project_id"])
                 self.gm.archiver.archive_stale(project_id=row["project_id"])
                 self.gm.archiver.expire_archived(project_id=row["project_id"])
                 ran += 1

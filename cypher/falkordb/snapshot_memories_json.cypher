@@ -23,12 +23,13 @@ WITH m, in_session, session_strings,
 RETURN toJSON(m {.id, .session_id, .memory_type, .tier, .status, .confidence, .importance,
                  .access_count, .feedback, .feedback_count, .self_assessment, .suggested_by,
                  .pinned, .created_at, .occurred_at, .updated_at, .last_accessed_at, .promoted_at,
-                 .archived_at, .archived_from, .superseded_by, .merged_into,
+                 .archived_at, .archived_from, .superseded_by, .merged_into, .source, .archive_reason,
                  has_embedding: m.embedding IS NOT NULL,
                  in_session: in_session,
                  out: out,
                  clean: none(v IN [m.id, m.session_id, m.memory_type, m.tier, m.status,
                                    m.self_assessment, m.suggested_by, m.archived_from,
-                                   m.superseded_by, m.merged_into] + session_strings + out
+                                   m.superseded_by, m.merged_into, m.source, m.archive_reason]
+                                  + session_strings + out
                              WHERE toString(coalesce(v, '')) CONTAINS '"'
                                 OR toString(coalesce(v, '')) CONTAINS '\\')}) AS memory

@@ -12,7 +12,7 @@ OPTIONAL MATCH (m)-[:IN_SESSION]->(s:Session)
 RETURN m {.id, .session_id, .memory_type, .tier, .status, .confidence, .importance,
           .access_count, .feedback, .feedback_count, .self_assessment, .suggested_by,
           .pinned, .created_at, .occurred_at, .updated_at, .last_accessed_at, .promoted_at,
-          .archived_at, .archived_from, .superseded_by, .merged_into,
+          .archived_at, .archived_from, .superseded_by, .merged_into, .source, .archive_reason,
           has_embedding: m.embedding IS NOT NULL,
           linked_session: s.id, linked_project: s.project_id,
           clean: true} AS memory

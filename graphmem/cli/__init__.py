@@ -3,6 +3,7 @@
 from graphmem.cli import memories, lifecycle  # noqa: I001 (command order in --help)
 from graphmem.cli import retrieval
 from graphmem.cli import failures
+from graphmem.cli import consolidate
 from graphmem.cli import inject
 from graphmem.cli import evaluate
 from graphmem.cli import transfer
@@ -15,6 +16,7 @@ from graphmem.cli.common import app
 
 __all__ = [
     "app",
+    "consolidate",
     "evaluate",
     "failures",
     "inject",

@@ -71,6 +71,7 @@ NOUNS = {
     "promotion_event": ("promotion event", "promotion events"),
     "staging_event": ("staging event", "staging events"),
     "archival_event": ("archival event", "archival events"),
+    "failure_capsule": ("failure capsule", "failure capsules"),
 }
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress bar (there is none off a terminal).")

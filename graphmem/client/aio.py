@@ -15,9 +15,11 @@ import httpx
 
 from graphmem.api import _request
 from graphmem.archival import ArchiveResult
+from graphmem.capsules import FailureCapsule, FailureOutcome, FailureReport
 from graphmem.client import calls
 from graphmem.client.errors import ServerUnreachableError
 from graphmem.client.transport import Call, RetryPolicy, answer, endpoint, headers
+from graphmem.consolidator import ConsolidationResult
 from graphmem.evaluator import ConsistencyReport, Job
 from graphmem.models import (
     BulkReviewResult,
@@ -401,6 +403,39 @@ class AsyncClient:
         self, *, dry_run: bool = False, project_id: str | None = None
     ) -> ArchiveResult:
         return await self._run(calls.archive_stale(dry_run, self._project(project_id)))
+
+    async def record_failure(
+        self, report: FailureReport | Mapping[str, Any], *, project_id: str | None = None
+    ) -> FailureOutcome:
+        """Store a failure as a capsule (or count a recurrence of it) with its lesson
+        candidate; nothing is written when the report is invalid."""
+        return await self._run(calls.record_failure(report, self._project(project_id)))
+
+    async def failure_capsules(
+        self,
+        *,
+        session_id: str | None = None,
+        limit: int = 20,
+        project_id: str | None = None,
+    ) -> list[FailureCapsule]:
+        """Failure capsules, most recently seen first."""
+        return await self._run(calls.failure_capsules(session_id, limit, self._project(project_id)))
+
+    async def failure_capsule(
+        self, capsule_id: str, *, project_id: str | None = None
+    ) -> FailureCapsule:
+        return await self._run(calls.failure_capsule(capsule_id, self._project(project_id)))
+
+    async def consolidate(
+        self,
+        *,
+        dry_run: bool = False,
+        fingerprints: Sequence[str] | None = None,
+        project_id: str | None = None,
+    ) -> ConsolidationResult:
+        """One consolidated memory per group of related memories; ``dry_run``: only the
+        groups. ``fingerprints``: only these groups of a dry run."""
+        return await self._run(calls.consolidate(dry_run, fingerprints, self._project(project_id)))
 
     async def restore(self, memory_id: str, *, project_id: str | None = None) -> Memory:
         """Back to its previous tier, counted as just used (and rescored so)."""

@@ -14,8 +14,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphmem.archival import ArchiveResult
+from graphmem.capsules import FailureCapsule, FailureOutcome, FailureReport
 from graphmem.client.codec import decode, encode, read
 from graphmem.client.transport import Call
+from graphmem.consolidator import ConsolidationResult
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.evaluator import ConsistencyReport, Job
 from graphmem.models import (
@@ -562,6 +564,79 @@ def archive_stale(dry_run: bool, project_id: str | None) -> Call[ArchiveResult]:
 
 def restore(memory_id: str, project_id: str | None) -> Call[Memory]:
     return _memory_mutation("restore", memory_id, project_id)
+
+
+# -- failure capsules --------------------------------------------------------------
+
+
+def record_failure(
+    report: FailureReport | Mapping[str, Any], project_id: str | None
+) -> Call[FailureOutcome]:
+    document = f"""mutation($input: FailureReportInput!, $p: ID) {{
+      recordFailure(input: $input, projectId: $p) {{
+        created lessonStatus capsule {{ {CAPSULE} }}
+      }}
+    }}"""
+
+    def result(data: dict[str, Any]) -> FailureOutcome:
+        payload = data["recordFailure"]
+        capsule = read(FailureCapsule, payload["capsule"])
+        return FailureOutcome(
+            capsule=capsule,
+            created=payload["created"],
+            lesson_id=capsule.lesson_id,
+            lesson_status=payload["lessonStatus"],
+        )
+
+    variables = {"input": encode(parse(FailureReport, report)), "p": project_id}
+    return Call(document, variables, result)
+
+
+def failure_capsules(
+    session_id: str | None, limit: int, project_id: str | None
+) -> Call[list[FailureCapsule]]:
+    document = f"""query($s: ID, $limit: Int!, $p: ID) {{
+      failureCapsules(sessionId: $s, limit: $limit, projectId: $p) {{ {CAPSULE} }}
+    }}"""
+    variables = {"s": session_id, "limit": limit, "p": project_id}
+    return Call(
+        document,
+        variables,
+        lambda data: [read(FailureCapsule, c) for c in data["failureCapsules"]],
+    )
+
+
+def failure_capsule(capsule_id: str, project_id: str | None) -> Call[FailureCapsule]:
+    document = f"""query($id: ID!, $p: ID) {{
+      failureCapsule(id: $id, projectId: $p) {{ {CAPSULE} }}
+    }}"""
+    variables = {"id": capsule_id, "p": project_id}
+    return Call(document, variables, lambda data: read(FailureCapsule, data["failureCapsule"]))
+
+
+# -- consolidation -----------------------------------------------------------------
+
+
+def consolidate(
+    dry_run: bool, fingerprints: Sequence[str] | None, project_id: str | None
+) -> Call[ConsolidationResult]:
+    document = """mutation($dry: Boolean!, $f: [String!], $p: ID) {
+      consolidate(dryRun: $dry, fingerprints: $f, projectId: $p) {
+        projectId dryRun scanned eligible notes
+        groups { fingerprint content seen reason members { ...M } }
+        consolidated { memoryId sourceIds fingerprint }
+      }
+    }"""
+    variables = {
+        "dry": dry_run,
+        "f": None if fingerprints is None else list(fingerprints),
+        "p": project_id,
+    }
+    return Call(
+        document + MEMORY,
+        variables,
+        lambda data: read(ConsolidationResult, data["consolidate"]),
+    )
 
 
 # -- staging and review ------------------------------------------------------------

@@ -22,9 +22,10 @@ from typing import Any
 
 import networkx as nx
 
+from graphmem.consolidation import ARCHIVE_PREFIX as CONSOLIDATED_INTO
 from graphmem.evaluator.snapshot import Snapshot
 from graphmem.lifecycle import PROCEDURAL_TYPES, SHORT_TERM
-from graphmem.models import RelationType, Status, Tier
+from graphmem.models import RelationType, Source, Status, Tier
 from graphmem.retention import RetentionRules
 from graphmem.scoring import Factor, ImportanceScorer, ScoreInputs
 
@@ -115,6 +116,7 @@ _PROCEDURAL_TYPES = frozenset(t.value for t in PROCEDURAL_TYPES)
 SUPERSEDES = RelationType.SUPERSEDES.value
 CONSTRAINS = RelationType.CONSTRAINS.value
 ENABLES = RelationType.ENABLES.value
+CONSOLIDATED = Source.CONSOLIDATED.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +142,9 @@ CODES: dict[str, CodeInfo] = {
         Severity.WARNING, "procedural rules constrain each other in a cycle"
     ),
     "NEAR_DUPLICATE": CodeInfo(Severity.WARNING, "two active memories say the same thing"),
+    "CONSOLIDATION_PROVENANCE": CodeInfo(
+        Severity.WARNING, "a consolidated memory and its sources disagree"
+    ),
     "IMPORTANCE_OUT_OF_RANGE": CodeInfo(Severity.ERROR, "importance missing or outside [0, 1]"),
     "CONFIDENCE_OUT_OF_RANGE": CodeInfo(Severity.ERROR, "confidence missing or outside [0, 1]"),
     "IMPORTANCE_STALE": CodeInfo(
@@ -370,6 +375,65 @@ def check_near_duplicates(snap: Snapshot, ctx: CheckContext) -> Iterator[Finding
             f"merge them: graphmem merge {pair[0]} {pair[1]} (or supersede one)",
             details={"similarity": round(similarity, 6)},
         )
+
+
+def check_consolidation_provenance(snap: Snapshot, ctx: CheckContext) -> Iterator[Finding]:
+    """A consolidated memory stands for at least two sources of its project, each
+    superseded by it (and archived, unless restored) and by nothing else."""
+    nodes = snap.graph.nodes
+    sources: dict[str, list[str]] = defaultdict(list)
+    consolidators: dict[str, list[str]] = defaultdict(list)
+    for new, old in snap.edges_of_type(SUPERSEDES):
+        if new != old and nodes[new].get("source") == CONSOLIDATED:
+            sources[new].append(old)
+            consolidators[old].append(new)
+    fix = "restore the sources and forget the consolidated memory, then consolidate again"
+
+    def problem(ids: Iterable[str], message: str, kind: str) -> Finding:
+        return finding("CONSOLIDATION_PROVENANCE", ids, message, fix, details={"problem": kind})
+
+    for node, attrs in nodes(data=True):
+        if attrs.get("source") == CONSOLIDATED and len(sources[node]) < 2:
+            count = len(sources[node])
+            yield problem(
+                [node, *sources[node]],
+                f"consolidated memory {node} links to {count} source"
+                f"{'' if count == 1 else 's'}: a consolidation stands for at least two",
+                "too_few_sources",
+            )
+        reason = attrs.get("archive_reason") or ""
+        if reason.startswith(CONSOLIDATED_INTO):
+            named = reason[len(CONSOLIDATED_INTO) :]
+            if named not in consolidators.get(node, []):
+                yield problem(
+                    [node, *([named] if named in nodes else [])],
+                    f"memory {node} is archived as consolidated into {named}, which has "
+                    "no SUPERSEDES edge to it: the consolidation does not account for it",
+                    "unlinked_source",
+                )
+    for old, news in consolidators.items():
+        if len(news) > 1:
+            yield problem(
+                [old, *news],
+                f"memory {old} is a source of {len(news)} consolidated memories "
+                f"({', '.join(sorted(news))}): its evidence is counted twice",
+                "consolidated_twice",
+            )
+        elif nodes[old].get("superseded_by") != news[0] and _served(nodes[old]):
+            yield problem(
+                [old, news[0]],
+                f"memory {old} is a source of consolidated memory {news[0]} but is served "
+                "as current beside it",
+                "source_served",
+            )
+    for rel in snap.foreign:
+        if rel.type == SUPERSEDES and nodes[rel.from_id].get("source") == CONSOLIDATED:
+            yield problem(
+                [rel.from_id],
+                f"consolidated memory {rel.from_id} links to {rel.to_id} of project "
+                f"{rel.to_project or '(none)'}: a consolidation stays within one project",
+                "cross_project_source",
+            )
 
 
 # -- invariants --------------------------------------------------------------
@@ -662,6 +726,7 @@ CHECKS: tuple[Check, ...] = (
     check_relation_conflicts,
     check_constrains_cycles,
     check_near_duplicates,
+    check_consolidation_provenance,
     check_invariants,
     check_promotion_log,
     check_references,

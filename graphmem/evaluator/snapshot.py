@@ -131,6 +131,8 @@ MEMORY_FIELDS = (
     "archived_from",
     "superseded_by",
     "merged_into",
+    "source",
+    "archive_reason",
     "has_embedding",
     "in_session",
 )

@@ -30,6 +30,7 @@ from strawberry.types import ExecutionContext
 
 from graphmem.auth import Role
 from graphmem.config import Settings
+from graphmem.graphql.consolidation import ConsolidationMutation
 from graphmem.graphql.errors import ClientErrors, should_log
 from graphmem.graphql.evaluation import EvaluationMutation, EvaluationQuery
 from graphmem.graphql.failures import FailureMutation, FailureQuery
@@ -83,6 +84,7 @@ Mutation = guard(
             FailureMutation,
             ProjectMutation,
             SharingMutation,
+            ConsolidationMutation,
         ),
     ),
     Role.WRITE,

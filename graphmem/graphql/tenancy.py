@@ -23,6 +23,7 @@ ADMIN_MUTATIONS = frozenset(
         "enable_promotion",
         "disable_promotion",
         "archive_stale",
+        "consolidate",
         "bulk_review",
         "run_consistency_check",
         "set_project_settings",

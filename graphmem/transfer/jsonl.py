@@ -14,6 +14,8 @@ page (plus, on export, a spool file of relations). Lines come in this order:
     {"kind": "promotion_event", "props": {...}, "promoted": ...}
     {"kind": "staging_event", "props": {...}, "changed": ...}
     {"kind": "archival_event", "props": {...}, "moved": ...}
+    {"kind": "failure_capsule", "props": {...}, "for_sessions": [...], "in_context": [...],
+     "taught": ...}
     {"kind": "end", "counts": {...}}
 
 Every property is carried as the store returns it (nothing is picked by
@@ -48,6 +50,7 @@ from typing import IO, Any, NamedTuple
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from graphmem.capsules import FailureCapsule
 from graphmem.embeddings import DIMENSION
 from graphmem.errors import InvalidInputError, StoreUnavailableError
 from graphmem.models import Identifier, Memory, Relation, RelationType, Session, invalid_input
@@ -75,6 +78,7 @@ EXPORTS = {
     "promotion_event": "export_promotion_events",
     "staging_event": "export_staging_events",
     "archival_event": "export_archival_events",
+    "failure_capsule": "export_failure_capsules",
 }
 LINKS = {
     "session": "in_project",
@@ -86,7 +90,7 @@ LINKS = {
 }
 """Each kind's structural link: the id of the node it hangs off, read from the graph."""
 KINDS = ("project", "session", "memory", "relation", "promotion_run", "promotion_event",
-         "staging_event", "archival_event")  # fmt: skip
+         "staging_event", "archival_event", "failure_capsule")  # fmt: skip
 COUNTED = KINDS[1:]
 """The kinds the end line counts (there is one project line)."""
 LINKED = {"session": "session", "memory": "session", "promotion_run": "session",
@@ -130,7 +134,13 @@ def export_project(
         relations.seek(0)
         for text in relations:
             out.write(text)
-    for kind in ("promotion_run", "promotion_event", "staging_event", "archival_event"):
+    for kind in (
+        "promotion_run",
+        "promotion_event",
+        "staging_event",
+        "archival_event",
+        "failure_capsule",
+    ):
         for rows in pages(store, EXPORTS[kind], project_id, page_size):
             for row in rows:
                 write_line(out, _record(kind, row))
@@ -305,6 +315,7 @@ class _Loader:
                 "event_ids": created.get("promotion_event", [])
                 + created.get("staging_event", [])
                 + created.get("archival_event", []),
+                "capsule_ids": created.get("failure_capsule", []),
             },
         )
         self.report.rolled_back = Counter(self.report.created)
@@ -424,6 +435,20 @@ def _prepare_event(kind: str) -> Callable[[Mapping[str, Any], _Loader], tuple[di
     return prepare
 
 
+def _prepare_capsule(record: Mapping[str, Any], loader: _Loader) -> tuple[dict[str, Any], str]:
+    props = properties(record.get("props"), "props")
+    props["project_id"] = loader.target
+    _strict(FailureCapsule, props)
+    links = {}
+    for name in ("for_sessions", "in_context"):
+        value = record.get(name)
+        if not isinstance(value, list):
+            raise InvalidInputError(f"{name}: must be a list of ids", field=name)
+        links[name] = [text_id(item, name) for item in value]
+    taught = optional_id(record.get("taught"), "taught")
+    return {"props": props, **links, "taught": taught}, props["id"]
+
+
 _PREPARE: dict[str, Callable[[Mapping[str, Any], _Loader], tuple[dict[str, Any], Any]]] = {
     "project": _prepare_project,
     "session": _prepare_session,
@@ -433,6 +458,7 @@ _PREPARE: dict[str, Callable[[Mapping[str, Any], _Loader], tuple[dict[str, Any],
     "promotion_event": _prepare_event("promotion_event"),
     "staging_event": _prepare_event("staging_event"),
     "archival_event": _prepare_event("archival_event"),
+    "failure_capsule": _prepare_capsule,
 }
 
 
@@ -465,6 +491,13 @@ def _write_fresh(statement: str) -> Callable[[_Loader, list[dict[str, Any]]], li
 
 
 def _unlinked(kind: str, row: Mapping[str, Any], project: str) -> Outcome:
+    if kind == "failure_capsule":
+        return Outcome(
+            row["line"],
+            "skipped",
+            f"for_sessions, in_context or taught: names a session or memory project {project} "
+            "does not hold",
+        )
     link = LINKS[kind]
     return Outcome(
         row["line"], "skipped", f"{link}: no {LINKED[kind]} {row[link]} in project {project}"
@@ -532,6 +565,7 @@ _WRITE: dict[str, Callable[[_Loader, list[dict[str, Any]]], list[Outcome]]] = {
     "promotion_event": _write_fresh("import_promotion_events"),
     "staging_event": _write_fresh("import_staging_events"),
     "archival_event": _write_fresh("import_archival_events"),
+    "failure_capsule": _write_fresh("import_failure_capsules"),
 }
 
 
@@ -550,6 +584,13 @@ def _record(kind: str, row: Row) -> dict[str, Any]:
     if kind == "memory":
         embedding = props.pop("embedding", None)
         record["embedding"] = None if embedding is None else [float(x) for x in embedding]
+    if kind == "failure_capsule":
+        record.update(
+            for_sessions=sorted(row["for_sessions"]),
+            in_context=sorted(row["in_context"]),
+            taught=row["taught"],
+        )
+        return record
     link = LINKS[kind]
     record[link] = row[link]
     return record

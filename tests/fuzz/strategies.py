@@ -189,7 +189,11 @@ MEMORY_FIELDS: dict[str, tuple[st.SearchStrategy[Field], st.SearchStrategy[Field
     ),
     "memory_type": (_enum([t.value for t in MemoryType], optional=True), _enum_bad(), True),
     "confidence": (confidence_good(), confidence_bad(), True),
-    "source": (_enum([s.value for s in Source], optional=False), _enum_bad(), True),
+    "source": (
+        _enum([s.value for s in Source if s is not Source.CONSOLIDATED], optional=False),
+        _enum_bad(),
+        True,
+    ),
     "suggested_by": (_enum([s.value for s in SuggestedBy], optional=False), _enum_bad(), True),
     "self_assessment": (
         _enum([s.value for s in SelfAssessment], optional=True),

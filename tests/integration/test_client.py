@@ -38,9 +38,6 @@ LOCAL_ONLY = {
     "record_evidence": "the evaluator's own channel, not on GraphQL",
     "what_if": "not in the client yet: GraphQL's whatIf takes the variant inline, and "
     "rules_file names a file on the caller's machine",
-    "record_failure": "not in the client yet: GraphQL recordFailure serves it",
-    "failure_capsules": "not in the client yet: GraphQL failureCapsules serves it",
-    "failure_capsule": "not in the client yet: GraphQL failureCapsule serves it",
     "as_agent": "a remote caller acts as its key's agent; knowledge_context and search take "
     "agent_id for one agent's view",
     "default_visibility": "the server's own setting, applied by the server to each write",
@@ -352,3 +349,26 @@ def test_more_ids_than_one_document_may_alias_are_asked_in_parts(
     assert client.get_sessions(["default", "none"] * 30) == gm.get_sessions(
         ["default", "none"] * 30
     )
+
+
+def test_failure_capsules_round_trip(gm: GraphMem, client: Client) -> None:
+    report = {"error": "ModuleNotFoundError: No module named 'requests'", "tool": "pytest"}
+    first = client.record_failure(report | {"session_id": "s1"})
+    assert first.created and first.lesson_status == "candidate"
+    assert first.capsule == gm.failure_capsule(first.capsule.id)
+    assert (
+        first.lesson_id == first.capsule.lesson_id == gm.failure_capsule(first.capsule.id).lesson_id
+    )
+    again = client.record_failure(report | {"fix": "pip install requests"})
+    assert not again.created and again.capsule.occurrence_count == 2
+    assert again.lesson_status == "active"
+    assert client.failure_capsules() == gm.failure_capsules()
+    assert client.failure_capsules(session_id="s1", limit=1) == gm.failure_capsules(
+        session_id="s1", limit=1
+    )
+    assert client.failure_capsule(first.capsule.id) == gm.failure_capsule(first.capsule.id)
+    with pytest.raises(NotFoundError):
+        client.failure_capsule("missing")
+    with pytest.raises(InvalidInputError) as refused:
+        client.record_failure({"error": ""})
+    assert refused.value.field == "error"

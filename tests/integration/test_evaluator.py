@@ -104,7 +104,8 @@ def seed_every_problem(gm: GraphMem, store: FalkorStore, clock: ManualClock) -> 
     m = {name: fact(gm, name) for name in ("self", "c1", "c2", "c3", "inv_old", "fork_old",
                                             "f1", "f2", "mis_old", "mis_new", "x", "y", "n1",
                                             "n2", "imp", "conf", "stale_imp", "pin", "noarch",
-                                            "life", "dangle", "cross", "orphan")}  # fmt: skip
+                                            "life", "dangle", "cross", "orphan",
+                                            "lonely")}  # fmt: skip
     m["inv_new"] = gm.remember({"content": "inv new", "source": "auto_extracted"}).id
     m["r1"], m["r2"] = (
         gm.remember({"content": f"rule {i}", "memory_type": "rule", "tier": "procedural"}).id
@@ -162,6 +163,7 @@ def seed_every_problem(gm: GraphMem, store: FalkorStore, clock: ManualClock) -> 
         b=other,
     )
     raw(store, "MATCH (:Memory {id: $id})-[r:IN_SESSION]->() DELETE r", id=m["orphan"])
+    raw(store, "MATCH (m:Memory {id: $id}) SET m.source = 'consolidated'", id=m["lonely"])
     clock.advance(10 * 60)
     return {
         "SUPERSEDES_SELF": (m["self"],),
@@ -172,6 +174,7 @@ def seed_every_problem(gm: GraphMem, store: FalkorStore, clock: ManualClock) -> 
         "RELATION_CONFLICT": (m["x"], m["y"]),
         "CONSTRAINS_CYCLE": (m["r1"], m["r2"]),
         "NEAR_DUPLICATE": (m["n1"], m["n2"]),
+        "CONSOLIDATION_PROVENANCE": (m["lonely"],),
         "IMPORTANCE_OUT_OF_RANGE": (m["imp"],),
         "CONFIDENCE_OUT_OF_RANGE": (m["conf"],),
         "IMPORTANCE_STALE": (m["stale_imp"],),
@@ -196,7 +199,7 @@ def test_every_seeded_problem_is_found_once_and_nothing_else(
     found = {f.code: f.memory_ids for f in report.findings}
     assert len(report.findings) == len(found), [f.code for f in report.findings]
     assert found == {code: tuple(sorted(ids)) for code, ids in expected.items()}
-    assert report.counts() == {"error": 8, "warning": 10, "info": 2}
+    assert report.counts() == {"error": 8, "warning": 11, "info": 2}
     assert any("covered 3 of" in note for note in report.notes)
 
 

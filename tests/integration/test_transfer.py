@@ -287,3 +287,59 @@ def test_an_export_leaves_out_lease_owners(
     assert "lease_owner" not in text and "host-a" not in text
     assert import_project(other_store, io.StringIO(text)).complete
     assert "lease_owner" not in exported(other_store)
+
+
+def with_failures(gm: GraphMem) -> str:
+    """A failure reported twice with a fix (its lesson active), one memory in context."""
+    context = gm.remember({"content": "The importer reads files in chunks", "session_id": "s-1"})
+    report = {
+        "error": "MemoryError while importing dump.sql",
+        "tool": "Bash",
+        "session_id": "s-1",
+        "context_memory_ids": [context.id],
+    }
+    gm.record_failure(report)
+    return gm.record_failure(report | {"session_id": "s-2", "fix": "stream the file"}).capsule.id
+
+
+def test_failure_capsules_round_trip_with_their_links(
+    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+):
+    build_project(gm, store, clock)
+    capsule_id = with_failures(gm)
+    text = exported(store)
+    records = [json.loads(line) for line in text.splitlines()]
+    (record,) = [r for r in records if r["kind"] == "failure_capsule"]
+    assert record["props"]["id"] == capsule_id and record["for_sessions"] == ["s-1", "s-2"]
+    assert len(record["in_context"]) == 1 and record["taught"] is not None
+    report = import_project(other_store, io.StringIO(text))
+    assert report.complete and report.created["failure_capsule"] == 1
+    assert snapshot(other_store) == snapshot(store)
+    moved = GraphMem(other_store, clock=clock)
+    assert moved.failure_capsules() == gm.failure_capsules()
+    again = moved.record_failure({"error": "MemoryError while importing dump.sql", "tool": "Bash"})
+    assert not again.created and again.capsule.id == capsule_id, "still one capsule a failure"
+    assert again.capsule.occurrence_count == 3
+    twice = import_project(other_store, io.StringIO(text))
+    assert twice.merged["failure_capsule"] == 1 and not twice.created
+
+
+def test_a_capsule_naming_a_missing_session_is_reported_and_rolled_back(
+    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+):
+    build_project(gm, store, clock)
+    with_failures(gm)
+    lines = exported(store).splitlines()
+    at = next(i for i, line in enumerate(lines) if '"kind":"failure_capsule"' in line)
+    broken = json.loads(lines[at])
+    broken["for_sessions"].append("s-9")
+    lines[at] = json.dumps(broken)
+    report = import_project(other_store, io.StringIO("\n".join(lines) + "\n"))
+    assert [(s.line, s.reason) for s in report.skipped] == [
+        (
+            at + 1,
+            "failure_capsule: for_sessions, in_context or taught: names a session or memory "
+            "project default does not hold",
+        )
+    ]
+    assert snapshot(other_store) == ([], [])
