@@ -139,6 +139,7 @@ class GraphMem:
             store,
             **services,
             memories=self.memories,
+            projects=self.projects,
             default_visibility=Visibility(default_visibility),
         )
         self.consolidator = Consolidator(store, **services, embed=embed)

@@ -641,6 +641,9 @@ class ProjectSettings(BaseModel):
     auto_links: list[AutoLink] = Field(default_factory=list)
     """The links written at ingest; none by default (docs/retrieval.md has what
     each adds on the dev sets)."""
+    default_visibility: Visibility | None = None
+    """Who sees a new memory whose agent does not say; unset, the server's
+    ``GRAPHMEM_DEFAULT_VISIBILITY``."""
 
     @field_validator("auto_links")
     @classmethod
@@ -658,6 +661,7 @@ class ProjectSettingsUpdate(_Input):
     """A change of some project settings; a field left out (``None``) keeps its value."""
 
     auto_links: list[AutoLink] | None = None
+    default_visibility: Visibility | None = None
 
     def stored_fields(self) -> dict[str, Any]:
         """The properties of the project node to set: the fields given, as stored."""

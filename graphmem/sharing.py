@@ -18,6 +18,7 @@ from graphmem.events import ChangeKind
 from graphmem.ids import new_id
 from graphmem.memories import Memories, memory_of, missing
 from graphmem.models import Memory, SharingEvent, Visibility
+from graphmem.projects import Projects
 from graphmem.service import Service
 
 MAX_EVENTS = 200
@@ -25,16 +26,23 @@ MAX_EVENTS = 200
 
 class Sharing(Service):
     def __init__(
-        self, *args: Any, memories: Memories, default_visibility: Visibility, **services: Any
+        self,
+        *args: Any,
+        memories: Memories,
+        projects: Projects,
+        default_visibility: Visibility,
+        **services: Any,
     ) -> None:
         super().__init__(*args, **services)
         self.memories = memories
+        self.projects = projects
         self._default = default_visibility
 
     def default_visibility(self, project_id: str) -> Visibility:
         """Who sees a project's new memories when the writer does not say: the one
-        place that decides it (today the server's setting for every project)."""
-        return self._default
+        place that decides it. The project's own setting, else the server's."""
+        own = self.projects.settings(project_id=project_id).default_visibility
+        return own or self._default
 
     def set_visibility(self, memory_id: str, to: Visibility, *, project_id: str) -> Memory:
         """Share or unshare one memory; a memory already so is returned unchanged

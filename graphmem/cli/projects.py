@@ -32,10 +32,20 @@ def settings(
             show_default=False,
         ),
     ] = None,
+    default_visibility: Annotated[
+        str | None,
+        typer.Option(
+            "--default-visibility",
+            metavar="private|shared",
+            help="Set who sees a new memory whose agent does not say (unset: the server's "
+            "GRAPHMEM_DEFAULT_VISIBILITY).",
+            show_default=False,
+        ),
+    ] = None,
     project_id: ProjectOption = None,
 ) -> None:
     """Show the project's settings; with an option, change that setting first."""
-    change = _change(auto_links)
+    change = _change(auto_links, default_visibility)
     with opened(ctx) as gm:
         if change is None:
             current = gm.project_settings(project_id=project_id)
@@ -44,19 +54,23 @@ def settings(
     out.print(_table(current, project_id or gm.default_project))
 
 
-def _change(auto_links: str | None) -> ProjectSettingsUpdate | None:
+def _change(auto_links: str | None, default_visibility: str | None) -> ProjectSettingsUpdate | None:
     """The settings the options name, validated before the store opens."""
-    if auto_links is None:
+    if auto_links is None and default_visibility is None:
         return None
-    kinds = [k.strip() for k in auto_links.split(",") if k.strip()]
-    if kinds == ["none"]:
-        kinds = []
+    given: dict[str, object] = {"default_visibility": default_visibility}
     with reported_errors():
-        if "none" in kinds:
-            raise InvalidInputError(
-                "--auto-links: 'none' stands alone (it turns every link off)", field="auto_links"
-            )
-        return parse(ProjectSettingsUpdate, {"auto_links": kinds})
+        if auto_links is not None:
+            kinds = [k.strip() for k in auto_links.split(",") if k.strip()]
+            if kinds == ["none"]:
+                kinds = []
+            if "none" in kinds:
+                raise InvalidInputError(
+                    "--auto-links: 'none' stands alone (it turns every link off)",
+                    field="auto_links",
+                )
+            given["auto_links"] = kinds
+        return parse(ProjectSettingsUpdate, given)
 
 
 def _table(current: ProjectSettings, project_id: str) -> Table:
@@ -64,4 +78,6 @@ def _table(current: ProjectSettings, project_id: str) -> Table:
     table.add_column("setting")
     table.add_column("value")
     table.add_row("auto_links", ", ".join(link.value for link in current.auto_links) or "none")
+    visibility = current.default_visibility
+    table.add_row("default_visibility", visibility.value if visibility else "the server's (unset)")
     return table

@@ -78,7 +78,7 @@ fragment P on PromotionStats {
   sessionId projectId enabled intervalSeconds nextRunAt runs totalPromoted lastRunAt
   lastRunId lastTrigger lastPromoted lastFailed lastRotated lastRemaining lastThreshold
 }"""
-PROJECT = "fragment G on ProjectSettings { autoLinks }"
+PROJECT = "fragment G on ProjectSettings { autoLinks defaultVisibility }"
 CAPSULE = """
   id projectId signature error attempted tool command files fix occurrenceCount
   sessionIds contextMemoryIds lessonId firstSeenAt lastSeenAt fixedAt

@@ -26,16 +26,27 @@ class ProjectSettings:
     auto_links: list[models.AutoLink] = strawberry.field(
         description="Links written at ingest, as RELATED_TO with a rationale; none by default."
     )
+    default_visibility: models.Visibility | None = strawberry.field(
+        description="Who sees a new memory whose agent does not say; null: the server's "
+        "GRAPHMEM_DEFAULT_VISIBILITY."
+    )
 
     @classmethod
     def of(cls, settings: models.ProjectSettings, project_id: str) -> ProjectSettings:
-        return cls(project_id=strawberry.ID(project_id), auto_links=list(settings.auto_links))
+        return cls(
+            project_id=strawberry.ID(project_id),
+            auto_links=list(settings.auto_links),
+            default_visibility=settings.default_visibility,
+        )
 
 
 @strawberry.input(description="Settings to change; a field left out or null keeps its value.")
 class ProjectSettingsInput:
     auto_links: list[models.AutoLink] | None = strawberry.field(
         default=None, description="Which links to write at ingest; [] turns them all off."
+    )
+    default_visibility: models.Visibility | None = strawberry.field(
+        default=None, description="Who sees a new memory whose agent does not say."
     )
 
 

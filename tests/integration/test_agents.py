@@ -214,3 +214,19 @@ def test_a_failure_capsule_names_only_the_context_memories_its_reader_sees(gm: G
     with pytest.raises(ForbiddenError) as forged:
         ana.record_failure({"error": "KeyError: 'x'", "agent_id": "ben"})
     assert forged.value.field == "agentId"
+
+
+def test_a_project_sets_its_own_default_visibility(store: FalkorStore, clock: ManualClock) -> None:
+    gm = GraphMem(store, clock=clock)  # the server's default: shared
+    gm.set_project_settings(default_visibility="private", project_id="team")
+    assert gm.default_visibility("team") is Visibility.PRIVATE
+    assert gm.default_visibility() is Visibility.SHARED
+    ana = gm.as_agent("ana")
+    mine = ana.remember({"content": "ana's notes on the flaky login test"}, project_id="team")
+    assert mine.visibility is Visibility.PRIVATE
+    assert gm.as_agent("ben").list(project_id="team").items == []
+    elsewhere = ana.remember({"content": "the staging database is reset nightly"})
+    assert elsewhere.visibility is Visibility.SHARED
+    gm.set_project_settings(default_visibility="shared", project_id="team")
+    later = ana.remember({"content": "the login test waits for the mail stub"}, project_id="team")
+    assert later.visibility is Visibility.SHARED

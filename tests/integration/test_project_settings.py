@@ -60,6 +60,18 @@ def test_graphql_reads_and_changes_settings(gql: GraphQLClient, gm: GraphMem) ->
     assert off["autoLinks"] == []
 
 
+def test_graphql_sets_a_projects_default_visibility(gql: GraphQLClient, gm: GraphMem) -> None:
+    query = """mutation($input: ProjectSettingsInput!, $p: ID) {
+      setProjectSettings(input: $input, projectId: $p) { autoLinks defaultVisibility }
+    }"""
+    unset = gql.data(query, {"input": {}, "p": "alpha"})["setProjectSettings"]
+    assert unset == {"autoLinks": [], "defaultVisibility": None}
+    done = gql.data(query, {"input": {"defaultVisibility": "PRIVATE"}, "p": "alpha"})
+    assert done["setProjectSettings"]["defaultVisibility"] == "PRIVATE"
+    assert gm.default_visibility("alpha").value == "private"
+    assert gm.default_visibility().value == "shared"
+
+
 def test_graphql_refuses_an_unknown_link_and_writes_nothing(rejected: Rejected) -> None:
     variables = {"input": {"autoLinks": ["NEXT_TURN"]}}
     error = rejected(SET, variables, "INVALID_INPUT", "input.autoLinks[0]")
@@ -149,6 +161,20 @@ def test_cli_shows_and_sets_settings(data_dir: Path) -> None:
     assert off.exit_code == 0 and "none" in off.stdout
     with opened(data_dir)() as gm:
         assert gm.project_settings(project_id="alpha").auto_links == []
+
+
+def test_cli_sets_the_default_visibility(data_dir: Path) -> None:
+    shown = cli(data_dir, "project", "settings")
+    assert "default_visibility" in shown.stdout and "unset" in shown.stdout
+    done = cli(data_dir, "project", "settings", "--default-visibility", "private")
+    assert done.exit_code == 0, done.output
+    assert "private" in done.stdout
+    bad = cli(data_dir, "project", "settings", "--default-visibility", "secret")
+    assert bad.exit_code == 1
+    assert "INVALID_INPUT" in bad.stderr and "default_visibility" in bad.stderr
+    with opened(data_dir)() as gm:
+        assert gm.project_settings().default_visibility is not None
+        assert gm.default_visibility().value == "private"
 
 
 def test_cli_names_a_bad_link(data_dir: Path) -> None:
