@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import uvicorn
 from starlette.types import ASGIApp
+from typer.testing import CliRunner, Result
 
 from graphmem.api import GraphMem
+from graphmem.cli import app as cli_app
 from graphmem.graphql.app import create_app
 from graphmem.store import Row
 
@@ -112,3 +116,19 @@ def rejected(gql: GraphQLClient, graph_snapshot: Callable[[], Any]) -> Rejected:
         return error
 
     return check
+
+
+def run_cli(
+    data_dir: Path,
+    *args: str,
+    embedder: str = "none",
+    input: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Result:
+    """The CLI in this process on its own data directory, blind to the caller's
+    own ``GRAPHMEM_`` settings; an exception other than an exit fails the test."""
+    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
+    given = {"GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_EMBEDDER": embedder, **(env or {})}
+    result = CliRunner().invoke(cli_app, list(args), env={**unset, **given}, input=input)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result

@@ -4,7 +4,6 @@ real FalkorDB (and the real embedding model where the surface uses it)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -12,14 +11,12 @@ from pathlib import Path
 
 import pytest
 from mcp import ClientSession
-from typer.testing import CliRunner
 
 from graphmem.api import GraphMem
-from graphmem.cli import app
 from graphmem.clock import ManualClock
 from graphmem.config import Settings
 from graphmem.models import Tier
-from tests.integration.conftest import GraphQLClient
+from tests.integration.conftest import GraphQLClient, run_cli
 from tests.integration.test_mcp import call, http_server, over_http
 
 DAY = 86_400.0
@@ -136,9 +133,7 @@ def data_dir() -> Iterator[Path]:
 
 
 def cli(data_dir: Path, *args: str) -> str:
-    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
-    env = {**unset, "GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_EMBEDDER": "none"}
-    result = CliRunner().invoke(app, list(args), env=env)
+    result = run_cli(data_dir, *args)
     assert result.exit_code == 0, result.output
     return result.stdout
 

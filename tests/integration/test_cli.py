@@ -16,13 +16,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from typer.testing import CliRunner, Result
 
 from graphmem.api import GraphMem
-from graphmem.cli import app
 from graphmem.config import Settings
 from graphmem.graphql.schema import export_sdl
 from graphmem.store.embedded import PID_NAME, SOCKET_NAME
+from tests.integration.conftest import run_cli as cli
 
 MEMORY_ID = re.compile(r"\b[0-9a-f]{32}\b")
 
@@ -42,14 +41,6 @@ def clean_env(data_dir: Path) -> dict[str, str]:
     # These commands do not need embeddings; loading the model costs seconds.
     env["GRAPHMEM_EMBEDDER"] = "none"
     return env
-
-
-def cli(data_dir: Path, *args: str) -> Result:
-    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
-    env = {**unset, "GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_EMBEDDER": "none"}
-    result = CliRunner().invoke(app, list(args), env=env)
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    return result
 
 
 def remember(data_dir: Path, *args: str) -> str:

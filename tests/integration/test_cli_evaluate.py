@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
 from graphmem.api import GraphMem
-from graphmem.cli import app
 from graphmem.config import Settings
 from graphmem.models import Tier
+from tests.integration.conftest import run_cli
 
 
 @pytest.fixture
@@ -26,11 +25,7 @@ def data_dir() -> Iterator[Path]:
 
 
 def cli(data_dir: Path, *args: str) -> Result:
-    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
-    env = {**unset, "GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_EMBEDDER": "none"}
-    result = CliRunner().invoke(app, ["evaluate", *args], env=env)
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    return result
+    return run_cli(data_dir, "evaluate", *args)
 
 
 def opened(data_dir: Path) -> GraphMem:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 import time
@@ -10,13 +9,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
 
 from graphmem.api import GraphMem
-from graphmem.cli import app
 from graphmem.clock import ManualClock
 from graphmem.config import Settings
 from graphmem.models import Status, Tier
+from tests.integration.conftest import run_cli as cli
 
 
 @pytest.fixture
@@ -24,14 +22,6 @@ def data_dir() -> Iterator[Path]:
     path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmlc-"))
     yield path
     shutil.rmtree(path, ignore_errors=True)
-
-
-def cli(data_dir: Path, *args: str, input: str | None = None) -> Result:
-    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
-    env = {**unset, "GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_EMBEDDER": "none"}
-    result = CliRunner().invoke(app, list(args), env=env, input=input)
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    return result
 
 
 def store(data_dir: Path, *, days_ago: float = 0.0) -> GraphMem:

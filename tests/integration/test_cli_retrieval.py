@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
 
 from graphmem.api import GraphMem
-from graphmem.cli import app
 from graphmem.config import Settings
+from tests.integration.conftest import run_cli as cli
 
 
 @pytest.fixture
@@ -22,14 +20,6 @@ def data_dir() -> Iterator[Path]:
     path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmrt-"))
     yield path
     shutil.rmtree(path, ignore_errors=True)
-
-
-def cli(data_dir: Path, *args: str, embedder: str = "none") -> Result:
-    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
-    env = {**unset, "GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_EMBEDDER": embedder}
-    result = CliRunner().invoke(app, list(args), env=env)
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    return result
 
 
 def store(data_dir: Path) -> GraphMem:

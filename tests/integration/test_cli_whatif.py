@@ -4,7 +4,6 @@ bad variants named, and the store untouched."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 import time
@@ -12,13 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
 
 from graphmem.api import GraphMem
-from graphmem.cli import app
 from graphmem.clock import ManualClock
 from graphmem.config import Settings
 from graphmem.models import Tier
+from tests.integration.conftest import run_cli as cli
 
 
 @pytest.fixture
@@ -26,14 +24,6 @@ def data_dir() -> Iterator[Path]:
     path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmwi-"))
     yield path
     shutil.rmtree(path, ignore_errors=True)
-
-
-def cli(data_dir: Path, *args: str) -> Result:
-    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
-    env = {**unset, "GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_EMBEDDER": "none"}
-    result = CliRunner().invoke(app, list(args), env=env)
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    return result
 
 
 def opened(data_dir: Path) -> GraphMem:

@@ -3,26 +3,22 @@ values in any case, a missing --reason named as such, counts that agree."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
 import typer
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
 from graphmem.api import GraphMem
 from graphmem.cli import app
 from graphmem.config import Settings
 from graphmem.models import MemoryType, Source, Status, Tier
+from tests.integration.conftest import run_cli
 
 
 def cli(data_dir: Path, *args: str) -> Result:
-    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
-    env = {**unset, "GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_EMBEDDER": "none"}
-    result = CliRunner().invoke(app, list(args), env={**env, "COLUMNS": "200"})
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    return result
+    return run_cli(data_dir, *args, env={"COLUMNS": "200"})
 
 
 def command_paths() -> list[tuple[str, ...]]:

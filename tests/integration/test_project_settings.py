@@ -5,7 +5,6 @@ writing the same properties of the ``:Project`` node."""
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -13,17 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner, Result
 
 from graphmem import AsyncClient, Client, GraphMem
 from graphmem.auth import Role
-from graphmem.cli import app
 from graphmem.config import Settings
 from graphmem.errors import ForbiddenError, InvalidInputError
 from graphmem.graphql.app import create_app
 from graphmem.models import AutoLink, ProjectSettings
 from graphmem.store.falkordb import FalkorStore
 from tests.integration.conftest import GraphQLClient, Rejected, serve
+from tests.integration.conftest import run_cli as cli
 
 SETTINGS = "query($p: ID) { projectSettings(projectId: $p) { projectId autoLinks } }"
 SET = """mutation($input: ProjectSettingsInput!, $p: ID) {
@@ -132,14 +130,6 @@ def data_dir() -> Iterator[Path]:
     path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmps-"))
     yield path
     shutil.rmtree(path, ignore_errors=True)
-
-
-def cli(data_dir: Path, *args: str) -> Result:
-    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
-    env = {**unset, "GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_EMBEDDER": "none"}
-    result = CliRunner().invoke(app, list(args), env=env)
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    return result
 
 
 def opened(data_dir: Path) -> Callable[[], GraphMem]:
