@@ -349,7 +349,6 @@ def merged_fields(members: Sequence[Memory]) -> dict[str, object]:
         "evidence": list(dict.fromkeys([seen(members), *(e for m in members for e in m.evidence)]))[
             :MAX_EVIDENCE_ITEMS
         ],
-        "created_at": min(m.created_at for m in members),
         "occurred_at": min(m.occurred for m in members),
         "last_seen": max(m.last_seen or m.occurred for m in members),
     }

@@ -188,6 +188,9 @@ class Consolidator(Service):
             "suggested_by": SuggestedBy.IMPLICIT.value,  # unless merged_fields says agent
             "pinned": False,
             "variants": [m.content for m in group.members[1 : MAX_VARIANTS + 1]],
+            # Written now (asOf reads a memory from when graphmem wrote it);
+            # what it records happened from its earliest source on (occurred_at).
+            "created_at": now,
             "updated_at": now,
             "activated_at": now,
             **merged_fields(group.members),

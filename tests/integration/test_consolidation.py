@@ -98,7 +98,8 @@ def test_apply_writes_one_memory_per_group_and_sources_stay_restorable(
     assert memory.occurrence_count == 3 and memory.access_count == 3
     assert memory.evidence[0].startswith("seen 3 times between")
     assert memory.confidence == pytest.approx(0.8)
-    assert memory.created_at == min(s.created_at for s in sources if s)
+    assert memory.occurred_at == min(s.occurred for s in sources if s)
+    assert memory.created_at == clock.now(), "written now, about what happened earlier"
     assert memory.last_seen == max(s.occurred for s in sources if s)
     assert memory.importance == pytest.approx(egm.scorer.score(memory, clock.now()), abs=1e-6), (
         "importance is the scorer's, over the summed evidence"
@@ -253,3 +254,20 @@ def test_the_cli_groups_related_memories_without_embeddings(data_dir: Path) -> N
     assert '"memories_consolidated": 3' in done.stdout
     with GraphMem.open(Settings(data_dir=data_dir, embedder="none")) as gm:
         assert {gm.get(i).tier for i in (a.id, b.id, c.id)} == {Tier.ARCHIVED}
+
+
+def test_as_of_a_time_before_consolidation_the_sources_stand_as_they_were(
+    egm: GraphMem, clock: ManualClock
+) -> None:
+    ids = crafted(egm, clock)
+    before = clock.now()
+    clock.advance(60)
+    result = egm.consolidate()
+    (done,) = [c for c in result.consolidated if set(c.source_ids) == set(ids["refresh"])]
+    clock.advance(60)
+    for source_id in ids["refresh"]:
+        then = egm.get(source_id, as_of=before)
+        assert then.tier is Tier.WORKING and then.superseded_by is None
+        assert egm.get(source_id, as_of=clock.now()).tier is Tier.ARCHIVED
+    listed_then = {m.id for m in egm.list(as_of=before, first=50).items}
+    assert set(ids["refresh"]) <= listed_then and done.memory_id not in listed_then
