@@ -6,12 +6,19 @@ default, Neo4j in production) is a configuration choice.
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Mapping
 from typing import Any, Protocol
 
 from graphmem.store.dialect import Dialect
 
 Row = dict[str, Any]
+
+INDEX_WAIT = 30.0
+"""Seconds ``setup_schema`` waits for the indexes it created to answer queries."""
+
+log = logging.getLogger(__name__)
 
 
 class Store(Protocol):
@@ -31,3 +38,19 @@ class Store(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+def await_indexes(store: Store, timeout: float = INDEX_WAIT) -> None:
+    """Wait until every index answers queries (``indexes_ready``). Both backends
+    build an index in the background, and a search that arrives first fails
+    rather than finding nothing. Past ``timeout`` the store is used anyway, and
+    the indexes still building are logged."""
+    deadline = time.monotonic() + timeout
+    while True:
+        building = sorted({row["label"] for row in store.read("indexes_ready") if not row["ready"]})
+        if not building:
+            return
+        if time.monotonic() >= deadline:
+            log.warning("indexes still building after %.0f s: %s", timeout, ", ".join(building))
+            return
+        time.sleep(0.02)

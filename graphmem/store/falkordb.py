@@ -17,7 +17,7 @@ from falkordb.exceptions import SchemaVersionMismatchException
 from graphmem.agents import with_viewer
 from graphmem.errors import InvalidInputError, StorageFullError, StoreUnavailableError
 from graphmem.statements import Statements
-from graphmem.store import Row
+from graphmem.store import Row, await_indexes
 from graphmem.store.dialect import Dialect
 from graphmem.store.embedded import EmbeddedFalkorDB
 
@@ -104,6 +104,7 @@ class FalkorStore:
                     raise
             except (redis.ConnectionError, redis.TimeoutError) as exc:
                 raise _unavailable(exc) from exc
+        await_indexes(self)
 
     def drop(self) -> None:
         """Delete the whole graph (tests and ``graphmem reset``)."""

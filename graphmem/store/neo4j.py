@@ -33,7 +33,7 @@ from graphmem.agents import with_viewer
 from graphmem.config import Settings
 from graphmem.errors import StoreUnavailableError
 from graphmem.statements import Statements
-from graphmem.store import Row
+from graphmem.store import Row, await_indexes
 from graphmem.store.dialect import Dialect
 
 
@@ -95,6 +95,7 @@ class Neo4jStore:
         transactions, and ``IF NOT EXISTS`` makes every one safe to repeat."""
         for ddl in self.statements.script("schema"):
             self._execute(ddl, None, WRITE_ACCESS)
+        await_indexes(self)
 
     def close(self) -> None:
         self._driver.close()
