@@ -25,11 +25,16 @@ on (``ProjectSettings.auto_links``: previous_turn, same_entity, both) and the
 modes links can change (HYBRID, GRAPH, knowledgeContext) run on it, as rows
 named ``HYBRID +previous_turn`` and so on.
 
+With ``--feedback``, HYBRID (at the default minRelevance and at 0) and
+knowledgeContext run again for each pseudo-relevance feedback setting
+(``LexicalFeedback``: off, the default, each parameter moved alone, every
+query expanded).
+
 Then the minRelevance calibration (``--no-calibrate`` skips it): per set and
 threshold, the share of the right memories in a HYBRID top 10 whose relevance
 reaches it, the share of queries whose best right memory does, and the share
-of the other sets' queries, asked of this set's store, that it answers with
-nothing.
+of the other sets' queries, asked of this set's store at that threshold, that
+it answers with nothing.
 """
 
 from __future__ import annotations
