@@ -7,7 +7,8 @@
 3. At each scale (10,000 and 100,000 by default; ``--million`` adds
    1,000,000): knowledgeContext and hybrid search p50/p95 through the Python
    API, query embedding included, beside the floor (one query embedding + one
-   raw vector-index query), and the memory the database uses.
+   raw vector-index query) and hybrid search without feedback (the ratio is
+   with feedback over without), and the memory the database uses.
 
 Everything runs on a throwaway embedded FalkorDB under /tmp that is removed
 afterwards; each phase is bounded by its own sizes.
@@ -240,6 +241,21 @@ def scale_figures(n: int, latencies: list[retrieval_scale.Latency]) -> list[Figu
                 target=target,
                 passed=passed,
                 count=lat.count,
+            )
+        )
+    plain = by_name["search_hybrid_no_feedback"]
+    for stat in ("p50", "p95"):
+        with_feedback = getattr(by_name["search_hybrid"], f"{stat}_ms")
+        without = getattr(plain, f"{stat}_ms")
+        figures.append(
+            Figure(
+                key=f"search_hybrid_feedback_{stat}_{n}",
+                name=f"search_hybrid {stat} at {n:,} against no feedback",
+                value=with_feedback,
+                unit="ms",
+                baseline=without,
+                ratio=with_feedback / without,
+                count=plain.count,
             )
         )
     return figures

@@ -25,11 +25,16 @@ on (``ProjectSettings.auto_links``: previous_turn, same_entity, both) and the
 modes links can change (HYBRID, GRAPH, knowledgeContext) run on it, as rows
 named ``HYBRID +previous_turn`` and so on.
 
+With ``--feedback``, HYBRID (at the default minRelevance and at 0) and
+knowledgeContext run again for each pseudo-relevance feedback setting
+(``LexicalFeedback``: off, the default, each parameter moved alone, every
+query expanded).
+
 Then the minRelevance calibration (``--no-calibrate`` skips it): per set and
 threshold, the share of the right memories in a HYBRID top 10 whose relevance
 reaches it, the share of queries whose best right memory does, and the share
-of the other sets' queries, asked of this set's store, that it answers with
-nothing.
+of the other sets' queries, asked of this set's store at that threshold, that
+it answers with nothing.
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ from falkordb import FalkorDB
 from graphmem.api import GraphMem
 from graphmem.embeddings import MiniLMEmbedder, memory_text
 from graphmem.retrieval.context import WORD_OVERLAP
+from graphmem.retrieval.feedback import LexicalFeedback
 from graphmem.retrieval.fulltext import analyse
 from graphmem.retrieval.fusion import ScoreFusion
 from graphmem.retrieval.search import MAX_QUERY_CHARS
@@ -436,6 +442,84 @@ def fusion_grid(gm: GraphMem, dev: DevSet) -> list[dict[str, Any]]:
     return rows
 
 
+FEEDBACK_SETTINGS = (
+    LexicalFeedback(docs=0),
+    LexicalFeedback(),
+    LexicalFeedback(factor=1.0),
+    LexicalFeedback(factor=0.7),
+    LexicalFeedback(original_weight=0.7),
+    LexicalFeedback(docs=5),
+    LexicalFeedback(docs=10),
+    LexicalFeedback(max_query_terms=MAX_QUERY_CHARS),
+)
+"""Feedback settings measured with ``--feedback``: off, the default, each of its
+parameters moved alone, and the default with every query expanded, however long."""
+FEEDBACK_MODES = ("HYBRID", UNFILTERED, CONTEXT)
+
+
+def feedback_grid(gm: GraphMem, dev: DevSet) -> list[dict[str, Any]]:
+    """HYBRID (at the default minRelevance and at 0) and knowledgeContext for each
+    feedback setting (``LexicalFeedback``; docs 0 is feedback off)."""
+    kept = gm.retrieval.config
+    rows = []
+    try:
+        for setting in FEEDBACK_SETTINGS:
+            gm.retrieval.config = dataclasses.replace(kept, feedback=setting)
+            for mode in FEEDBACK_MODES:
+                q = evaluate(gm, dev.queries, mode)
+                rows.append(
+                    {
+                        "set": dev.name,
+                        "mode": mode,
+                        "docs": setting.docs,
+                        "original_weight": setting.original_weight,
+                        "factor": setting.factor,
+                        "max_query_terms": setting.max_query_terms,
+                        "recall@10": q.recall[10],
+                        "mrr@10": q.mrr,
+                        "p50_ms": q.p50_ms,
+                        "p95_ms": q.p95_ms,
+                    }
+                )
+    finally:
+        gm.retrieval.config = kept
+    return rows
+
+
+def feedback_table(rows: Sequence[dict[str, Any]]) -> Any:
+    from rich.table import Table
+
+    out = Table(title="feedback grid (RM3)")
+    columns = (
+        "set",
+        "mode",
+        "docs",
+        "query weight",
+        "factor",
+        "max query words",
+        "recall@10",
+        "MRR@10",
+        "p50 ms",
+        "p95 ms",
+    )
+    for column in columns:
+        out.add_column(column, justify="left" if column in ("set", "mode") else "right")
+    for row in rows:
+        out.add_row(
+            row["set"],
+            row["mode"],
+            str(row["docs"]),
+            f"{row['original_weight']:.1f}",
+            f"{row['factor']:.1f}",
+            str(row["max_query_terms"]),
+            f"{row['recall@10']:.3f}",
+            f"{row['mrr@10']:.3f}",
+            f"{row['p50_ms']:.1f}",
+            f"{row['p95_ms']:.1f}",
+        )
+    return out
+
+
 def grid_table(rows: Sequence[dict[str, Any]]) -> Any:
     from rich.table import Table
 
@@ -482,17 +566,23 @@ def calibration(gm: GraphMem, dev: DevSet, off_topic: Sequence[str]) -> list[dic
             best.append(max(right))
     project = dev.queries[0].project
     step = max(1, len(off_topic) // OFF_TOPIC_QUERIES)
-    stray = [
-        max(_relevances(gm, text, project).values(), default=0.0)
-        for text in off_topic[::step][:OFF_TOPIC_QUERIES]
-    ]
+    stray = off_topic[::step][:OFF_TOPIC_QUERIES]
+    # Asked at each threshold: feedback only runs from hits that reach it, so
+    # whether anything is answered depends on the threshold asked with.
+    empty = {
+        t: sum(
+            not gm.search(text, limit=DEPTH, min_relevance=t, project_id=project).hits
+            for text in stray
+        )
+        for t in THRESHOLDS
+    }
     return [
         {
             "set": dev.name,
             "min_relevance": t,
             "right_kept": sum(r >= t for r in gold) / max(len(gold), 1),
             "best_kept": sum(r >= t for r in best) / max(len(best), 1),
-            "off_topic_empty": sum(r < t for r in stray) / max(len(stray), 1),
+            "off_topic_empty": empty[t] / max(len(stray), 1),
             "right": len(gold),
             "off_topic": len(stray),
         }
@@ -574,6 +664,13 @@ def main(
             "chose the defaults), at minRelevance 0."
         ),
     ] = False,
+    feedback: Annotated[
+        bool,
+        typer.Option(
+            help="Also run HYBRID and knowledgeContext for each feedback setting "
+            "(off, the default and its neighbours, every query expanded)."
+        ),
+    ] = False,
     links: Annotated[
         bool,
         typer.Option(
@@ -599,6 +696,7 @@ def main(
     rows: list[dict[str, Any]] = []
     calibrated: list[dict[str, Any]] = []
     gridded: list[dict[str, Any]] = []
+    fed: list[dict[str, Any]] = []
     try:
         loaded = []
         for name in names:
@@ -614,6 +712,10 @@ def main(
             out.print("[bold]fusion grid[/]")
             for gm, dev in loaded:
                 gridded += fusion_grid(gm, dev)
+        if feedback:
+            out.print("[bold]feedback grid[/]")
+            for gm, dev in loaded:
+                fed += feedback_grid(gm, dev)
         if calibrate:
             out.print("[bold]minRelevance calibration[/]")
             for gm, dev in loaded:
@@ -626,10 +728,17 @@ def main(
         out.print(line)
     if gridded:
         out.print(grid_table(gridded))
+    if fed:
+        out.print(feedback_table(fed))
     if calibrated:
         out.print(calibration_table(calibrated))
     if json_out:
-        report = {"quality": rows, "calibration": calibrated, "grid": gridded}
+        report = {
+            "quality": rows,
+            "calibration": calibrated,
+            "grid": gridded,
+            "feedback": fed,
+        }
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
 
 

@@ -19,6 +19,7 @@ same run, interleaved with the calls it is compared to.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import statistics
 import time
@@ -33,6 +34,7 @@ from falkordb import FalkorDB, Graph
 from benchmarks.data import COMPONENTS, ERRORS, FILES, TECH, Dataset, generate
 from graphmem.api import GraphMem
 from graphmem.embeddings import Embedder, memory_text
+from graphmem.retrieval.feedback import LexicalFeedback
 from graphmem.store.falkordb import params_header
 
 PROJECT = "bench"
@@ -209,8 +211,23 @@ def measure(
     *,
     warmup: int = 20,
 ) -> list[Latency]:
-    """Floor, knowledgeContext and hybrid search, interleaved query by query."""
-    timings: dict[str, list[float]] = {"floor": [], "knowledge_context": [], "search_hybrid": []}
+    """Floor, knowledgeContext, hybrid search and hybrid search without
+    feedback (what feedback costs), interleaved query by query."""
+    timings: dict[str, list[float]] = {
+        "floor": [],
+        "knowledge_context": [],
+        "search_hybrid": [],
+        "search_hybrid_no_feedback": [],
+    }
+    with_feedback = gm.retrieval.config
+    without_feedback = dataclasses.replace(with_feedback, feedback=LexicalFeedback(docs=0))
+
+    def search_without_feedback(text: str) -> None:
+        gm.retrieval.config = without_feedback
+        try:
+            gm.search(text, project_id=PROJECT)
+        finally:
+            gm.retrieval.config = with_feedback
 
     def floor(text: str) -> None:
         (vector,) = embedder.embed([text])
@@ -220,6 +237,7 @@ def measure(
         "floor": floor,
         "knowledge_context": lambda text: gm.knowledge_context(text, project_id=PROJECT),
         "search_hybrid": lambda text: gm.search(text, project_id=PROJECT),
+        "search_hybrid_no_feedback": search_without_feedback,
     }
     for index, text in enumerate(texts):
         for name, call in calls.items():

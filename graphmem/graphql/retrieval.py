@@ -37,7 +37,11 @@ strawberry.enum(
     description="Which retrievers run: HYBRID both plus traversal, VECTOR or FULLTEXT one, "
     "GRAPH both but fills most results by traversal from the best few hits.",
 )
-strawberry.enum(domain.Retriever, description="An index that offers candidates.")
+strawberry.enum(
+    domain.Retriever,
+    description="What found or scored a candidate: the vector index, the full-text index, "
+    "or FEEDBACK (a short query's candidates scored again with the words of its best hits).",
+)
 
 AS_OF_HELP = (
     "Answer as the store stood at this past time: the memories that held then (written "
@@ -63,7 +67,7 @@ class RetrieverHit:
     rank: int = strawberry.field(description="1-based rank among that retriever's results.")
     score: float = strawberry.field(
         description="The retriever's own score: cosine similarity for vectors, "
-        "TF-IDF for full text."
+        "BM25 over the query's total IDF for full text and (expanded query) feedback."
     )
 
     @classmethod

@@ -132,8 +132,9 @@ class SearchHitView(BaseModel):
         description="Each factor's contribution to the score; they sum to it."
     )
     retrievers: list[domain.RetrieverHit] = Field(
-        description="Which indexes found the memory and at what rank; empty when only "
-        "traversal reached it."
+        description="Which indexes found the memory and at what rank (feedback: a short "
+        "query's candidates scored again with the words of its best hits); empty when "
+        "only traversal reached it."
     )
     path: domain.GraphPath | None = Field(
         description="The relations walked from a found memory to this one."
@@ -144,7 +145,9 @@ class SearchHitView(BaseModel):
 
 class SearchView(BaseModel):
     hits: list[SearchHitView]
-    retrievers: list[domain.Retriever] = Field(description="The indexes that ran.")
+    retrievers: list[domain.Retriever] = Field(
+        description="The indexes that ran, and feedback when it did."
+    )
     notes: list[str]
 
 

@@ -19,6 +19,10 @@ from graphmem.scoring import ScoreComponent
 class Retriever(StrEnum):
     VECTOR = "vector"
     FULLTEXT = "fulltext"
+    FEEDBACK = "feedback"
+    """The candidates scored again by BM25, the query expanded by the words most
+    typical of the best first hits (pseudo-relevance feedback, ``feedback.py``);
+    its rank is among the candidates that hold any of those words."""
 
 
 class RetrieverHit(BaseModel):
@@ -30,7 +34,8 @@ class RetrieverHit(BaseModel):
     rank: int
     """1-based rank among that retriever's results, after the filters."""
     score: float
-    """The retriever's own score: cosine similarity for vectors, TF-IDF for full text."""
+    """The retriever's own score: cosine similarity for vectors, BM25 over the
+    query's total IDF for full text (over the expanded query's for feedback)."""
 
 
 class PathStep(BaseModel):
@@ -92,7 +97,8 @@ class SearchResult(BaseModel):
     hits: list[SearchHit]
     mode: str
     retrievers: list[Retriever]
-    """The retrievers that ran (vector is absent when embeddings are off)."""
+    """The retrievers that ran (vector is absent when embeddings are off; feedback
+    runs for a short query when both others did)."""
     notes: list[str] = Field(default_factory=list)
     """Anything that limited the search, e.g. embeddings being disabled."""
     took_ms: float

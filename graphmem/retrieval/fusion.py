@@ -70,19 +70,31 @@ class ScoreFusion:
         *,
         vector_floor: float = 0.0,
         fulltext_floor: float = 0.0,
+        feedback: Mapping[str, float] | None = None,
+        feedback_floor: float = 0.0,
+        feedback_factor: float = 1.0,
     ) -> dict[str, float]:
-        """Relevance of every candidate; ``None`` for a retriever that did not run."""
+        """Relevance of every candidate; ``None`` for a retriever that did not run.
+
+        ``feedback`` holds the full-text shares of the expanded query (feedback.py):
+        a memory's lexical value is then the better of its own and ``feedback_factor``
+        times the expanded one, so the query's own words never count for less, and
+        words it did not say count for less than words it did."""
         if fulltext is None:
             return {i: _cosine(score) for i, score in (vector or {}).items()}
         if vector is None:
             return {i: self.lexical(score) for i, score in fulltext.items()}
         w = self.vector_weight
-        ids = set(vector) | set(fulltext)
-        return {
-            i: w * _cosine(vector.get(i, vector_floor))
-            + (1.0 - w) * self.lexical(fulltext.get(i, fulltext_floor))
-            for i in ids
-        }
+        expanded = feedback or {}
+        ids = set(vector) | set(fulltext) | set(expanded)
+
+        def lexical(i: str) -> float:
+            own = self.lexical(fulltext.get(i, fulltext_floor))
+            if feedback is None:
+                return own
+            return max(own, feedback_factor * self.lexical(expanded.get(i, feedback_floor)))
+
+        return {i: w * _cosine(vector.get(i, vector_floor)) + (1.0 - w) * lexical(i) for i in ids}
 
 
 def _cosine(value: float) -> float:

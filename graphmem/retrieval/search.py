@@ -4,6 +4,8 @@ The pipeline (run by ``Retrieval.search``):
 
 1. candidates from the vector index (kNN on the query's embedding) and the
    full-text index (content and rationale), each over-fetched and filtered;
+   when both ran and the query is short, the candidates are scored again by
+   BM25 with the words most typical of the best first hits added (``feedback``);
 2. fused into one relevance in [0, 1] (cosine and BM25 share, ``fusion``);
    hits below ``min_relevance`` are dropped, and when none is left the result
    is empty with a note saying nothing was relevant;

@@ -48,6 +48,7 @@ from graphmem.retrieval.explain import (
     SearchHit,
     SearchResult,
 )
+from graphmem.retrieval.feedback import LexicalFeedback, expanded_weights, relevance_model
 from graphmem.retrieval.fulltext import (
     PROBE_SLOTS,
     Corpus,
@@ -57,6 +58,7 @@ from graphmem.retrieval.fulltext import (
     build_query,
     query_terms,
     query_weights,
+    stem,
 )
 from graphmem.retrieval.fusion import ScoreFusion, nothing_relevant
 from graphmem.retrieval.search import (
@@ -92,6 +94,10 @@ class RetrievalConfig:
     as knowledgeContext does: a candidate one retriever missed gets that retriever's
     lowest score, and a deeper list makes that closer to its own (docs/retrieval.md:
     madial HYBRID recall@10 0.722 at 5x, 0.740 at 10x and 20x; the others unchanged)."""
+    feedback: LexicalFeedback = field(default_factory=LexicalFeedback)
+    """Lexical pseudo-relevance feedback (RM3) for short queries in HYBRID, GRAPH
+    and knowledgeContext: see feedback.py, and docs/retrieval.md for the figures
+    that chose it and for what was tried beside it (``docs=0`` turns it off)."""
     index_k_max: int = 4_000
     """Both indexes span every project: each is asked for its best k, the project
     and filters apply to those, and when they leave too few, k grows fourfold up
@@ -138,6 +144,8 @@ class _Candidates:
     memories: dict[str, Memory] = field(default_factory=dict)
     rankings: dict[Retriever, list[str]] = field(default_factory=dict)
     hits: dict[str, list[RetrieverHit]] = field(default_factory=dict)
+    text: str = ""
+    """The query the retrievers were asked."""
 
     def scores(self, retriever: Retriever) -> dict[str, float] | None:
         """The retriever's score per memory it returned; ``None`` when it did not run."""
@@ -156,12 +164,20 @@ class _Candidates:
         scores = self.scores(retriever) or {}
         return min(scores.values()) if len(scores) >= fetch else 0.0
 
-    def relevance(self, fusion: ScoreFusion, fetch: int) -> dict[str, float]:
+    def relevance(
+        self, fusion: ScoreFusion, fetch: int, feedback_factor: float = 1.0
+    ) -> dict[str, float]:
+        """Every candidate's fused relevance, the expanded query's full-text
+        scores weighed in (``feedback_factor``) once feedback ran."""
         return fusion.fuse(
             self.scores(Retriever.VECTOR),
             self.scores(Retriever.FULLTEXT),
             vector_floor=self.floor(Retriever.VECTOR, fetch),
             fulltext_floor=self.floor(Retriever.FULLTEXT, fetch),
+            # Feedback scored every candidate: one it left out holds none of the words.
+            feedback=self.scores(Retriever.FEEDBACK),
+            feedback_floor=0.0,
+            feedback_factor=feedback_factor,
         )
 
     def keep(self, memories: Sequence[Memory]) -> None:
@@ -171,6 +187,15 @@ class _Candidates:
         for retriever, ranking in self.rankings.items():
             self.rankings[retriever] = [i for i in ranking if i in self.memories]
         self.hits = {i: hits for i, hits in self.hits.items() if i in self.memories}
+
+    def score(self, retriever: Retriever, scores: Mapping[str, float]) -> None:
+        """A retriever that scored memories already found (feedback), best first."""
+        ranking = self.rankings.setdefault(retriever, [])
+        for memory_id in sorted(scores, key=lambda i: (-scores[i], i)):
+            ranking.append(memory_id)
+            self.hits[memory_id].append(
+                RetrieverHit(retriever=retriever, rank=len(ranking), score=scores[memory_id])
+            )
 
     def add(self, retriever: Retriever, rows: Sequence[Row]) -> None:
         ranking = self.rankings.setdefault(retriever, [])
@@ -335,6 +360,8 @@ class Retrieval:
             fulltext=True,
         )
         self._held(found, filters, now, project_id, as_of=at is not None)
+        if self.config.context_text_scorer == ctx.HYBRID:
+            self._feedback(found, fetch, request.min_relevance)
         max_access = self._scope_max_access(project_id, request.session_id)
         weights = ctx.context_weights(request.recency_weight)
         text = self._context_text(request.context_hint, found, fetch)
@@ -420,7 +447,7 @@ class Retrieval:
                 memory_id: ctx.text_similarity(words, ctx.memory_words(memory))
                 for memory_id, memory in found.memories.items()
             }
-        return found.relevance(self.config.fusion, fetch)
+        return found.relevance(self.config.fusion, fetch, self.config.feedback.factor)
 
     def _full(self, ids: Sequence[str], project_id: str, at: float | None) -> dict[str, Memory]:
         """Every field of the memories that made the cut (candidates carry a few),
@@ -521,7 +548,8 @@ class Retrieval:
             fulltext=use_fulltext,
         )
         self._held(found, filters, now if at is None else at, project_id, as_of=at is not None)
-        fused = found.relevance(self.config.fusion, fetch)
+        self._feedback(found, fetch, request.min_relevance)
+        fused = found.relevance(self.config.fusion, fetch, self.config.feedback.factor)
         relevance = {i: r for i, r in fused.items() if r >= request.min_relevance}
         if not relevance:
             notes.append(nothing_relevant(max(fused.values(), default=None), request.min_relevance))
@@ -583,7 +611,11 @@ class Retrieval:
         ]
         retrievers = [
             r
-            for r, used in ((Retriever.VECTOR, use_vector), (Retriever.FULLTEXT, use_fulltext))
+            for r, used in (
+                (Retriever.VECTOR, use_vector),
+                (Retriever.FULLTEXT, use_fulltext),
+                (Retriever.FEEDBACK, Retriever.FEEDBACK in found.rankings),
+            )
             if used
         ]
         return SearchResult(
@@ -719,7 +751,7 @@ class Retrieval:
         fulltext: bool,
     ) -> _Candidates:
         """Each retriever's filtered top ``fetch``; the query embedding overlaps full text."""
-        found = _Candidates()
+        found = _Candidates(text=text)
         params = {"project_id": project_id, **filters.params()}
         pending: Future[list[Vector]] | None = None
         if vector and self.embedder is not None:
@@ -731,6 +763,61 @@ class Retrieval:
             rows = self._vector(query_vector, params, fetch)
             found.add(Retriever.VECTOR, rows)
         return found
+
+    def _feedback(self, found: _Candidates, fetch: int, min_relevance: float) -> None:
+        """Score the candidates again by BM25, the query expanded by the words most
+        typical of the best ``feedback.docs`` memories of the fused first pass
+        that reach ``min_relevance`` (feedback.py). Only when both retrievers ran,
+        the query is short enough and a first hit is relevant: words taken from
+        irrelevant memories would make an off-topic query look answered."""
+        config = self.config.feedback
+        if (
+            config.docs <= 0
+            or Retriever.VECTOR not in found.rankings
+            or Retriever.FULLTEXT not in found.rankings
+            or len(query_terms(found.text)) > config.max_query_terms
+        ):
+            return
+        first = found.relevance(self.config.fusion, fetch)
+        relevant = [i for i in first if first[i] >= min_relevance]
+        best = sorted(relevant, key=lambda i: (-first[i], *tie_order(found.memories[i])))
+        model = relevance_model(
+            [
+                (first[i], memory_text(found.memories[i].content, found.memories[i].rationale))
+                for i in best[: config.docs]
+            ],
+            terms=config.terms,
+        )
+        if model:
+            found.score(Retriever.FEEDBACK, self._rescore(found, model))
+
+    def _rescore(self, found: _Candidates, expansion: Mapping[str, float]) -> dict[str, float]:
+        """Every candidate's BM25 for the query expanded by ``expansion`` (word ->
+        P(w|R), from ``relevance_model``; RM3's weights, ``expanded_weights``),
+        over the query's total IDF as full text scores. Only the candidates the
+        retrievers already found are scored: no further index query, whose
+        union of added words would read a large share of a big store."""
+        terms = query_terms(found.text)
+        own = {stem(t) for t in terms}
+        added = [w for w in expansion if stem(w) not in own]
+        counts = self.terms.counts(terms + added)
+        corpus = self._corpus_stats()
+        weights = expanded_weights(
+            query_weights(terms + added, counts, corpus),
+            [stem(t) for t in terms],
+            expansion,
+            original_weight=self.config.feedback.original_weight,
+        )
+        mass = sum(weights.values()) or 1.0
+        scores = bm25(
+            weights,
+            (
+                (memory_id, analyse(memory_text(memory.content, memory.rationale)))
+                for memory_id, memory in found.memories.items()
+            ),
+            mean_length=corpus.mean_length,
+        )
+        return {i: min(1.0, score / mass) for i, score in scores.items() if score > 0}
 
     def _vector(self, vector: Vector, params: dict[str, Any], fetch: int) -> list[Row]:
         return self._top(

@@ -133,6 +133,7 @@ def test_the_commands_use_the_running_server_and_say_the_same_as_without_it(
     assert {r["retriever"] for r in searched["hits"][0]["explanation"]["retrievers"]} == {
         "vector",
         "fulltext",
+        "feedback",  # a short query, expanded by the words of its best hits
     }
     context = json.loads(
         cli(data_dir, "context", "webhook retries", "--no-record-access", "--json").stdout

@@ -96,10 +96,14 @@ def test_hybrid_search_finds_a_memory_and_names_its_retrievers(gm: GraphMem, gql
 
     result = gql.data(SEARCH, {"q": "session token expiry"})["search"]
 
-    assert result["mode"] == "HYBRID" and set(result["retrievers"]) == {"VECTOR", "FULLTEXT"}
+    assert result["mode"] == "HYBRID" and set(result["retrievers"]) == {
+        "VECTOR",
+        "FULLTEXT",
+        "FEEDBACK",  # a short query, expanded by the words of its best hits
+    }
     assert ids(result["hits"])[0] == target.id
     why = result["hits"][0]["explanation"]
-    assert {r["retriever"] for r in why["retrievers"]} <= {"VECTOR", "FULLTEXT"}
+    assert {r["retriever"] for r in why["retrievers"]} == {"VECTOR", "FULLTEXT", "FEEDBACK"}
     assert why["retrievers"] and all(r["rank"] >= 1 for r in why["retrievers"])
     assert sum(c["contribution"] for c in why["components"]) == pytest.approx(
         result["hits"][0]["score"]

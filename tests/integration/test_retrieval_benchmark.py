@@ -48,6 +48,8 @@ def test_smoke_run_reports_quality_ingest_and_latency(tmp_path: Path):
         "knowledge_context_p50_300",
         "knowledge_context_p95_300",
         "search_hybrid_p95_300",
+        "search_hybrid_feedback_p50_300",
+        "search_hybrid_feedback_p95_300",
         "db_memory_mb_300",
     } <= keys
     modes = {(row["set"], row["mode"]) for row in report["quality"]}

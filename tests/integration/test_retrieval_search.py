@@ -3,11 +3,14 @@ real embedding model."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
 from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.retrieval.feedback import LexicalFeedback
 from graphmem.retrieval.fusion import ScoreFusion
 from graphmem.store.falkordb import FalkorStore
 from graphmem.telemetry import Event
@@ -60,7 +63,8 @@ def test_hybrid_returns_what_either_retriever_alone_finds(egm, corpus):
     assert ids(token)[0] == corpus[TOKEN_TARGET]
     found_by = {h.retriever.value: h.rank for h in token.hits[0].explanation.retrievers}
     assert found_by["fulltext"] == 1
-    assert token.retrievers == ["vector", "fulltext"]
+    # a one-word query is short enough to be expanded by feedback
+    assert token.retrievers == ["vector", "fulltext", "feedback"]
 
 
 def test_every_hit_explains_its_score_and_its_retrievers(egm, corpus):
@@ -217,7 +221,13 @@ def test_relevance_is_on_one_scale_in_every_mode(egm, corpus):
         return {c.name: c.value for c in result.hits[0].explanation.components}["relevance"]
 
     vector = egm.search(PARAPHRASE_QUERY, mode="VECTOR", limit=1)
-    hybrid = egm.search(PARAPHRASE_QUERY, mode="HYBRID", limit=1)
+    kept = egm.retrieval.config
+    # Feedback would add the hit's own words to the query (feedback.py).
+    egm.retrieval.config = dataclasses.replace(kept, feedback=LexicalFeedback(docs=0))
+    try:
+        hybrid = egm.search(PARAPHRASE_QUERY, mode="HYBRID", limit=1)
+    finally:
+        egm.retrieval.config = kept
     # No shared word: HYBRID's relevance is the cosine weighted by the fusion's share.
     assert relevance(hybrid) == pytest.approx(0.8 * relevance(vector))
     token = egm.search(TOKEN_QUERY, mode="FULLTEXT", limit=1)
@@ -342,3 +352,66 @@ def test_score_fusion_mixes_cosine_and_saturated_lexical_share_on_one_scale():
     floored = fusion.fuse({"a": 0.6}, {"b": 1.0}, vector_floor=0.3)
     assert floored["b"] == pytest.approx(0.8 * 0.3 + 0.2)
     assert fusion.fuse({"n": -0.2}, None)["n"] == 0.0
+
+
+FEEDBACK_QUESTION = "what is my doctoral thesis about"
+FEEDBACK_TOP = "My doctoral thesis studies coral reefs in Belize"
+FEEDBACK_ANSWER = "Coral bleaching: I measure heat stress on Belize reefs every summer"
+
+
+def retrievers_of(result, memory_id: str) -> dict[str, int]:
+    (hit,) = [h for h in result.hits if h.memory.id == memory_id]
+    return {h.retriever.value: h.rank for h in hit.explanation.retrievers}
+
+
+def test_feedback_finds_by_the_words_of_the_best_hits_what_shares_none_with_the_query(
+    egm: GraphMem,
+):
+    top, answer = egm.remember_many([{"content": FEEDBACK_TOP}, {"content": FEEDBACK_ANSWER}])
+    egm.remember_many([{"content": c} for c in DISTRACTORS])
+    result = egm.search(FEEDBACK_QUESTION, limit=5, min_relevance=0.0)
+    assert result.retrievers == ["vector", "fulltext", "feedback"]
+    # The answer holds no word of the question and little of its meaning: the
+    # expanded query (coral, reefs, Belize from the best hit) ranks it next.
+    assert ids(result)[:2] == [top, answer]
+    found_by = retrievers_of(result, answer)
+    assert "fulltext" not in found_by
+    assert found_by["feedback"] >= 1
+    assert "feedback" in retrievers_of(result, top)
+
+    context = egm.knowledge_context(
+        FEEDBACK_QUESTION, max_results=5, min_relevance=0.0, record_access=False
+    )
+    (item,) = [i for i in context.items if i.memory.id == answer]
+    assert "feedback" in {h.retriever.value for h in item.retrievers}
+
+
+def test_feedback_can_be_turned_off_and_leaves_long_queries_and_single_modes_alone(
+    egm: GraphMem,
+):
+    _, answer = egm.remember_many([{"content": FEEDBACK_TOP}, {"content": FEEDBACK_ANSWER}])
+    egm.remember_many([{"content": c} for c in DISTRACTORS])
+    kept = egm.retrieval.config
+    egm.retrieval.config = dataclasses.replace(kept, feedback=LexicalFeedback(docs=0))
+    try:
+        off = egm.search(FEEDBACK_QUESTION, limit=5, min_relevance=0.0)
+    finally:
+        egm.retrieval.config = kept
+    assert off.retrievers == ["vector", "fulltext"]
+    assert all(
+        h.retriever.value != "feedback" for hit in off.hits for h in hit.explanation.retrievers
+    )
+    # Without feedback the answer ranks below memories about something else.
+    assert ids(off).index(answer) > 1
+
+    long_query = (
+        "tell me again what my doctoral thesis was about, the one from the lab "
+        "where we spent those long evenings writing chapters and drinking coffee"
+    )
+    assert egm.search(long_query, limit=5).retrievers == ["vector", "fulltext"]
+    # Nothing relevant found first: no words are taken from irrelevant memories.
+    off_topic = egm.search("banana bread recipe with walnuts", limit=5)
+    assert off_topic.hits == []
+    assert off_topic.retrievers == ["vector", "fulltext"]
+    for mode in ("VECTOR", "FULLTEXT"):
+        assert "feedback" not in egm.search(FEEDBACK_QUESTION, mode=mode).retrievers
