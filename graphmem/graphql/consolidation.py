@@ -105,7 +105,7 @@ class ConsolidationMutation:
         dry_run: bool = False,
         fingerprints: list[str] | None = None,
         project_id: ProjectId = None,
-    ) -> ConsolidationResult:
+    ) -> ConsolidationResult | None:
         result = await write(
             info,
             info.context.gm.consolidate,
