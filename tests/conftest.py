@@ -4,6 +4,8 @@ fresh graph per test, so tests are isolated and can run in parallel."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -84,6 +86,9 @@ def egm(store: FalkorStore, clock: ManualClock, embedder: MiniLMEmbedder) -> Gra
 
 
 @pytest.fixture
-def data_dir(tmp_path: Path) -> Path:
-    """A short per-test data directory (unix socket paths are length-limited)."""
-    return tmp_path
+def data_dir() -> Iterator[Path]:
+    """A per-test data directory, short and under /tmp on purpose: the embedded
+    server's unix socket lives in it, and socket paths are length-limited."""
+    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gm-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

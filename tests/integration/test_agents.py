@@ -5,9 +5,6 @@ project with their provenance."""
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -154,13 +151,6 @@ def test_the_client_shares_copies_and_asks_for_one_agents_view(
             assert client.unshare(note.id).visibility is Visibility.PRIVATE
             with pytest.raises(ForbiddenError):  # a write key bound to no agent is no admin
                 Client(url, gm.keys.create("w", ["default"], Role.WRITE)[1]).share(note.id)
-
-
-@pytest.fixture
-def data_dir() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmag-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def test_the_command_line_acts_as_an_agent(data_dir: Path) -> None:

@@ -4,9 +4,6 @@ real FalkorDB (and the real embedding model where the surface uses it)."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -123,13 +120,6 @@ def test_graphql_include_archived_marks_hits_and_restore_brings_one_back(
     assert (restored["tier"], restored["archivedAt"]) == ("WORKING", None)
     hits = gql.data(GQL_SEARCH, {"q": "billing CSV layout", "archived": False})["search"]["hits"]
     assert [h["archived"] for h in hits if h["memory"]["id"] == old] == [False]
-
-
-@pytest.fixture
-def data_dir() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmar-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def cli(data_dir: Path, *args: str) -> str:

@@ -3,9 +3,6 @@ remote client, the command line and MCP over HTTP say what the Python API says."
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,14 +10,13 @@ from typing import Any
 
 import pytest
 from mcp import ClientSession
-from typer.testing import CliRunner
 
 from graphmem import Client, GraphMem, ManualClock
-from graphmem.cli import app
 from graphmem.config import Settings
 from graphmem.errors import InvalidInputError
 from graphmem.graphql.app import create_app
 from tests.integration.conftest import GraphQLClient, serve
+from tests.integration.conftest import run_cli as cli
 from tests.integration.test_mcp import call, call_error, http_server, over_http
 
 HOUR = 3_600.0
@@ -149,19 +145,6 @@ def test_the_remote_client_answers_as_the_python_api(
     with pytest.raises(InvalidInputError) as error:
         client.list(as_of=clock.now() + 2 * HOUR)
     assert error.value.field == "asOf"
-
-
-@pytest.fixture
-def data_dir() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmasof-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def cli(data_dir: Path, *args: str) -> Any:
-    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
-    env = {**unset, "GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_EMBEDDER": "none"}
-    return CliRunner().invoke(app, list(args), env=env)
 
 
 def test_the_command_line_lists_and_shows_as_of(data_dir: Path) -> None:

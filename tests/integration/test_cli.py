@@ -11,7 +11,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -24,14 +23,6 @@ from graphmem.store.embedded import PID_NAME, SOCKET_NAME
 from tests.integration.conftest import run_cli as cli
 
 MEMORY_ID = re.compile(r"\b[0-9a-f]{32}\b")
-
-
-@pytest.fixture
-def data_dir() -> Iterator[Path]:
-    """Short on purpose: the embedded server's unix socket path is length-limited."""
-    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmcli-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def clean_env(data_dir: Path) -> dict[str, str]:

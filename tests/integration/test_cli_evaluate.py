@@ -3,25 +3,14 @@
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from typer.testing import Result
 
 from graphmem.api import GraphMem
 from graphmem.config import Settings
 from graphmem.models import Tier
 from tests.integration.conftest import run_cli
-
-
-@pytest.fixture
-def data_dir() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmev-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def cli(data_dir: Path, *args: str) -> Result:

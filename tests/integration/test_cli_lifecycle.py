@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
 from graphmem.config import Settings
 from graphmem.models import Status, Tier
 from tests.integration.conftest import run_cli as cli
-
-
-@pytest.fixture
-def data_dir() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmlc-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def store(data_dir: Path, *, days_ago: float = 0.0) -> GraphMem:

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,13 +10,6 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.config import Settings
 from tests.integration.conftest import run_cli as cli
-
-
-@pytest.fixture
-def data_dir() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmrt-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def store(data_dir: Path) -> GraphMem:

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,13 +24,6 @@ from graphmem.embeddings import MiniLMEmbedder
 from graphmem.graphql.app import create_app_from_settings
 from tests.integration.conftest import serve
 from tests.integration.test_cli import MEMORY_ID, free_port
-
-
-@pytest.fixture
-def data_dir() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmsf-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def env_for(data_dir: Path) -> dict[str, str]:

@@ -4,10 +4,7 @@ bad variants named, and the store untouched."""
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,13 +14,6 @@ from graphmem.clock import ManualClock
 from graphmem.config import Settings
 from graphmem.models import Tier
 from tests.integration.conftest import run_cli as cli
-
-
-@pytest.fixture
-def data_dir() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmwi-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def opened(data_dir: Path) -> GraphMem:

@@ -5,10 +5,8 @@ run writes nothing, and that a group changed since it was read is skipped."""
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -221,13 +219,6 @@ def test_graphql_and_the_client_over_http(egm: GraphMem, clock: ManualClock) -> 
             assert written["memory"]["source"] == "CONSOLIDATED"
             rest = client.consolidate()
             assert [set(c.source_ids) for c in rest.consolidated] == [set(ids["refresh"])]
-
-
-@pytest.fixture
-def data_dir() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmco-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def test_the_cli_groups_related_memories_without_embeddings(data_dir: Path) -> None:

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -73,14 +71,6 @@ Scenario = Callable[[ClientSession], Awaitable[None]]
 
 
 # -- helpers -------------------------------------------------------------------
-
-
-@pytest.fixture
-def data_dir() -> Iterator[Path]:
-    """Short on purpose: the embedded server's unix socket path is length-limited."""
-    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmmcp-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def server_env(data_dir: Path, **more: str) -> dict[str, str]:

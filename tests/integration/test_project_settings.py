@@ -5,8 +5,6 @@ writing the same properties of the ``:Project`` node."""
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -123,13 +121,6 @@ def test_clients_read_and_change_settings(url: str, gm: GraphMem) -> None:
 
     assert asyncio.run(remote()).auto_links == [AutoLink.SAME_ENTITY]
     assert gm.project_settings(project_id="beta").auto_links == [AutoLink.SAME_ENTITY]
-
-
-@pytest.fixture
-def data_dir() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmps-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def opened(data_dir: Path) -> Callable[[], GraphMem]:

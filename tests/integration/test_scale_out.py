@@ -12,12 +12,10 @@ import itertools
 import os
 import random
 import re
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -50,14 +48,6 @@ RUN = """mutation($session: ID!) { runPromotion(sessionId: $session) { promoted 
 DISABLE = """mutation($session: ID!) { disablePromotion(sessionId: $session) { enabled } }"""
 METRIC = re.compile(r'^graphmem_promoted_memories_total\{trigger="(\w+)"\} ([0-9.e+]+)$', re.M)
 RUNS = re.compile(r'^graphmem_promotion_runs_total\{trigger="periodic"\} ([0-9.e+]+)$', re.M)
-
-
-@pytest.fixture
-def data_dir() -> Iterator[Path]:
-    """Short and under /tmp: the embedded server's unix socket path is length-limited."""
-    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmscale-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def free_port() -> int:
