@@ -352,10 +352,13 @@ class GraphMem:
 
     def _attributed(self, items: list[MemoryInput], project: str) -> list[MemoryInput]:
         """Each new memory's agent (the acting one) and visibility (the project's
-        default when not given; shared when it has no agent)."""
-        default = self.sharing.default_visibility(project)
+        default when not given; shared when it has no agent). The default is
+        read only for a batch that needs it: most writes have no agent."""
+        attributed = [attribute(i) for i in items]
+        needs_default = any(i.agent_id is not None and i.visibility is None for i in attributed)
+        default = self.sharing.default_visibility(project) if needs_default else None
         ready = []
-        for index, item in enumerate(attribute(i) for i in items):
+        for index, item in enumerate(attributed):
             if item.agent_id is None and item.visibility is Visibility.PRIVATE:
                 field = "visibility" if len(items) == 1 else f"items[{index}].visibility"
                 raise InvalidInputError(
