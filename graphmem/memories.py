@@ -15,7 +15,6 @@ from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.events import ChangeKind
 from graphmem.history import History
 from graphmem.models import (
-    MAX_FUTURE_SKEW_SECONDS,
     MAX_PAGE_SIZE,
     Memory,
     MemoryFilter,
@@ -23,6 +22,7 @@ from graphmem.models import (
     Page,
     Status,
     Tier,
+    check_not_future,
     check_validity,
     memory_from_fields,
     parse,
@@ -279,12 +279,8 @@ def _listed(memory: Memory, flt: MemoryFilter) -> bool:
 def _check_valid_change(update: MemoryUpdate, current: Memory, now: float) -> None:
     """A new start no later than a small clock skew past ``now``, and a validity
     that, with the changes, still ends no earlier than it begins."""
-    if update.valid_from is not None and update.valid_from > now + MAX_FUTURE_SKEW_SECONDS:
-        raise InvalidInputError(
-            f"valid_from: must not be more than {MAX_FUTURE_SKEW_SECONDS:.0f} seconds "
-            "in the future",
-            field="valid_from",
-        )
+    if update.valid_from is not None:
+        check_not_future(update.valid_from, now, field="valid_from")
     start = current.valid_since if update.valid_from is None else update.valid_from
     end = current.valid_to if update.valid_to is None else update.valid_to
     check_validity(start, end, field="valid_to" if update.valid_to is not None else "valid_from")

@@ -326,6 +326,17 @@ def check_validity(valid_from: float, valid_to: float | None, *, field: str = "v
         )
 
 
+def check_not_future(at: float, now: float, *, field: str) -> None:
+    """A time no later than a small clock skew past ``now``: an event that has
+    not happened yet, or a view of the store not yet written, is a mistake."""
+    if at > now + MAX_FUTURE_SKEW_SECONDS:
+        raise InvalidInputError(
+            f"{field}: must not be more than {MAX_FUTURE_SKEW_SECONDS:.0f} seconds in the "
+            f"future, got {_iso(at)}",
+            field=field,
+        )
+
+
 def _iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, tz=UTC).isoformat()
 

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from graphmem.errors import InvalidInputError
-from graphmem.models import MAX_FUTURE_SKEW_SECONDS, Memory, Status, Tier, epoch_seconds
+from graphmem.models import Memory, Status, Tier, check_not_future, epoch_seconds
 
 TIER_MOVES = frozenset({"promoted", "archived", "restored", "merged"})
 """History kinds that move a memory between tiers (each names both tiers)."""
@@ -52,13 +51,7 @@ def check_as_of(value: Any, now: float, *, field: str = "as_of") -> float:
         at = epoch_seconds(value)
     except ValueError as exc:
         raise InvalidInputError(f"{field}: {exc}", field=field) from None
-    if at > now + MAX_FUTURE_SKEW_SECONDS:
-        given = datetime.fromtimestamp(at, tz=UTC).isoformat()
-        raise InvalidInputError(
-            f"{field}: must not be more than {MAX_FUTURE_SKEW_SECONDS:.0f} seconds in the "
-            f"future, got {given}",
-            field=field,
-        )
+    check_not_future(at, now, field=field)
     return at
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
@@ -29,13 +28,13 @@ from graphmem.memories import Embed, Memories
 from graphmem.models import (
     DEFAULT_SESSION,
     MAX_BATCH_SIZE,
-    MAX_FUTURE_SKEW_SECONDS,
     Memory,
     MemoryInput,
     Status,
     SuggestedBy,
     WriteOutcome,
     WriteResult,
+    check_not_future,
     check_validity,
     initial_status,
     invalid_input,
@@ -538,18 +537,12 @@ class Writer(Service):
 
 def _check_occurred_at(inputs: Sequence[MemoryInput], now: float) -> None:
     """No item may have happened later than a small clock skew past ``now``."""
-    latest = now + MAX_FUTURE_SKEW_SECONDS
     for index, item in enumerate(inputs):
         for name in ("occurred_at", "valid_from"):
             value = getattr(item, name)
-            if value is not None and value > latest:
+            if value is not None:
                 field = name if len(inputs) == 1 else f"items[{index}].{name}"
-                given = datetime.fromtimestamp(value, tz=UTC).isoformat()
-                raise InvalidInputError(
-                    f"{field}: must not be more than {MAX_FUTURE_SKEW_SECONDS:.0f} seconds "
-                    f"in the future, got {given}",
-                    field=field,
-                )
+                check_not_future(value, now, field=field)
 
 
 def _check_validity(inputs: Sequence[MemoryInput], now: float) -> None:
