@@ -7,6 +7,7 @@ import io
 import json
 import logging
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -42,6 +43,20 @@ class LogLines:
     def of(self, logger: str) -> list[dict[str, Any]]:
         return [line for line in self.all() if line["logger"] == logger]
 
+    def access(self, **wanted: Any) -> list[dict[str, Any]]:
+        """The access lines with these fields, waited for: the server writes one
+        after the response has gone, so it may lag the client by a moment."""
+        deadline = time.monotonic() + 5.0
+        while True:
+            found = [
+                line
+                for line in self.of("graphmem.access")
+                if all(line.get(key) == value for key, value in wanted.items())
+            ]
+            if found or time.monotonic() > deadline:
+                return found
+            time.sleep(0.01)
+
 
 @pytest.fixture
 def logs() -> Iterator[LogLines]:
@@ -75,7 +90,7 @@ def test_a_sane_incoming_id_is_kept_and_returned(http: httpx.Client, logs: LogLi
     )
 
     assert response.headers["x-request-id"] == "trace-42.a_b"
-    (access,) = [line for line in logs.of("graphmem.access") if line["path"] == "/graphql"]
+    (access,) = logs.access(path="/graphql")
     assert access["request_id"] == "trace-42.a_b"
     assert (access["method"], access["status"], access["operation"]) == ("POST", 200, "Note")
     assert access["operation_type"] == "mutation"
@@ -110,7 +125,7 @@ def test_a_request_the_gate_refuses_still_has_an_id(gm: GraphMem, logs: LogLines
 
     assert response.status_code == 401
     request_id = response.headers["x-request-id"]
-    (access,) = [line for line in logs.of("graphmem.access") if line["request_id"] == request_id]
+    (access,) = logs.access(request_id=request_id)
     assert access["status"] == 401
 
 
@@ -144,7 +159,7 @@ def test_an_internal_error_names_its_request_id_and_the_log_holds_the_cause(
     assert causes, logs.all()
     assert all(line["request_id"] == "incident-7" for line in causes)
     assert all(line["level"] == "ERROR" for line in causes)
-    (access,) = [line for line in logs.of("graphmem.access") if line["request_id"] == "incident-7"]
+    (access,) = logs.access(request_id="incident-7")
     assert access["operation"] == "remember" and access["status"] == 200
 
 
@@ -170,7 +185,7 @@ def test_an_unhandled_failure_becomes_a_500_naming_the_request(logs: LogLines) -
         line for line in logs.all() if "secret internal detail" in line.get("exception", "")
     ]
     assert logged["request_id"] == "crash-1" and logged["level"] == "ERROR"
-    (access,) = logs.of("graphmem.access")
+    (access,) = logs.access()
     assert (access["status"], access["request_id"]) == (500, "crash-1")
     counted = metrics.registry.get_sample_value(
         "graphmem_http_requests_total", {"method": "GET", "path": "/broken", "status": "500"}
