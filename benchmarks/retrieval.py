@@ -168,6 +168,7 @@ def main(
             info[f"load_{n}"] = load
             info[f"used_memory_mb_{n}"] = retrieval_scale.used_memory_mb(env.db)
             out.print(f"  loaded: {load}; timing {len(hints)} queries")
+            gm.warm()  # as a server does before its first request
             figures += scale_figures(n, retrieval_scale.measure(gm, raw, embedder, hints))
             figures.append(
                 Figure(

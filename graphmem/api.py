@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
+from graphmem import heap
 from graphmem.agents import AgentView, acting_as, attribute
 from graphmem.archival import Archiver, ArchiveResult
 from graphmem.autolinks import AutoLinker
@@ -181,6 +182,15 @@ class GraphMem:
         except BaseException:
             store.close()
             raise
+
+    def warm(self) -> None:
+        """Everything a server does once before its first request: load the
+        embedding model and run it once (the first call is then as fast as the
+        hundredth), then settle the heap (graphmem.heap) so a full garbage
+        collection does not stall a request for tens of milliseconds."""
+        if self.embedder is not None:
+            self.embedder.warm()
+        heap.settle()
 
     def close(self) -> None:
         # Queued evaluations finish before the store they write to closes.

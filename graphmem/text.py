@@ -15,11 +15,16 @@ from collections.abc import Iterable
 _WORD = re.compile(r"\w+")
 
 
-def normalise(text: str) -> str:
-    """Case-, accent-form- and punctuation-insensitive text, for exact dedup."""
+def words(text: str) -> list[str]:
+    """The case- and accent-form-folded words of ``text``, punctuation out."""
     # ASCII is its own NFKC form and casefolds to lower case: skip the slow path.
     folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
-    return " ".join(_WORD.findall(folded))
+    return _WORD.findall(folded)
+
+
+def normalise(text: str) -> str:
+    """Case-, accent-form- and punctuation-insensitive text, for exact dedup."""
+    return " ".join(words(text))
 
 
 def content_key(text: str) -> str:

@@ -8,8 +8,10 @@
 // A missing status counts as active, a missing tier as working.
 // $tags is bound to a name: FalkorDB 4.16 evaluates all(x IN $param ...) in a
 // WITH ... WHERE as false.
-// Candidates carry only what scoring and filtering read (parsing every field of
-// every candidate costs more than the query); results are re-read in full.
+// Candidates carry only their text, which BM25 ranks them by: the fields
+// scoring reads are read for the best of them (candidate_memories), and
+// results are re-read in full (parsing a thousand full rows cost more than the
+// query).
 CALL db.idx.fulltext.queryNodes('Memory', $query) YIELD node, score
 WITH node, score
 ORDER BY score DESC
@@ -35,4 +37,4 @@ WHERE node.project_id = $project_id
 WITH node, score, seen
 ORDER BY score DESC, node.created_at DESC, node.id
 LIMIT $limit
-RETURN node {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} AS memory, score, seen
+RETURN node.id AS id, node.content AS content, node.rationale AS rationale, node.created_at AS created_at, seen

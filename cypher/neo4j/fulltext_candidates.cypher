@@ -6,8 +6,10 @@
 // search). `seen` is how many the index gave: fewer than $k means there are no
 // more, so the caller does not ask again with a larger $k.
 // A missing status counts as active, a missing tier as working.
-// Candidates carry only what scoring and filtering read (parsing every field of
-// every candidate costs more than the query); results are re-read in full.
+// Candidates carry only their text, which BM25 ranks them by: the fields
+// scoring reads are read for the best of them (candidate_memories), and
+// results are re-read in full (parsing a thousand full rows cost more than the
+// query).
 CALL db.index.fulltext.queryNodes('memory_text', $query, {limit: $k}) YIELD node, score
 WITH collect([node, score]) AS top
 UNWIND top AS hit
@@ -30,4 +32,4 @@ WHERE node.project_id = $project_id
 WITH node, score, seen
 ORDER BY score DESC, node.created_at DESC, node.id
 LIMIT $limit
-RETURN node {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} AS memory, score, seen
+RETURN node.id AS id, node.content AS content, node.rationale AS rationale, node.created_at AS created_at, seen

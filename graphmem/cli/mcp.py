@@ -75,10 +75,7 @@ def mcp(
             key = os.environ.get("GRAPHMEM_API_KEY")
             # Checked before serving: a wrong key is one red line, not a failing call.
             principal = gm.keys.authenticate(key) if key and transport is Transport.STDIO else OPEN
-            if gm.embedder is not None:
-                # Loaded, and run once, before serving: the first call is then as
-                # fast as the hundredth.
-                gm.embedder.warm()
+            gm.warm()
             scheduler = Scheduler(gm) if settings.scheduler else None
             if scheduler:
                 scheduler.start()

@@ -80,11 +80,8 @@ def serve(
         # Opened here rather than in the app's lifespan so that a store that
         # cannot start is one red line, not a uvicorn startup traceback.
         with listener, GraphMem.open(settings) as gm:
-            if gm.embedder is not None:
-                # Load the model and embed once before listening: the first
-                # request is then as fast as the hundredth, and /readyz is
-                # true from its first answer.
-                gm.embedder.warm()
+            # Before listening: /readyz is true from its first answer.
+            gm.warm()
             where = f"http://{settings.host}:{settings.port}/graphql"
             err.print(f"graphmem: GraphiQL at {where}", markup=False)
             if settings.auth_required:

@@ -153,9 +153,8 @@ def create_app_from_settings(settings: Settings) -> Starlette:
         app.state.observability.watch(gm)
         scheduler = Scheduler(gm) if settings.scheduler else None
         try:
-            if gm.embedder is not None:
-                # Startup completes (and the server listens) with the model loaded.
-                await run_in_threadpool(gm.embedder.warm)
+            # Startup completes (and the server listens) with the model loaded.
+            await run_in_threadpool(gm.warm)
             if scheduler is not None:
                 scheduler.start()
             yield

@@ -26,6 +26,10 @@ alternatives::
 
     rare1 | rare2 | (common1 common2 common3)
 
+When no memory holds every common word, the most common of them is left out
+and the index asked again (``relaxed``), until a match comes back or a
+single common word is left.
+
 Below that size every word is rare and the candidates are every memory that
 matches any word, so BM25 is exact there.
 """
@@ -38,12 +42,11 @@ import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import snowballstemmer
 
 from graphmem.store.dialect import Dialect
-from graphmem.text import normalise
+from graphmem.text import words
 
 MAX_TERMS = 48
 """Longer texts keep their last distinct words (the end of a conversation is
@@ -75,19 +78,51 @@ they match almost every memory and say nothing about which one is meant."""
 _stemmer = snowballstemmer.stemmer("english")
 
 
-@lru_cache(maxsize=200_000)
+STEM_CACHE = 200_000
+"""Words whose analysis is kept; the table starts afresh when full."""
+_stems: dict[str, str] = {}
+_analysed: dict[str, str] = {}
+"""Word -> its stem, or "" for a word analysis drops (a stop word, an overlong
+word). Plain dicts of strings: the garbage collector does not track them,
+where an ``lru_cache``'s links were 200,000 more objects for every full pass
+to walk (graphmem.heap)."""
+
+
 def stem(word: str) -> str:
     """The Snowball English stem, the one RediSearch and Lucene's English analyser use."""
-    return _stemmer.stemWord(word)
+    found = _stems.get(word)
+    if found is None:
+        if len(_stems) >= STEM_CACHE:
+            _stems.clear()
+        found = _stems[word] = _stemmer.stemWord(word)
+    return found
+
+
+def _analysed_word(word: str) -> str:
+    found = _analysed.get(word)
+    if found is None:
+        if len(_analysed) >= STEM_CACHE:
+            _analysed.clear()
+        dropped = word in STOPWORDS or len(word) > MAX_TERM_CHARS
+        found = _analysed[word] = "" if dropped else stem(word)
+    return found
 
 
 def analyse(text: str) -> list[str]:
-    """The stems of ``text``'s content words, in order, repeats kept (BM25's term counts)."""
-    return [
-        stem(word)
-        for word in normalise(text).split()
-        if word not in STOPWORDS and len(word) <= MAX_TERM_CHARS
-    ]
+    """The stems of ``text``'s content words, in order, repeats kept (BM25's term counts).
+
+    Full text analyses every candidate it ranks (a thousand texts for a query
+    of common words), so this is the hot path of a search: one table lookup
+    per word once the word has been seen."""
+    known = _analysed.get
+    stems = []
+    for word in words(text):
+        found = known(word)
+        if found is None:
+            found = _analysed_word(word)
+        if found:
+            stems.append(found)
+    return stems
 
 
 def query_terms(text: str) -> list[str]:
@@ -96,7 +131,7 @@ def query_terms(text: str) -> list[str]:
     Words, not stems, go to the index (it stems them itself and matches the
     whole family: "going" finds "go" and "goes")."""
     seen: dict[str, str] = {}
-    for word in reversed(normalise(text).split()):
+    for word in reversed(words(text)):
         if word not in STOPWORDS and len(word) <= MAX_TERM_CHARS:
             seen.setdefault(stem(word), word)
             if len(seen) == MAX_TERMS:
@@ -132,6 +167,21 @@ def build_query(
         common=frequent,
         matches_at_most=None if frequent else sum(counts[t] for t in rare),
     )
+
+
+def relaxed(terms: Sequence[str], counts: Mapping[str, int], *, common: int) -> list[str] | None:
+    """``terms`` less the most common of the words ``build_query`` requires
+    together, for asking again when no memory holds them all; ``None`` when
+    fewer than two are required (nothing left to relax).
+
+    "why does the notification queue time out when Redis streams is slow" over
+    100,000 memories has six common words and no memory holding all six: the
+    intersection is empty, while memories holding five of them answer it."""
+    frequent = [t for t in terms if counts.get(t, 0) >= common]
+    if len(frequent) < 2:
+        return None
+    dropped = max(frequent, key=lambda t: (counts[t], t))
+    return [t for t in terms if t != dropped]
 
 
 @dataclass(frozen=True)

@@ -52,12 +52,14 @@ from graphmem.retrieval.feedback import LexicalFeedback, expanded_weights, relev
 from graphmem.retrieval.fulltext import (
     PROBE_SLOTS,
     Corpus,
+    FulltextQuery,
     TermCounts,
     analyse,
     bm25,
     build_query,
     query_terms,
     query_weights,
+    relaxed,
     stem,
 )
 from graphmem.retrieval.fusion import ScoreFusion, nothing_relevant
@@ -146,6 +148,17 @@ class _Candidates:
     hits: dict[str, list[RetrieverHit]] = field(default_factory=dict)
     text: str = ""
     """The query the retrievers were asked."""
+    stems: dict[str, list[str]] = field(default_factory=dict)
+    """Each analysed candidate's stems (fulltext.analyse), kept for the query:
+    full text ranks by them and feedback scores the same memories again."""
+
+    def analysed(self, memory_id: str) -> list[str]:
+        """The candidate's stems, analysed once per query."""
+        stems = self.stems.get(memory_id)
+        if stems is None:
+            memory = self.memories[memory_id]
+            stems = self.stems[memory_id] = analyse(memory_text(memory.content, memory.rationale))
+        return stems
 
     def scores(self, retriever: Retriever) -> dict[str, float] | None:
         """The retriever's score per memory it returned; ``None`` when it did not run."""
@@ -756,12 +769,16 @@ class Retrieval:
         pending: Future[list[Vector]] | None = None
         if vector and self.embedder is not None:
             pending = self._pool().submit(self.embedder.embed, [text])
-        if fulltext:
-            found.add(Retriever.FULLTEXT, self._fulltext(text, params, fetch))
+        ranked = self._fulltext(text, params, fetch, found.stems) if fulltext else None
+        vector_rows = None
         if pending is not None:
             (query_vector,) = pending.result()
-            rows = self._vector(query_vector, params, fetch)
-            found.add(Retriever.VECTOR, rows)
+            vector_rows = self._vector(query_vector, params, fetch)
+        if ranked is not None:
+            rows = self._fulltext_rows(ranked, vector_rows or [], project_id)
+            found.add(Retriever.FULLTEXT, rows)
+        if vector_rows is not None:
+            found.add(Retriever.VECTOR, vector_rows)
         return found
 
     def _feedback(self, found: _Candidates, fetch: int, min_relevance: float) -> None:
@@ -811,10 +828,7 @@ class Retrieval:
         mass = sum(weights.values()) or 1.0
         scores = bm25(
             weights,
-            (
-                (memory_id, analyse(memory_text(memory.content, memory.rationale)))
-                for memory_id, memory in found.memories.items()
-            ),
+            ((memory_id, found.analysed(memory_id)) for memory_id in found.memories),
             mean_length=corpus.mean_length,
         )
         return {i: min(1.0, score / mass) for i, score in scores.items() if score > 0}
@@ -824,18 +838,44 @@ class Retrieval:
             "vector_candidates", {**params, "vector": vector}, fetch, matches_at_most=None
         )
 
-    def _fulltext(self, text: str, params: dict[str, Any], fetch: int) -> list[Row]:
+    def _fulltext(
+        self, text: str, params: dict[str, Any], fetch: int, stems: dict[str, list[str]]
+    ) -> list[tuple[str, float]]:
         """The index's matches (up to ``fulltext_rescore``), best ``fetch`` by BM25,
-        each scored by its BM25 over the query's total IDF (see ``fusion``)."""
+        each as its id and its BM25 over the query's total IDF (see ``fusion``);
+        ``stems`` keeps each match's analysed text."""
         terms = query_terms(text)
         if not terms:
             return []
         counts = self.terms.counts(terms)
-        query = build_query(
-            terms, counts, common=self.config.common_term_docs, dialect=self.store.dialect
+        common = self.config.common_term_docs
+        asked: list[str] | None = terms
+        rows: list[Row] = []
+        # No memory holding every common word: ask without the most common of them.
+        while not rows and asked is not None:
+            query = build_query(asked, counts, common=common, dialect=self.store.dialect)
+            rows = self._fulltext_matches(query, params, fetch) if query.text else []
+            asked = relaxed(asked, counts, common=common)
+        corpus = self._corpus_stats()
+        weights = query_weights(terms, counts, corpus)
+        # BM25 over the query's total IDF: the share of what the query says that the
+        # memory holds, on [0, 1] whatever the store's size or the query's length.
+        mass = sum(weights.values()) or 1.0
+        for row in rows:
+            stems[row["id"]] = analyse(memory_text(row["content"] or "", row["rationale"]))
+        scores = bm25(
+            weights, ((row["id"], stems[row["id"]]) for row in rows), mean_length=corpus.mean_length
         )
-        if not query.text:
-            return []
+        ranked = sorted(
+            rows, key=lambda row: (-scores[row["id"]], -(row["created_at"] or 0.0), row["id"])
+        )
+        return [(row["id"], min(1.0, scores[row["id"]] / mass)) for row in ranked[:fetch]]
+
+    def _fulltext_matches(
+        self, query: FulltextQuery, params: dict[str, Any], fetch: int
+    ) -> list[Row]:
+        """Up to ``fulltext_rescore`` of the index's matches that pass the filters;
+        more while the filters leave fewer than ``fetch`` and the index has more."""
         k = self.config.fulltext_rescore
         if query.matches_at_most is not None:
             k = min(k, query.matches_at_most)
@@ -847,37 +887,23 @@ class Retrieval:
                 bool(rows) and rows[0]["seen"] < k
             )
             if len(rows) >= fetch or exhausted or k >= self.config.index_k_max:
-                break
+                return rows
             k = min(k * 4, self.config.index_k_max)
-        corpus = self._corpus_stats()
-        weights = query_weights(terms, counts, corpus)
-        # BM25 over the query's total IDF: the share of what the query says that the
-        # memory holds, on [0, 1] whatever the store's size or the query's length.
-        mass = sum(weights.values()) or 1.0
-        scores = bm25(
-            weights,
-            (
-                (
-                    row["memory"]["id"],
-                    analyse(
-                        f"{row['memory'].get('content') or ''} "
-                        f"{row['memory'].get('rationale') or ''}"
-                    ),
-                )
-                for row in rows
-            ),
-            mean_length=corpus.mean_length,
-        )
-        ranked = sorted(
-            rows,
-            key=lambda row: (
-                -scores[row["memory"]["id"]],
-                -(row["memory"].get("created_at") or 0.0),
-                row["memory"]["id"],
-            ),
-        )
+
+    def _fulltext_rows(
+        self, ranked: Sequence[tuple[str, float]], known: Sequence[Row], project_id: str
+    ) -> list[Row]:
+        """Full text's best as candidate rows: the fields of those the vector
+        index did not also return are read, in one statement."""
+        fields = {row["memory"]["id"]: row["memory"] for row in known}
+        missing = [memory_id for memory_id, _ in ranked if memory_id not in fields]
+        if missing:
+            rows = self.store.read("candidate_memories", {"ids": missing, "project_id": project_id})
+            fields.update((row["memory"]["id"], row["memory"]) for row in rows)
         return [
-            {**row, "score": min(1.0, scores[row["memory"]["id"]] / mass)} for row in ranked[:fetch]
+            {"memory": fields[memory_id], "score": score}
+            for memory_id, score in ranked
+            if memory_id in fields
         ]
 
     def _corpus_stats(self) -> Corpus:

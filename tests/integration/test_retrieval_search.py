@@ -415,3 +415,39 @@ def test_feedback_can_be_turned_off_and_leaves_long_queries_and_single_modes_alo
     assert off_topic.retrievers == ["vector", "fulltext"]
     for mode in ("VECTOR", "FULLTEXT"):
         assert "feedback" not in egm.search(FEEDBACK_QUESTION, mode=mode).retrievers
+
+
+def test_full_text_still_answers_when_no_memory_holds_every_common_word(egm: GraphMem):
+    # Every word is "common" here, so the index query requires them all together,
+    # and no memory holds all four: the most common are left out until one matches.
+    egm.retrieval.config = dataclasses.replace(egm.retrieval.config, common_term_docs=2)
+    egm.retrieval.terms.clear()
+    notify = egm.remember_many(
+        [
+            {"content": "The notification queue runs on Redis streams"},
+            {"content": "The notification queue retries each message three times"},
+            {"content": "Redis streams keep seven days of events"},
+            {"content": "The export job times out after ten minutes"},
+            {"content": "The export job writes to the reports bucket"},
+        ]
+    )
+    result = egm.search(
+        "why does the notification queue time out on redis streams", mode="FULLTEXT"
+    )
+    # "time" (the most common, by name among equals) is left out, and the one
+    # memory holding the other four is the answer.
+    assert ids(result) == [notify[0]]
+    # Each hit carries every field, read for the best of full text's matches.
+    top = result.hits[0].memory
+    assert top.content == "The notification queue runs on Redis streams"
+    assert top.created_at > 0 and top.project_id == egm.default_project
+
+
+def test_full_text_hits_the_vector_index_missed_are_scored_and_complete(egm, corpus):
+    # HYBRID with the vector retriever's candidates and full text's overlapping
+    # or not, every hit has its fields and its full-text score.
+    result = egm.search(TOKEN_QUERY, limit=3, min_relevance=0.0)
+    hit = next(h for h in result.hits if h.memory.id == corpus[TOKEN_TARGET])
+    assert hit.memory.content == TOKEN_TARGET
+    fulltext = [r for r in hit.explanation.retrievers if r.retriever.value == "fulltext"]
+    assert fulltext and fulltext[0].rank == 1 and fulltext[0].score > 0
