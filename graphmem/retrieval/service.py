@@ -6,12 +6,13 @@ fetched and filtered in the database, and the exact scoring formulas run on
 those candidates only: nothing scans a project's memories in Python, which
 keeps a call at 100,000 memories to a few milliseconds of database work.
 
-The query embedding (the slowest step, ~9 ms on a CPU) is computed on a
-worker thread while the full-text query runs, so the two overlap.
+The vector side (embedding the query, ~4 ms on a CPU, then the kNN) runs on a
+worker thread while full text runs on the caller's, so the two overlap.
 """
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -78,6 +79,10 @@ from graphmem.scoring import ImportanceScorer
 from graphmem.store import Row, Store
 from graphmem.telemetry import Telemetry
 from graphmem.validity import check_as_of
+
+VECTOR_WORKERS = 4
+"""Concurrent searches' vector sides run side by side; their query embeddings
+meet in the embedder, which runs the model once for all that wait."""
 
 EMBEDDINGS_OFF = (
     "embeddings are off (GRAPHMEM_EMBEDDER=none): vector retrieval skipped, "
@@ -763,22 +768,23 @@ class Retrieval:
         vector: bool,
         fulltext: bool,
     ) -> _Candidates:
-        """Each retriever's filtered top ``fetch``; the query embedding overlaps full text."""
+        """Each retriever's filtered top ``fetch``. The vector side (embedding the
+        query, then the kNN) runs on a worker while full text runs here: each
+        takes a few milliseconds, and side by side a search waits for the
+        slower one only."""
         found = _Candidates(text=text)
         params = {"project_id": project_id, **filters.params()}
-        pending: Future[list[Vector]] | None = None
+        pending: Future[list[Row]] | None = None
         if vector and self.embedder is not None:
-            pending = self._pool().submit(self.embedder.embed, [text])
-        ranked = self._fulltext(text, params, fetch, found.stems) if fulltext else None
-        vector_rows = None
+            # In the caller's context: the acting agent ($viewer) and the trace go along.
+            pending = self._pool().submit(
+                contextvars.copy_context().run, self._nearest, self.embedder, text, params, fetch
+            )
+        if fulltext:
+            ranked = self._fulltext(text, params, fetch, found.stems)
+            found.add(Retriever.FULLTEXT, self._fulltext_rows(ranked, project_id))
         if pending is not None:
-            (query_vector,) = pending.result()
-            vector_rows = self._vector(query_vector, params, fetch)
-        if ranked is not None:
-            rows = self._fulltext_rows(ranked, vector_rows or [], project_id)
-            found.add(Retriever.FULLTEXT, rows)
-        if vector_rows is not None:
-            found.add(Retriever.VECTOR, vector_rows)
+            found.add(Retriever.VECTOR, pending.result())
         return found
 
     def _feedback(self, found: _Candidates, fetch: int, min_relevance: float) -> None:
@@ -832,6 +838,12 @@ class Retrieval:
             mean_length=corpus.mean_length,
         )
         return {i: min(1.0, score / mass) for i, score in scores.items() if score > 0}
+
+    def _nearest(
+        self, embedder: Embedder, text: str, params: dict[str, Any], fetch: int
+    ) -> list[Row]:
+        (vector,) = embedder.embed([text])
+        return self._vector(vector, params, fetch)
 
     def _vector(self, vector: Vector, params: dict[str, Any], fetch: int) -> list[Row]:
         return self._top(
@@ -890,16 +902,15 @@ class Retrieval:
                 return rows
             k = min(k * 4, self.config.index_k_max)
 
-    def _fulltext_rows(
-        self, ranked: Sequence[tuple[str, float]], known: Sequence[Row], project_id: str
-    ) -> list[Row]:
-        """Full text's best as candidate rows: the fields of those the vector
-        index did not also return are read, in one statement."""
-        fields = {row["memory"]["id"]: row["memory"] for row in known}
-        missing = [memory_id for memory_id, _ in ranked if memory_id not in fields]
-        if missing:
-            rows = self.store.read("candidate_memories", {"ids": missing, "project_id": project_id})
-            fields.update((row["memory"]["id"], row["memory"]) for row in rows)
+    def _fulltext_rows(self, ranked: Sequence[tuple[str, float]], project_id: str) -> list[Row]:
+        """Full text's best as candidate rows, their fields read in one statement
+        (while the vector side is still at work)."""
+        fields: dict[str, Row] = {}
+        if ranked:
+            rows = self.store.read(
+                "candidate_memories", {"ids": [i for i, _ in ranked], "project_id": project_id}
+            )
+            fields = {row["memory"]["id"]: row["memory"] for row in rows}
         return [
             {"memory": fields[memory_id], "score": score}
             for memory_id, score in ranked
@@ -955,7 +966,9 @@ class Retrieval:
     def _pool(self) -> ThreadPoolExecutor:
         with self._lock:
             if self._executor is None:
-                self._executor = ThreadPoolExecutor(1, thread_name_prefix="graphmem-embed")
+                self._executor = ThreadPoolExecutor(
+                    VECTOR_WORKERS, thread_name_prefix="graphmem-vector"
+                )
             return self._executor
 
     # -- neighbourhood -------------------------------------------------------
