@@ -35,6 +35,7 @@ from graphmem.models import (
 )
 from graphmem.policy import InjectionPolicy
 from graphmem.retrieval import context as ctx
+from graphmem.retrieval.exchange import pool_exchanges
 from graphmem.retrieval.explain import (
     BackfillResult,
     ContextItem,
@@ -168,10 +169,14 @@ class _Candidates:
         self, fusion: ScoreFusion, fetch: int, feedback_factor: float = 1.0
     ) -> dict[str, float]:
         """Every candidate's fused relevance, the expanded query's full-text
-        scores weighed in (``feedback_factor``) once feedback ran."""
-        return fusion.fuse(
-            self.scores(Retriever.VECTOR),
-            self.scores(Retriever.FULLTEXT),
+        scores weighed in (``feedback_factor``) once feedback ran; when both
+        retrievers ran, a question turn and the turn after it share their mean
+        (exchange.py)."""
+        vector = self.scores(Retriever.VECTOR)
+        fulltext = self.scores(Retriever.FULLTEXT)
+        fused = fusion.fuse(
+            vector,
+            fulltext,
             vector_floor=self.floor(Retriever.VECTOR, fetch),
             fulltext_floor=self.floor(Retriever.FULLTEXT, fetch),
             # Feedback scored every candidate: one it left out holds none of the words.
@@ -179,6 +184,9 @@ class _Candidates:
             feedback_floor=0.0,
             feedback_factor=feedback_factor,
         )
+        if vector is None or fulltext is None:
+            return fused
+        return pool_exchanges(fused, self.memories)
 
     def keep(self, memories: Sequence[Memory]) -> None:
         """Only these candidates stay, each as given (a memory as it stood at a
