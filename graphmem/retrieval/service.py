@@ -62,6 +62,7 @@ from graphmem.retrieval.fulltext import (
     stem,
 )
 from graphmem.retrieval.fusion import ScoreFusion, nothing_relevant
+from graphmem.retrieval.recent import RecentPart, blend, recent_part
 from graphmem.retrieval.search import (
     MAX_DEPTH,
     TRAVERSED,
@@ -99,6 +100,13 @@ class RetrievalConfig:
     """Lexical pseudo-relevance feedback (RM3) for short queries in HYBRID, GRAPH
     and knowledgeContext: see feedback.py, and docs/retrieval.md for the figures
     that chose it and for what was tried beside it (``docs=0`` turns it off)."""
+    recent: RecentPart = field(default_factory=RecentPart)
+    """A long query's last sentences as a second query vector in HYBRID, GRAPH and
+    knowledgeContext: see recent.py, and docs/retrieval.md for its figures
+    (``RecentPart(sentences=0)`` turns it off)."""
+    exchanges: bool = True
+    """HYBRID, GRAPH and knowledgeContext score a question turn and the turn after
+    it in the same session as one exchange (exchange.py; docs/retrieval.md)."""
     index_k_max: int = 4_000
     """Both indexes span every project: each is asked for its best k, the project
     and filters apply to those, and when they leave too few, k grows fourfold up
@@ -147,6 +155,11 @@ class _Candidates:
     hits: dict[str, list[RetrieverHit]] = field(default_factory=dict)
     text: str = ""
     """The query the retrievers were asked."""
+    recent: dict[str, float] | None = None
+    """The cosine of the long query's last sentences per memory the vector index
+    returned for them (recent.py); ``None`` when the query was not split."""
+    recent_floor: float = 0.0
+    recent_weight: float = 0.0
 
     def scores(self, retriever: Retriever) -> dict[str, float] | None:
         """The retriever's score per memory it returned; ``None`` when it did not run."""
@@ -166,25 +179,41 @@ class _Candidates:
         return min(scores.values()) if len(scores) >= fetch else 0.0
 
     def relevance(
-        self, fusion: ScoreFusion, fetch: int, feedback_factor: float = 1.0
+        self,
+        fusion: ScoreFusion,
+        fetch: int,
+        feedback_factor: float = 1.0,
+        *,
+        exchanges: bool = True,
     ) -> dict[str, float]:
         """Every candidate's fused relevance, the expanded query's full-text
         scores weighed in (``feedback_factor``) once feedback ran; when both
-        retrievers ran, a question turn and the turn after it share their mean
+        retrievers ran, a long query's last sentences share its cosine
+        (recent.py) and a question turn and the turn after it share their mean
         (exchange.py)."""
         vector = self.scores(Retriever.VECTOR)
         fulltext = self.scores(Retriever.FULLTEXT)
+        vector_floor = self.floor(Retriever.VECTOR, fetch)
+        if vector is not None and fulltext is not None and self.recent is not None:
+            vector, vector_floor = blend(
+                vector,
+                self.recent,
+                whole_floor=vector_floor,
+                recent_floor=self.recent_floor,
+                weight=self.recent_weight,
+                ids=set(self.memories),
+            )
         fused = fusion.fuse(
             vector,
             fulltext,
-            vector_floor=self.floor(Retriever.VECTOR, fetch),
+            vector_floor=vector_floor,
             fulltext_floor=self.floor(Retriever.FULLTEXT, fetch),
             # Feedback scored every candidate: one it left out holds none of the words.
             feedback=self.scores(Retriever.FEEDBACK),
             feedback_floor=0.0,
             feedback_factor=feedback_factor,
         )
-        if vector is None or fulltext is None:
+        if not exchanges or vector is None or fulltext is None:
             return fused
         return pool_exchanges(fused, self.memories)
 
@@ -359,9 +388,11 @@ class Retrieval:
         # Superseded memories are fetched so that they can be replaced by their
         # successors, as search does.
         fetch_filters = filters.model_copy(update={"include_superseded": True})
+        if at is not None:
+            fetch_filters = _as_of_fetch(fetch_filters, at)
         found = self._candidates(
             request.context_hint,
-            fetch_filters if at is None else _as_of_fetch(fetch_filters, at),
+            fetch_filters,
             project_id,
             fetch,
             vector=True,
@@ -369,6 +400,7 @@ class Retrieval:
         )
         self._held(found, filters, now, project_id, as_of=at is not None)
         if self.config.context_text_scorer == ctx.HYBRID:
+            self._recent(found, fetch_filters, project_id, fetch)
             self._feedback(found, fetch, request.min_relevance)
         max_access = self._scope_max_access(project_id, request.session_id)
         weights = ctx.context_weights(request.recency_weight)
@@ -455,7 +487,12 @@ class Retrieval:
                 memory_id: ctx.text_similarity(words, ctx.memory_words(memory))
                 for memory_id, memory in found.memories.items()
             }
-        return found.relevance(self.config.fusion, fetch, self.config.feedback.factor)
+        return found.relevance(
+            self.config.fusion,
+            fetch,
+            self.config.feedback.factor,
+            exchanges=self.config.exchanges,
+        )
 
     def _full(self, ids: Sequence[str], project_id: str, at: float | None) -> dict[str, Memory]:
         """Every field of the memories that made the cut (candidates carry a few),
@@ -556,8 +593,14 @@ class Retrieval:
             fulltext=use_fulltext,
         )
         self._held(found, filters, now if at is None else at, project_id, as_of=at is not None)
+        self._recent(found, fetch_filters, project_id, fetch)
         self._feedback(found, fetch, request.min_relevance)
-        fused = found.relevance(self.config.fusion, fetch, self.config.feedback.factor)
+        fused = found.relevance(
+            self.config.fusion,
+            fetch,
+            self.config.feedback.factor,
+            exchanges=self.config.exchanges,
+        )
         relevance = {i: r for i, r in fused.items() if r >= request.min_relevance}
         if not relevance:
             notes.append(nothing_relevant(max(fused.values(), default=None), request.min_relevance))
@@ -772,6 +815,28 @@ class Retrieval:
             found.add(Retriever.VECTOR, rows)
         return found
 
+    def _recent(
+        self, found: _Candidates, filters: SearchFilters, project_id: str, fetch: int
+    ) -> None:
+        """For a long query, the cosine of its last sentences with each memory the
+        vector index returns for them (recent.py): one more embedding and one more
+        vector index query. Only when both retrievers ran."""
+        setting = self.config.recent
+        if (
+            self.embedder is None
+            or Retriever.VECTOR not in found.rankings
+            or Retriever.FULLTEXT not in found.rankings
+        ):
+            return
+        text = recent_part(found.text, setting)
+        if text is None:
+            return
+        (vector,) = self.embedder.embed([text])
+        rows = self._vector(vector, {"project_id": project_id, **filters.params()}, fetch)
+        found.recent = {row["memory"]["id"]: row["score"] for row in rows}
+        found.recent_floor = min(found.recent.values()) if len(rows) >= fetch else 0.0
+        found.recent_weight = setting.weight
+
     def _feedback(self, found: _Candidates, fetch: int, min_relevance: float) -> None:
         """Score the candidates again by BM25, the query expanded by the words most
         typical of the best ``feedback.docs`` memories of the fused first pass
@@ -786,7 +851,7 @@ class Retrieval:
             or len(query_terms(found.text)) > config.max_query_terms
         ):
             return
-        first = found.relevance(self.config.fusion, fetch)
+        first = found.relevance(self.config.fusion, fetch, exchanges=self.config.exchanges)
         relevant = [i for i in first if first[i] >= min_relevance]
         best = sorted(relevant, key=lambda i: (-first[i], *tie_order(found.memories[i])))
         model = relevance_model(
