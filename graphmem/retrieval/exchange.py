@@ -8,8 +8,9 @@ query about the answer ("What is my doctoral research about?") then finds the
 asking turn, which holds nothing a reader needs, and misses the answer.
 
 So a turn that ends with a question mark and the turn after it in the same
-session are scored as one exchange: when the question is the more relevant,
-both take the mean of the two relevances (``pool_exchanges``). The answer
+session are scored as one exchange (``exchange_pairs``): when the question is
+the more relevant, both take the mean of the two relevances
+(``pool_exchanges``), and a search hit so scored says so in its explanation. The answer
 rises by half the gap and the question falls by as much, so the exchange
 takes no more places in a ranking than the question alone took, and a
 question whose answer is as relevant as itself, or more, changes nothing.
@@ -43,26 +44,31 @@ def asks(text: str) -> bool:
     return text.rstrip(_TRAILING).endswith(("?", "\uff1f"))
 
 
-def pool_exchanges(
+def exchange_pairs(
     relevance: Mapping[str, float], memories: Mapping[str, Memory]
-) -> dict[str, float]:
-    """``relevance`` with each question turn and the next candidate of its session
-    (by ``occurred``, write time, id) given their mean, when the question's is
-    the higher. Every pair is judged on the relevances given; a turn that
-    answers one question and asks the next keeps what answering lifts it to
-    (the answer in it is what a reader needs)."""
+) -> dict[str, str]:
+    """The exchanges to score as one, answer id -> question id: each question
+    turn of ``relevance`` and the next candidate of its session (by ``occurred``,
+    write time, id), when the question's relevance is the higher."""
     sessions: dict[str, list[str]] = {}
     for memory_id in relevance:
-        session = memories[memory_id].session_id
-        sessions.setdefault(session, []).append(memory_id)
-    lifted: dict[str, float] = {}
-    fallen: dict[str, float] = {}
+        sessions.setdefault(memories[memory_id].session_id, []).append(memory_id)
+    pairs: dict[str, str] = {}
     for turns in sessions.values():
         turns.sort(key=lambda i: _chronological(memories[i]))
         for asked, answer in pairwise(turns):
-            gap = relevance[asked] - relevance[answer]
-            if gap > 0 and asks(memories[asked].content):
-                lifted[answer] = fallen[asked] = relevance[answer] + gap / 2
+            if relevance[asked] > relevance[answer] and asks(memories[asked].content):
+                pairs[answer] = asked
+    return pairs
+
+
+def pool_exchanges(relevance: Mapping[str, float], pairs: Mapping[str, str]) -> dict[str, float]:
+    """``relevance`` with both turns of each exchange (``exchange_pairs``) given
+    their mean. Every pair is judged on the relevances given; a turn that
+    answers one question and asks the next keeps what answering lifts it to
+    (the answer in it is what a reader needs)."""
+    fallen = {asked: (relevance[asked] + relevance[answer]) / 2 for answer, asked in pairs.items()}
+    lifted = {answer: (relevance[asked] + relevance[answer]) / 2 for answer, asked in pairs.items()}
     return {**relevance, **fallen, **lifted}
 
 

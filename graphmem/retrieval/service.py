@@ -35,7 +35,7 @@ from graphmem.models import (
 )
 from graphmem.policy import InjectionPolicy
 from graphmem.retrieval import context as ctx
-from graphmem.retrieval.exchange import pool_exchanges
+from graphmem.retrieval.exchange import exchange_pairs, pool_exchanges
 from graphmem.retrieval.explain import (
     BackfillResult,
     ContextItem,
@@ -160,6 +160,8 @@ class _Candidates:
     returned for them (recent.py); ``None`` when the query was not split."""
     recent_floor: float = 0.0
     recent_weight: float = 0.0
+    exchanges: dict[str, str] = field(default_factory=dict)
+    """The exchanges the last ``relevance`` scored as one, answer id -> question id."""
 
     def scores(self, retriever: Retriever) -> dict[str, float] | None:
         """The retriever's score per memory it returned; ``None`` when it did not run."""
@@ -214,8 +216,10 @@ class _Candidates:
             feedback_factor=feedback_factor,
         )
         if not exchanges or vector is None or fulltext is None:
+            self.exchanges = {}
             return fused
-        return pool_exchanges(fused, self.memories)
+        self.exchanges = exchange_pairs(fused, self.memories)
+        return pool_exchanges(fused, self.exchanges)
 
     def keep(self, memories: Sequence[Memory]) -> None:
         """Only these candidates stay, each as given (a memory as it stood at a
@@ -633,6 +637,7 @@ class Retrieval:
         if at is not None:  # ranked as of then
             now = at
         weights = self.config.weights.normalised()
+        exchanged = _exchange_notes(found.exchanges)
         hits = []
         for memory_id, rel in relevance.items():
             memory = memories[memory_id]
@@ -646,6 +651,7 @@ class Retrieval:
                         retrievers=found.hits.get(memory_id, []),
                         path=paths.get(memory_id),
                         replaces=replaces.get(memory_id, []),
+                        notes=exchanged.get(memory_id, []),
                     ),
                 )
             )
@@ -1132,6 +1138,21 @@ def _as_of_fetch(filters: SearchFilters, at: float) -> SearchFilters:
             "created_before": before,
         }
     )
+
+
+def _exchange_notes(pairs: Mapping[str, str]) -> dict[str, list[str]]:
+    """What a hit scored as one exchange with another turn says (exchange.py)."""
+    notes: dict[str, list[str]] = {}
+    for answer, asked in pairs.items():
+        notes.setdefault(answer, []).append(
+            f"scored as one exchange with {asked}, the question before it in its "
+            "session: both take the mean of their relevances"
+        )
+        notes.setdefault(asked, []).append(
+            f"scored as one exchange with {answer}, the turn after this question: "
+            "both take the mean of their relevances"
+        )
+    return notes
 
 
 def _cut(

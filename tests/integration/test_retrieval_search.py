@@ -449,6 +449,10 @@ def test_the_turn_that_answers_a_matching_question_shares_its_relevance(egm: Gra
     assert relevance_of(vector, answer) < relevance_of(vector, question) - 0.2
     assert relevance_of(hybrid, answer) == pytest.approx(relevance_of(hybrid, question))
     assert ids(hybrid).index(answer) < ids(hybrid).index(question)
+    notes = {hit.memory.id: hit.explanation.notes for hit in hybrid.hits}
+    assert any(question in note for note in notes[answer])
+    assert any(answer in note for note in notes[question])
+    assert not any(notes[i] for i in notes if i not in (question, answer))
     context = egm.knowledge_context(query, max_results=20, min_relevance=0.0, record_access=False)
     in_context = [item.memory.id for item in context.items]
     assert in_context.index(answer) < in_context.index(question)
