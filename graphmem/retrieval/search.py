@@ -4,11 +4,15 @@ The pipeline (run by ``Retrieval.search``):
 
 1. candidates from the vector index (kNN on the query's embedding) and the
    full-text index (content and rationale), each over-fetched and filtered;
-   when both ran and the query is short, the candidates are scored again by
-   BM25 with the words most typical of the best first hits added (``feedback``);
-2. fused into one relevance in [0, 1] (cosine and BM25 share, ``fusion``);
-   hits below ``min_relevance`` are dropped, and when none is left the result
-   is empty with a note saying nothing was relevant;
+   when both ran and the query is long, its last sentences are embedded too
+   and share the candidates' cosine (``recent``); when it is short, the
+   candidates are scored again by BM25 with the words most typical of the
+   best first hits added (``feedback``);
+2. fused into one relevance in [0, 1] (cosine and BM25 share, ``fusion``), a
+   question turn and the turn after it in the same session scored as one
+   exchange (``exchange``); hits below ``min_relevance`` are dropped, and
+   when none is left the result is empty with a note saying nothing was
+   relevant;
 3. a superseded hit is replaced by the memory that supersedes it (the newest
    one of its chain that passes the filters), which inherits its relevance;
 4. expanded along ENABLES, CONSTRAINS and RELATED_TO up to ``depth``: a

@@ -36,6 +36,7 @@ from graphmem.models import (
 )
 from graphmem.policy import InjectionPolicy
 from graphmem.retrieval import context as ctx
+from graphmem.retrieval.exchange import exchange_pairs, pool_exchanges
 from graphmem.retrieval.explain import (
     BackfillResult,
     ContextItem,
@@ -64,6 +65,7 @@ from graphmem.retrieval.fulltext import (
     stem,
 )
 from graphmem.retrieval.fusion import ScoreFusion, nothing_relevant
+from graphmem.retrieval.recent import RecentPart, blend, recent_part
 from graphmem.retrieval.search import (
     MAX_DEPTH,
     TRAVERSED,
@@ -105,6 +107,13 @@ class RetrievalConfig:
     """Lexical pseudo-relevance feedback (RM3) for short queries in HYBRID, GRAPH
     and knowledgeContext: see feedback.py, and docs/retrieval.md for the figures
     that chose it and for what was tried beside it (``docs=0`` turns it off)."""
+    recent: RecentPart = field(default_factory=RecentPart)
+    """A long query's last sentences as a second query vector in HYBRID, GRAPH and
+    knowledgeContext: see recent.py, and docs/retrieval.md for its figures
+    (``RecentPart(sentences=0)`` turns it off)."""
+    exchanges: bool = True
+    """HYBRID, GRAPH and knowledgeContext score a question turn and the turn after
+    it in the same session as one exchange (exchange.py; docs/retrieval.md)."""
     index_k_max: int = 4_000
     """Both indexes span every project: each is asked for its best k, the project
     and filters apply to those, and when they leave too few, k grows fourfold up
@@ -165,6 +174,20 @@ class _Candidates:
             stems = self.stems[memory_id] = analyse(memory_text(memory.content, memory.rationale))
         return stems
 
+    recent: dict[str, float] | None = None
+    """The cosine of the long query's last sentences per memory the vector index
+    returned for them (recent.py); ``None`` when the query was not split."""
+    recent_floor: float = 0.0
+    recent_weight: float = 0.0
+    exchanges: dict[str, str] = field(default_factory=dict)
+    """The exchanges the last ``relevance`` scored as one, answer id -> question id."""
+
+    def add_recent(self, rows: Sequence[Row], fetch: int, weight: float) -> None:
+        """The nearest memories of the query's last sentences, and their floor."""
+        self.recent = {row["memory"]["id"]: row["score"] for row in rows}
+        self.recent_floor = min(self.recent.values()) if len(rows) >= fetch else 0.0
+        self.recent_weight = weight
+
     def scores(self, retriever: Retriever) -> dict[str, float] | None:
         """The retriever's score per memory it returned; ``None`` when it did not run."""
         if retriever not in self.rankings:
@@ -183,20 +206,45 @@ class _Candidates:
         return min(scores.values()) if len(scores) >= fetch else 0.0
 
     def relevance(
-        self, fusion: ScoreFusion, fetch: int, feedback_factor: float = 1.0
+        self,
+        fusion: ScoreFusion,
+        fetch: int,
+        feedback_factor: float = 1.0,
+        *,
+        exchanges: bool = True,
     ) -> dict[str, float]:
         """Every candidate's fused relevance, the expanded query's full-text
-        scores weighed in (``feedback_factor``) once feedback ran."""
-        return fusion.fuse(
-            self.scores(Retriever.VECTOR),
-            self.scores(Retriever.FULLTEXT),
-            vector_floor=self.floor(Retriever.VECTOR, fetch),
+        scores weighed in (``feedback_factor``) once feedback ran; when both
+        retrievers ran, a long query's last sentences share its cosine
+        (recent.py) and a question turn and the turn after it share their mean
+        (exchange.py)."""
+        vector = self.scores(Retriever.VECTOR)
+        fulltext = self.scores(Retriever.FULLTEXT)
+        vector_floor = self.floor(Retriever.VECTOR, fetch)
+        if vector is not None and fulltext is not None and self.recent is not None:
+            vector, vector_floor = blend(
+                vector,
+                self.recent,
+                whole_floor=vector_floor,
+                recent_floor=self.recent_floor,
+                weight=self.recent_weight,
+                ids=set(self.memories),
+            )
+        fused = fusion.fuse(
+            vector,
+            fulltext,
+            vector_floor=vector_floor,
             fulltext_floor=self.floor(Retriever.FULLTEXT, fetch),
             # Feedback scored every candidate: one it left out holds none of the words.
             feedback=self.scores(Retriever.FEEDBACK),
             feedback_floor=0.0,
             feedback_factor=feedback_factor,
         )
+        if not exchanges or vector is None or fulltext is None:
+            self.exchanges = {}
+            return fused
+        self.exchanges = exchange_pairs(fused, self.memories)
+        return pool_exchanges(fused, self.exchanges)
 
     def keep(self, memories: Sequence[Memory]) -> None:
         """Only these candidates stay, each as given (a memory as it stood at a
@@ -369,13 +417,16 @@ class Retrieval:
         # Superseded memories are fetched so that they can be replaced by their
         # successors, as search does.
         fetch_filters = filters.model_copy(update={"include_superseded": True})
+        if at is not None:
+            fetch_filters = _as_of_fetch(fetch_filters, at)
         found = self._candidates(
             request.context_hint,
-            fetch_filters if at is None else _as_of_fetch(fetch_filters, at),
+            fetch_filters,
             project_id,
             fetch,
             vector=True,
             fulltext=True,
+            recent=self.config.context_text_scorer == ctx.HYBRID,
         )
         self._held(found, filters, now, project_id, as_of=at is not None)
         if self.config.context_text_scorer == ctx.HYBRID:
@@ -465,7 +516,12 @@ class Retrieval:
                 memory_id: ctx.text_similarity(words, ctx.memory_words(memory))
                 for memory_id, memory in found.memories.items()
             }
-        return found.relevance(self.config.fusion, fetch, self.config.feedback.factor)
+        return found.relevance(
+            self.config.fusion,
+            fetch,
+            self.config.feedback.factor,
+            exchanges=self.config.exchanges,
+        )
 
     def _full(self, ids: Sequence[str], project_id: str, at: float | None) -> dict[str, Memory]:
         """Every field of the memories that made the cut (candidates carry a few),
@@ -564,10 +620,16 @@ class Retrieval:
             fetch,
             vector=use_vector,
             fulltext=use_fulltext,
+            recent=True,
         )
         self._held(found, filters, now if at is None else at, project_id, as_of=at is not None)
         self._feedback(found, fetch, request.min_relevance)
-        fused = found.relevance(self.config.fusion, fetch, self.config.feedback.factor)
+        fused = found.relevance(
+            self.config.fusion,
+            fetch,
+            self.config.feedback.factor,
+            exchanges=self.config.exchanges,
+        )
         relevance = {i: r for i, r in fused.items() if r >= request.min_relevance}
         if not relevance:
             notes.append(nothing_relevant(max(fused.values(), default=None), request.min_relevance))
@@ -600,6 +662,7 @@ class Retrieval:
         if at is not None:  # ranked as of then
             now = at
         weights = self.config.weights.normalised()
+        exchanged = _exchange_notes(found.exchanges)
         hits = []
         for memory_id, rel in relevance.items():
             memory = memories[memory_id]
@@ -613,6 +676,7 @@ class Retrieval:
                         retrievers=found.hits.get(memory_id, []),
                         path=paths.get(memory_id),
                         replaces=replaces.get(memory_id, []),
+                        notes=exchanged.get(memory_id, []),
                     ),
                 )
             )
@@ -767,24 +831,33 @@ class Retrieval:
         *,
         vector: bool,
         fulltext: bool,
+        recent: bool = False,
     ) -> _Candidates:
         """Each retriever's filtered top ``fetch``. The vector side (embedding the
         query, then the kNN) runs on a worker while full text runs here: each
         takes a few milliseconds, and side by side a search waits for the
-        slower one only."""
+        slower one only. With ``recent`` and both retrievers, a long query's
+        last sentences (recent.py) are embedded in the same model run as the
+        query and looked up beside it."""
         found = _Candidates(text=text)
         params = {"project_id": project_id, **filters.params()}
-        pending: Future[list[Row]] | None = None
+        pending: Future[list[list[Row]]] | None = None
         if vector and self.embedder is not None:
+            texts = [text]
+            if recent and fulltext and (last := recent_part(text, self.config.recent)):
+                texts.append(last)
             # In the caller's context: the acting agent ($viewer) and the trace go along.
             pending = self._pool().submit(
-                contextvars.copy_context().run, self._nearest, self.embedder, text, params, fetch
+                contextvars.copy_context().run, self._nearest, self.embedder, texts, params, fetch
             )
         if fulltext:
             ranked = self._fulltext(text, params, fetch, found.stems)
             found.add(Retriever.FULLTEXT, self._fulltext_rows(ranked, project_id))
         if pending is not None:
-            found.add(Retriever.VECTOR, pending.result())
+            rows, *last = pending.result()
+            found.add(Retriever.VECTOR, rows)
+            if last:
+                found.add_recent(last[0], fetch, self.config.recent.weight)
         return found
 
     def _feedback(self, found: _Candidates, fetch: int, min_relevance: float) -> None:
@@ -801,7 +874,7 @@ class Retrieval:
             or len(query_terms(found.text)) > config.max_query_terms
         ):
             return
-        first = found.relevance(self.config.fusion, fetch)
+        first = found.relevance(self.config.fusion, fetch, exchanges=self.config.exchanges)
         relevant = [i for i in first if first[i] >= min_relevance]
         best = sorted(relevant, key=lambda i: (-first[i], *tie_order(found.memories[i])))
         model = relevance_model(
@@ -840,10 +913,10 @@ class Retrieval:
         return {i: min(1.0, score / mass) for i, score in scores.items() if score > 0}
 
     def _nearest(
-        self, embedder: Embedder, text: str, params: dict[str, Any], fetch: int
-    ) -> list[Row]:
-        (vector,) = embedder.embed([text])
-        return self._vector(vector, params, fetch)
+        self, embedder: Embedder, texts: list[str], params: dict[str, Any], fetch: int
+    ) -> list[list[Row]]:
+        """Each text's filtered nearest ``fetch``, the texts embedded in one model run."""
+        return [self._vector(vector, params, fetch) for vector in embedder.embed(texts)]
 
     def _vector(self, vector: Vector, params: dict[str, Any], fetch: int) -> list[Row]:
         return self._top(
@@ -1098,6 +1171,21 @@ def _as_of_fetch(filters: SearchFilters, at: float) -> SearchFilters:
             "created_before": before,
         }
     )
+
+
+def _exchange_notes(pairs: Mapping[str, str]) -> dict[str, list[str]]:
+    """What a hit scored as one exchange with another turn says (exchange.py)."""
+    notes: dict[str, list[str]] = {}
+    for answer, asked in pairs.items():
+        notes.setdefault(answer, []).append(
+            f"scored as one exchange with {asked}, the question before it in its "
+            "session: both take the mean of their relevances"
+        )
+        notes.setdefault(asked, []).append(
+            f"scored as one exchange with {answer}, the turn after this question: "
+            "both take the mean of their relevances"
+        )
+    return notes
 
 
 def _cut(

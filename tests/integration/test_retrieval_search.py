@@ -12,6 +12,7 @@ from graphmem.clock import ManualClock
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.retrieval.feedback import LexicalFeedback
 from graphmem.retrieval.fusion import ScoreFusion
+from graphmem.retrieval.recent import RecentPart
 from graphmem.store.falkordb import FalkorStore
 from graphmem.telemetry import Event
 
@@ -451,3 +452,78 @@ def test_full_text_hits_the_vector_index_missed_are_scored_and_complete(egm, cor
     assert hit.memory.content == TOKEN_TARGET
     fulltext = [r for r in hit.explanation.retrievers if r.retriever.value == "fulltext"]
     assert fulltext and fulltext[0].rank == 1 and fulltext[0].score > 0
+
+
+EXCHANGE = [
+    "user: Hey, I need help staying organised this term.",
+    "assistant: Happy to help. What's your research about?",
+    "user: Coral bleaching. I measure how heat stress changes the algae in Acropora.",
+    "assistant: Fascinating and very timely.",
+]
+
+
+def relevance_of(result, memory_id: str) -> float:
+    (hit,) = [h for h in result.hits if h.memory.id == memory_id]
+    return next(c.value for c in hit.explanation.components if c.name == "relevance")
+
+
+def test_the_turn_that_answers_a_matching_question_shares_its_relevance(egm: GraphMem):
+    turns = egm.remember_many(
+        [
+            {"content": c, "session_id": "s1", "memory_type": "event", "occurred_at": 1e9 + n}
+            for n, c in enumerate(EXCHANGE)
+        ]
+    )
+    egm.remember_many([{"content": c} for c in DISTRACTORS])
+    question, answer = turns[1], turns[2]
+    query = "What is my doctoral research about?"
+    vector = egm.search(query, mode="VECTOR", limit=20, min_relevance=0.0)
+    hybrid = egm.search(query, limit=20, min_relevance=0.0)
+    # Alone, the answer is far less similar to the query than the question is;
+    # in HYBRID the exchange is scored as one: both take the same relevance,
+    # and the answer, which happened later, comes first.
+    assert relevance_of(vector, answer) < relevance_of(vector, question) - 0.2
+    assert relevance_of(hybrid, answer) == pytest.approx(relevance_of(hybrid, question))
+    assert ids(hybrid).index(answer) < ids(hybrid).index(question)
+    notes = {hit.memory.id: hit.explanation.notes for hit in hybrid.hits}
+    assert any(question in note for note in notes[answer])
+    assert any(answer in note for note in notes[question])
+    assert not any(notes[i] for i in notes if i not in (question, answer))
+    context = egm.knowledge_context(query, max_results=20, min_relevance=0.0, record_access=False)
+    in_context = [item.memory.id for item in context.items]
+    assert in_context.index(answer) < in_context.index(question)
+
+
+LONG_QUERY = (
+    "We talked about the quarterly budget review and the spreadsheet for the finance team. "
+    "Then lunch plans came up, and nobody could agree on the place. "
+    "Anyway, the real problem is this. "
+    "The invoice generator crashes whenever a customer has no billing address. "
+    "Who knows how to fix it?"
+)
+
+
+def test_a_long_querys_last_sentences_join_its_vector_similarity_in_hybrid_only(
+    egm: GraphMem, corpus
+):
+    target = corpus[PARAPHRASE_TARGET]
+    kept = egm.retrieval.config
+    egm.retrieval.config = dataclasses.replace(kept, recent=RecentPart(sentences=0))
+    try:
+        off = egm.search(LONG_QUERY, limit=10, min_relevance=0.0)
+    finally:
+        egm.retrieval.config = kept
+    on = egm.search(LONG_QUERY, limit=10, min_relevance=0.0)
+    # The last sentences are about the target: its relevance rises with them.
+    assert relevance_of(on, target) > relevance_of(off, target)
+    # VECTOR mode keeps the query's own cosine, and the second list adds no memory.
+    vector = egm.search(LONG_QUERY, mode="VECTOR", limit=10, min_relevance=0.0)
+    assert relevance_of(vector, target) == pytest.approx(
+        next(
+            h.score
+            for hit in vector.hits
+            if hit.memory.id == target
+            for h in hit.explanation.retrievers
+        )
+    )
+    assert all(hit.explanation.retrievers for hit in on.hits)
