@@ -8,10 +8,10 @@
 // A missing status counts as active, a missing tier as working.
 // $tags is bound to a name: FalkorDB 4.16 evaluates all(x IN $param ...) in a
 // WITH ... WHERE as false.
-// Candidates carry only their text, which BM25 ranks them by: the fields
-// scoring reads are read for the best of them (candidate_memories), and
-// results are re-read in full (parsing a thousand full rows cost more than the
-// query).
+// Candidates carry their text, which BM25 ranks them by, and the fields scoring
+// reads only when $fields (the query cannot match more than are kept): else
+// those are read for the best of them (candidate_memories), since parsing a
+// thousand full rows cost more than the query. Results are re-read in full.
 CALL db.idx.fulltext.queryNodes('Memory', $query) YIELD node, score
 WITH node, score
 ORDER BY score DESC
@@ -37,4 +37,5 @@ WHERE node.project_id = $project_id
 WITH node, score, seen
 ORDER BY score DESC, node.created_at DESC, node.id
 LIMIT $limit
-RETURN node.id AS id, node.content AS content, node.rationale AS rationale, node.created_at AS created_at, seen
+RETURN node.id AS id, node.content AS content, node.rationale AS rationale, node.created_at AS created_at,
+       CASE WHEN $fields THEN node {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} END AS memory, seen

@@ -6,10 +6,10 @@
 // search). `seen` is how many the index gave: fewer than $k means there are no
 // more, so the caller does not ask again with a larger $k.
 // A missing status counts as active, a missing tier as working.
-// Candidates carry only their text, which BM25 ranks them by: the fields
-// scoring reads are read for the best of them (candidate_memories), and
-// results are re-read in full (parsing a thousand full rows cost more than the
-// query).
+// Candidates carry their text, which BM25 ranks them by, and the fields scoring
+// reads only when $fields (the query cannot match more than are kept): else
+// those are read for the best of them (candidate_memories), since parsing a
+// thousand full rows cost more than the query. Results are re-read in full.
 CALL db.index.fulltext.queryNodes('memory_text', $query, {limit: $k}) YIELD node, score
 WITH collect([node, score]) AS top
 UNWIND top AS hit
@@ -32,4 +32,5 @@ WHERE node.project_id = $project_id
 WITH node, score, seen
 ORDER BY score DESC, node.created_at DESC, node.id
 LIMIT $limit
-RETURN node.id AS id, node.content AS content, node.rationale AS rationale, node.created_at AS created_at, seen
+RETURN node.id AS id, node.content AS content, node.rationale AS rationale, node.created_at AS created_at,
+       CASE WHEN $fields THEN node {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} END AS memory, seen

@@ -925,9 +925,10 @@ class Retrieval:
 
     def _fulltext(
         self, text: str, params: dict[str, Any], fetch: int, stems: dict[str, list[str]]
-    ) -> list[tuple[str, float]]:
+    ) -> list[Row]:
         """The index's matches (up to ``fulltext_rescore``), best ``fetch`` by BM25,
-        each as its id and its BM25 over the query's total IDF (see ``fusion``);
+        each with its id, its BM25 over the query's total IDF (``score``; see
+        ``fusion``) and its fields when the statement read them (``memory``);
         ``stems`` keeps each match's analysed text."""
         terms = query_terms(text)
         if not terms:
@@ -954,19 +955,27 @@ class Retrieval:
         ranked = sorted(
             rows, key=lambda row: (-scores[row["id"]], -(row["created_at"] or 0.0), row["id"])
         )
-        return [(row["id"], min(1.0, scores[row["id"]] / mass)) for row in ranked[:fetch]]
+        return [
+            {"id": row["id"], "score": min(1.0, scores[row["id"]] / mass), "memory": row["memory"]}
+            for row in ranked[:fetch]
+        ]
 
     def _fulltext_matches(
         self, query: FulltextQuery, params: dict[str, Any], fetch: int
     ) -> list[Row]:
         """Up to ``fulltext_rescore`` of the index's matches that pass the filters;
-        more while the filters leave fewer than ``fetch`` and the index has more."""
+        more while the filters leave fewer than ``fetch`` and the index has more.
+        Each match's fields come along when the query cannot match more than
+        ``fetch`` (rare words only): every match is then kept, and a second
+        statement for their fields would cost a round trip for nothing."""
         k = self.config.fulltext_rescore
         if query.matches_at_most is not None:
             k = min(k, query.matches_at_most)
+        fields = query.matches_at_most is not None and query.matches_at_most <= fetch
         while True:
             rows = self.store.read(
-                "fulltext_candidates", {**params, "query": query.text, "k": k, "limit": k}
+                "fulltext_candidates",
+                {**params, "query": query.text, "k": k, "limit": k, "fields": fields},
             )
             exhausted = (query.matches_at_most is not None and query.matches_at_most <= k) or (
                 bool(rows) and rows[0]["seen"] < k
@@ -975,19 +984,18 @@ class Retrieval:
                 return rows
             k = min(k * 4, self.config.index_k_max)
 
-    def _fulltext_rows(self, ranked: Sequence[tuple[str, float]], project_id: str) -> list[Row]:
-        """Full text's best as candidate rows, their fields read in one statement
-        (while the vector side is still at work)."""
-        fields: dict[str, Row] = {}
-        if ranked:
-            rows = self.store.read(
-                "candidate_memories", {"ids": [i for i, _ in ranked], "project_id": project_id}
-            )
-            fields = {row["memory"]["id"]: row["memory"] for row in rows}
+    def _fulltext_rows(self, ranked: Sequence[Row], project_id: str) -> list[Row]:
+        """Full text's best as candidate rows: the fields the candidate statement
+        did not bring are read in one more (while the vector side is still at work)."""
+        fields = {row["id"]: row["memory"] for row in ranked if row["memory"] is not None}
+        missing = [row["id"] for row in ranked if row["id"] not in fields]
+        if missing:
+            rows = self.store.read("candidate_memories", {"ids": missing, "project_id": project_id})
+            fields.update((row["memory"]["id"], row["memory"]) for row in rows)
         return [
-            {"memory": fields[memory_id], "score": score}
-            for memory_id, score in ranked
-            if memory_id in fields
+            {"memory": fields[row["id"]], "score": row["score"]}
+            for row in ranked
+            if row["id"] in fields
         ]
 
     def _corpus_stats(self) -> Corpus:
