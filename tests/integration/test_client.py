@@ -41,6 +41,7 @@ LOCAL_ONLY = {
     "as_agent": "a remote caller acts as its key's agent; knowledge_context and search take "
     "agent_id for one agent's view",
     "default_visibility": "the server's own setting, applied by the server to each write",
+    "warm": "the server warms its own process before its first request",
 }
 """GraphMem's public methods a client does not have, and why."""
 
