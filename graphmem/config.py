@@ -23,6 +23,8 @@ def is_loopback(host: str) -> bool:
 
 
 NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+MAX_ALIASES = 50
+"""Fields one GraphQL document may alias by default: at most this many memories by id."""
 
 
 class Settings(BaseSettings):
@@ -95,7 +97,7 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=1_048_576, ge=1024)
     """Largest request body the server reads; larger ones get 413 unread."""
     max_query_depth: int = Field(default=10, ge=2)
-    max_aliases: int = Field(default=50, ge=1)
+    max_aliases: int = Field(default=MAX_ALIASES, ge=1)
     max_tokens: int = Field(default=5_000, ge=100)
 
     @property

@@ -169,6 +169,35 @@ class RelationView(BaseModel):
         )
 
 
+class MemoriesView(BaseModel):
+    memories: list[MemoryView] = Field(
+        description="The memories found, in the order asked for; an id this project (or "
+        "this agent) has no memory for is left out."
+    )
+
+
+class NeighborhoodView(BaseModel):
+    center_id: str
+    depth: int
+    nodes: list[MemoryView] = Field(
+        description="The centre first, then every memory within depth relations."
+    )
+    edges: list[RelationView] = Field(
+        description="Every relation of the chosen types between two of the nodes."
+    )
+    truncated: bool = Field(description="More memories were in reach than the node limit allowed.")
+
+    @classmethod
+    def of(cls, hood: domain.Neighborhood) -> NeighborhoodView:
+        return cls(
+            center_id=hood.center_id,
+            depth=hood.depth,
+            nodes=[MemoryView.of(memory) for memory in hood.nodes],
+            edges=[RelationView.of(relation) for relation in hood.edges],
+            truncated=hood.truncated,
+        )
+
+
 class CapsuleView(BaseModel):
     id: str
     occurrence_count: int = Field(description="Reports of this failure so far.")

@@ -27,6 +27,7 @@ from graphmem import retrieval as domain
 from graphmem.agents import acting_as
 from graphmem.api import GraphMem
 from graphmem.auth import OPEN, Principal, Role
+from graphmem.config import MAX_ALIASES
 from graphmem.errors import (
     ForbiddenError,
     GraphMemError,
@@ -39,7 +40,9 @@ from graphmem.mcp.results import (
     ContextView,
     FailureResult,
     ForgetResult,
+    MemoriesView,
     MemoryView,
+    NeighborhoodView,
     RelationView,
     RememberResult,
     ReviewView,
@@ -82,6 +85,8 @@ risk), call remember; pass suggested_by="agent" when the user asked you to
 remember it. Rate what helped or misled you with record_feedback, pin rules
 that must not be forgotten, link memories with relate, and when a memory is
 replaced by a newer one, call supersede instead of forgetting the old one.
+get_memories reads memories whose ids you have; neighborhood shows what
+constrains, enables or relates to one.
 When a step fails, call record_failure with the error (and the fix once you
 find it): a failure seen before comes back with what was learned from it.
 """
@@ -132,6 +137,9 @@ Rationale = Annotated[
     str | None,
     Field(max_length=MAX_RATIONALE_CHARS, description="Why; shown with the memory."),
 ]
+
+MAX_IDS = MAX_ALIASES
+"""Memories read in one call: as many as one GraphQL document asks for by id."""
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -423,6 +431,61 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         )
         result = gm.search(request, project_id=scope, agent_id=agent_id)
         return search_view(result)
+
+    @server.tool(
+        description="Read memories by id, as they are now or, with as_of, as they stood "
+        "then. An id the project has no memory for (or none you may see, or none written "
+        "by as_of) is left out of the answer rather than an error. Reading counts no use "
+        "and no retrieval.",
+        annotations=READ_ONLY,
+    )
+    def get_memories(
+        ctx: Context[Any, Any],
+        ids: Annotated[
+            Sequence[MemoryId],
+            Field(min_length=1, max_length=MAX_IDS, description="The memories' ids."),
+        ],
+        as_of: AsOf = None,
+        project_id: ProjectId = None,
+    ) -> MemoriesView:
+        scope = project(ctx, project_id, Role.READ)
+        found = gm.get_many(list(dict.fromkeys(ids)), project_id=scope, as_of=as_of)
+        return MemoriesView(memories=[MemoryView.of(m) for m in found if m is not None])
+
+    @server.tool(
+        description="A memory and every memory within depth relations of it, with the "
+        "typed relations between them: what constrains, enables, relates to or supersedes "
+        "it. With as_of, the memories and relations that existed then, as they stood (no "
+        "nodes when the memory was not yet written). An id the project has no memory for "
+        "is a NOT_FOUND error.",
+        annotations=READ_ONLY,
+    )
+    def neighborhood(
+        ctx: Context[Any, Any],
+        id: MemoryId,
+        depth: Annotated[
+            int,
+            Field(
+                ge=1,
+                le=search_limits.MAX_DEPTH,
+                description="Relations walked from the memory.",
+            ),
+        ] = 1,
+        relation_types: Annotated[
+            list[models.RelationType] | None,
+            Field(description="Relations to walk and return; every type when omitted."),
+        ] = None,
+        as_of: AsOf = None,
+        project_id: ProjectId = None,
+    ) -> NeighborhoodView:
+        hood = gm.neighborhood(
+            id,
+            depth=depth,
+            relation_types=relation_types,
+            project_id=project(ctx, project_id, Role.READ),
+            as_of=as_of,
+        )
+        return NeighborhoodView.of(hood)
 
     @server.tool(
         description="Store a memory. Text matching a live memory (ignoring case and "

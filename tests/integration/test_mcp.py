@@ -30,8 +30,10 @@ from mcp_types import CallToolResult
 import graphmem
 from graphmem.api import GraphMem
 from graphmem.auth import Role
+from graphmem.clock import ManualClock, to_datetime
 from graphmem.config import Settings
 from graphmem.mcp.http import MCP_PATH, create_http_app
+from graphmem.mcp.server import MAX_IDS
 from graphmem.models import (
     MAX_CONTENT_CHARS,
     MAX_EVIDENCE_ITEMS,
@@ -39,6 +41,7 @@ from graphmem.models import (
     MAX_RATIONALE_CHARS,
     MAX_TAG_CHARS,
     MAX_TAGS,
+    RelationType,
 )
 from graphmem.retrieval.context import HINT_MAX_CHARS, HINT_MIN_CHARS, MAX_RESULTS
 from graphmem.retrieval.search import MAX_DEPTH, MAX_LIMIT
@@ -61,6 +64,8 @@ TOOLS = {
     "unshare",
     "copy_memory",
     "sharing_events",
+    "get_memories",
+    "neighborhood",
 }
 SESSION_LIMIT_S = 60
 """No MCP conversation in these tests may take longer than this."""
@@ -199,6 +204,10 @@ def test_stdio_lists_the_tools_with_the_models_limits(data_dir: Path) -> None:
     assert required["relate"] == {"from_id", "to_id", "type"}
     assert required["supersede"] == {"old_id", "new_id"}
     assert required["forget"] == required["pin"] == {"id"}
+    assert props["get_memories"]["ids"]["maxItems"] == MAX_IDS
+    assert required["get_memories"] == {"ids"}
+    assert props["neighborhood"]["depth"]["maximum"] == MAX_DEPTH
+    assert required["neighborhood"] == {"id"}
     assert "pattern" in props["remember"]["project_id"]["anyOf"][0]
 
 
@@ -394,6 +403,113 @@ def test_http_tools_end_to_end(gm: GraphMem, graph_snapshot: Callable[[], Any]) 
             assert graph_snapshot() == before
 
         over_http(url, scenario)
+
+
+def iso(at: float) -> str:
+    moment = to_datetime(at)
+    assert moment is not None
+    return moment.isoformat()
+
+
+def test_http_reads_memories_by_id_and_walks_their_neighbourhood(
+    gm: GraphMem, clock: ManualClock
+) -> None:
+    before = iso(clock.now())
+    clock.advance(60)
+    rule = gm.remember({"content": "Never store card numbers in logs", "memory_type": "rule"})
+    task = gm.remember({"content": "Add request logging to checkout"})
+    audit = gm.remember({"content": "Auditors read the checkout logs monthly"})
+    gm.relate(rule.id, task.id, RelationType.CONSTRAINS)
+    gm.relate(task.id, audit.id, RelationType.ENABLES)
+    elsewhere = gm.remember({"content": "Beta keeps its own logs"}, project_id="beta")
+    missing_id = "0000000000000000nonexistent"
+    with http_server(gm) as url:
+
+        async def scenario(session: ClientSession) -> None:
+            read = await call(
+                session, "get_memories", ids=[task.id, missing_id, rule.id, elsewhere.id, task.id]
+            )
+            # Found ones in the order asked, once each; the others are simply left out.
+            assert [m["id"] for m in read["memories"]] == [task.id, rule.id]
+            assert read["memories"][1]["content"] == "Never store card numbers in logs"
+            assert read["memories"][1]["memory_type"] == "rule"
+            beta = await call(session, "get_memories", ids=[elsewhere.id], project_id="beta")
+            assert [m["content"] for m in beta["memories"]] == ["Beta keeps its own logs"]
+            then = await call(session, "get_memories", ids=[task.id, rule.id], as_of=before)
+            assert then["memories"] == []
+
+            hood = await call(session, "neighborhood", id=task.id)
+            assert (hood["center_id"], hood["depth"], hood["truncated"]) == (task.id, 1, False)
+            assert hood["nodes"][0]["id"] == task.id
+            assert {n["id"] for n in hood["nodes"]} == {task.id, rule.id, audit.id}
+            assert sorted((e["from_id"], e["type"], e["to_id"]) for e in hood["edges"]) == sorted(
+                [(rule.id, "CONSTRAINS", task.id), (task.id, "ENABLES", audit.id)]
+            )
+            near = await call(session, "neighborhood", id=rule.id)
+            assert {n["id"] for n in near["nodes"]} == {rule.id, task.id}
+            far = await call(session, "neighborhood", id=rule.id, depth=2)
+            assert {n["id"] for n in far["nodes"]} == {rule.id, task.id, audit.id}
+            enables = await call(session, "neighborhood", id=task.id, relation_types=["ENABLES"])
+            assert {n["id"] for n in enables["nodes"]} == {task.id, audit.id}
+            assert [e["type"] for e in enables["edges"]] == ["ENABLES"]
+            unwritten = await call(session, "neighborhood", id=task.id, as_of=before)
+            assert (unwritten["nodes"], unwritten["edges"]) == ([], [])
+
+            for depth in (0, MAX_DEPTH + 1):
+                bad = await call_error(session, "neighborhood", id=task.id, depth=depth)
+                assert (bad["code"], bad["field"]) == ("INVALID_INPUT", "depth")
+            assert str(MAX_DEPTH) in bad["message"]
+            too_many = await call_error(session, "get_memories", ids=[task.id] * (MAX_IDS + 1))
+            assert (too_many["code"], too_many["field"]) == ("INVALID_INPUT", "ids")
+            assert str(MAX_IDS) in too_many["message"]
+            future = await call_error(
+                session, "get_memories", ids=[task.id], as_of=iso(clock.now() + 86_400)
+            )
+            assert (future["code"], future["field"]) == ("INVALID_INPUT", "as_of")
+            gone = await call_error(session, "neighborhood", id=missing_id)
+            assert (gone["code"], gone["field"]) == ("NOT_FOUND", "id")
+            other = await call_error(session, "neighborhood", id=elsewhere.id)
+            assert other["code"] == "NOT_FOUND"
+
+        over_http(url, scenario)
+
+
+def test_http_reads_by_id_show_an_agent_bound_key_no_other_agents_private_memory(
+    gm: GraphMem, clock: ManualClock
+) -> None:
+    ana = gm.as_agent("ana")
+    secret = ana.remember({"content": "Ana's draft of the rollout", "visibility": "private"})
+    plan = ana.remember({"content": "The rollout plan everyone follows", "visibility": "shared"})
+    ana.relate(secret.id, plan.id, RelationType.RELATED_TO)
+    ben = gm.keys.create("ben", ["default"], Role.READ, agent_id="ben")[1]
+    anas = gm.keys.create("ana", ["default"], Role.READ, agent_id="ana")[1]
+    missing_id = "0000000000000000nonexistent"
+    clock.advance(60)
+    now = iso(clock.now())
+    with http_server(gm) as url:
+
+        async def as_ben(session: ClientSession) -> None:
+            # Now, and as the store stood a minute after (its history: another read path).
+            for at in ({}, {"as_of": now}):
+                read = await call(session, "get_memories", ids=[secret.id, plan.id], **at)
+                assert [m["id"] for m in read["memories"]] == [plan.id]
+                hood = await call(session, "neighborhood", id=plan.id, **at)
+                assert [n["id"] for n in hood["nodes"]] == [plan.id]
+                assert hood["edges"] == []
+                hidden = await call_error(session, "neighborhood", id=secret.id, **at)
+                absent = await call_error(session, "neighborhood", id=missing_id, **at)
+                assert hidden["code"] == absent["code"] == "NOT_FOUND"
+                assert hidden["message"].replace(secret.id, missing_id) == absent["message"]
+
+        async def as_ana(session: ClientSession) -> None:
+            read = await call(session, "get_memories", ids=[secret.id, plan.id])
+            assert [m["id"] for m in read["memories"]] == [secret.id, plan.id]
+            hood = await call(session, "neighborhood", id=plan.id, as_of=now)
+            assert {n["id"] for n in hood["nodes"]} == {plan.id, secret.id}
+            assert [e["type"] for e in hood["edges"]] == ["RELATED_TO"]
+
+        over_http(url, as_ben, key=ben)
+        over_http(url, as_ana, key=anas)
 
 
 def test_http_key_scope_and_role(gm: GraphMem) -> None:

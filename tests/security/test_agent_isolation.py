@@ -15,6 +15,7 @@ import itertools
 import json
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -224,9 +225,10 @@ def _search(http: httpx.Client, key: str, query: str) -> set[str]:
 
 
 def test_no_mcp_probe_reaches_another_agents_private_memories(
-    egm: GraphMem, team: dict[str, Any]
+    egm: GraphMem, team: dict[str, Any], clock: ManualClock
 ) -> None:
     ids = team["ids"]
+    now = datetime.fromtimestamp(clock.now(), UTC).isoformat()
     private = set(ids["ana"])
     before = private_state(egm, ids["ana"])
     probes = Probes(private)
@@ -245,11 +247,12 @@ def test_no_mcp_probe_reaches_another_agents_private_memories(
             text = f"{COMMON} {SECRET}" if reads else f"{COMMON} probe"
             for guessed_id in ids["ana"]:
                 own = ids["ben"][1]
-                for arguments, blank in _tool_probes(tool.input_schema, guessed_id, own, text):
+                probed = _tool_probes(tool.input_schema, guessed_id, own, text, now)
+                for arguments, blank in probed:
                     answer = await session.call_tool(tool.name, arguments)
                     result = {"error": answer.is_error, "content": answer.structured_content}
                     data = None if answer.is_error else answer.structured_content
-                    compare = guessed_id in arguments.values()
+                    compare = guessed_id in json.dumps(arguments)
                     missing = None
                     if compare:
                         other = await session.call_tool(tool.name, blank)
@@ -266,22 +269,34 @@ def test_no_mcp_probe_reaches_another_agents_private_memories(
 
 
 def _tool_probes(
-    spec: dict[str, Any], guessed: str, own: str, text: str
+    spec: dict[str, Any], guessed: str, own: str, text: str, now: str
 ) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     """A tool's required arguments, with each id argument guessed in turn (the
-    others the caller's own), beside the same call with a missing id."""
+    others the caller's own), beside the same call with a missing id. A list of
+    ids holds the caller's own and the guessed (or missing) one. A tool taking
+    ``as_of`` is probed with it left out and at ``now`` (the store's history)."""
     properties: dict[str, Any] = spec["properties"]
     wanted = [n for n in properties if n in spec.get("required", []) or n == "memory_id"]
     id_names = [n for n in wanted if n == "id" or (n.endswith("_id") and n != "to_project_id")]
+    id_lists = [n for n in wanted if n == "ids" or n.endswith("_ids")]
     defs = spec.get("$defs", {})
-    base = {n: _tool_value(n, properties[n], defs, text) for n in wanted if n not in id_names}
+    base = {
+        n: _tool_value(n, properties[n], defs, text)
+        for n in wanted
+        if n not in id_names and n not in id_lists
+    }
     modes = _enum(properties["mode"], defs) if "mode" in properties else [None]
-    for name, mode in itertools.product(id_names or [None], modes):
-        arguments = {**base, **{n: own for n in id_names}}
+    times = [None, now] if "as_of" in properties else [None]
+    for name, mode, as_of in itertools.product([*id_names, *id_lists] or [None], modes, times):
+        arguments = {**base, **{n: own for n in id_names}, **{n: [own] for n in id_lists}}
         if mode is not None:
             arguments["mode"] = mode
+        if as_of is not None:
+            arguments["as_of"] = as_of
         blank = dict(arguments)
-        if name is not None:
+        if name in id_lists:
+            arguments[name], blank[name] = [own, guessed], [own, MISSING]
+        elif name is not None:
             arguments[name], blank[name] = guessed, MISSING
         yield arguments, blank
 
