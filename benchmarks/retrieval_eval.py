@@ -467,21 +467,41 @@ FEEDBACK_MODES = ("HYBRID", UNFILTERED, CONTEXT)
 def feedback_grid(gm: GraphMem, dev: DevSet) -> list[dict[str, Any]]:
     """HYBRID (at the default minRelevance and at 0) and knowledgeContext for each
     feedback setting (``LexicalFeedback``; docs 0 is feedback off)."""
+    return _settings_grid(
+        gm,
+        dev,
+        {
+            repr(setting): (
+                {"feedback": setting},
+                {
+                    "docs": setting.docs,
+                    "original_weight": setting.original_weight,
+                    "factor": setting.factor,
+                    "max_query_terms": setting.max_query_terms,
+                },
+            )
+            for setting in FEEDBACK_SETTINGS
+        },
+    )
+
+
+def _settings_grid(
+    gm: GraphMem, dev: DevSet, settings: dict[str, tuple[dict[str, Any], dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """HYBRID (at the default minRelevance and at 0) and knowledgeContext with each
+    ``RetrievalConfig`` change of ``settings`` (name -> change, what the rows say of it)."""
     kept = gm.retrieval.config
     rows = []
     try:
-        for setting in FEEDBACK_SETTINGS:
-            gm.retrieval.config = dataclasses.replace(kept, feedback=setting)
+        for change, described in settings.values():
+            gm.retrieval.config = dataclasses.replace(kept, **change)
             for mode in FEEDBACK_MODES:
                 q = evaluate(gm, dev.queries, mode)
                 rows.append(
                     {
                         "set": dev.name,
                         "mode": mode,
-                        "docs": setting.docs,
-                        "original_weight": setting.original_weight,
-                        "factor": setting.factor,
-                        "max_query_terms": setting.max_query_terms,
+                        **described,
                         "recall@10": q.recall[10],
                         "mrr@10": q.mrr,
                         "p50_ms": q.p50_ms,
@@ -510,27 +530,11 @@ query's last sentences off and moved alone, question and answer exchanges off.""
 def query_parts_grid(gm: GraphMem, dev: DevSet) -> list[dict[str, Any]]:
     """HYBRID (at the default minRelevance and at 0) and knowledgeContext for each
     setting of ``QUERY_PART_SETTINGS``."""
-    kept = gm.retrieval.config
-    rows = []
-    try:
-        for name, change in QUERY_PART_SETTINGS.items():
-            gm.retrieval.config = dataclasses.replace(kept, **change)
-            for mode in FEEDBACK_MODES:
-                q = evaluate(gm, dev.queries, mode)
-                rows.append(
-                    {
-                        "set": dev.name,
-                        "setting": name,
-                        "mode": mode,
-                        "recall@10": q.recall[10],
-                        "mrr@10": q.mrr,
-                        "p50_ms": q.p50_ms,
-                        "p95_ms": q.p95_ms,
-                    }
-                )
-    finally:
-        gm.retrieval.config = kept
-    return rows
+    return _settings_grid(
+        gm,
+        dev,
+        {name: (change, {"setting": name}) for name, change in QUERY_PART_SETTINGS.items()},
+    )
 
 
 def query_parts_table(rows: Sequence[dict[str, Any]]) -> Any:
