@@ -783,6 +783,7 @@ def main(
             out.print(f"[bold]{name}[/]")
             gm = server.graphmem(f"eval_{name}", embedder)
             loaded.append((gm, LOADERS[name](gm)))
+            gm.warm()  # as a server does before its first request
             rows += run_set(*loaded[-1], embedder)
             if links:
                 for variant, kinds in LINK_VARIANTS.items():

@@ -7,8 +7,10 @@
 // A missing status counts as active, a missing tier as working.
 // $tags is bound to a name: FalkorDB 4.16 evaluates all(x IN $param ...) in a
 // WITH ... WHERE as false.
-// Candidates carry only what scoring and filtering read (parsing every field of
-// every candidate costs more than the query); results are re-read in full.
+// Candidates carry only what scoring and filtering read (parsing every field
+// of every candidate costs more than the query); results are re-read in full.
+// With $fields false only ids and scores come back: a second query vector
+// rescores candidates already found.
 CALL db.idx.vector.queryNodes('Memory', 'embedding', $k, vecf32($vector)) YIELD node, score
 WITH collect([node, 1.0 - score]) AS top
 UNWIND top AS hit
@@ -31,4 +33,4 @@ WHERE node.project_id = $project_id
 WITH node, score, seen
 ORDER BY score DESC, node.id
 LIMIT $limit
-RETURN node {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} AS memory, score, seen
+RETURN node.id AS id, CASE WHEN $fields THEN node {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} END AS memory, score, seen

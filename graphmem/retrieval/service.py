@@ -184,7 +184,7 @@ class _Candidates:
 
     def add_recent(self, rows: Sequence[Row], fetch: int, weight: float) -> None:
         """The nearest memories of the query's last sentences, and their floor."""
-        self.recent = {row["memory"]["id"]: row["score"] for row in rows}
+        self.recent = {row["id"]: row["score"] for row in rows}
         self.recent_floor = min(self.recent.values()) if len(rows) >= fetch else 0.0
         self.recent_weight = weight
 
@@ -915,12 +915,22 @@ class Retrieval:
     def _nearest(
         self, embedder: Embedder, texts: list[str], params: dict[str, Any], fetch: int
     ) -> list[list[Row]]:
-        """Each text's filtered nearest ``fetch``, the texts embedded in one model run."""
-        return [self._vector(vector, params, fetch) for vector in embedder.embed(texts)]
+        """Each text's filtered nearest ``fetch``, the texts embedded in one model run;
+        fields for the first text's only (the others rescore what is already found)."""
+        vectors = embedder.embed(texts)
+        return [
+            self._vector(vector, params, fetch, fields=index == 0)
+            for index, vector in enumerate(vectors)
+        ]
 
-    def _vector(self, vector: Vector, params: dict[str, Any], fetch: int) -> list[Row]:
+    def _vector(
+        self, vector: Vector, params: dict[str, Any], fetch: int, *, fields: bool
+    ) -> list[Row]:
         return self._top(
-            "vector_candidates", {**params, "vector": vector}, fetch, matches_at_most=None
+            "vector_candidates",
+            {**params, "vector": vector, "fields": fields},
+            fetch,
+            matches_at_most=None,
         )
 
     def _fulltext(
