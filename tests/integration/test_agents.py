@@ -180,7 +180,8 @@ def test_the_command_line_acts_as_an_agent(data_dir: Path) -> None:
     refused = cli(data_dir, "share", note.id, "--agent", "ben")
     assert refused.exit_code == 1 and "NOT_FOUND" in refused.output
     shared = cli(data_dir, "share", note.id, "--agent", "ana")
-    assert shared.exit_code == 0 and f"{note.id} (agent ana) is shared" in shared.stdout
+    assert shared.exit_code == 0, shared.output
+    assert f"{note.id} (agent ana) is shared" in shared.stdout
     assert hits("ben") == [note.id]
     copied = cli(data_dir, "copy", note.id, "--to", "mobile", "--agent", "ana")
     assert copied.exit_code == 0 and f"copied {note.id} (default) to" in copied.stdout
