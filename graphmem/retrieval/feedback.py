@@ -28,8 +28,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from graphmem.retrieval.fulltext import MAX_TERM_CHARS, STOPWORDS, analyse, stem
-from graphmem.text import normalise
+from graphmem.retrieval.fulltext import analyse, is_content_word, stem
+from graphmem.text import words
 
 
 @dataclass(frozen=True)
@@ -69,8 +69,8 @@ def relevance_model(documents: Sequence[tuple[float, str]], *, terms: int) -> di
         stems = analyse(text)
         if not stems or weight <= 0:
             continue
-        for word in normalise(text).split():
-            if word not in STOPWORDS and len(word) <= MAX_TERM_CHARS:
+        for word in words(text):
+            if is_content_word(word):
                 spelling.setdefault(stem(word), word)
         for s, count in Counter(stems).items():
             mass[s] = mass.get(s, 0.0) + (weight / total) * count / len(stems)

@@ -88,24 +88,28 @@ where an ``lru_cache``'s links were 200,000 more objects for every full pass
 to walk (graphmem.heap)."""
 
 
+def _kept(table: dict[str, str], word: str, make: Callable[[str], str]) -> str:
+    """``make(word)``, remembered in ``table`` until it holds ``STEM_CACHE`` words."""
+    found = table.get(word)
+    if found is None:
+        if len(table) >= STEM_CACHE:
+            table.clear()
+        found = table[word] = make(word)
+    return found
+
+
 def stem(word: str) -> str:
     """The Snowball English stem, the one RediSearch and Lucene's English analyser use."""
-    found = _stems.get(word)
-    if found is None:
-        if len(_stems) >= STEM_CACHE:
-            _stems.clear()
-        found = _stems[word] = _stemmer.stemWord(word)
-    return found
+    return _kept(_stems, word, _stemmer.stemWord)
+
+
+def is_content_word(word: str) -> bool:
+    """A folded word that full text indexes: not a stop word, not overlong."""
+    return word not in STOPWORDS and len(word) <= MAX_TERM_CHARS
 
 
 def _analysed_word(word: str) -> str:
-    found = _analysed.get(word)
-    if found is None:
-        if len(_analysed) >= STEM_CACHE:
-            _analysed.clear()
-        dropped = word in STOPWORDS or len(word) > MAX_TERM_CHARS
-        found = _analysed[word] = "" if dropped else stem(word)
-    return found
+    return _kept(_analysed, word, lambda w: stem(w) if is_content_word(w) else "")
 
 
 def analyse(text: str) -> list[str]:
@@ -132,7 +136,7 @@ def query_terms(text: str) -> list[str]:
     whole family: "going" finds "go" and "goes")."""
     seen: dict[str, str] = {}
     for word in reversed(words(text)):
-        if word not in STOPWORDS and len(word) <= MAX_TERM_CHARS:
+        if is_content_word(word):
             seen.setdefault(stem(word), word)
             if len(seen) == MAX_TERMS:
                 break

@@ -165,15 +165,6 @@ class _Candidates:
     stems: dict[str, list[str]] = field(default_factory=dict)
     """Each analysed candidate's stems (fulltext.analyse), kept for the query:
     full text ranks by them and feedback scores the same memories again."""
-
-    def analysed(self, memory_id: str) -> list[str]:
-        """The candidate's stems, analysed once per query."""
-        stems = self.stems.get(memory_id)
-        if stems is None:
-            memory = self.memories[memory_id]
-            stems = self.stems[memory_id] = analyse(memory_text(memory.content, memory.rationale))
-        return stems
-
     recent: dict[str, float] | None = None
     """The cosine of the long query's last sentences per memory the vector index
     returned for them (recent.py); ``None`` when the query was not split."""
@@ -187,6 +178,14 @@ class _Candidates:
         self.recent = {row["id"]: row["score"] for row in rows}
         self.recent_floor = min(self.recent.values()) if len(rows) >= fetch else 0.0
         self.recent_weight = weight
+
+    def analysed(self, memory_id: str) -> list[str]:
+        """The candidate's stems, analysed once per query."""
+        stems = self.stems.get(memory_id)
+        if stems is None:
+            memory = self.memories[memory_id]
+            stems = self.stems[memory_id] = analyse(memory_text(memory.content, memory.rationale))
+        return stems
 
     def scores(self, retriever: Retriever) -> dict[str, float] | None:
         """The retriever's score per memory it returned; ``None`` when it did not run."""
@@ -930,7 +929,8 @@ class Retrieval:
             "vector_candidates",
             {**params, "vector": vector, "fields": fields},
             fetch,
-            matches_at_most=None,
+            k=fetch * 2,
+            keep=fetch,
         )
 
     def _fulltext(
@@ -982,17 +982,13 @@ class Retrieval:
         if query.matches_at_most is not None:
             k = min(k, query.matches_at_most)
         fields = query.matches_at_most is not None and query.matches_at_most <= fetch
-        while True:
-            rows = self.store.read(
-                "fulltext_candidates",
-                {**params, "query": query.text, "k": k, "limit": k, "fields": fields},
-            )
-            exhausted = (query.matches_at_most is not None and query.matches_at_most <= k) or (
-                bool(rows) and rows[0]["seen"] < k
-            )
-            if len(rows) >= fetch or exhausted or k >= self.config.index_k_max:
-                return rows
-            k = min(k * 4, self.config.index_k_max)
+        return self._top(
+            "fulltext_candidates",
+            {**params, "query": query.text, "fields": fields},
+            fetch,
+            k=k,
+            matches_at_most=query.matches_at_most,
+        )
 
     def _fulltext_rows(self, ranked: Sequence[Row], project_id: str) -> list[Row]:
         """Full text's best as candidate rows: the fields the candidate statement
@@ -1027,12 +1023,20 @@ class Retrieval:
         return corpus
 
     def _top(
-        self, statement: str, params: dict[str, Any], fetch: int, *, matches_at_most: int | None
+        self,
+        statement: str,
+        params: dict[str, Any],
+        fetch: int,
+        *,
+        k: int,
+        keep: int | None = None,
+        matches_at_most: int | None = None,
     ) -> list[Row]:
-        """An index's best ``fetch`` after the filters; k grows while they leave too few."""
-        k = fetch * 2
+        """The index's best ``k``, filtered, at most ``keep`` of them (``None``: every
+        one that passes, for ranking here); k grows while the filters leave fewer
+        than ``fetch`` and the index has more (``seen``, or ``matches_at_most``)."""
         while True:
-            rows = self.store.read(statement, {**params, "k": k, "limit": fetch})
+            rows = self.store.read(statement, {**params, "k": k, "limit": keep or k})
             exhausted = (matches_at_most is not None and matches_at_most <= k) or (
                 bool(rows) and rows[0]["seen"] < k
             )
