@@ -538,51 +538,45 @@ def query_parts_grid(gm: GraphMem, dev: DevSet) -> list[dict[str, Any]]:
 
 
 def query_parts_table(rows: Sequence[dict[str, Any]]) -> Any:
-    from rich.table import Table
-
-    out = Table(title="query parts (last sentences, exchanges)")
-    columns = ("set", "setting", "mode", "recall@10", "MRR@10", "p50 ms", "p95 ms")
-    for column in columns:
-        out.add_column(column, justify="left" if column in columns[:3] else "right")
-    for row in rows:
-        out.add_row(
-            row["set"],
-            row["setting"],
-            row["mode"],
-            f"{row['recall@10']:.3f}",
-            f"{row['mrr@10']:.3f}",
-            f"{row['p50_ms']:.1f}",
-            f"{row['p95_ms']:.1f}",
-        )
-    return out
+    return _settings_table(
+        "query parts (last sentences, exchanges)", [("setting", "setting", str)], rows
+    )
 
 
 def feedback_table(rows: Sequence[dict[str, Any]]) -> Any:
+    return _settings_table(
+        "feedback grid (RM3)",
+        [
+            ("docs", "docs", str),
+            ("query weight", "original_weight", "{:.1f}".format),
+            ("factor", "factor", "{:.1f}".format),
+            ("max query words", "max_query_terms", str),
+        ],
+        rows,
+    )
+
+
+def _settings_table(
+    title: str,
+    described: Sequence[tuple[str, str, Callable[[Any], str]]],
+    rows: Sequence[dict[str, Any]],
+) -> Any:
+    """One row per set, mode and setting of ``_settings_grid``: the setting's
+    ``described`` columns (header, row key, format), then the figures."""
     from rich.table import Table
 
-    out = Table(title="feedback grid (RM3)")
-    columns = (
-        "set",
-        "mode",
-        "docs",
-        "query weight",
-        "factor",
-        "max query words",
-        "recall@10",
-        "MRR@10",
-        "p50 ms",
-        "p95 ms",
-    )
-    for column in columns:
-        out.add_column(column, justify="left" if column in ("set", "mode") else "right")
+    out = Table(title=title)
+    for column in ("set", "mode"):
+        out.add_column(column, justify="left")
+    for header, _, _ in described:
+        out.add_column(header, justify="right")
+    for column in ("recall@10", "MRR@10", "p50 ms", "p95 ms"):
+        out.add_column(column, justify="right")
     for row in rows:
         out.add_row(
             row["set"],
             row["mode"],
-            str(row["docs"]),
-            f"{row['original_weight']:.1f}",
-            f"{row['factor']:.1f}",
-            str(row["max_query_terms"]),
+            *(show(row[key]) for _, key, show in described),
             f"{row['recall@10']:.3f}",
             f"{row['mrr@10']:.3f}",
             f"{row['p50_ms']:.1f}",
