@@ -539,7 +539,7 @@ def query_parts_grid(gm: GraphMem, dev: DevSet) -> list[dict[str, Any]]:
 
 def query_parts_table(rows: Sequence[dict[str, Any]]) -> Any:
     return _settings_table(
-        "query parts (last sentences, exchanges)", [("setting", "setting", str)], rows
+        "query parts (last sentences, exchanges)", [("setting", "setting", str, "left")], rows
     )
 
 
@@ -547,10 +547,10 @@ def feedback_table(rows: Sequence[dict[str, Any]]) -> Any:
     return _settings_table(
         "feedback grid (RM3)",
         [
-            ("docs", "docs", str),
-            ("query weight", "original_weight", "{:.1f}".format),
-            ("factor", "factor", "{:.1f}".format),
-            ("max query words", "max_query_terms", str),
+            ("docs", "docs", str, "right"),
+            ("query weight", "original_weight", "{:.1f}".format, "right"),
+            ("factor", "factor", "{:.1f}".format, "right"),
+            ("max query words", "max_query_terms", str, "right"),
         ],
         rows,
     )
@@ -558,25 +558,25 @@ def feedback_table(rows: Sequence[dict[str, Any]]) -> Any:
 
 def _settings_table(
     title: str,
-    described: Sequence[tuple[str, str, Callable[[Any], str]]],
+    described: Sequence[tuple[str, str, Callable[[Any], str], str]],
     rows: Sequence[dict[str, Any]],
 ) -> Any:
     """One row per set, mode and setting of ``_settings_grid``: the setting's
-    ``described`` columns (header, row key, format), then the figures."""
+    ``described`` columns (header, row key, format, justification), then the figures."""
     from rich.table import Table
 
     out = Table(title=title)
     for column in ("set", "mode"):
         out.add_column(column, justify="left")
-    for header, _, _ in described:
-        out.add_column(header, justify="right")
+    for header, _, _, justify in described:
+        out.add_column(header, justify=justify)
     for column in ("recall@10", "MRR@10", "p50 ms", "p95 ms"):
         out.add_column(column, justify="right")
     for row in rows:
         out.add_row(
             row["set"],
             row["mode"],
-            *(show(row[key]) for _, key, show in described),
+            *(show(row[key]) for _, key, show, _ in described),
             f"{row['recall@10']:.3f}",
             f"{row['mrr@10']:.3f}",
             f"{row['p50_ms']:.1f}",
