@@ -229,8 +229,7 @@ class Writer(Service):
         """The links the project's ``auto_links`` ask for (``graphmem.autolinks``)."""
         if not rows:
             return []
-        kinds = self.projects.settings(project_id=project).auto_links
-        return self.links.plan(rows, kinds, project) if kinds else []
+        return self.links.plan(rows, self.projects.settings(project_id=project).auto_links, project)
 
     @staticmethod
     def _raced(
