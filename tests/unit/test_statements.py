@@ -11,7 +11,9 @@ from graphmem.models import RelationType
 from graphmem.statements import CYPHER_DIR, Statements
 
 PACKAGE = Path(__file__).resolve().parents[2] / "graphmem"
-NAMED = re.compile(r"""\.(?:read|write)\(\s*["']([a-z_]+)["']""")
+NAMED = re.compile(r"""\.(?:read|write|_top)\(\s*["']([a-z_]+)["']""")
+"""A statement named where it runs: a store read or write, or retrieval's
+candidate loop (``Retrieval._top``), which reads the one it is given."""
 
 
 def referenced_names() -> set[str]:
@@ -24,6 +26,7 @@ def referenced_names() -> set[str]:
 
 def test_the_code_names_statements():
     assert {"remember_many", "get_memories", "relate_supersedes"} <= referenced_names()
+    assert {"fulltext_candidates", "vector_candidates"} <= referenced_names()
 
 
 @pytest.mark.parametrize("name", sorted(referenced_names()))
