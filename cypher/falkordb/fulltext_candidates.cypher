@@ -2,40 +2,23 @@
 // over content and rationale: the candidates that retrieval ranks by BM25
 // (graphmem/retrieval/fulltext.py); the index's own score only picks them.
 // The index spans every project: its best $k are taken, then the project and
-// the filters apply to those (filtering every match first costs more than the
-// search). `seen` is how many the index gave: fewer than $k means there are no
-// more, so the caller does not ask again with a larger $k.
-// A missing status counts as active, a missing tier as working.
-// $tags is bound to a name: FalkorDB 4.16 evaluates all(x IN $param ...) in a
-// WITH ... WHERE as false.
-// Candidates carry their text, which BM25 ranks them by, and the fields scoring
-// reads only when $fields (the query cannot match more than are kept): else
-// those are read for the best of them (candidate_memories), since parsing a
-// thousand full rows cost more than the query. Results are re-read in full.
+// the viewer's visibility apply to those (filtering every match first costs
+// more than the search). The search filters apply in retrieval, to the fields
+// of the best by BM25 only: evaluated here for a thousand matches they cost
+// three times the index query.
+// `seen` is how many the index gave: fewer than $k means there are no more, so
+// the caller does not ask again with a larger $k. A last row without an id
+// always comes, so `seen` arrives even when no match is left.
+// Candidates carry their text, which BM25 ranks them by; the fields of the best
+// are read next (candidate_memories). Results are re-read in full.
 CALL db.idx.fulltext.queryNodes('Memory', $query) YIELD node, score
 WITH node, score
 ORDER BY score DESC
 LIMIT $k
-WITH collect([node, score]) AS top
-UNWIND top AS hit
-WITH hit[0] AS node, hit[1] AS score, size(top) AS seen, $tags AS tags
-WHERE node.project_id = $project_id
-  AND ($viewer IS NULL OR coalesce(node.visibility, 'shared') = 'shared' OR node.agent_id = $viewer)
-  AND (size($types) = 0 OR node.memory_type IN $types)
-  AND (size($tiers) = 0 OR coalesce(node.tier, 'working') IN $tiers)
-  AND ($include_archived OR coalesce(node.tier, 'working') <> 'archived')
-  AND (size($statuses) = 0 OR coalesce(node.status, 'active') IN $statuses)
-  AND ($include_candidates OR coalesce(node.status, 'active') <> 'candidate')
-  AND ($include_superseded OR node.superseded_by IS NULL)
-  AND all(t IN tags WHERE t IN coalesce(node.tags, []))
-  AND ($session_id IS NULL OR node.session_id = $session_id)
-  AND coalesce(node.confidence, 0.7) >= $min_confidence
-  AND ($created_after IS NULL OR node.created_at >= $created_after)
-  AND ($created_before IS NULL OR node.created_at < $created_before)
-  AND ($occurred_after IS NULL OR coalesce(node.occurred_at, node.created_at) >= $occurred_after)
-  AND ($occurred_before IS NULL OR coalesce(node.occurred_at, node.created_at) < $occurred_before)
-WITH node, score, seen
-ORDER BY score DESC, node.created_at DESC, node.id
-LIMIT $limit
-RETURN node.id AS id, node.content AS content, node.rationale AS rationale, node.created_at AS created_at,
-       CASE WHEN $fields THEN node {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} END AS memory, seen
+WITH collect(node) AS top
+UNWIND top + [null] AS node
+WITH node, size(top) AS seen
+WHERE node IS NULL
+   OR (node.project_id = $project_id
+       AND ($viewer IS NULL OR coalesce(node.visibility, 'shared') = 'shared' OR node.agent_id = $viewer))
+RETURN node.id AS id, node.content AS content, node.rationale AS rationale, node.created_at AS created_at, seen

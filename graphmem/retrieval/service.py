@@ -54,7 +54,6 @@ from graphmem.retrieval.feedback import LexicalFeedback, expanded_weights, relev
 from graphmem.retrieval.fulltext import (
     PROBE_SLOTS,
     Corpus,
-    FulltextQuery,
     TermCounts,
     analyse,
     bm25,
@@ -125,8 +124,9 @@ class RetrievalConfig:
     a word matching more is treated as matching this many."""
     fulltext_rescore: int = 1_000
     """Full text asks the index for up to this many matches and ranks them by BM25."""
-    corpus_sample: int = 2_000
-    """Memories read to estimate the mean memory length BM25 normalises by."""
+    corpus_sample: int = 5_000
+    """Memories sampled (uniformly) for the mean memory length BM25 normalises by,
+    and for the counts of common words in a larger store (``Corpus.estimate``)."""
     term_cache_seconds: float = 300.0
     max_access_cache_seconds: float = 5.0
     """How long a scope's maximum access count is reused; finding it reads every
@@ -262,14 +262,13 @@ class _Candidates:
                 RetrieverHit(retriever=retriever, rank=len(ranking), score=scores[memory_id])
             )
 
-    def add(self, retriever: Retriever, rows: Sequence[Row]) -> None:
+    def add(self, retriever: Retriever, found: Sequence[tuple[Memory, float]]) -> None:
         ranking = self.rankings.setdefault(retriever, [])
-        for row in rows:
-            memory = memory_from_fields(row["memory"])
+        for memory, score in found:
             self.memories.setdefault(memory.id, memory)
             ranking.append(memory.id)
             self.hits.setdefault(memory.id, []).append(
-                RetrieverHit(retriever=retriever, rank=len(ranking), score=row["score"])
+                RetrieverHit(retriever=retriever, rank=len(ranking), score=score)
             )
 
 
@@ -850,11 +849,13 @@ class Retrieval:
                 contextvars.copy_context().run, self._nearest, self.embedder, texts, params, fetch
             )
         if fulltext:
-            ranked = self._fulltext(text, params, fetch, found.stems)
-            found.add(Retriever.FULLTEXT, self._fulltext_rows(ranked, project_id))
+            found.add(Retriever.FULLTEXT, self._fulltext(text, filters, params, fetch, found.stems))
         if pending is not None:
             rows, *last = pending.result()
-            found.add(Retriever.VECTOR, rows)
+            found.add(
+                Retriever.VECTOR,
+                [(memory_from_fields(row["memory"]), row["score"]) for row in rows],
+            )
             if last:
                 found.add_recent(last[0], fetch, self.config.recent.weight)
         return found
@@ -925,131 +926,141 @@ class Retrieval:
     def _vector(
         self, vector: Vector, params: dict[str, Any], fetch: int, *, fields: bool
     ) -> list[Row]:
-        return self._top(
-            "vector_candidates",
-            {**params, "vector": vector, "fields": fields},
-            fetch,
-            k=fetch * 2,
-            keep=fetch,
-        )
+        """The index's best ``k``, filtered, at most ``fetch`` of them; k grows while
+        the filters leave fewer than ``fetch`` and the index has more (``seen``)."""
+        k = fetch * 2
+        while True:
+            rows = self.store.read(
+                "vector_candidates",
+                {**params, "vector": vector, "fields": fields, "k": k, "limit": fetch},
+            )
+            exhausted = bool(rows) and rows[0]["seen"] < k
+            if len(rows) >= fetch or exhausted or k >= self.config.index_k_max:
+                return rows
+            k = min(k * 4, self.config.index_k_max)
 
     def _fulltext(
-        self, text: str, params: dict[str, Any], fetch: int, stems: dict[str, list[str]]
-    ) -> list[Row]:
-        """The index's matches (up to ``fulltext_rescore``), best ``fetch`` by BM25,
-        each with its id, its BM25 over the query's total IDF (``score``; see
-        ``fusion``) and its fields when the statement read them (``memory``);
-        ``stems`` keeps each match's analysed text."""
+        self,
+        text: str,
+        filters: SearchFilters,
+        params: dict[str, Any],
+        fetch: int,
+        stems: dict[str, list[str]],
+    ) -> list[tuple[Memory, float]]:
+        """Full text's best ``fetch`` that pass ``filters``, by BM25 over the query's
+        total IDF (see ``fusion``): the index's matches (up to ``fulltext_rescore``)
+        are ranked by their text, then the fields of the best are read and
+        filtered until ``fetch`` pass; ``stems`` keeps each match's analysed text."""
         terms = query_terms(text)
         if not terms:
             return []
         counts = self.terms.counts(terms)
         common = self.config.common_term_docs
+        k = self.config.fulltext_rescore
         asked: list[str] | None = terms
-        rows: list[Row] = []
+        query = ""
+        matches: list[Row] = []
+        seen = 0
         # No memory holding every common word: ask without the most common of them.
-        while not rows and asked is not None:
+        while not matches and asked is not None:
             query = build_query(asked, counts, common=common, dialect=self.store.dialect)
-            rows = self._fulltext_matches(query, params, fetch) if query.text else []
+            matches, seen = self._fulltext_matches(query, params, k)
             asked = relaxed(asked, counts, common=common)
         corpus = self._corpus_stats()
         weights = query_weights(terms, counts, corpus)
         # BM25 over the query's total IDF: the share of what the query says that the
         # memory holds, on [0, 1] whatever the store's size or the query's length.
         mass = sum(weights.values()) or 1.0
-        for row in rows:
-            stems[row["id"]] = analyse(memory_text(row["content"] or "", row["rationale"]))
-        scores = bm25(
-            weights, ((row["id"], stems[row["id"]]) for row in rows), mean_length=corpus.mean_length
-        )
-        ranked = sorted(
-            rows, key=lambda row: (-scores[row["id"]], -(row["created_at"] or 0.0), row["id"])
-        )
-        return [
-            {"id": row["id"], "score": min(1.0, scores[row["id"]] / mass), "memory": row["memory"]}
-            for row in ranked[:fetch]
-        ]
+        read: dict[str, Memory | None] = {}
+        while True:
+            for row in matches:
+                if row["id"] not in stems:
+                    stems[row["id"]] = analyse(memory_text(row["content"] or "", row["rationale"]))
+            scores = bm25(
+                weights,
+                ((row["id"], stems[row["id"]]) for row in matches),
+                mean_length=corpus.mean_length,
+            )
+            ranked = sorted(
+                matches,
+                key=lambda row: (-scores[row["id"]], -(row["created_at"] or 0.0), row["id"]),
+            )
+            kept = self._allowed([row["id"] for row in ranked], filters, fetch, read, params)
+            # The filters left too few, and the index has more: ask it for more.
+            if len(kept) >= fetch or seen < k or k >= self.config.index_k_max:
+                return [(memory, min(1.0, scores[memory.id] / mass)) for memory in kept]
+            k = min(k * 4, self.config.index_k_max)
+            matches, seen = self._fulltext_matches(query, params, k)
 
     def _fulltext_matches(
-        self, query: FulltextQuery, params: dict[str, Any], fetch: int
-    ) -> list[Row]:
-        """Up to ``fulltext_rescore`` of the index's matches that pass the filters;
-        more while the filters leave fewer than ``fetch`` and the index has more.
-        Each match's fields come along when the query cannot match more than
-        ``fetch`` (rare words only): every match is then kept, and a second
-        statement for their fields would cost a round trip for nothing."""
-        k = self.config.fulltext_rescore
-        if query.matches_at_most is not None:
-            k = min(k, query.matches_at_most)
-        fields = query.matches_at_most is not None and query.matches_at_most <= fetch
-        return self._top(
-            "fulltext_candidates",
-            {**params, "query": query.text, "fields": fields},
-            fetch,
-            k=k,
-            matches_at_most=query.matches_at_most,
-        )
+        self, query: str, params: dict[str, Any], k: int
+    ) -> tuple[list[Row], int]:
+        """The index's best ``k`` matches of the project the viewer may see, with
+        their text, and how many the index gave (fewer than ``k``: no more)."""
+        if not query:
+            return [], 0
+        rows = self.store.read("fulltext_candidates", {**params, "query": query, "k": k})
+        seen = rows[-1]["seen"] if rows else 0
+        return [row for row in rows if row["id"] is not None], seen
 
-    def _fulltext_rows(self, ranked: Sequence[Row], project_id: str) -> list[Row]:
-        """Full text's best as candidate rows: the fields the candidate statement
-        did not bring are read in one more (while the vector side is still at work)."""
-        fields = {row["id"]: row["memory"] for row in ranked if row["memory"] is not None}
-        missing = [row["id"] for row in ranked if row["id"] not in fields]
-        if missing:
-            rows = self.store.read("candidate_memories", {"ids": missing, "project_id": project_id})
-            fields.update((row["memory"]["id"], row["memory"]) for row in rows)
-        return [
-            {"memory": fields[row["id"]], "score": row["score"]}
-            for row in ranked
-            if row["id"] in fields
-        ]
+    def _allowed(
+        self,
+        ranked: Sequence[str],
+        filters: SearchFilters,
+        fetch: int,
+        read: dict[str, Memory | None],
+        params: dict[str, Any],
+    ) -> list[Memory]:
+        """The first ``fetch`` of ``ranked`` that pass ``filters``, their fields read
+        a few more than still needed at a time (``read`` keeps what was read)."""
+        kept: list[Memory] = []
+        position = 0
+        while len(kept) < fetch and position < len(ranked):
+            wanted = fetch - len(kept)
+            chunk = ranked[position : position + wanted + wanted // 4 + 4]
+            position += len(chunk)
+            missing = [i for i in chunk if i not in read]
+            if missing:
+                rows = self.store.read("candidate_memories", {**params, "ids": missing})
+                read.update(dict.fromkeys(missing))
+                read.update(
+                    (row["memory"]["id"], memory_from_fields(row["memory"])) for row in rows
+                )
+            kept += [m for i in chunk if (m := read[i]) is not None and filters.allows(m)]
+        return kept[:fetch]
 
     def _corpus_stats(self) -> Corpus:
-        """The store's size and mean memory length, re-read every ``term_cache_seconds``."""
+        """The store's size, mean memory length and a uniform sample's word counts,
+        re-read every ``term_cache_seconds``."""
         with self._lock:
             cached = self._corpus
         if cached is not None and cached[1] > time.monotonic():
             return cached[0]
         rows = self.store.read("fulltext_corpus", {"sample": self.config.corpus_sample})
         if rows and rows[0]["texts"]:
-            lengths = [len(analyse(t)) for t in rows[0]["texts"]]
-            corpus = Corpus(
-                documents=int(rows[0]["documents"]), mean_length=sum(lengths) / len(lengths)
-            )
+            corpus = Corpus.from_sample(int(rows[0]["documents"]), rows[0]["texts"])
         else:
             corpus = Corpus(documents=0, mean_length=1.0)
         with self._lock:
             self._corpus = (corpus, time.monotonic() + self.config.term_cache_seconds)
         return corpus
 
-    def _top(
-        self,
-        statement: str,
-        params: dict[str, Any],
-        fetch: int,
-        *,
-        k: int,
-        keep: int | None = None,
-        matches_at_most: int | None = None,
-    ) -> list[Row]:
-        """The index's best ``k``, filtered, at most ``keep`` of them (``None``: every
-        one that passes, for ranking here); k grows while the filters leave fewer
-        than ``fetch`` and the index has more (``seen``, or ``matches_at_most``)."""
-        while True:
-            rows = self.store.read(statement, {**params, "k": k, "limit": keep or k})
-            exhausted = (matches_at_most is not None and matches_at_most <= k) or (
-                bool(rows) and rows[0]["seen"] < k
-            )
-            if len(rows) >= fetch or exhausted or k >= self.config.index_k_max:
-                return rows
-            k = min(k * 4, self.config.index_k_max)
-
     def term_matches(self, terms: Sequence[str]) -> dict[str, int]:
-        """How many memories of the store the full-text index matches per word (capped
-        at ``term_count_cap``), read now; ``terms`` holds the cached counts."""
+        """How many memories of the store the full-text index matches per word:
+        estimated from the corpus sample for a word it holds often enough, else
+        counted by the index now (capped at ``term_count_cap``); ``terms`` holds
+        the cached counts."""
+        corpus = self._corpus_stats()
         counts: dict[str, int] = {}
-        for start in range(0, len(terms), PROBE_SLOTS):
-            chunk = terms[start : start + PROBE_SLOTS]
+        counted: list[str] = []
+        for term in terms:
+            estimate = corpus.estimate(term)
+            if estimate is None:
+                counted.append(term)
+            else:
+                counts[term] = estimate
+        for start in range(0, len(counted), PROBE_SLOTS):
+            chunk = counted[start : start + PROBE_SLOTS]
             slots = chunk + [""] * (PROBE_SLOTS - len(chunk))
             rows = self.store.read(
                 "fulltext_term_counts", {"terms": slots, "cap": self.config.term_count_cap}

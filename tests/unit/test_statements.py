@@ -11,9 +11,8 @@ from graphmem.models import RelationType
 from graphmem.statements import CYPHER_DIR, Statements
 
 PACKAGE = Path(__file__).resolve().parents[2] / "graphmem"
-NAMED = re.compile(r"""\.(?:read|write|_top)\(\s*["']([a-z_]+)["']""")
-"""A statement named where it runs: a store read or write, or retrieval's
-candidate loop (``Retrieval._top``), which reads the one it is given."""
+NAMED = re.compile(r"""\.(?:read|write)\(\s*["']([a-z_]+)["']""")
+"""A statement named where it runs: a store read or write."""
 
 
 def referenced_names() -> set[str]:
