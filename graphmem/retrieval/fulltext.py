@@ -26,9 +26,10 @@ alternatives::
 
     rare1 | rare2 | (common1 common2 common3)
 
-When no memory holds every common word, the most common of them is left out
-and the index asked again (``relaxed``), until a match comes back or a
-single common word is left.
+When no memory holds every common word, the index is asked for the memories
+holding all of them but one, then all but two, and so on (``relaxations``),
+until a match comes back: the candidates are the memories that hold the most
+of what the query says, not those holding one leftover word.
 
 Below that size every word is rare and the candidates are every memory that
 matches any word, so BM25 is exact there.
@@ -36,11 +37,12 @@ matches any word, so BM25 is exact there.
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import snowballstemmer
@@ -54,6 +56,8 @@ its present); more words add cost, not recall."""
 MAX_TERM_CHARS = 64
 PROBE_SLOTS = 8
 """Terms per probe statement (``fulltext_term_counts`` has this many slots)."""
+MAX_GROUPS = 16
+"""Intersections one relaxed query holds at most (``relaxations``)."""
 ESTIMATED_FROM = 20
 """Sampled memories a word must be found in for its count to be estimated from
 the sample (``Corpus.estimate``) rather than counted by the index."""
@@ -166,24 +170,43 @@ def build_query(
     intersection is the query; a single common word stands alone. Empty when
     no word can match anything.
     """
+    rare, frequent = _split(terms, counts, common)
+    return dialect.fulltext_query(rare, [frequent] if frequent else [])
+
+
+def relaxations(
+    terms: Sequence[str], counts: Mapping[str, int], *, common: int, dialect: Dialect
+) -> Iterator[str]:
+    """The engine queries to ask in turn when no memory holds every common word
+    of ``terms``: any memory holding all of them but one, then all but two,
+    down to the rarest alone; rare words stay alternatives throughout.
+
+    "why does the ingestion worker time out when tenacity is slow" over
+    100,000 memories has five common words and no memory holding all five.
+    Leaving out the most common word each time ended at "tenacity" alone: a
+    thousand memories holding that one word, 12 ms to read and rank. Asking
+    for four of the five finds the memories that say most of the question.
+    Where a level would hold more than ``MAX_GROUPS`` intersections, its most
+    common words are left out until it holds no more (about one level per word
+    then, each cheap when it matches nothing)."""
+    rare, frequent = _split(terms, counts, common)
+    words = sorted(frequent, key=lambda t: (counts[t], t))  # rarest first
+    for size in range(len(words) - 1, 0, -1):
+        if size == 1:
+            yield dialect.fulltext_query(rare, [words[:1]])
+            return
+        while len(words) > size + 1 and math.comb(len(words), size) > MAX_GROUPS:
+            words.pop()
+        yield dialect.fulltext_query(rare, list(itertools.combinations(words, size)))
+
+
+def _split(
+    terms: Sequence[str], counts: Mapping[str, int], common: int
+) -> tuple[list[str], list[str]]:
+    """The words that match something, rare and common."""
     rare = [t for t in terms if 0 < counts.get(t, 0) < common]
     frequent = [t for t in terms if counts.get(t, 0) >= common]
-    return dialect.fulltext_query(rare, frequent)
-
-
-def relaxed(terms: Sequence[str], counts: Mapping[str, int], *, common: int) -> list[str] | None:
-    """``terms`` less the most common of the words ``build_query`` requires
-    together, for asking again when no memory holds them all; ``None`` when
-    fewer than two are required (nothing left to relax).
-
-    "why does the notification queue time out when Redis streams is slow" over
-    100,000 memories has six common words and no memory holding all six: the
-    intersection is empty, while memories holding five of them answer it."""
-    frequent = [t for t in terms if counts.get(t, 0) >= common]
-    if len(frequent) < 2:
-        return None
-    dropped = max(frequent, key=lambda t: (counts[t], t))
-    return [t for t in terms if t != dropped]
+    return rare, frequent
 
 
 @dataclass(frozen=True)

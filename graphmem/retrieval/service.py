@@ -13,6 +13,7 @@ worker thread while full text runs on the caller's, so the two overlap.
 from __future__ import annotations
 
 import contextvars
+import itertools
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -60,7 +61,7 @@ from graphmem.retrieval.fulltext import (
     build_query,
     query_terms,
     query_weights,
-    relaxed,
+    relaxations,
     stem,
 )
 from graphmem.retrieval.fusion import ScoreFusion, nothing_relevant
@@ -955,17 +956,16 @@ class Retrieval:
         if not terms:
             return []
         counts = self.terms.counts(terms)
-        common = self.config.common_term_docs
         k = self.config.fulltext_rescore
-        asked: list[str] | None = terms
-        query = ""
-        matches: list[Row] = []
-        seen = 0
-        # No memory holding every common word: ask without the most common of them.
-        while not matches and asked is not None:
-            query = build_query(asked, counts, common=common, dialect=self.store.dialect)
+        dialect, common = self.store.dialect, self.config.common_term_docs
+        # No memory holding every common word: ask for those holding fewer of them.
+        for query in itertools.chain(
+            [build_query(terms, counts, common=common, dialect=dialect)],
+            relaxations(terms, counts, common=common, dialect=dialect),
+        ):
             matches, seen = self._fulltext_matches(query, params, k)
-            asked = relaxed(asked, counts, common=common)
+            if matches:
+                break
         corpus = self._corpus_stats()
         weights = query_weights(terms, counts, corpus)
         # BM25 over the query's total IDF: the share of what the query says that the

@@ -40,17 +40,17 @@ class Dialect(StrEnum):
         ``a|b`` for RediSearch, ``a OR b`` for Lucene."""
         return (" OR " if self is Dialect.NEO4J else "|").join(parts)
 
-    def fulltext_query(self, alternatives: Sequence[str], required: Sequence[str]) -> str:
-        """Any of ``alternatives``, or all of ``required`` together.
+    def fulltext_query(
+        self, alternatives: Sequence[str], groups: Sequence[Sequence[str]] = ()
+    ) -> str:
+        """Any of ``alternatives``, or all the words of any one of ``groups``.
 
-        A single required word stands alone; several are one parenthesised
-        intersection (``a|b|(c d)``, ``a OR b OR (c AND d)``). Empty when
-        both are empty. The words must already be plain tokens: nothing here
-        escapes query syntax.
+        A group of one word stands alone; a larger one is a parenthesised
+        intersection (``a|b|(c d)|(c e)``, ``a OR b OR (c AND d) OR (c AND e)``).
+        Empty when there is nothing to ask. The words must already be plain
+        tokens: nothing here escapes query syntax.
         """
         parts = list(alternatives)
-        if len(required) == 1:
-            parts.append(required[0])
-        elif required:
-            parts.append("(" + self.all_of(required) + ")")
+        for group in groups:
+            parts.append(group[0] if len(group) == 1 else "(" + self.all_of(group) + ")")
         return self.any_of(parts)

@@ -420,7 +420,7 @@ def test_feedback_can_be_turned_off_and_leaves_long_queries_and_single_modes_alo
 
 def test_full_text_still_answers_when_no_memory_holds_every_common_word(egm: GraphMem):
     # Every word is "common" here, so the index query requires them all together,
-    # and no memory holds all four: the most common are left out until one matches.
+    # and no memory holds all five: the index is asked for four of them next.
     egm.retrieval.config = dataclasses.replace(egm.retrieval.config, common_term_docs=2)
     egm.retrieval.terms.clear()
     notify = egm.remember_many(
@@ -435,13 +435,45 @@ def test_full_text_still_answers_when_no_memory_holds_every_common_word(egm: Gra
     result = egm.search(
         "why does the notification queue time out on redis streams", mode="FULLTEXT"
     )
-    # "time" (the most common, by name among equals) is left out, and the one
-    # memory holding the other four is the answer.
+    # The one memory holding four of the five words is the answer, and the only
+    # match: those holding three or fewer are not asked for.
     assert ids(result) == [notify[0]]
     # Each hit carries every field, read for the best of full text's matches.
     top = result.hits[0].memory
     assert top.content == "The notification queue runs on Redis streams"
     assert top.created_at > 0 and top.project_id == egm.default_project
+
+
+def test_full_text_filters_reach_past_the_best_matches_they_leave_out(egm: GraphMem):
+    # Thirty notes say "deploy" three times; the one rule says it once in a long
+    # text, so the index ranks it last. The filters apply to the fields of the
+    # best by BM25, read a few at a time, and when all the index gave is
+    # filtered out the index is asked for more.
+    egm.retrieval.config = dataclasses.replace(egm.retrieval.config, fulltext_rescore=8)
+    egm.remember_many([{"content": f"deploy step {n}: deploy, then deploy"} for n in range(30)])
+    rule = egm.remember(
+        {
+            "content": "Before the quarterly release the team agrees on a freeze window, "
+            "checks the change log with the on-call engineer and only then may deploy",
+            "memory_type": "rule",
+        }
+    )
+    statements: list[str] = []
+    read = egm.store.read
+
+    def counted(name, params=None):
+        statements.append(name)
+        return read(name, params)
+
+    egm.store.read = counted
+    try:
+        found = egm.search("deploy", mode="FULLTEXT", limit=1, filters={"types": ["rule"]})
+    finally:
+        egm.store.read = read
+    assert ids(found) == [rule.id]
+    assert statements.count("fulltext_candidates") == 2  # k 8, then 32
+    unfiltered = egm.search("deploy", mode="FULLTEXT", limit=5)
+    assert rule.id not in ids(unfiltered) and len(unfiltered.hits) == 5
 
 
 def test_full_text_hits_the_vector_index_missed_are_scored_and_complete(egm, corpus):

@@ -21,22 +21,24 @@ def test_only_falkordb_reads_snapshots_as_json():
 
 
 @pytest.mark.parametrize(
-    ("dialect", "alternatives", "required", "expected"),
+    ("dialect", "alternatives", "groups", "expected"),
     [
-        (FALKORDB, ["rare1", "rare2"], ["c1", "c2", "c3"], "rare1|rare2|(c1 c2 c3)"),
-        (NEO4J, ["rare1", "rare2"], ["c1", "c2", "c3"], "rare1 OR rare2 OR (c1 AND c2 AND c3)"),
-        (FALKORDB, ["rare"], ["common"], "rare|common"),
-        (NEO4J, [], ["common"], "common"),
-        (FALKORDB, [], ["c1", "c2"], "(c1 c2)"),
+        (FALKORDB, ["rare1", "rare2"], [["c1", "c2", "c3"]], "rare1|rare2|(c1 c2 c3)"),
+        (NEO4J, ["rare1", "rare2"], [["c1", "c2", "c3"]], "rare1 OR rare2 OR (c1 AND c2 AND c3)"),
+        (FALKORDB, ["rare"], [["common"]], "rare|common"),
+        (NEO4J, [], [["common"]], "common"),
+        (FALKORDB, [], [["c1", "c2"]], "(c1 c2)"),
+        (FALKORDB, ["r"], [["c1", "c2"], ["c1", "c3"]], "r|(c1 c2)|(c1 c3)"),
+        (NEO4J, [], [["c1", "c2"], ["c3"]], "(c1 AND c2) OR c3"),
         (NEO4J, ["a", "b"], [], "a OR b"),
         (FALKORDB, [], [], ""),
         (NEO4J, [], [], ""),
     ],
 )
 def test_fulltext_query_syntax(
-    dialect: Dialect, alternatives: list[str], required: list[str], expected: str
+    dialect: Dialect, alternatives: list[str], groups: list[list[str]], expected: str
 ):
-    assert dialect.fulltext_query(alternatives, required) == expected
+    assert dialect.fulltext_query(alternatives, groups) == expected
 
 
 def test_all_of_requires_every_word():
