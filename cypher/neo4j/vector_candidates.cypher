@@ -2,8 +2,9 @@
 // direction; Neo4j reports cosine as (1 + cos) / 2).
 // The index spans every project: its best $k are taken, then the project and
 // the filters apply to those (filtering every match first costs more than the
-// search). `seen` is how many the index gave: fewer than $k means there are no
-// more, so the caller does not ask again with a larger $k.
+// search). `seen` is how many the index gave: while the filters leave too few,
+// the caller asks again with a larger $k unless the index gave every memory
+// the store holds (FalkorDB 4.16 can give fewer than $k while it holds more).
 // A missing status counts as active, a missing tier as working.
 // Candidates carry only what scoring and filtering read (parsing every field
 // of every candidate costs more than the query); results are re-read in full.

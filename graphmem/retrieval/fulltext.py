@@ -83,6 +83,9 @@ STOPWORDS = frozenset(_STOPWORD_LIST.split())
 they match almost every memory and say nothing about which one is meant."""
 
 _stemmer = snowballstemmer.stemmer("english")
+_stemming = threading.Lock()
+"""The stemmer keeps its word in itself while it works: two threads stemming at
+once corrupt each other's word (an IndexError, or a wrong stem)."""
 
 
 STEM_CACHE = 200_000
@@ -109,7 +112,12 @@ def _kept(table: dict[str, str], word: str, make: Callable[[str], str]) -> str:
 
 def stem(word: str) -> str:
     """The Snowball English stem, the one RediSearch and Lucene's English analyser use."""
-    return _kept(_stems, word, _stemmer.stemWord)
+    return _kept(_stems, word, _stem_word)
+
+
+def _stem_word(word: str) -> str:
+    with _stemming:
+        return _stemmer.stemWord(word)
 
 
 def is_content_word(word: str) -> bool:

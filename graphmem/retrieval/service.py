@@ -850,7 +850,13 @@ class Retrieval:
                 texts.append(last)
             # In the caller's context: the acting agent ($viewer) and the trace go along.
             pending = self._pool().submit(
-                contextvars.copy_context().run, self._nearest, self.embedder, texts, params, fetch
+                contextvars.copy_context().run,
+                self._nearest,
+                self.embedder,
+                texts,
+                params,
+                fetch,
+                self._corpus_stats().documents,
             )
         if fulltext:
             found.add(Retriever.FULLTEXT, self._fulltext(text, filters, params, fetch, found.stems))
@@ -917,29 +923,40 @@ class Retrieval:
         return {i: min(1.0, score / mass) for i, score in scores.items() if score > 0}
 
     def _nearest(
-        self, embedder: Embedder, texts: list[str], params: dict[str, Any], fetch: int
+        self,
+        embedder: Embedder,
+        texts: list[str],
+        params: dict[str, Any],
+        fetch: int,
+        documents: int,
     ) -> list[list[Row]]:
         """Each text's filtered nearest ``fetch``, the texts embedded in one model run;
         fields for the first text's only (the others rescore what is already found)."""
         vectors = embedder.embed(texts)
         return [
-            self._vector(vector, params, fetch, fields=index == 0)
+            self._vector(vector, params, fetch, documents, fields=index == 0)
             for index, vector in enumerate(vectors)
         ]
 
     def _vector(
-        self, vector: Vector, params: dict[str, Any], fetch: int, *, fields: bool
+        self, vector: Vector, params: dict[str, Any], fetch: int, documents: int, *, fields: bool
     ) -> list[Row]:
         """The index's best ``k``, filtered, at most ``fetch`` of them; k grows while
-        the filters leave fewer than ``fetch`` and the index has more (``seen``)."""
+        the filters leave fewer than ``fetch`` and the store holds more.
+
+        An index that gives fewer than ``k`` may still hold more: FalkorDB 4.16
+        leaves a memory's old vector in its index each time any property of the
+        memory is written (an access, a retrieval, a promotion), and those
+        shadow live vectors, so a kNN of ``k`` returns fewer (docs/retrieval.md).
+        Only an index that gave every memory the store holds (``documents``) is done."""
         k = fetch * 2
         while True:
             rows = self.store.read(
                 "vector_candidates",
                 {**params, "vector": vector, "fields": fields, "k": k, "limit": fetch},
             )
-            exhausted = bool(rows) and rows[0]["seen"] < k
-            if len(rows) >= fetch or exhausted or k >= self.config.index_k_max:
+            everything = bool(rows) and rows[0]["seen"] >= documents
+            if len(rows) >= fetch or everything or k >= self.config.index_k_max:
                 return rows
             k = min(k * 4, self.config.index_k_max)
 

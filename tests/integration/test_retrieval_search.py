@@ -476,6 +476,34 @@ def test_full_text_filters_reach_past_the_best_matches_they_leave_out(egm: Graph
     assert rule.id not in ids(unfiltered) and len(unfiltered.hits) == 5
 
 
+def test_the_nearest_memories_stay_found_after_their_properties_are_written(egm: GraphMem):
+    # FalkorDB 4.16 leaves a memory's old vector in its index on every write to
+    # the memory, and the orphans shadow live vectors: after a few accesses a
+    # kNN of k gives fewer than k. Search asks for more until it has enough.
+    topics = ["deploy", "database", "cache", "queue", "billing", "auth", "search", "export"]
+    egm.remember_many(
+        [
+            {
+                "content": f"Note {n} about the {topics[n % 8]} service: step {n} of the "
+                f"{topics[(n * 3) % 8]} runbook"
+            }
+            for n in range(400)
+        ],
+        dedup=False,
+    )
+    query = "how is the cache service runbook handled"
+
+    def nearest() -> list[str]:
+        return ids(egm.search(query, mode="VECTOR", limit=10, min_relevance=0.0))
+
+    before = nearest()
+    assert len(before) == 10
+    for _ in range(8):
+        for memory_id in before:
+            egm.record_access(memory_id)
+    assert nearest() == before
+
+
 def test_full_text_hits_the_vector_index_missed_are_scored_and_complete(egm, corpus):
     # HYBRID with the vector retriever's candidates and full text's overlapping
     # or not, every hit has its fields and its full-text score.

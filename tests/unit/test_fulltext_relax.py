@@ -4,7 +4,11 @@ and how common words' counts are estimated from a sample."""
 from __future__ import annotations
 
 import math
+import threading
 
+import snowballstemmer
+
+from graphmem.retrieval import fulltext
 from graphmem.retrieval.fulltext import MAX_GROUPS, Corpus, relaxations
 from graphmem.store.dialect import Dialect
 
@@ -76,3 +80,32 @@ def test_rare_words_and_a_store_the_sample_covers_are_counted_instead():
     whole = sample(texts, documents=100)
     assert whole.estimate("deploy") is None and whole.estimate("retry") is None
     assert Corpus(documents=0, mean_length=1.0).estimate("deploy") is None
+
+
+def test_threads_stemming_at_once_get_the_stems_one_thread_gets():
+    # Searches run side by side (and a search's vector side on a worker); the
+    # stemmer must not mix their words up.
+    words = [
+        f"{root}{n}{suffix}"
+        for n in range(3_000)
+        for root, suffix in (("organ", "izational"), ("runn", "ings"), ("hope", "fulness"))
+    ]
+    expected = {w: snowballstemmer.stemmer("english").stemWord(w) for w in words}
+    fulltext._stems.clear()
+    found: dict[str, str] = {}
+    errors: list[BaseException] = []
+
+    def work(part: list[str]) -> None:
+        try:
+            for word in part:
+                found[word] = fulltext._stem_word(word)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(words[i::4],)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert found == expected
