@@ -10,6 +10,9 @@
 // WITH ... WHERE as false.
 // Candidates carry only what scoring and filtering read (parsing every field
 // of every candidate costs more than the query); results are re-read in full.
+// The fields come as one JSON text (`fields`) with the text beside it, or as a
+// map (`memory`) for a memory holding a quote or backslash in a field of the
+// text: see candidate_memories.
 // With $fields false only ids and scores come back: a second query vector
 // rescores candidates already found.
 CALL db.idx.vector.queryNodes('Memory', 'embedding', $k, vecf32($vector)) YIELD node, score
@@ -34,4 +37,9 @@ WHERE node.project_id = $project_id
 WITH node, score, seen
 ORDER BY score DESC, node.id
 LIMIT $limit
-RETURN node.id AS id, CASE WHEN $fields THEN node {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} END AS memory, score, seen
+WITH node, score, seen, $fields AND none(v IN [node.id, node.project_id, node.session_id, node.memory_type, node.tier, node.status, node.superseded_by] + coalesce(node.tags, [])
+            WHERE toString(coalesce(v, '')) CONTAINS '"' OR toString(coalesce(v, '')) CONTAINS '\\') AS clean
+RETURN node.id AS id, CASE WHEN clean THEN toJSON(node {.id, .project_id, .session_id, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to}) END AS fields,
+       CASE WHEN $fields AND NOT clean THEN node {.id, .project_id, .session_id, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} END AS memory,
+       CASE WHEN $fields THEN node.content END AS content, CASE WHEN $fields THEN node.rationale END AS rationale,
+       score, seen

@@ -32,4 +32,6 @@ WHERE node.project_id = $project_id
 WITH node, score, seen
 ORDER BY score DESC, node.id
 LIMIT $limit
-RETURN node.id AS id, CASE WHEN $fields THEN node {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} END AS memory, score, seen
+RETURN node.id AS id, null AS fields, CASE WHEN $fields THEN node {.id, .project_id, .session_id, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} END AS memory,
+       CASE WHEN $fields THEN node.content END AS content, CASE WHEN $fields THEN node.rationale END AS rationale,
+       score, seen

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextvars
 import itertools
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -862,10 +863,7 @@ class Retrieval:
             found.add(Retriever.FULLTEXT, self._fulltext(text, filters, params, fetch, found.stems))
         if pending is not None:
             rows, *last = pending.result()
-            found.add(
-                Retriever.VECTOR,
-                [(memory_from_fields(row["memory"]), row["score"]) for row in rows],
-            )
+            found.add(Retriever.VECTOR, [(_candidate(row), row["score"]) for row in rows])
             if last:
                 found.add_recent(last[0], fetch, self.config.recent.weight)
         return found
@@ -1041,11 +1039,11 @@ class Retrieval:
             position += len(chunk)
             missing = [i for i in chunk if i not in read]
             if missing:
-                rows = self.store.read("candidate_memories", {**params, "ids": missing})
-                read.update(dict.fromkeys(missing))
-                read.update(
-                    (row["memory"]["id"], memory_from_fields(row["memory"])) for row in rows
+                rows = self.store.read(
+                    "candidate_memories", {"ids": missing, "project_id": params["project_id"]}
                 )
+                read.update(dict.fromkeys(missing))
+                read.update((memory.id, memory) for memory in map(_candidate, rows))
             kept += [m for i in chunk if (m := read[i]) is not None and filters.allows(m)]
         return kept[:fetch]
 
@@ -1199,6 +1197,18 @@ class Retrieval:
             edges=edges,
             truncated=len(nodes) - 1 > limit,
         )
+
+
+_decode = json.JSONDecoder(strict=False).decode
+
+
+def _candidate(row: Row) -> Memory:
+    """A candidate statement's memory: its fields as one JSON text (``fields``,
+    FalkorDB) or a map (``memory``), and its text beside them."""
+    fields = _decode(row["fields"]) if row["fields"] is not None else dict(row["memory"])
+    fields["content"] = row["content"]
+    fields["rationale"] = row["rationale"]
+    return memory_from_fields(fields)
 
 
 def _open(memory: Memory, at: float) -> bool:

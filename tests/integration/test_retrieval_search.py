@@ -504,6 +504,24 @@ def test_the_nearest_memories_stay_found_after_their_properties_are_written(egm:
     assert nearest() == before
 
 
+def test_candidates_whose_fields_hold_quotes_and_backslashes_are_read_intact(egm: GraphMem):
+    # Candidates' fields come as one JSON text, which FalkorDB does not escape:
+    # a memory with a quote or backslash in a tag comes as a map instead, and
+    # the filters read the same tags either way.
+    tags = ['say "hi"', "C:\\temp"]
+    odd = egm.remember(
+        {"content": 'The nightly "export" writes CSV to the reports bucket', "tags": tags}
+    )
+    plain = egm.remember({"content": "The nightly export also writes a summary", "tags": ["ok"]})
+    for mode in MODES:
+        found = egm.search("nightly export reports", mode=mode, min_relevance=0.0)
+        assert {odd.id, plain.id} <= set(ids(found)), mode
+        only = egm.search("nightly export", mode=mode, min_relevance=0.0, filters={"tags": tags})
+        assert ids(only) == [odd.id], mode
+        assert only.hits[0].memory.tags == tags
+        assert only.hits[0].memory.content.startswith('The nightly "export"')
+
+
 def test_full_text_hits_the_vector_index_missed_are_scored_and_complete(egm, corpus):
     # HYBRID with the vector retriever's candidates and full text's overlapping
     # or not, every hit has its fields and its full-text score.
