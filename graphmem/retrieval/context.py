@@ -212,19 +212,38 @@ def score_memory(
     """The score and its four components; the contributions sum to the score.
 
     ``text`` is the text similarity in [0, 1] from the configured scorer."""
-    values = {
+    components = [
+        ScoreComponent(
+            name=name, value=value, weight=weights[name], contribution=value * weights[name]
+        )
+        for name, value in _values(memory, text, now, max_access_count).items()
+    ]
+    return sum(c.contribution for c in components), components
+
+
+def score_total(
+    memory: Memory,
+    text: float,
+    *,
+    now: float,
+    max_access_count: int,
+    weights: Mapping[str, float],
+) -> float:
+    """``score_memory``'s score alone: every candidate is ranked, and only the
+    few returned are explained."""
+    return sum(
+        value * weights[name]
+        for name, value in _values(memory, text, now, max_access_count).items()
+    )
+
+
+def _values(memory: Memory, text: float, now: float, max_access_count: int) -> dict[str, float]:
+    return {
         TEXT: min(max(text, 0.0), 1.0),
         RECENCY: recency(now - memory.last_used_at),
         CONFIDENCE: min(max(memory.confidence, 0.0), 1.0),
         FREQUENCY: access_frequency(memory.access_count, max_access_count),
     }
-    components = [
-        ScoreComponent(
-            name=name, value=value, weight=weights[name], contribution=value * weights[name]
-        )
-        for name, value in values.items()
-    ]
-    return sum(c.contribution for c in components), components
 
 
 def tool_definition() -> dict[str, Any]:

@@ -223,19 +223,32 @@ def rank_score(
     memory: Memory, relevance: float, *, now: float, weights: Mapping[str, float]
 ) -> tuple[float, list[ScoreComponent]]:
     """relevance, importance, recency and confidence, weighted; parts sum to the total."""
-    values = {
+    components = [
+        ScoreComponent(
+            name=name, value=value, weight=weights[name], contribution=value * weights[name]
+        )
+        for name, value in _rank_values(memory, relevance, now).items()
+    ]
+    return sum(c.contribution for c in components), components
+
+
+def rank_total(
+    memory: Memory, relevance: float, *, now: float, weights: Mapping[str, float]
+) -> float:
+    """``rank_score``'s total alone: every candidate is ranked, and only the few
+    returned are explained."""
+    return sum(
+        value * weights[name] for name, value in _rank_values(memory, relevance, now).items()
+    )
+
+
+def _rank_values(memory: Memory, relevance: float, now: float) -> dict[str, float]:
+    return {
         "relevance": relevance,
         "importance": min(max(memory.importance, 0.0), 1.0),
         "recency": math.exp(-max(0.0, now - memory.last_used_at) / RECENCY_SECONDS),
         "confidence": min(max(memory.confidence, 0.0), 1.0),
     }
-    components = [
-        ScoreComponent(
-            name=name, value=value, weight=weights[name], contribution=value * weights[name]
-        )
-        for name, value in values.items()
-    ]
-    return sum(c.contribution for c in components), components
 
 
 def tie_order(memory: Memory) -> tuple[float, float, str]:

@@ -76,6 +76,7 @@ from graphmem.retrieval.search import (
     SearchMode,
     SearchRequest,
     rank_score,
+    rank_total,
     tie_order,
 )
 from graphmem.scoring import ImportanceScorer
@@ -461,49 +462,51 @@ class Retrieval:
                 project_id,
                 at,
             )
-        scored = []
-        for memory_id, rel in relevance.items():
-            memory = memories[memory_id]
-            score, components = ctx.score_memory(
-                memory, rel, now=now, max_access_count=max_access, weights=weights
+        scores = {
+            memory_id: ctx.score_total(
+                memories[memory_id], rel, now=now, max_access_count=max_access, weights=weights
             )
-            scored.append(
-                ContextItem(
-                    memory=memory,
-                    score=score,
-                    components=components,
-                    retrievers=found.hits.get(memory_id, []),
-                    path=paths.get(memory_id),
-                )
-            )
-        scored.sort(key=lambda item: (-item.score, *tie_order(item.memory)))
+            for memory_id, rel in relevance.items()
+        }
+        ranked = sorted(scores, key=lambda i: (-scores[i], *tie_order(memories[i])))
         # As in HYBRID search, memories reached only by a relation take at most a
         # share of the results.
         only_reached = set(paths) - set(found.hits)
-        reached = [item.memory.id for item in scored if item.memory.id in only_reached]
+        reached = [i for i in ranked if i in only_reached]
         dropped = set(reached[self._traversal_slots(request.max_results) :])
-        scored = [item for item in scored if item.memory.id not in dropped]
         chosen = self.policy.select(
-            scored,
-            memory=lambda item: _as_current(item.memory, request),
-            score=lambda item: item.score,
+            [i for i in ranked if i not in dropped],
+            memory=lambda i: _as_current(memories[i], request),
+            score=lambda i: scores[i],
             limit=request.max_results,
         )
-        full = self._full([item.memory.id for item in chosen], project_id, at)
-        chosen = [
-            item.model_copy(update={"memory": full[item.memory.id]})
-            for item in chosen
-            if item.memory.id in full
+        full = self._full(chosen, project_id, at)
+        items = [
+            ContextItem(
+                memory=full[memory_id],
+                score=scores[memory_id],
+                components=ctx.score_memory(
+                    memories[memory_id],
+                    relevance[memory_id],
+                    now=now,
+                    max_access_count=max_access,
+                    weights=weights,
+                )[1],
+                retrievers=found.hits.get(memory_id, []),
+                path=paths.get(memory_id),
+            )
+            for memory_id in chosen
+            if memory_id in full
         ]
         if at is not None:
             record_access = False  # reading the past is not using a memory now
         if self.config.record_access if record_access is None else record_access:
             # An archived memory shown on request is not put back to use by being
             # read: restoring it is what counts as its use.
-            live = [item.memory for item in chosen if item.memory.tier is not Tier.ARCHIVED]
+            live = [item.memory for item in items if item.memory.tier is not Tier.ARCHIVED]
             self._record_retrievals(live, project_id, now)
         return ContextResult(
-            items=chosen,
+            items=items,
             weights=weights,
             max_access_count=max_access,
             candidates=len(found.memories),
@@ -665,34 +668,33 @@ class Retrieval:
         if at is not None:  # ranked as of then
             now = at
         weights = self.config.weights.normalised()
-        exchanged = _exchange_notes(found.exchanges)
-        hits = []
-        for memory_id, rel in relevance.items():
-            memory = memories[memory_id]
-            score, components = rank_score(memory, rel, now=now, weights=weights)
-            hits.append(
-                SearchHit(
-                    memory=memory,
-                    score=score,
-                    explanation=Explanation(
-                        components=components,
-                        retrievers=found.hits.get(memory_id, []),
-                        path=paths.get(memory_id),
-                        replaces=replaces.get(memory_id, []),
-                        notes=exchanged.get(memory_id, []),
-                    ),
-                )
-            )
-        hits.sort(key=lambda hit: (-hit.score, *tie_order(hit.memory)))
+        scores = {
+            memory_id: rank_total(memories[memory_id], rel, now=now, weights=weights)
+            for memory_id, rel in relevance.items()
+        }
+        ranked = sorted(scores, key=lambda i: (-scores[i], *tie_order(memories[i])))
         reached = self._traversal_slots(request.limit) if mode is SearchMode.HYBRID else None
-        hits = _cut(
-            hits, request.limit, traversed=set(paths) - set(found.hits), reached_at_most=reached
+        kept = _cut(
+            ranked, request.limit, traversed=set(paths) - set(found.hits), reached_at_most=reached
         )
-        full = self._full([hit.memory.id for hit in hits], project_id, at)
+        full = self._full(kept, project_id, at)
+        exchanged = _exchange_notes(found.exchanges)
         hits = [
-            hit.model_copy(update={"memory": full[hit.memory.id]})
-            for hit in hits
-            if hit.memory.id in full
+            SearchHit(
+                memory=full[memory_id],
+                score=scores[memory_id],
+                explanation=Explanation(
+                    components=rank_score(
+                        memories[memory_id], relevance[memory_id], now=now, weights=weights
+                    )[1],
+                    retrievers=found.hits.get(memory_id, []),
+                    path=paths.get(memory_id),
+                    replaces=replaces.get(memory_id, []),
+                    notes=exchanged.get(memory_id, []),
+                ),
+            )
+            for memory_id in kept
+            if memory_id in full
         ]
         retrievers = [
             r
@@ -1252,20 +1254,20 @@ def _exchange_notes(pairs: Mapping[str, str]) -> dict[str, list[str]]:
 
 
 def _cut(
-    hits: list[SearchHit], limit: int, *, traversed: set[str], reached_at_most: int | None
-) -> list[SearchHit]:
-    """The best ``limit`` hits, of which at most ``reached_at_most`` (``None``: any
-    number) were reached only by traversal; order by score is kept."""
+    ranked: list[str], limit: int, *, traversed: set[str], reached_at_most: int | None
+) -> list[str]:
+    """The best ``limit`` of ``ranked``, of which at most ``reached_at_most`` (``None``:
+    any number) were reached only by traversal; the order is kept."""
     if reached_at_most is None:
-        return hits[:limit]
-    kept: list[SearchHit] = []
+        return ranked[:limit]
+    kept: list[str] = []
     reached = 0
-    for hit in hits:
-        if hit.memory.id in traversed:
+    for memory_id in ranked:
+        if memory_id in traversed:
             if reached >= reached_at_most:
                 continue
             reached += 1
-        kept.append(hit)
+        kept.append(memory_id)
         if len(kept) == limit:
             break
     return kept
