@@ -165,7 +165,9 @@ class _Candidates:
 
     memories: dict[str, Memory] = field(default_factory=dict)
     rankings: dict[Retriever, list[str]] = field(default_factory=dict)
-    hits: dict[str, list[RetrieverHit]] = field(default_factory=dict)
+    hits: dict[str, list[tuple[Retriever, int, float]]] = field(default_factory=dict)
+    """Each memory's retrievers, with its rank and score in each; made into
+    ``RetrieverHit`` models only for what is returned (``explained``)."""
     text: str = ""
     """The query the retrievers were asked."""
     stems: dict[str, list[str]] = field(default_factory=dict)
@@ -198,11 +200,17 @@ class _Candidates:
         if retriever not in self.rankings:
             return None
         return {
-            memory_id: hit.score
+            memory_id: score
             for memory_id in self.rankings[retriever]
-            for hit in self.hits[memory_id]
-            if hit.retriever is retriever
+            for by, _, score in self.hits[memory_id]
+            if by is retriever
         }
+
+    def explained(self, memory_id: str) -> list[RetrieverHit]:
+        return [
+            RetrieverHit(retriever=by, rank=rank, score=score)
+            for by, rank, score in self.hits.get(memory_id, [])
+        ]
 
     def floor(self, retriever: Retriever, fetch: int) -> float:
         """What a memory the retriever did not return scores at most: 0 when it
@@ -264,18 +272,14 @@ class _Candidates:
         ranking = self.rankings.setdefault(retriever, [])
         for memory_id in sorted(scores, key=lambda i: (-scores[i], i)):
             ranking.append(memory_id)
-            self.hits[memory_id].append(
-                RetrieverHit(retriever=retriever, rank=len(ranking), score=scores[memory_id])
-            )
+            self.hits[memory_id].append((retriever, len(ranking), scores[memory_id]))
 
     def add(self, retriever: Retriever, found: Sequence[tuple[Memory, float]]) -> None:
         ranking = self.rankings.setdefault(retriever, [])
         for memory, score in found:
             self.memories.setdefault(memory.id, memory)
             ranking.append(memory.id)
-            self.hits.setdefault(memory.id, []).append(
-                RetrieverHit(retriever=retriever, rank=len(ranking), score=score)
-            )
+            self.hits.setdefault(memory.id, []).append((retriever, len(ranking), score))
 
 
 class Retrieval:
@@ -492,7 +496,7 @@ class Retrieval:
                     max_access_count=max_access,
                     weights=weights,
                 )[1],
-                retrievers=found.hits.get(memory_id, []),
+                retrievers=found.explained(memory_id),
                 path=paths.get(memory_id),
             )
             for memory_id in chosen
@@ -687,7 +691,7 @@ class Retrieval:
                     components=rank_score(
                         memories[memory_id], relevance[memory_id], now=now, weights=weights
                     )[1],
-                    retrievers=found.hits.get(memory_id, []),
+                    retrievers=found.explained(memory_id),
                     path=paths.get(memory_id),
                     replaces=replaces.get(memory_id, []),
                     notes=exchanged.get(memory_id, []),
