@@ -111,7 +111,13 @@ def _kept(table: dict[str, str], word: str, make: Callable[[str], str]) -> str:
 
 
 def stem(word: str) -> str:
-    """The Snowball English stem, the one RediSearch and Lucene's English analyser use."""
+    """The Snowball English stem, the one RediSearch and Lucene's English analyser use.
+
+    A number is its own stem: it has no suffix to strip, and numbers (ticket
+    ids, versions, dates) were nearly every word a search had not seen before
+    (28 of 28 at 100,000 memories), each a trip through the stemmer."""
+    if word.isdigit():
+        return word
     return _kept(_stems, word, _stem_word)
 
 

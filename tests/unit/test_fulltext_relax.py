@@ -109,3 +109,10 @@ def test_threads_stemming_at_once_get_the_stems_one_thread_gets():
         thread.join()
     assert not errors
     assert found == expected
+
+
+def test_a_number_is_its_own_stem_without_the_stemmer():
+    fulltext._stems.clear()
+    assert fulltext.stem("4847") == "4847" == snowballstemmer.stemmer("english").stemWord("4847")
+    assert "4847" not in fulltext._stems
+    assert fulltext.analyse("GM-4847 failed twice") == ["gm", "4847", "fail", "twice"]
