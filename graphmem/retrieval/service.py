@@ -935,12 +935,19 @@ class Retrieval:
         documents: int,
     ) -> list[list[Row]]:
         """Each text's filtered nearest ``fetch``, the texts embedded in one model run;
-        fields for the first text's only (the others rescore what is already found)."""
+        fields for the first text's only (the others rescore what is already found).
+
+        The first text's candidates are analysed here too (fulltext.analyse keeps
+        each text's stems), which feedback reads: on this worker the analysis
+        runs while the caller's thread waits on its full-text statements."""
         vectors = embedder.embed(texts)
-        return [
+        found = [
             self._vector(vector, params, fetch, documents, fields=index == 0)
             for index, vector in enumerate(vectors)
         ]
+        for row in found[0]:
+            analyse(memory_text(row["content"] or "", row["rationale"]))
+        return found
 
     def _vector(
         self, vector: Vector, params: dict[str, Any], fetch: int, documents: int, *, fields: bool
