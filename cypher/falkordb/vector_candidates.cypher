@@ -37,8 +37,8 @@ WHERE node.project_id = $project_id
 WITH node, score, seen
 ORDER BY score DESC, node.id
 LIMIT $limit
-WITH node, score, seen, $fields AND none(v IN [node.id, node.project_id, node.session_id, node.memory_type, node.tier, node.status, node.superseded_by] + coalesce(node.tags, [])
-            WHERE toString(coalesce(v, '')) CONTAINS '"' OR toString(coalesce(v, '')) CONTAINS '\\') AS clean
+WITH node, score, seen, $fields AND none(v IN [node.id, node.project_id, coalesce(node.session_id, ''), coalesce(node.superseded_by, '')] + coalesce(node.tags, [])
+            WHERE v CONTAINS '"' OR v CONTAINS '\\') AS clean
 RETURN node.id AS id, CASE WHEN clean THEN toJSON(node {.id, .project_id, .session_id, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to}) END AS fields,
        CASE WHEN $fields AND NOT clean THEN node {.id, .project_id, .session_id, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} END AS memory,
        CASE WHEN $fields THEN node.content END AS content, CASE WHEN $fields THEN node.rationale END AS rationale,
