@@ -13,9 +13,11 @@ below one matching a single word (measured: 0.75 against 4.0), so its order
 cannot be the answer. Every backend's candidates are therefore scored here
 with Okapi BM25 (k1 1.2, b 0.75) over the same analysis the index applies:
 case-folded words, stop words out (question words included), Snowball English
-stems. Document frequencies come from the index itself (a capped count per
-word, cached for a few minutes) and the store size and mean length from a
-sample, so IDF means the same in a store of 100 memories or 1,000,000.
+stems. The store size, mean length and common words' document frequencies
+come from a uniform sample (``Corpus``); rare words, and every word of a store
+the sample covers, are counted by the index itself (a capped count per word,
+cached for a few minutes), so IDF means the same in a store of 100 memories
+or 1,000,000.
 
 Which words go into the index query is a cost decision. The engine reads
 every document a query matches, so one common word OR-ed into a query costs
