@@ -4,6 +4,8 @@ real embedding model."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -31,6 +33,17 @@ DISTRACTORS = [
     "Nightly exports are written to the reports bucket",
 ]
 MODES = ["HYBRID", "VECTOR", "FULLTEXT", "GRAPH"]
+
+
+@contextmanager
+def configured(egm: GraphMem, **changes: object) -> Iterator[None]:
+    """Retrieval with ``changes`` to its configuration, for the block only."""
+    kept = egm.retrieval.config
+    egm.retrieval.config = dataclasses.replace(kept, **changes)
+    try:
+        yield
+    finally:
+        egm.retrieval.config = kept
 
 
 @pytest.fixture
@@ -222,13 +235,9 @@ def test_relevance_is_on_one_scale_in_every_mode(egm, corpus):
         return {c.name: c.value for c in result.hits[0].explanation.components}["relevance"]
 
     vector = egm.search(PARAPHRASE_QUERY, mode="VECTOR", limit=1)
-    kept = egm.retrieval.config
     # Feedback would add the hit's own words to the query (feedback.py).
-    egm.retrieval.config = dataclasses.replace(kept, feedback=LexicalFeedback(docs=0))
-    try:
+    with configured(egm, feedback=LexicalFeedback(docs=0)):
         hybrid = egm.search(PARAPHRASE_QUERY, mode="HYBRID", limit=1)
-    finally:
-        egm.retrieval.config = kept
     # No shared word: HYBRID's relevance is the cosine weighted by the fusion's share.
     assert relevance(hybrid) == pytest.approx(0.8 * relevance(vector))
     token = egm.search(TOKEN_QUERY, mode="FULLTEXT", limit=1)
@@ -392,12 +401,8 @@ def test_feedback_can_be_turned_off_and_leaves_long_queries_and_single_modes_alo
 ):
     _, answer = egm.remember_many([{"content": FEEDBACK_TOP}, {"content": FEEDBACK_ANSWER}])
     egm.remember_many([{"content": c} for c in DISTRACTORS])
-    kept = egm.retrieval.config
-    egm.retrieval.config = dataclasses.replace(kept, feedback=LexicalFeedback(docs=0))
-    try:
+    with configured(egm, feedback=LexicalFeedback(docs=0)):
         off = egm.search(FEEDBACK_QUESTION, limit=5, min_relevance=0.0)
-    finally:
-        egm.retrieval.config = kept
     assert off.retrievers == ["vector", "fulltext"]
     assert all(
         h.retriever.value != "feedback" for hit in off.hits for h in hit.explanation.retrievers
@@ -585,12 +590,8 @@ def test_a_long_querys_last_sentences_join_its_vector_similarity_in_hybrid_only(
     egm: GraphMem, corpus
 ):
     target = corpus[PARAPHRASE_TARGET]
-    kept = egm.retrieval.config
-    egm.retrieval.config = dataclasses.replace(kept, recent=RecentPart(sentences=0))
-    try:
+    with configured(egm, recent=RecentPart(sentences=0)):
         off = egm.search(LONG_QUERY, limit=10, min_relevance=0.0)
-    finally:
-        egm.retrieval.config = kept
     on = egm.search(LONG_QUERY, limit=10, min_relevance=0.0)
     # The last sentences are about the target: its relevance rises with them.
     assert relevance_of(on, target) > relevance_of(off, target)
