@@ -17,7 +17,7 @@ import itertools
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -454,7 +454,7 @@ class Retrieval:
             self._replace_superseded(relevance, memories, {}, filters, notes, project_id)
         paths: dict[str, GraphPath] = {}
         if self.config.context_depth:
-            seeds = sorted(relevance, key=lambda i: (-relevance[i], *tie_order(memories[i])))
+            seeds = _best_first(relevance, memories)
             self._expand(
                 seeds[: request.max_results],
                 self.config.context_depth,
@@ -472,7 +472,7 @@ class Retrieval:
             )
             for memory_id, rel in relevance.items()
         }
-        ranked = sorted(scores, key=lambda i: (-scores[i], *tie_order(memories[i])))
+        ranked = _best_first(scores, memories)
         # As in HYBRID search, memories reached only by a relation take at most a
         # share of the results.
         only_reached = set(paths) - set(found.hits)
@@ -655,9 +655,7 @@ class Retrieval:
         paths: dict[str, GraphPath] = {}
         depth = max(request.depth, 1) if mode is SearchMode.GRAPH else request.depth
         if depth and mode in (SearchMode.HYBRID, SearchMode.GRAPH):
-            seeds = sorted(relevance, key=lambda i: (-relevance[i], *tie_order(memories[i])))[
-                :seeds_kept
-            ]
+            seeds = _best_first(relevance, memories)[:seeds_kept]
             self._expand(
                 seeds,
                 depth,
@@ -676,7 +674,7 @@ class Retrieval:
             memory_id: rank_total(memories[memory_id], rel, now=now, weights=weights)
             for memory_id, rel in relevance.items()
         }
-        ranked = sorted(scores, key=lambda i: (-scores[i], *tie_order(memories[i])))
+        ranked = _best_first(scores, memories)
         reached = self._traversal_slots(request.limit) if mode is SearchMode.HYBRID else None
         kept = _cut(
             ranked, request.limit, traversed=set(paths) - set(found.hits), reached_at_most=reached
@@ -890,7 +888,7 @@ class Retrieval:
             return
         first = found.relevance(self.config.fusion, fetch, exchanges=self.config.exchanges)
         relevant = [i for i in first if first[i] >= min_relevance]
-        best = sorted(relevant, key=lambda i: (-first[i], *tie_order(found.memories[i])))
+        best = _best_first(first, found.memories, among=relevant)
         model = relevance_model(
             [
                 (first[i], memory_text(found.memories[i].content, found.memories[i].rationale))
@@ -1229,6 +1227,19 @@ def _candidate(row: Row) -> Memory:
     fields["content"] = row["content"]
     fields["rationale"] = row["rationale"]
     return memory_from_fields(fields)
+
+
+def _best_first(
+    scores: Mapping[str, float],
+    memories: Mapping[str, Memory],
+    among: Iterable[str] | None = None,
+) -> list[str]:
+    """The ids of ``scores`` (or those ``among`` them), best first, equal scores
+    in ``tie_order``."""
+    return sorted(
+        scores if among is None else among,
+        key=lambda i: (-scores[i], *tie_order(memories[i])),
+    )
 
 
 def _open(memory: Memory, at: float) -> bool:
