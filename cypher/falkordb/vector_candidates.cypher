@@ -13,8 +13,10 @@
 // The fields come as one JSON text (`fields`) with the text beside it, or as a
 // map (`memory`) for a memory holding a quote or backslash in a field of the
 // text: see candidate_memories.
-// With $fields false only ids and scores come back: a second query vector
-// rescores candidates already found.
+// Only the best $detailed come with their fields and text: the others lend
+// their scores to candidates full text found and set the floor of the rest
+// (graphmem/retrieval/service.py), and a second query vector ($detailed 0)
+// rescores candidates already found. The rank is counted after the filters.
 CALL db.idx.vector.queryNodes('Memory', 'embedding', $k, vecf32($vector)) YIELD node, score
 WITH collect([node, 1.0 - score]) AS top
 UNWIND top AS hit
@@ -37,9 +39,12 @@ WHERE node.project_id = $project_id
 WITH node, score, seen
 ORDER BY score DESC, node.id
 LIMIT $limit
-WITH node, score, seen, $fields AND none(v IN [node.id, node.project_id, coalesce(node.session_id, ''), coalesce(node.superseded_by, '')] + coalesce(node.tags, [])
-            WHERE v CONTAINS '"' OR v CONTAINS '\\') AS clean
+WITH collect([node, score]) AS hits, seen
+UNWIND range(0, size(hits) - 1) AS rank
+WITH hits[rank][0] AS node, hits[rank][1] AS score, seen, rank < $detailed AS detailed
+WITH node, score, seen, detailed, detailed AND none(v IN [node.id, node.project_id, coalesce(node.session_id, ''), coalesce(node.superseded_by, '')] + coalesce(node.tags, [])
+                                                 WHERE v CONTAINS '"' OR v CONTAINS '\\') AS clean
 RETURN node.id AS id, CASE WHEN clean THEN toJSON(node {.id, .project_id, .session_id, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to}) END AS fields,
-       CASE WHEN $fields AND NOT clean THEN node {.id, .project_id, .session_id, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} END AS memory,
-       CASE WHEN $fields THEN node.content END AS content, CASE WHEN $fields THEN node.rationale END AS rationale,
+       CASE WHEN detailed AND NOT clean THEN node {.id, .project_id, .session_id, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} END AS memory,
+       CASE WHEN detailed THEN node.content END AS content, CASE WHEN detailed THEN node.rationale END AS rationale,
        score, seen

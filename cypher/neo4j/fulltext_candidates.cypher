@@ -8,13 +8,23 @@
 // `seen` is how many the index gave: fewer than $k means there are no more, so
 // the caller does not ask again with a larger $k. A last row without an id
 // always comes, so `seen` arrives even when no match is left.
+// $fallback (or null) is the next, relaxed query: asked only when the index
+// matched nothing for $query, so a question that needs relaxing costs one
+// round trip instead of two; `fell_back` says which query the rows answer.
 // Candidates carry their text, which BM25 ranks them by; the fields of the best
 // are read next (candidate_memories). Results are re-read in full.
 CALL db.index.fulltext.queryNodes('memory_text', $query, {limit: $k}) YIELD node, score
-WITH collect(node) AS top
+WITH collect(node) AS first
+CALL (first) {
+  WITH first
+  WHERE size(first) = 0 AND $fallback IS NOT NULL
+  CALL db.index.fulltext.queryNodes('memory_text', $fallback, {limit: $k}) YIELD node, score
+  RETURN collect(node) AS second
+}
+WITH CASE WHEN size(first) = 0 THEN second ELSE first END AS top, size(first) = 0 AND $fallback IS NOT NULL AS fell_back
 UNWIND top + [null] AS node
-WITH node, size(top) AS seen
+WITH node, size(top) AS seen, fell_back
 WHERE node IS NULL
    OR (node.project_id = $project_id
        AND ($viewer IS NULL OR coalesce(node.visibility, 'shared') = 'shared' OR node.agent_id = $viewer))
-RETURN node.id AS id, node.content AS content, node.rationale AS rationale, node.created_at AS created_at, seen
+RETURN node.id AS id, node.content AS content, node.rationale AS rationale, node.created_at AS created_at, seen, fell_back

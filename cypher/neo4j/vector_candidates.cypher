@@ -8,8 +8,10 @@
 // A missing status counts as active, a missing tier as working.
 // Candidates carry only what scoring and filtering read (parsing every field
 // of every candidate costs more than the query); results are re-read in full.
-// With $fields false only ids and scores come back: a second query vector
-// rescores candidates already found.
+// Only the best $detailed come with their fields and text: the others lend
+// their scores to candidates full text found and set the floor of the rest
+// (graphmem/retrieval/service.py), and a second query vector ($detailed 0)
+// rescores candidates already found. The rank is counted after the filters.
 CALL db.index.vector.queryNodes('memory_embedding', $k, $vector) YIELD node, score
 WITH collect([node, 2.0 * score - 1.0]) AS top
 UNWIND top AS hit
@@ -32,6 +34,9 @@ WHERE node.project_id = $project_id
 WITH node, score, seen
 ORDER BY score DESC, node.id
 LIMIT $limit
-RETURN node.id AS id, null AS fields, CASE WHEN $fields THEN node {.id, .project_id, .session_id, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} END AS memory,
-       CASE WHEN $fields THEN node.content END AS content, CASE WHEN $fields THEN node.rationale END AS rationale,
+WITH collect([node, score]) AS hits, seen
+UNWIND range(0, size(hits) - 1) AS rank
+WITH hits[rank][0] AS node, hits[rank][1] AS score, seen, rank < $detailed AS detailed
+RETURN node.id AS id, null AS fields, CASE WHEN detailed THEN node {.id, .project_id, .session_id, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} END AS memory,
+       CASE WHEN detailed THEN node.content END AS content, CASE WHEN detailed THEN node.rationale END AS rationale,
        score, seen

@@ -13,7 +13,6 @@ worker thread while full text runs on the caller's, so the two overlap.
 from __future__ import annotations
 
 import contextvars
-import itertools
 import json
 import threading
 import time
@@ -101,10 +100,18 @@ class RetrievalConfig:
     context_overfetch: int = 10
     """knowledgeContext asks each index for this many times ``max_results`` candidates."""
     search_overfetch: int = 10
-    """Search asks each retriever for this many times ``limit`` candidates (at least 20),
+    """Search asks each retriever for this many times ``limit`` scores (at least 20),
     as knowledgeContext does: a candidate one retriever missed gets that retriever's
     lowest score, and a deeper list makes that closer to its own (docs/retrieval.md:
     madial HYBRID recall@10 0.722 at 5x, 0.740 at 10x and 20x; the others unchanged)."""
+    candidate_overfetch: int = 5
+    """Of each retriever's scores (``search_overfetch``, ``context_overfetch``), the
+    best this many times the limit are candidates: their fields and text are read,
+    and they are ranked. The deeper ones only lend their scores to candidates the
+    other retriever found and set the floor; they hold what scoring needs most
+    (the floor, a candidate's own score) for half the reading (docs/retrieval.md:
+    the dev sets' figures are unchanged, where asking 5x deep lost madial HYBRID
+    0.007 of recall@10)."""
     feedback: LexicalFeedback = field(default_factory=LexicalFeedback)
     """Lexical pseudo-relevance feedback (RM3) for short queries in HYBRID, GRAPH
     and knowledgeContext: see feedback.py, and docs/retrieval.md for the figures
@@ -161,12 +168,17 @@ class RetrievalConfig:
 
 @dataclass
 class _Candidates:
-    """What the retrievers found: each one's ranking and every memory seen."""
+    """What the retrievers found: each one's ranking and every candidate seen.
+
+    A ranking runs deeper than the candidates: its deeper ids were scored only
+    (``add_scores``), so they count in floors and in the fusion of candidates the
+    other retriever found, but are not ranked themselves."""
 
     memories: dict[str, Memory] = field(default_factory=dict)
+    """The candidates, with the fields scoring and filtering read."""
     rankings: dict[Retriever, list[str]] = field(default_factory=dict)
     hits: dict[str, list[tuple[Retriever, int, float]]] = field(default_factory=dict)
-    """Each memory's retrievers, with its rank and score in each; made into
+    """Each id's retrievers, with its rank and score in each; made into
     ``RetrieverHit`` models only for what is returned (``explained``)."""
     text: str = ""
     """The query the retrievers were asked."""
@@ -253,6 +265,7 @@ class _Candidates:
             feedback_floor=0.0,
             feedback_factor=feedback_factor,
         )
+        fused = {i: value for i, value in fused.items() if i in self.memories}
         if not exchanges or vector is None or fulltext is None:
             self.exchanges = {}
             return fused
@@ -261,11 +274,13 @@ class _Candidates:
 
     def keep(self, memories: Sequence[Memory]) -> None:
         """Only these candidates stay, each as given (a memory as it stood at a
-        past time, for an ``as_of`` read); the rankings keep their order."""
+        past time, for an ``as_of`` read); the rankings keep their order and
+        their scored-only ids."""
+        dropped = set(self.memories) - {m.id for m in memories}
         self.memories = {m.id: m for m in memories}
         for retriever, ranking in self.rankings.items():
-            self.rankings[retriever] = [i for i in ranking if i in self.memories]
-        self.hits = {i: hits for i, hits in self.hits.items() if i in self.memories}
+            self.rankings[retriever] = [i for i in ranking if i not in dropped]
+        self.hits = {i: hits for i, hits in self.hits.items() if i not in dropped}
 
     def score(self, retriever: Retriever, scores: Mapping[str, float]) -> None:
         """A retriever that scored memories already found (feedback), best first."""
@@ -275,11 +290,17 @@ class _Candidates:
             self.hits[memory_id].append((retriever, len(ranking), scores[memory_id]))
 
     def add(self, retriever: Retriever, found: Sequence[tuple[Memory, float]]) -> None:
-        ranking = self.rankings.setdefault(retriever, [])
-        for memory, score in found:
+        """The retriever's best, as candidates."""
+        for memory, _ in found:
             self.memories.setdefault(memory.id, memory)
-            ranking.append(memory.id)
-            self.hits.setdefault(memory.id, []).append((retriever, len(ranking), score))
+        self.add_scores(retriever, [(memory.id, score) for memory, score in found])
+
+    def add_scores(self, retriever: Retriever, found: Sequence[tuple[str, float]]) -> None:
+        """The retriever's next ids and scores, ranked after what it gave before."""
+        ranking = self.rankings.setdefault(retriever, [])
+        for memory_id, score in found:
+            ranking.append(memory_id)
+            self.hits.setdefault(memory_id, []).append((retriever, len(ranking), score))
 
 
 class Retrieval:
@@ -422,6 +443,7 @@ class Retrieval:
             occurred_before=request.occurred_before,
         )
         fetch = request.max_results * self.config.context_overfetch
+        detail = request.max_results * self.config.candidate_overfetch
         # Superseded memories are fetched so that they can be replaced by their
         # successors, as search does.
         fetch_filters = filters.model_copy(update={"include_superseded": True})
@@ -432,6 +454,7 @@ class Retrieval:
             fetch_filters,
             project_id,
             fetch,
+            detail,
             vector=True,
             fulltext=True,
             recent=self.config.context_text_scorer == ctx.HYBRID,
@@ -623,11 +646,13 @@ class Retrieval:
         if at is not None:
             fetch_filters = _as_of_fetch(filters, at)
         fetch = max(request.limit * self.config.search_overfetch, 20)
+        detail = max(request.limit * self.config.candidate_overfetch, 10)
         found = self._candidates(
             request.query,
             fetch_filters,
             project_id,
             fetch,
+            detail,
             vector=use_vector,
             fulltext=use_fulltext,
             recent=True,
@@ -835,12 +860,14 @@ class Retrieval:
         filters: SearchFilters,
         project_id: str,
         fetch: int,
+        detail: int,
         *,
         vector: bool,
         fulltext: bool,
         recent: bool = False,
     ) -> _Candidates:
-        """Each retriever's filtered top ``fetch``. The vector side (embedding the
+        """Each retriever's filtered top ``fetch``, its best ``detail`` as candidates
+        and the rest as scores (``_Candidates``). The vector side (embedding the
         query, then the kNN) runs on a worker while full text runs here: each
         takes a few milliseconds, and side by side a search waits for the
         slower one only. With ``recent`` and both retrievers, a long query's
@@ -848,7 +875,7 @@ class Retrieval:
         query and looked up beside it."""
         found = _Candidates(text=text)
         params = {"project_id": project_id, **filters.params()}
-        pending: Future[list[list[Row]]] | None = None
+        pending: Future[_Nearest] | None = None
         if vector and self.embedder is not None:
             texts = [text]
             if recent and fulltext and (last := recent_part(text, self.config.recent)):
@@ -861,13 +888,17 @@ class Retrieval:
                 texts,
                 params,
                 fetch,
+                detail,
                 self._corpus_stats().documents,
             )
         if fulltext:
-            found.add(Retriever.FULLTEXT, self._fulltext(text, filters, params, fetch, found.stems))
+            best, deeper = self._fulltext(text, filters, params, fetch, detail, found.stems)
+            found.add(Retriever.FULLTEXT, best)
+            found.add_scores(Retriever.FULLTEXT, deeper)
         if pending is not None:
-            rows, *last = pending.result()
-            found.add(Retriever.VECTOR, [(_candidate(row), row["score"]) for row in rows])
+            nearest, deeper, last = pending.result()
+            found.add(Retriever.VECTOR, nearest)
+            found.add_scores(Retriever.VECTOR, deeper)
             if last:
                 found.add_recent(last[0], fetch, self.config.recent.weight)
         return found
@@ -930,28 +961,33 @@ class Retrieval:
         texts: list[str],
         params: dict[str, Any],
         fetch: int,
+        detail: int,
         documents: int,
-    ) -> list[list[Row]]:
-        """Each text's filtered nearest ``fetch``, the texts embedded in one model run;
-        fields for the first text's only (the others rescore what is already found).
+    ) -> _Nearest:
+        """The first text's filtered nearest ``fetch``: the best ``detail`` as
+        candidates, the rest as ids, each with its cosine; then the other texts'
+        rows (ids and scores: they rescore what is already found). The texts are
+        embedded in one model run.
 
-        The first text's candidates are analysed here too (fulltext.analyse keeps
-        each text's stems), which feedback reads: on this worker the analysis
-        runs while the caller's thread waits on its full-text statements."""
+        The candidates are decoded and analysed here (fulltext.analyse keeps each
+        text's stems, which feedback reads): on this worker that runs while the
+        caller's thread waits on its full-text statements."""
         vectors = embedder.embed(texts)
-        found = [
-            self._vector(vector, params, fetch, documents, fields=index == 0)
+        first, *others = (
+            self._vector(vector, params, fetch, documents, detailed=detail if index == 0 else 0)
             for index, vector in enumerate(vectors)
-        ]
-        for row in found[0]:
-            analyse(memory_text(row["content"] or "", row["rationale"]))
-        return found
+        )
+        nearest = [(_candidate(row), row["score"]) for row in first[:detail]]
+        for memory, _ in nearest:
+            analyse(memory_text(memory.content, memory.rationale))
+        return nearest, [(row["id"], row["score"]) for row in first[detail:]], others
 
     def _vector(
-        self, vector: Vector, params: dict[str, Any], fetch: int, documents: int, *, fields: bool
+        self, vector: Vector, params: dict[str, Any], fetch: int, documents: int, *, detailed: int
     ) -> list[Row]:
-        """The index's best ``k``, filtered, at most ``fetch`` of them; k grows while
-        the filters leave fewer than ``fetch`` and the index has more.
+        """The index's best ``k``, filtered, at most ``fetch`` of them, the first
+        ``detailed`` with their fields and text; k grows while the filters leave
+        fewer than ``fetch`` and the index has more.
 
         An index that gives fewer than ``k`` may still hold more: FalkorDB 4.16
         leaves a memory's old vector in its index each time any property of the
@@ -966,7 +1002,7 @@ class Retrieval:
         while True:
             rows = self.store.read(
                 "vector_candidates",
-                {**params, "vector": vector, "fields": fields, "k": k, "limit": fetch},
+                {**params, "vector": vector, "detailed": detailed, "k": k, "limit": fetch},
             )
             if len(rows) >= fetch or k >= self.config.index_k_max:
                 return rows
@@ -982,26 +1018,37 @@ class Retrieval:
         filters: SearchFilters,
         params: dict[str, Any],
         fetch: int,
+        detail: int,
         stems: dict[str, list[str]],
-    ) -> list[tuple[Memory, float]]:
-        """Full text's best ``fetch`` that pass ``filters``, by BM25 over the query's
-        total IDF (see ``fusion``): the index's matches (up to ``fulltext_rescore``)
-        are ranked by their text, then the fields of the best are read and
-        filtered until ``fetch`` pass; ``stems`` keeps each match's analysed text."""
+    ) -> tuple[list[tuple[Memory, float]], list[tuple[str, float]]]:
+        """Full text's best ``fetch`` by BM25 over the query's total IDF (see
+        ``fusion``): the index's matches (up to ``fulltext_rescore``) are ranked by
+        their text, then the fields of the best are read and filtered until
+        ``detail`` pass. Those are the candidates; the matches ranked after them,
+        their fields unread, come as ids and scores up to ``fetch`` in all.
+        ``stems`` keeps each match's analysed text."""
         terms = query_terms(text)
         if not terms:
-            return []
+            return [], []
         counts = self.terms.counts(terms)
         k = self.config.fulltext_rescore
         dialect, common = self.store.dialect, self.config.common_term_docs
-        # No memory holding every common word: ask for those holding fewer of them.
-        for query in itertools.chain(
-            [build_query(terms, counts, common=common, dialect=dialect)],
-            relaxations(terms, counts, common=common, dialect=dialect),
-        ):
-            matches, seen = self._fulltext_matches(query, params, k)
+        # No memory holding every common word: ask for those holding fewer of them,
+        # each statement carrying the next relaxation in case the index matches nothing.
+        queries = [
+            build_query(terms, counts, common=common, dialect=dialect),
+            *relaxations(terms, counts, common=common, dialect=dialect),
+        ]
+        position = 0
+        while position < len(queries):
+            query = queries[position]
+            fallback = queries[position + 1] if position + 1 < len(queries) else None
+            matches, seen, fell_back = self._fulltext_matches(query, params, k, fallback)
+            if fell_back:
+                query, position = fallback, position + 1
             if matches:
                 break
+            position += 1
         corpus = self._corpus_stats()
         weights = query_weights(terms, counts, corpus)
         # BM25 over the query's total IDF: the share of what the query says that the
@@ -1021,23 +1068,46 @@ class Retrieval:
                 matches,
                 key=lambda row: (-scores[row["id"]], -(row["created_at"] or 0.0), row["id"]),
             )
-            kept = self._allowed([row["id"] for row in ranked], filters, fetch, read, params)
+            ids = [row["id"] for row in ranked]
+            kept = self._allowed(ids, filters, detail, read, params)
+            # Ranked after the candidates: matches whose fields were read and pass
+            # the filters, or were not read. Those are taken to pass: their scores
+            # go only to vector candidates (which passed the same filters) and
+            # into the floor, which a filtered-out one leaves a little high.
+            candidates = {memory.id for memory in kept}
+            deeper = [
+                i
+                for i in ids
+                if i not in candidates
+                and (i not in read or ((m := read[i]) is not None and filters.allows(m)))
+            ][: fetch - len(kept)]
             # The filters left too few, and the index has more: ask it for more.
-            if len(kept) >= fetch or seen < k or k >= self.config.index_k_max:
-                return [(memory, min(1.0, scores[memory.id] / mass)) for memory in kept]
+            if len(kept) + len(deeper) >= fetch or seen < k or k >= self.config.index_k_max:
+                return (
+                    [(memory, min(1.0, scores[memory.id] / mass)) for memory in kept],
+                    [(i, min(1.0, scores[i] / mass)) for i in deeper],
+                )
             k = min(k * 4, self.config.index_k_max)
-            matches, seen = self._fulltext_matches(query, params, k)
+            matches, seen, _ = self._fulltext_matches(query, params, k)
 
     def _fulltext_matches(
-        self, query: str, params: dict[str, Any], k: int
-    ) -> tuple[list[Row], int]:
+        self, query: str, params: dict[str, Any], k: int, fallback: str | None = None
+    ) -> tuple[list[Row], int, bool]:
         """The index's best ``k`` matches of the project the viewer may see, with
-        their text, and how many the index gave (fewer than ``k``: no more)."""
+        their text; how many the index gave (fewer than ``k``: no more); and
+        whether they answer ``fallback``, asked when ``query`` matched nothing."""
         if not query:
-            return [], 0
-        rows = self.store.read("fulltext_candidates", {**params, "query": query, "k": k})
-        seen = rows[-1]["seen"] if rows else 0
-        return [row for row in rows if row["id"] is not None], seen
+            return [], 0, False
+        rows = self.store.read(
+            "fulltext_candidates", {**params, "query": query, "fallback": fallback, "k": k}
+        )
+        if not rows:
+            return [], 0, False
+        return (
+            [row for row in rows if row["id"] is not None],
+            rows[-1]["seen"],
+            rows[-1]["fell_back"],
+        )
 
     def _allowed(
         self,
@@ -1218,6 +1288,9 @@ class Retrieval:
 
 
 _decode = json.JSONDecoder(strict=False).decode
+
+_Nearest = tuple[list[tuple[Memory, float]], list[tuple[str, float]], list[list[Row]]]
+"""The vector side's candidates and deeper scores, and the other query vectors' rows."""
 
 
 def _candidate(row: Row) -> Memory:

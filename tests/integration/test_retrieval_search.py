@@ -33,6 +33,7 @@ DISTRACTORS = [
     "Nightly exports are written to the reports bucket",
 ]
 MODES = ["HYBRID", "VECTOR", "FULLTEXT", "GRAPH"]
+QUEUE_QUESTION = "why does the notification queue time out on redis streams"
 
 
 @contextmanager
@@ -44,6 +45,23 @@ def configured(egm: GraphMem, **changes: object) -> Iterator[None]:
         yield
     finally:
         egm.retrieval.config = kept
+
+
+@contextmanager
+def statements_read(egm: GraphMem) -> Iterator[list[str]]:
+    """The names of the statements the store reads while the block runs."""
+    names: list[str] = []
+    read = egm.store.read
+
+    def counted(name, params=None):
+        names.append(name)
+        return read(name, params)
+
+    egm.store.read = counted
+    try:
+        yield names
+    finally:
+        egm.store.read = read
 
 
 @pytest.fixture
@@ -437,16 +455,28 @@ def test_full_text_still_answers_when_no_memory_holds_every_common_word(egm: Gra
             {"content": "The export job writes to the reports bucket"},
         ]
     )
-    result = egm.search(
-        "why does the notification queue time out on redis streams", mode="FULLTEXT"
-    )
+    with statements_read(egm) as statements:
+        result = egm.search(QUEUE_QUESTION, mode="FULLTEXT")
     # The one memory holding four of the five words is the answer, and the only
     # match: those holding three or fewer are not asked for.
     assert ids(result) == [notify[0]]
+    # The relaxed query came with the first, asked only because it matched nothing.
+    assert statements.count("fulltext_candidates") == 1
     # Each hit carries every field, read for the best of full text's matches.
     top = result.hits[0].memory
     assert top.content == "The notification queue runs on Redis streams"
     assert top.created_at > 0 and top.project_id == egm.default_project
+
+    # Another project's memory holds all five words: the first query matches it,
+    # which this project may not see, so the relaxed query is asked next.
+    egm.remember(
+        {"content": "Why the notification queue times out: Redis streams back-pressure"},
+        project_id="elsewhere",
+    )
+    egm.retrieval.terms.clear()
+    with statements_read(egm) as statements:
+        assert ids(egm.search(QUEUE_QUESTION, mode="FULLTEXT")) == [notify[0]]
+    assert statements.count("fulltext_candidates") == 2
 
 
 def test_full_text_filters_reach_past_the_best_matches_they_leave_out(egm: GraphMem):
@@ -463,18 +493,8 @@ def test_full_text_filters_reach_past_the_best_matches_they_leave_out(egm: Graph
             "memory_type": "rule",
         }
     )
-    statements: list[str] = []
-    read = egm.store.read
-
-    def counted(name, params=None):
-        statements.append(name)
-        return read(name, params)
-
-    egm.store.read = counted
-    try:
+    with statements_read(egm) as statements:
         found = egm.search("deploy", mode="FULLTEXT", limit=1, filters={"types": ["rule"]})
-    finally:
-        egm.store.read = read
     assert ids(found) == [rule.id]
     assert statements.count("fulltext_candidates") == 2  # k 8, then 32
     unfiltered = egm.search("deploy", mode="FULLTEXT", limit=5)
