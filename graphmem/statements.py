@@ -6,6 +6,7 @@ lintable with each backend's own tools, and impossible to build from user text.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
@@ -15,19 +16,31 @@ _PACKAGED = Path(__file__).resolve().parent / "cypher"
 _SOURCE_TREE = Path(__file__).resolve().parent.parent / "cypher"
 CYPHER_DIR = _PACKAGED if _PACKAGED.is_dir() else _SOURCE_TREE
 DIALECTS = ("falkordb", "neo4j")
+_LOCK_LINE = re.compile(
+    r"^(?:SET|REMOVE) \w+\._lock(?: = true)?(?:, \w+\._lock(?: = true)?)*\n", re.M
+)
+"""A guarded write's lock (cypher/README.md): ``SET n._lock = true`` or ``REMOVE n._lock``."""
 
 
 class Statements:
-    """The statements of one dialect: a dialect file wins over the shared one."""
+    """The statements of one dialect: a dialect file wins over the shared one.
 
-    def __init__(self, dialect: str, root: Path = CYPHER_DIR) -> None:
+    A guarded write locks the nodes it re-checks, which Neo4j needs and FalkorDB,
+    running one write at a time, does not; FalkorDB 4.16 also re-inserts a
+    memory's vector into its index on every property write, so the two lock
+    writes cost more than the write they guard. FalkorDB's statements come
+    without their lock lines (``locks`` False) unless asked for them."""
+
+    def __init__(self, dialect: str, root: Path = CYPHER_DIR, *, locks: bool | None = None) -> None:
         if dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {dialect!r}")
         self.dialect = dialect
         self.root = root
+        self.locks = dialect != "falkordb" if locks is None else locks
 
     def __getitem__(self, name: str) -> str:
-        return _load(self.root, self.dialect, name)
+        text = _load(self.root, self.dialect, name)
+        return text if self.locks else _unlocked(name, text)
 
     def script(self, name: str) -> list[str]:
         """A multi-statement file (schema DDL), split on lines holding a lone ``;``."""
@@ -46,6 +59,14 @@ def _load(root: Path, dialect: str, name: str) -> str:
         if candidate.is_file():
             return _without_comments(candidate.read_text(encoding="utf-8"))
     raise GraphMemError(f"no Cypher statement named {name!r} for {dialect}")
+
+
+@cache
+def _unlocked(name: str, text: str) -> str:
+    unlocked = _LOCK_LINE.sub("", text)
+    if "._lock" in unlocked:
+        raise GraphMemError(f"{name}: a lock line was not recognised")
+    return unlocked
 
 
 def _without_comments(text: str) -> str:

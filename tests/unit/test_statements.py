@@ -44,3 +44,20 @@ def test_schema_scripts_split_into_statements():
         statements = Statements(dialect).script("schema")
         assert len(statements) >= 5
         assert all(s.upper().startswith("CREATE") for s in statements)
+
+
+def test_falkordb_runs_guarded_writes_without_their_lock_and_neo4j_with_it():
+    falkordb, neo4j = Statements("falkordb"), Statements("neo4j")
+    as_written = Statements("falkordb", locks=True)
+    locked = [
+        n for n in sorted(as_written.names() - {"schema"}) if "._lock = true" in as_written[n]
+    ]
+    assert "record_retrievals" in locked and len(locked) >= 10
+    for name in locked:
+        assert "_lock" not in falkordb[name], name
+        assert "._lock = true" in neo4j[name], name
+    # Only the lock lines go: the re-check after them stays.
+    unlocked = falkordb["record_retrievals"]
+    assert unlocked == "".join(
+        line for line in neo4j["record_retrievals"].splitlines(keepends=True) if "_lock" not in line
+    )
