@@ -1,7 +1,9 @@
 // Remove one typed edge between two memories of a project, logged as a
 // :RelationEvent that keeps the edge's fields, who removed it and why. A
 // removed SUPERSEDES edge restores the memory it superseded (reads skip a
-// memory only while superseded_by names a successor). No edge: no row, no write.
+// memory only while superseded_by names a successor), unless another memory
+// still supersedes it: superseded_by then names the one whose edge is newest,
+// as reads of the past do (graphmem/validity.py). No edge: no row, no write.
 MATCH (a:Memory {id: $from_id})-[r]->(b:Memory {id: $to_id})
 WHERE a.project_id = $project_id AND b.project_id = $project_id AND type(r) = $type
   AND ($viewer IS NULL OR coalesce(a.visibility, 'shared') = 'shared' OR a.agent_id = $viewer)
@@ -24,8 +26,13 @@ CREATE (e:RelationEvent {
 })
 DELETE r
 WITH a, b, e, rationale, weight, created_at
+OPTIONAL MATCH (other:Memory)-[still:SUPERSEDES]->(b)
+WHERE other <> a AND other.project_id = $project_id
+WITH a, b, e, rationale, weight, created_at, other
+ORDER BY still.created_at DESC
+LIMIT 1
 FOREACH (_ IN CASE WHEN $type = 'SUPERSEDES' AND b.superseded_by = a.id THEN [1] ELSE [] END |
-  SET b.superseded_by = null, b.updated_at = $now)
+  SET b.superseded_by = other.id, b.updated_at = $now)
 // ... and reopens its validity, when this relation closed it.
 FOREACH (_ IN CASE WHEN $type = 'SUPERSEDES' AND b.valid_to_by = a.id THEN [1] ELSE [] END |
   REMOVE b.valid_to, b.valid_to_by)

@@ -106,8 +106,9 @@ class Relations(Service):
         """Remove one edge, logged with who removed it and why; returns it as it was.
 
         A wrong relation is taken back this way (the evaluator's advice for a
-        bad edge); removing a SUPERSEDES edge restores the older memory. No such
-        edge: ``NotFoundError`` and nothing is written.
+        bad edge); removing a SUPERSEDES edge restores the older memory, unless
+        another still supersedes it. No such edge: ``NotFoundError`` and nothing
+        is written.
         """
         relation_type = _relation_type(type)
         reason = check_text("reason", (reason or "").strip(), max_chars=MAX_REASON_CHARS)

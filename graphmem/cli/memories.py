@@ -389,7 +389,8 @@ def unrelate(
 ) -> None:
     """Remove one relation, logged with who removed it and why.
 
-    Removing a SUPERSEDES relation restores the older memory.
+    Removing a SUPERSEDES relation restores the older memory, unless another
+    still supersedes it.
     """
     with opened(ctx) as gm:
         removed = gm.unrelate(

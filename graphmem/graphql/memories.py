@@ -232,7 +232,8 @@ class MemoryMutation:
     @strawberry.mutation(
         description="Remove one relation, logged with who removed it (by, else the API key) "
         "and why; returns the edge as it was. Removing a SUPERSEDES edge restores the older "
-        "memory. NOT_FOUND, and nothing written, when there is no such relation."
+        "memory, unless another still supersedes it. NOT_FOUND, and nothing written, when "
+        "there is no such relation."
     )
     async def unrelate(
         self,

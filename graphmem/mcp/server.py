@@ -682,7 +682,8 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
     @server.tool(
         description="Remove one wrong relation, saying why; it is logged with who removed "
         "it (agent_id, else the API key). Removing a SUPERSEDES relation restores the older "
-        "memory. A relation that does not exist is a NOT_FOUND error and nothing is written.",
+        "memory, unless another still supersedes it. A relation that does not exist is a "
+        "NOT_FOUND error and nothing is written.",
         annotations=ToolAnnotations(
             read_only_hint=False, destructive_hint=True, open_world_hint=False
         ),

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from graphmem.api import GraphMem
 from graphmem.cli import app
 from graphmem.client import Client
+from graphmem.clock import ManualClock
 from graphmem.config import Settings
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.graphql.app import create_app
@@ -96,6 +97,23 @@ class TestUnrelate:
         gm.unrelate(new, old, "SUPERSEDES", reason="Fabric is still used", removed_by="ops")
         assert gm.get(old).superseded_by is None
         assert gm.relations([old])[0] == []
+
+    def test_removing_the_newest_of_two_supersedes_edges_leaves_the_other_standing(
+        self, gm: GraphMem, clock: ManualClock
+    ):
+        old = gm.remember({"content": "Deploy with Fabric"}).id
+        first = gm.remember({"content": "Deploy with Ansible"}).id
+        second = gm.remember({"content": "Deploy with Nix"}).id
+        gm.supersede(old, first)
+        clock.advance(60)
+        gm.supersede(old, second)
+        assert gm.get(old).superseded_by == second
+        gm.unrelate(second, old, "SUPERSEDES", reason="Nix was a trial", removed_by="ops")
+        # Ansible still supersedes it, now and in a read of this moment later.
+        assert gm.get(old).superseded_by == first
+        clock.advance(60)
+        (then,) = gm.get_many([old], as_of=clock.now() - 30)
+        assert then.superseded_by == first
 
 
 UNRELATE = """
