@@ -82,6 +82,9 @@ def test_recovers_after_the_server_is_killed(short_dir: Path):
     assert (short_dir / "falkordb.sock").exists(), "a crash leaves the socket behind"
     with GraphMem.open(settings) as again:
         assert again.get(memory.id).content == "acknowledged before the crash"
+    # The crashed server's user leaves last and shuts down the one that recovered.
+    gm.close()
+    assert not (short_dir / "falkordb.sock").exists()
 
 
 def test_stale_pid_of_an_unrelated_process_is_ignored(short_dir: Path):
