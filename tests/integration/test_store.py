@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,9 +58,19 @@ def test_value_types_round_trip(store: FalkorStore):
     assert row == [42, 0.1, 1.5e-300, True, None, [1, "a", 2.5], {"k": "v"}]
 
 
+def test_an_embedding_is_sent_exactly_at_float32(store: FalkorStore):
+    vector = array("f", [0.1, -1 / 3, 1e-8, 123456.789, -0.0, 2**-126])
+    row = store._graph.query(params_header({"v": vector}) + "RETURN $v").result_set[0]
+    # Each float32 is printed with the digits that bring it back exactly.
+    assert array("f", row[0]) == vector
+    assert params_header({"v": array("f")}).endswith("=[] ")
+
+
 def test_non_finite_numbers_are_refused():
     with pytest.raises(ValueError, match="NaN"):
         params_header({"x": float("nan")})
+    with pytest.raises(ValueError, match="NaN"):
+        params_header({"v": array("f", [0.5, float("inf")])})
     with pytest.raises(TypeError):
         params_header({"x": object()})
 
