@@ -62,10 +62,13 @@ class _CosineOnly(Writer):
                 "project_id": project,
                 "threshold": self.rules.dedup_similarity,
                 "k": 20,
-                "hits": 1,
             },
         )
-        return {r["index"]: r["hits"] for r in rows if r["hits"]}
+        return {
+            r["index"]: [max(r["hits"], key=lambda hit: hit["similarity"])]
+            for r in rows
+            if r["hits"]
+        }
 
     def _decide(self, row: Mapping[str, Any], hits: Sequence[Mapping[str, Any]], measure: str):  # type: ignore[no-untyped-def]
         if not hits:

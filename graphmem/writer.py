@@ -52,6 +52,8 @@ from graphmem.text import content_key, jaccard, tokens
 
 NEAR_DUPLICATE_K = 20
 """Neighbours asked of the vector index per new memory when looking for a near duplicate."""
+NEAR_DUPLICATE_K_MAX = 1_280
+"""The most neighbours asked for when the index gives fewer than asked (20, 80, 320, 1,280)."""
 NEAR_MATCHES_JUDGED = 3
 """Near matches per new memory the restatement check reads, most similar first: a
 paraphrase ranked below a contradiction of it still merges."""
@@ -361,17 +363,48 @@ class Writer(Service):
     def _nearest_by_vector(
         self, vectors: list[Any], project: str
     ) -> dict[int, list[Mapping[str, Any]]]:
-        rows = self.store.read(
-            "near_duplicates",
-            {
-                "items": [{"index": i, "vector": v} for i, v in enumerate(vectors)],
-                "project_id": project,
-                "threshold": self.rules.restatement.candidate_similarity,
-                "k": NEAR_DUPLICATE_K,
-                "hits": NEAR_MATCHES_JUDGED,
-            },
-        )
-        return {r["index"]: r["hits"] for r in rows if r["hits"]}
+        """Each item's near matches, most similar first.
+
+        FalkorDB 4.16 leaves a memory's old vector in its index each time the
+        memory is written (an access, a retrieval count), and those hide the live
+        one from a kNN: after 15 accesses a paraphrase of a memory no longer
+        found it among the nearest 20, and after 40 the index gave nothing for
+        a k of 20 or 80. An item the index gave fewer than half of ``k`` for,
+        with fewer matches than are judged, is asked again with four times ``k``
+        while that brings more (or still nothing), up to ``NEAR_DUPLICATE_K_MAX``.
+        A few shadows leave the live memory among what the index gives."""
+        found: dict[int, list[Mapping[str, Any]]] = {}
+        seen: dict[int, int] = {}
+        pending = list(range(len(vectors)))
+        k = NEAR_DUPLICATE_K
+        while pending:
+            rows = self.store.read(
+                "near_duplicates",
+                {
+                    "items": [{"index": i, "vector": vectors[i]} for i in pending],
+                    "project_id": project,
+                    "threshold": self.rules.restatement.candidate_similarity,
+                    "k": k,
+                },
+            )
+            answered = {row["index"]: row for row in rows}
+            again = []
+            for i in pending:
+                row = answered.get(i)
+                hits = sorted(row["hits"], key=lambda h: -h["similarity"]) if row else []
+                if hits:
+                    found[i] = hits[:NEAR_MATCHES_JUDGED]
+                given = row["seen"] if row else 0
+                # Shadows filled more than half of what was asked (a k they fill
+                # whole can give nothing at all); a store smaller than that gives
+                # the same again, and is not asked a third time.
+                shadowed = given == 0 or (given < k // 2 and given > seen.get(i, -1))
+                if shadowed and len(hits) < NEAR_MATCHES_JUDGED:
+                    again.append(i)
+                seen[i] = given
+            k *= 4
+            pending = again if k <= NEAR_DUPLICATE_K_MAX else []
+        return found
 
     def _nearest_by_words(
         self, rows: list[dict[str, Any]], project: str

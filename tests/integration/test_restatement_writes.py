@@ -93,6 +93,21 @@ class TestRestatementOnWrite:
         assert outcome.result is WriteResult.MERGED_EXACT
         assert again.variants == merged.variants and again.occurrence_count == 3
 
+    def test_a_restatement_of_a_memory_used_many_times_still_merges(self, egm: GraphMem):
+        # Each use writes the memory, and FalkorDB 4.16 leaves its old vector in
+        # the index each time: forty of them hid it from the nearest twenty and
+        # eighty, so the restatement was written as a new memory.
+        egm.remember_many([{"content": f"Note {n} on watering the tomato beds"} for n in range(30)])
+        old, _ = written(
+            egm, "The payment service retries failed webhooks three times with backoff"
+        )
+        for _ in range(40):
+            egm.record_access(old.id)
+        kept, outcome = written(
+            egm, "Payment service: failed webhooks are retried 3 times with back-off"
+        )
+        assert (outcome.result, kept.id) == (WriteResult.MERGED_NEAR, old.id)
+
     def test_remember_many_reports_each_outcome(self, egm: GraphMem):
         ids = egm.remember_many(
             [
