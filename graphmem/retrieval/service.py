@@ -1054,7 +1054,7 @@ class Retrieval:
         # BM25 over the query's total IDF: the share of what the query says that the
         # memory holds, on [0, 1] whatever the store's size or the query's length.
         mass = sum(weights.values()) or 1.0
-        read: dict[str, Memory | None] = {}
+        allowed: dict[str, Memory | None] = {}
         while True:
             for row in matches:
                 if row["id"] not in stems:
@@ -1069,7 +1069,7 @@ class Retrieval:
                 key=lambda row: (-scores[row["id"]], -(row["created_at"] or 0.0), row["id"]),
             )
             ids = [row["id"] for row in ranked]
-            kept = self._allowed(ids, filters, detail, read, params)
+            kept = self._allowed(ids, filters, detail, allowed, params)
             # Ranked after the candidates: matches whose fields were read and pass
             # the filters, or were not read. Those are taken to pass: their scores
             # go only to vector candidates (which passed the same filters) and
@@ -1078,8 +1078,7 @@ class Retrieval:
             deeper = [
                 i
                 for i in ids
-                if i not in candidates
-                and (i not in read or ((m := read[i]) is not None and filters.allows(m)))
+                if i not in candidates and (i not in allowed or allowed[i] is not None)
             ][: fetch - len(kept)]
             # The filters left too few, and the index has more: ask it for more.
             if len(kept) + len(deeper) >= fetch or seen < k or k >= self.config.index_k_max:
@@ -1114,25 +1113,30 @@ class Retrieval:
         ranked: Sequence[str],
         filters: SearchFilters,
         fetch: int,
-        read: dict[str, Memory | None],
+        allowed: dict[str, Memory | None],
         params: dict[str, Any],
     ) -> list[Memory]:
         """The first ``fetch`` of ``ranked`` that pass ``filters``, their fields read
-        a few more than still needed at a time (``read`` keeps what was read)."""
+        a few more than still needed at a time. ``allowed`` keeps each id read: its
+        memory when the filters allow it, else ``None`` (or not visible at all)."""
         kept: list[Memory] = []
         position = 0
         while len(kept) < fetch and position < len(ranked):
             wanted = fetch - len(kept)
             chunk = ranked[position : position + wanted + wanted // 4 + 4]
             position += len(chunk)
-            missing = [i for i in chunk if i not in read]
+            missing = [i for i in chunk if i not in allowed]
             if missing:
                 rows = self.store.read(
                     "candidate_memories", {"ids": missing, "project_id": params["project_id"]}
                 )
-                read.update(dict.fromkeys(missing))
-                read.update((memory.id, memory) for memory in map(_candidate, rows))
-            kept += [m for i in chunk if (m := read[i]) is not None and filters.allows(m)]
+                allowed.update(dict.fromkeys(missing))
+                allowed.update(
+                    (memory.id, memory)
+                    for memory in map(_candidate, rows)
+                    if filters.allows(memory)
+                )
+            kept += [m for i in chunk if (m := allowed[i]) is not None]
         return kept[:fetch]
 
     def _corpus_stats(self) -> Corpus:
