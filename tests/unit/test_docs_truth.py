@@ -53,3 +53,21 @@ def test_make_serve_installs_no_torch_and_the_torch_comment_says_why() -> None:
     assert any(r.startswith("torch") for r in project["optional-dependencies"]["torch"])
     assert "CUDA build" in pyproject and "CPU build" in pyproject
     assert "pip install --quiet -e .\n" in read("Makefile")
+
+
+def test_the_test_install_brings_no_torch() -> None:
+    """`make test` and CI install the dev extra: with it, torch from the package index
+    would be the CUDA build, several GB, so neither it nor an extra that pulls it in."""
+    extras = tomllib.loads(read("pyproject.toml"))["project"]["optional-dependencies"]
+    pending, seen = ["dev"], set()
+    while pending:
+        extra = pending.pop()
+        seen.add(extra)
+        for requirement in extras[extra]:
+            name = re.split(r"[<>=\[ ;]", requirement, maxsplit=1)[0]
+            assert name not in {"torch", "sentence-transformers"}, (extra, requirement)
+            if name == "graphmem":
+                pending += [
+                    e for e in re.findall(r"\[(.*)\]", requirement)[0].split(",") if e not in seen
+                ]
+    assert "torch" not in seen
