@@ -9,7 +9,12 @@ CYPHER_LINT := tools/cypher-lint
 EXPLORER := tools/explorer
 GRAPHIQL := tools/graphiql
 
-.PHONY: serve test bench lint install-dev lint-cypher explorer graphiql static
+NEO4J := tools/neo4j
+NEO4J_HOME ?= .neo4j
+NEO4J_BOLT_PORT ?= 7687
+NEO4J_HTTP_PORT ?= 7474
+
+.PHONY: serve test bench lint install-dev lint-cypher explorer graphiql static neo4j neo4j-build
 
 $(BIN)/graphmem: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +31,19 @@ install-dev: $(VENV)/.dev-installed
 # The explorer and GraphiQL pages are committed as built files, so serving needs no Node.
 serve: $(BIN)/graphmem
 	$(BIN)/graphmem serve
+
+# Neo4j Community 5.26 and Neo4j Browser from Maven Central (cached in ~/.m2),
+# with the launcher the tests and `make neo4j` start (tools/neo4j/run).
+$(NEO4J)/target/classpath.txt: $(NEO4J)/pom.xml $(NEO4J)/src/main/java/graphmem/neo4j/Launcher.java
+	cd $(NEO4J) && mvn -q -B -DskipTests package
+	touch $@
+
+neo4j-build: $(NEO4J)/target/classpath.txt
+
+# A Neo4j to try graphmem on without Docker, in the foreground until Ctrl-C:
+# it prints bolt://127.0.0.1:PORT (authentication off; data in $(NEO4J_HOME)).
+neo4j: neo4j-build
+	$(NEO4J)/run --home $(NEO4J_HOME) --bolt-port $(NEO4J_BOLT_PORT) --http-port $(NEO4J_HTTP_PORT)
 
 # Neo4j's own Cypher linter, pinned by the committed lockfile; npm ci runs
 # again only when the lockfile changes (it writes node_modules/.package-lock.json).
@@ -55,7 +73,7 @@ graphiql: $(GRAPHIQL)/node_modules/.package-lock.json
 static: explorer graphiql
 	git diff --exit-code --stat -- graphmem/explore/static graphmem/graphiql/static
 
-test: $(VENV)/.dev-installed lint-cypher static
+test: $(VENV)/.dev-installed lint-cypher static neo4j-build
 	$(BIN)/ruff check graphmem tests benchmarks
 	$(BIN)/ruff format --check graphmem tests benchmarks
 	$(BIN)/pytest -n auto -q

@@ -10,16 +10,23 @@
    raw vector-index query) and hybrid search without feedback (the ratio is
    with feedback over without), and the memory the database uses.
 
-Everything runs on a throwaway embedded FalkorDB under /tmp that is removed
-afterwards; each phase is bounded by its own sizes.
+Everything runs on each backend ``--backend`` names (``both`` by default): a
+throwaway embedded FalkorDB under /tmp that is removed afterwards, and Neo4j,
+either a test Neo4j this run starts (``benchmarks/neo4j_server.py``: heap
+``--neo4j-heap``, page cache ``--neo4j-pagecache``) or the server at
+``--neo4j-uri``, whose one database is emptied for each store (indexes
+included). Each backend has its own floor: the same query embedding and one
+raw query of its own vector index. Each phase is bounded by its own sizes.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
@@ -29,6 +36,7 @@ from falkordb import FalkorDB, Graph
 
 from benchmarks import retrieval_eval, retrieval_scale
 from benchmarks.data import generate
+from benchmarks.neo4j_server import Neo4jGraph
 from benchmarks.report import Figure, console, table
 from graphmem.api import GraphMem
 from graphmem.embeddings import MiniLMEmbedder, memory_text
@@ -44,6 +52,8 @@ DEFAULT_CACHE = Path(tempfile.gettempdir()) / "graphmem-bench-cache"
 
 class Env:
     """An embedded FalkorDB in a temporary directory, and graphs on it."""
+
+    name = "falkordb"
 
     def __init__(self) -> None:
         self.dir = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmret-"))
@@ -71,6 +81,10 @@ class Env:
     def drop(self, raw: Graph) -> None:
         raw.delete()
 
+    def memory_mb(self) -> float | None:
+        """What the database server holds in memory (all graphs), in MB."""
+        return retrieval_scale.used_memory_mb(self.db)
+
     def close(self) -> None:
         try:
             self.db.close()
@@ -79,7 +93,37 @@ class Env:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def quality(env: Env, embedder: MiniLMEmbedder, *, madial: bool) -> list[dict[str, Any]]:
+class Neo4jEnv:
+    """Neo4j (``benchmarks.neo4j_server.Neo4jTarget``): its one database, emptied for
+    each graph asked for, so the graph asked for before is gone."""
+
+    name = "neo4j"
+
+    def __init__(self, target: Any) -> None:
+        self.target = target
+
+    def graph(
+        self, name: str, embedder: MiniLMEmbedder | None, *, vector_index: bool = True
+    ) -> tuple[GraphMem, Neo4jGraph]:
+        store, raw = self.target.fresh(vector_index=vector_index)
+        return GraphMem(store, embedder=embedder, project_id=retrieval_scale.PROJECT), raw
+
+    def drop(self, raw: Neo4jGraph) -> None:
+        """Nothing: the next graph empties the database."""
+
+    def memory_mb(self) -> float | None:
+        """The server's resident memory (heap, page cache, Lucene's mapped index
+        files), when this run started it."""
+        return self.target.memory_mb()  # type: ignore[no-any-return]
+
+    def store_mb(self) -> float | None:
+        return self.target.store_mb()  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        self.target.close()
+
+
+def quality(env: Env | Neo4jEnv, embedder: MiniLMEmbedder, *, madial: bool) -> list[dict[str, Any]]:
     rows = []
     sets = [("own", retrieval_eval.load_own_set)]
     if madial and retrieval_eval.MADIAL_DIR.is_dir():
@@ -120,76 +164,182 @@ def main(
     madial: Annotated[bool, typer.Option(help="Also evaluate on MADial-Bench.")] = True,
     cache: Annotated[Path, typer.Option(help="Where pool embeddings are kept.")] = DEFAULT_CACHE,
     json_out: Annotated[bool, typer.Option("--json", help="Also print JSON on stdout.")] = False,
+    backend: Annotated[
+        str,
+        typer.Option(
+            help="falkordb, neo4j or both. Without --neo4j-uri, Neo4j is a test Neo4j this "
+            "run starts (Java 17 and Maven); with both, a missing Java or Maven skips it."
+        ),
+    ] = "both",
+    neo4j_uri: Annotated[
+        str | None,
+        typer.Option(
+            help="Measure the Neo4j at this URI instead of starting one. Its database is "
+            "emptied, indexes included: give a throwaway one."
+        ),
+    ] = None,
+    neo4j_user: Annotated[str, typer.Option(help="User for --neo4j-uri.")] = "neo4j",
+    neo4j_password: Annotated[
+        str | None,
+        typer.Option(envvar="GRAPHMEM_NEO4J_PASSWORD", help="Password for --neo4j-uri."),
+    ] = None,
+    neo4j_heap: Annotated[str, typer.Option(help="Heap of the Neo4j this run starts.")] = "2g",
+    neo4j_pagecache: Annotated[
+        str, typer.Option(help="Page cache of the Neo4j this run starts.")
+    ] = "1g",
 ) -> None:
     """Measure retrieval quality, ingest throughput and latency at scale."""
     out = console(stderr=True)
     sizes = [int(s) for s in scales.split(",") if s.strip()]
     if million:
         sizes.append(1_000_000)
+    backends = retrieval_eval.chosen_backends(backend, neo4j_uri, out.print)
     embedder = MiniLMEmbedder()
     embedder.embed(["warm up"])
-    env = Env()
-    figures: list[Figure] = []
-    info: dict[str, Any] = {"scales": sizes, "queries": queries, "pool": pool}
-    try:
-        out.print("[bold]quality[/]")
-        info["quality"] = quality(env, embedder, madial=madial)
+    texts = [
+        memory_text(m["content"], m.get("rationale"))
+        for m in generate(min(pool, max(sizes)), seed=7).memories
+    ]
+    vectors = retrieval_scale.pool_vectors(embedder, texts, cache / f"pool-{len(texts)}-seed7.npy")
+    hints = retrieval_scale.queries(queries)
+    info: dict[str, Any] = {
+        "scales": sizes,
+        "queries": queries,
+        "pool": pool,
+        "backends": backends,
+        "quality": [],
+    }
+    figures: dict[str, list[Figure]] = {}
+    passed = True
+    for name in backends:
+        # Each backend embeds afresh: nothing the one before it measured is
+        # served to it from the vector cache.
+        embedder.cache.clear()
+        env: Env | Neo4jEnv
+        if name == "neo4j":
+            from benchmarks.neo4j_server import Neo4jTarget
 
-        out.print("[bold]ingest[/]")
-        gm, raw = env.graph("ingest", embedder)
-        embed_rate, ingest_rate = retrieval_scale.ingest_throughput(gm, embedder, ingest)
-        env.drop(raw)
-        figures.append(
-            Figure(
-                key="ingest_with_embeddings",
-                name="bulk ingest with embeddings",
-                value=ingest_rate,
-                unit="memories/s",
-                baseline=embed_rate,
-                ratio=embed_rate / ingest_rate,
-                target=f">= {INGEST_RATIO:.0%} of the embedder's rate",
-                passed=ingest_rate >= INGEST_RATIO * embed_rate,
-                count=ingest,
+            env = Neo4jEnv(
+                Neo4jTarget(
+                    neo4j_uri,
+                    user=neo4j_user,
+                    password=neo4j_password,
+                    heap=neo4j_heap,
+                    pagecache=neo4j_pagecache,
+                    log=out.print,
+                )
             )
+        else:
+            env = Env()
+        try:
+            rows, figures[name], measured = run_backend(
+                env, embedder, sizes, vectors, hints, ingest=ingest, madial=madial, log=out.print
+            )
+        finally:
+            env.close()
+        prefix = "" if name == "falkordb" else f"{name}_"
+        info["quality"] += [{"backend": name, **row} for row in rows]
+        info |= {prefix + key: value for key, value in measured.items()}
+        passed = passed and hybrid_wins(rows)
+    out.print(quality_table(info["quality"]))
+    for name, found in figures.items():
+        out.print(table(found, title=f"graphmem retrieval benchmark ({name})"))
+    if len(figures) > 1:
+        out.print(latency_table(figures, sizes))
+    every = [
+        dataclasses.replace(f, key=f.key if name == "falkordb" else f"{name}_{f.key}")
+        for name, found in figures.items()
+        for f in found
+    ]
+    if json_out:
+        sys.stdout.write(
+            json.dumps({**info, "figures": [asdict(f) for f in every]}, indent=2) + "\n"
         )
+    if any(f.passed is False for f in every) or not passed:
+        raise typer.Exit(1)
 
-        texts = [
-            memory_text(m["content"], m.get("rationale"))
-            for m in generate(min(pool, max(sizes)), seed=7).memories
-        ]
-        vectors = retrieval_scale.pool_vectors(
-            embedder, texts, cache / f"pool-{len(texts)}-seed7.npy"
+
+def run_backend(
+    env: Env | Neo4jEnv,
+    embedder: MiniLMEmbedder,
+    sizes: list[int],
+    vectors: Any,
+    hints: list[str],
+    *,
+    ingest: int,
+    madial: bool,
+    log: Callable[[str], None],
+) -> tuple[list[dict[str, Any]], list[Figure], dict[str, Any]]:
+    """Quality, ingest and latency at each size on one backend: its quality rows,
+    its figures, and what else it measured (loads, memory)."""
+    figures: list[Figure] = []
+    info: dict[str, Any] = {}
+    log(f"[bold]{env.name}: quality[/]")
+    rows = quality(env, embedder, madial=madial)
+
+    log(f"[bold]{env.name}: ingest[/]")
+    gm, raw = env.graph("ingest", embedder)
+    embed_rate, ingest_rate = retrieval_scale.ingest_throughput(gm, embedder, ingest)
+    env.drop(raw)
+    figures.append(
+        Figure(
+            key="ingest_with_embeddings",
+            name="bulk ingest with embeddings",
+            value=ingest_rate,
+            unit="memories/s",
+            baseline=embed_rate,
+            ratio=embed_rate / ingest_rate,
+            target=f">= {INGEST_RATIO:.0%} of the embedder's rate",
+            passed=ingest_rate >= INGEST_RATIO * embed_rate,
+            count=ingest,
         )
-        hints = retrieval_scale.queries(queries)
-        for n in sizes:
-            out.print(f"[bold]{n:,} memories[/]: loading")
-            gm, raw = env.graph(f"scale_{n}", embedder, vector_index=False)
-            load = retrieval_scale.bulk_load(gm, raw, n, vectors, log=out.print)
-            info[f"load_{n}"] = load
-            info[f"used_memory_mb_{n}"] = retrieval_scale.used_memory_mb(env.db)
-            out.print(f"  loaded: {load}; timing {len(hints)} queries")
-            gm.warm()  # as a server does before its first request
-            figures += scale_figures(n, retrieval_scale.measure(gm, raw, embedder, hints))
+    )
+    for n in sizes:
+        log(f"[bold]{env.name}: {n:,} memories[/]: loading")
+        gm, raw = env.graph(f"scale_{n}", embedder, vector_index=False)
+        load = retrieval_scale.bulk_load(gm, raw, n, vectors, log=log)
+        info[f"load_{n}"] = load
+        memory = env.memory_mb()
+        if isinstance(env, Neo4jEnv) and (on_disk := env.store_mb()) is not None:
+            info[f"store_mb_{n}"] = on_disk
+            log(f"  the database's files: {on_disk:,.0f} MB")
+        log(f"  loaded: {load}; timing {len(hints)} queries")
+        gm.warm()  # as a server does before its first request
+        figures += scale_figures(n, retrieval_scale.measure(gm, raw, embedder, hints))
+        if memory is not None:
+            info[f"used_memory_mb_{n}"] = memory
             figures.append(
                 Figure(
                     key=f"db_memory_mb_{n}",
                     name=f"database memory at {n:,}",
-                    value=info[f"used_memory_mb_{n}"],
+                    value=memory,
                     unit="MB",
                     count=n,
                 )
             )
-            env.drop(raw)
-    finally:
-        env.close()
-    out.print(quality_table(info["quality"]))
-    out.print(table(figures, title="graphmem retrieval benchmark"))
-    if json_out:
-        sys.stdout.write(
-            json.dumps({**info, "figures": [asdict(f) for f in figures]}, indent=2) + "\n"
-        )
-    if any(f.passed is False for f in figures) or not hybrid_wins(info["quality"]):
-        raise typer.Exit(1)
+        env.drop(raw)
+    return rows, figures, info
+
+
+def latency_table(figures: dict[str, list[Figure]], sizes: list[int]) -> Any:
+    """knowledgeContext and HYBRID p50 / p95 beside each backend's floor, per size."""
+    from rich.table import Table
+
+    out = Table(title="latency per backend (ms, p50 / p95)")
+    for column in ("backend", "memories", "floor", "knowledgeContext", "HYBRID search"):
+        out.add_column(column, justify="left" if column == "backend" else "right")
+    for name, found in figures.items():
+        by_key = {f.key: f.value for f in found}
+        for n in sizes:
+            out.add_row(
+                name,
+                f"{n:,}",
+                *(
+                    f"{by_key[f'{what}_p50_{n}']:.1f} / {by_key[f'{what}_p95_{n}']:.1f}"
+                    for what in ("floor", "knowledge_context", "search_hybrid")
+                ),
+            )
+    return out
 
 
 def scale_figures(n: int, latencies: list[retrieval_scale.Latency]) -> list[Figure]:
@@ -266,10 +416,11 @@ def quality_table(rows: list[dict[str, Any]]) -> Any:
     from rich.table import Table
 
     out = Table(title="retrieval quality")
-    for column in ("set", "mode", "queries", "recall@5", "recall@10", "MRR"):
-        out.add_column(column, justify="left" if column in ("set", "mode") else "right")
+    for column in ("backend", "set", "mode", "queries", "recall@5", "recall@10", "MRR"):
+        out.add_column(column, justify="left" if column in ("backend", "set", "mode") else "right")
     for row in rows:
         out.add_row(
+            row.get("backend", "falkordb"),
             row["set"],
             row["mode"],
             str(row["queries"]),

@@ -41,6 +41,18 @@ threshold, the share of the right memories in a HYBRID top 10 whose relevance
 reaches it, the share of queries whose best right memory does, and the share
 of the other sets' queries, asked of this set's store at that threshold, that
 it answers with nothing.
+
+Everything runs on each backend ``--backend`` names (``both`` by default):
+the embedded FalkorDB (a throwaway one under /tmp, a graph per store), and
+Neo4j, either the server at ``--neo4j-uri`` or a test Neo4j this run starts
+(``benchmarks/neo4j_server.py``). Neo4j Community has one user database, so each
+store this run writes there replaces the one before (the database is emptied,
+indexes included): a set's queries never see another set's memories or
+statistics, as on FalkorDB. With both, a last table sets each graphmem mode's
+recall@10 and MRR@10 on the two side by side; they must agree within
+``AGREEMENT`` (the backends' full-text engines only find candidates, which
+graphmem ranks by its own BM25, and both vector indexes are exact cosine at
+these sizes).
 """
 
 from __future__ import annotations
@@ -72,6 +84,10 @@ from graphmem.retrieval.recent import RecentPart
 from graphmem.retrieval.search import MAX_QUERY_CHARS
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
+
+BACKENDS = ("falkordb", "neo4j")
+AGREEMENT = 0.01
+"""The most recall@10 or MRR@10 of a mode may differ between the backends."""
 
 EVAL_DIR = Path(__file__).resolve().parent / "eval"
 OWN_SET = EVAL_DIR / "retrieval_eval.json"
@@ -346,6 +362,10 @@ LOADERS: dict[str, Callable[..., DevSet]] = {
 class Server:
     """A throwaway embedded FalkorDB under /tmp, removed afterwards."""
 
+    name = "falkordb"
+    keeps = True
+    """Each store asked for is a graph of its own: earlier ones stay as they were."""
+
     def __init__(self) -> None:
         self.dir = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmeval-"))
         self.server = EmbeddedFalkorDB(self.dir)
@@ -367,6 +387,26 @@ class Server:
         finally:
             self.server.stop()
             shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Neo4jServer:
+    """Neo4j (``benchmarks.neo4j_server.Neo4jTarget``: started here, or the server at a URI).
+
+    It has one user database: each store asked for empties it first, so the
+    store asked for before is gone."""
+
+    name = "neo4j"
+    keeps = False
+
+    def __init__(self, target: Any) -> None:
+        self.target = target
+
+    def graphmem(self, name: str, embedder: MiniLMEmbedder) -> GraphMem:
+        store, _ = self.target.fresh()
+        return GraphMem(store, embedder=embedder)
+
+    def close(self) -> None:
+        self.target.close()
 
 
 def run_set(gm: GraphMem, dev: DevSet, embedder: MiniLMEmbedder) -> list[dict[str, Any]]:
@@ -566,7 +606,7 @@ def _settings_table(
     from rich.table import Table
 
     out = Table(title=title)
-    for column in ("set", "mode"):
+    for column in ("backend", "set", "mode"):
         out.add_column(column, justify="left")
     for header, _, _, justify in described:
         out.add_column(header, justify=justify)
@@ -574,6 +614,7 @@ def _settings_table(
         out.add_column(column, justify="right")
     for row in rows:
         out.add_row(
+            row["backend"],
             row["set"],
             row["mode"],
             *(show(row[key]) for _, key, show, _ in described),
@@ -589,10 +630,11 @@ def grid_table(rows: Sequence[dict[str, Any]]) -> Any:
     from rich.table import Table
 
     out = Table(title="fusion grid (HYBRID, minRelevance 0)")
-    for column in ("set", "vector weight", "lexical half", "recall@10", "MRR@10"):
-        out.add_column(column, justify="left" if column == "set" else "right")
+    for column in ("backend", "set", "vector weight", "lexical half", "recall@10", "MRR@10"):
+        out.add_column(column, justify="left" if column in ("backend", "set") else "right")
     for row in rows:
         out.add_row(
+            row["backend"],
             row["set"],
             f"{row['vector_weight']:.2f}",
             f"{row['lexical_half']:.2f}",
@@ -659,10 +701,12 @@ def calibration_table(rows: Sequence[dict[str, Any]]) -> Any:
     from rich.table import Table
 
     out = Table(title="minRelevance calibration (HYBRID, top 10)")
-    for column in ("set", "minRelevance", "right kept", "best right kept", "off-topic empty"):
-        out.add_column(column, justify="left" if column == "set" else "right")
+    columns = ("backend", "set", "minRelevance", "right kept", "best right kept", "off-topic empty")
+    for column in columns:
+        out.add_column(column, justify="left" if column in ("backend", "set") else "right")
     for row in rows:
         out.add_row(
+            row["backend"],
             row["set"],
             f"{row['min_relevance']:.2f}",
             f"{row['right_kept']:.3f} of {row['right']}",
@@ -673,10 +717,15 @@ def calibration_table(rows: Sequence[dict[str, Any]]) -> Any:
 
 
 def verdicts(rows: Sequence[dict[str, Any]]) -> list[str]:
-    """The issue's targets per set, each line saying met or missed with the figures."""
+    """The issue's targets per backend and set, each line saying met or missed
+    with the figures."""
     lines = []
-    for name in dict.fromkeys(row["set"] for row in rows):
-        r10 = {row["mode"]: row["recall@10"] for row in rows if row["set"] == name}
+    for backend, name in dict.fromkeys((row["backend"], row["set"]) for row in rows):
+        r10 = {
+            row["mode"]: row["recall@10"]
+            for row in rows
+            if row["backend"] == backend and row["set"] == name
+        }
         # The single retrievers: graphmem's two and both references.
         single = max(r10["FULLTEXT"], r10["VECTOR"], *(r10[ref] for ref in REFERENCES))
         checks = [
@@ -686,19 +735,93 @@ def verdicts(rows: Sequence[dict[str, Any]]) -> list[str]:
         ]
         for label, value, bound in checks:
             verdict = "met" if value >= bound - 1e-9 else "MISSED"
-            lines.append(f"{name}: {label} (recall@10 {value:.3f} vs {bound:.3f}): {verdict}")
+            lines.append(
+                f"{backend} {name}: {label} (recall@10 {value:.3f} vs {bound:.3f}): {verdict}"
+            )
     return lines
+
+
+def agreement(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each graphmem mode's recall@10 and MRR@10 on FalkorDB beside Neo4j, per set,
+    and whether they agree within ``AGREEMENT`` (the references, computed in
+    Python, are the same on both by construction and are left out)."""
+    by_key = {(row["backend"], row["set"], row["mode"]): row for row in rows}
+    out = []
+    for backend, name, mode in by_key:
+        if backend != BACKENDS[0] or mode in REFERENCES:
+            continue
+        other = by_key.get((BACKENDS[1], name, mode))
+        if other is None:
+            continue
+        mine = by_key[(backend, name, mode)]
+        gap = max(
+            abs(mine["recall@10"] - other["recall@10"]), abs(mine["mrr@10"] - other["mrr@10"])
+        )
+        out.append(
+            {
+                "set": name,
+                "mode": mode,
+                "falkordb_recall@10": mine["recall@10"],
+                "neo4j_recall@10": other["recall@10"],
+                "falkordb_mrr@10": mine["mrr@10"],
+                "neo4j_mrr@10": other["mrr@10"],
+                "gap": gap,
+                "agree": gap <= AGREEMENT + 1e-9,
+            }
+        )
+    return out
+
+
+def agreement_table(rows: Sequence[dict[str, Any]]) -> Any:
+    from rich.table import Table
+
+    out = Table(title=f"FalkorDB against Neo4j (agree: within {AGREEMENT})")
+    columns = (
+        "set",
+        "mode",
+        "recall@10 falkordb",
+        "recall@10 neo4j",
+        "MRR@10 falkordb",
+        "MRR@10 neo4j",
+        "largest gap",
+        "agree",
+    )
+    for column in columns:
+        out.add_column(column, justify="left" if column in ("set", "mode") else "right")
+    for row in rows:
+        out.add_row(
+            row["set"],
+            row["mode"],
+            f"{row['falkordb_recall@10']:.3f}",
+            f"{row['neo4j_recall@10']:.3f}",
+            f"{row['falkordb_mrr@10']:.3f}",
+            f"{row['neo4j_mrr@10']:.3f}",
+            f"{row['gap']:.3f}",
+            "yes" if row["agree"] else "[red]NO[/]",
+        )
+    return out
 
 
 def quality_table(rows: Sequence[dict[str, Any]]) -> Any:
     from rich.table import Table
 
     out = Table(title="retrieval quality (dev sets)")
-    columns = ("set", "mode", "queries", "recall@5", "recall@10", "MRR@10", "p50 ms", "p95 ms")
+    columns = (
+        "backend",
+        "set",
+        "mode",
+        "queries",
+        "recall@5",
+        "recall@10",
+        "MRR@10",
+        "p50 ms",
+        "p95 ms",
+    )
     for column in columns:
-        out.add_column(column, justify="left" if column in ("set", "mode") else "right")
+        out.add_column(column, justify="left" if column in ("backend", "set", "mode") else "right")
     for row in rows:
         out.add_row(
+            row["backend"],
             row["set"],
             row["mode"],
             str(row["queries"]),
@@ -751,6 +874,26 @@ def main(
             "off and at neighbouring settings, and with question and answer exchanges off."
         ),
     ] = False,
+    backend: Annotated[
+        str,
+        typer.Option(
+            help="falkordb, neo4j or both. Without --neo4j-uri, Neo4j is a test Neo4j this "
+            "run starts (Java 17 and Maven); with both, a missing Java or Maven skips it."
+        ),
+    ] = "both",
+    neo4j_uri: Annotated[
+        str | None,
+        typer.Option(
+            help="Measure the Neo4j at this URI instead of starting one. Its database is "
+            "emptied, indexes included: give a throwaway one."
+        ),
+    ] = None,
+    neo4j_user: Annotated[str, typer.Option(help="User for --neo4j-uri.")] = "neo4j",
+    neo4j_password: Annotated[
+        str | None,
+        typer.Option(envvar="GRAPHMEM_NEO4J_PASSWORD", help="Password for --neo4j-uri."),
+    ] = None,
+    neo4j_heap: Annotated[str, typer.Option(help="Heap of the Neo4j this run starts.")] = "1g",
 ) -> None:
     """Measure every retrieval mode beside reference BM25 and dense on the dev sets."""
     from benchmarks.report import console
@@ -760,68 +903,152 @@ def main(
     unknown = sorted(set(names) - set(LOADERS))
     if unknown:
         raise typer.BadParameter(f"unknown dev sets: {', '.join(unknown)}", param_hint="--sets")
+    backends = chosen_backends(backend, neo4j_uri, out.print)
     if "madial" in names and not MADIAL_DIR.is_dir():
         out.print(f"MADial-Bench not found at {MADIAL_DIR}: skipped")
         names.remove("madial")
     embedder = MiniLMEmbedder()
     embedder.embed(["warm up"])
-    server = Server()
+    report: dict[str, list[dict[str, Any]]] = {
+        "quality": [],
+        "calibration": [],
+        "grid": [],
+        "feedback": [],
+        "query_parts": [],
+    }
+    for name in backends:
+        # Each backend embeds its queries afresh: nothing the one before it
+        # measured is served to it from the vector cache.
+        embedder.cache.clear()
+        if name == "neo4j":
+            from benchmarks.neo4j_server import Neo4jTarget
+
+            server: Server | Neo4jServer = Neo4jServer(
+                Neo4jTarget(
+                    neo4j_uri,
+                    user=neo4j_user,
+                    password=neo4j_password,
+                    heap=neo4j_heap,
+                    log=out.print,
+                )
+            )
+        else:
+            server = Server()
+        try:
+            measured = run_backend(
+                server,
+                names,
+                embedder,
+                links=links,
+                grid=grid,
+                feedback=feedback,
+                query_parts=query_parts,
+                calibrate=calibrate,
+                log=out.print,
+            )
+        finally:
+            server.close()
+        for key, rows in measured.items():
+            report[key] += [{"backend": name, **row} for row in rows]
+    out.print(quality_table(report["quality"]))
+    for line in verdicts(report["quality"]):
+        out.print(line)
+    if report["grid"]:
+        out.print(grid_table(report["grid"]))
+    if report["feedback"]:
+        out.print(feedback_table(report["feedback"]))
+    if report["query_parts"]:
+        out.print(query_parts_table(report["query_parts"]))
+    if report["calibration"]:
+        out.print(calibration_table(report["calibration"]))
+    agreed = agreement(report["quality"])
+    if agreed:
+        out.print(agreement_table(agreed))
+        apart = [row for row in agreed if not row["agree"]]
+        out.print(
+            f"FalkorDB and Neo4j agree within {AGREEMENT} on every mode"
+            if not apart
+            else f"FalkorDB and Neo4j DISAGREE by more than {AGREEMENT} on "
+            + ", ".join(f"{row['set']} {row['mode']}" for row in apart)
+        )
+    if json_out:
+        sys.stdout.write(json.dumps({**report, "agreement": agreed}, indent=2) + "\n")
+
+
+def chosen_backends(backend: str, neo4j_uri: str | None, log: Callable[[str], None]) -> list[str]:
+    """The backends ``--backend`` names, less Neo4j when ``both`` cannot start one here."""
+    if backend not in (*BACKENDS, "both"):
+        raise typer.BadParameter("falkordb, neo4j or both", param_hint="--backend")
+    names = list(BACKENDS) if backend == "both" else [backend]
+    if "neo4j" in names and neo4j_uri is None:
+        from benchmarks.neo4j_server import missing_tools
+
+        missing = missing_tools()
+        if missing and backend == "both":
+            log(f"Neo4j skipped: {missing}")
+            names.remove("neo4j")
+        elif missing:
+            raise typer.BadParameter(missing, param_hint="--backend")
+    return names
+
+
+def run_backend(
+    server: Server | Neo4jServer,
+    names: Sequence[str],
+    embedder: MiniLMEmbedder,
+    *,
+    links: bool,
+    grid: bool,
+    feedback: bool,
+    query_parts: bool,
+    calibrate: bool,
+    log: Callable[[str], None],
+) -> dict[str, list[dict[str, Any]]]:
+    """Every dev set of ``names`` on one backend: quality, then what the options
+    add, each set's runs on its own store before the next set is written."""
     rows: list[dict[str, Any]] = []
     calibrated: list[dict[str, Any]] = []
     gridded: list[dict[str, Any]] = []
     fed: list[dict[str, Any]] = []
     parts: list[dict[str, Any]] = []
-    try:
-        loaded = []
-        for name in names:
-            out.print(f"[bold]{name}[/]")
-            gm = server.graphmem(f"eval_{name}", embedder)
-            loaded.append((gm, LOADERS[name](gm)))
-            gm.warm()  # as a server does before its first request
-            rows += run_set(*loaded[-1], embedder)
-            if links:
-                for variant, kinds in LINK_VARIANTS.items():
-                    linked = server.graphmem(f"eval_{name}_{variant}", embedder)
-                    rows += run_linked(linked, LOADERS[name](linked, auto_links=kinds), variant)
+    loaded: list[tuple[GraphMem, DevSet]] = []
+    for name in names:
+        log(f"[bold]{server.name}: {name}[/]")
+        gm = server.graphmem(f"eval_{name}", embedder)
+        dev = LOADERS[name](gm)
+        gm.warm()  # as a server does before its first request
+        rows += run_set(gm, dev, embedder)
         if grid:
-            out.print("[bold]fusion grid[/]")
-            for gm, dev in loaded:
-                gridded += fusion_grid(gm, dev)
+            gridded += fusion_grid(gm, dev)
         if feedback:
-            out.print("[bold]feedback grid[/]")
-            for gm, dev in loaded:
-                fed += feedback_grid(gm, dev)
+            fed += feedback_grid(gm, dev)
         if query_parts:
-            out.print("[bold]query parts[/]")
-            for gm, dev in loaded:
-                parts += query_parts_grid(gm, dev)
-        if calibrate:
-            out.print("[bold]minRelevance calibration[/]")
-            for gm, dev in loaded:
-                others = [q.text for _, d in loaded if d is not dev for q in d.queries]
-                calibrated += calibration(gm, dev, others)
-    finally:
-        server.close()
-    out.print(quality_table(rows))
-    for line in verdicts(rows):
-        out.print(line)
-    if gridded:
-        out.print(grid_table(gridded))
-    if fed:
-        out.print(feedback_table(fed))
-    if parts:
-        out.print(query_parts_table(parts))
-    if calibrated:
-        out.print(calibration_table(calibrated))
-    if json_out:
-        report = {
-            "quality": rows,
-            "calibration": calibrated,
-            "grid": gridded,
-            "feedback": fed,
-            "query_parts": parts,
-        }
-        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+            parts += query_parts_grid(gm, dev)
+        loaded.append((gm, dev))
+        if links:
+            for variant, kinds in LINK_VARIANTS.items():
+                linked = server.graphmem(f"eval_{name}_{variant}", embedder)
+                rows += run_linked(linked, LOADERS[name](linked, auto_links=kinds), variant)
+    if calibrate:
+        log(f"[bold]{server.name}: minRelevance calibration[/]")
+        # What a server that keeps one store at a time holds now.
+        current = loaded[-1][1].name if loaded and not links else None
+        for gm, dev in loaded:
+            others = [q.text for _, d in loaded if d is not dev for q in d.queries]
+            if not server.keeps and dev.name != current:
+                # The database holds another store now: write this set again.
+                gm = server.graphmem(f"eval_{dev.name}", embedder)
+                dev = LOADERS[dev.name](gm)
+                gm.warm()
+                current = dev.name
+            calibrated += calibration(gm, dev, others)
+    return {
+        "quality": rows,
+        "calibration": calibrated,
+        "grid": gridded,
+        "feedback": fed,
+        "query_parts": parts,
+    }
 
 
 if __name__ == "__main__":

@@ -15,6 +15,14 @@ vectors with the clustering real text has.
 The floor of a query is what no implementation can skip: embedding the query
 text and one raw vector-index kNN (k=20) on the same server, measured in the
 same run, interleaved with the calls it is compared to.
+
+The same load and timings run on Neo4j (``raw`` is then a
+``benchmarks.neo4j_server.Neo4jGraph``): the memories through the API (graphmem's
+``remember_many``, one UNWIND statement per batch), the vectors as UNWIND
+batches of parameters (``set_embeddings``), graphmem's own vector index
+statement run once they are in, and the floor's kNN through
+``db.index.vector.queryNodes`` in a managed read transaction, as graphmem's
+store runs its statements.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import numpy as np
 from falkordb import FalkorDB, Graph
 
 from benchmarks.data import COMPONENTS, ERRORS, FILES, TECH, Dataset, generate
+from benchmarks.neo4j_server import Neo4jGraph
 from graphmem.api import GraphMem
 from graphmem.embeddings import Embedder, memory_text
 from graphmem.retrieval.feedback import LexicalFeedback
@@ -45,6 +54,10 @@ NOISE = 0.012
 
 RAW_KNN = (
     "CALL db.idx.vector.queryNodes('Memory', 'embedding', 20, vecf32($vector)) "
+    "YIELD node, score RETURN node.id, score"
+)
+NEO4J_KNN = (
+    "CALL db.index.vector.queryNodes('memory_embedding', 20, $vector) "
     "YIELD node, score RETURN node.id, score"
 )
 BULK_RELATE = (
@@ -101,7 +114,7 @@ def vectors_for(pool: np.ndarray, start: int, stop: int, rng: np.random.Generato
 
 def bulk_load(
     gm: GraphMem,
-    raw: Graph,
+    raw: Graph | Neo4jGraph,
     n: int,
     pool: np.ndarray,
     *,
@@ -135,7 +148,11 @@ def bulk_load(
             ]
         )
     vectors_done = time.perf_counter()
-    build_vector_index(raw, pool.shape[1])
+    if isinstance(raw, Neo4jGraph):
+        (ddl,) = [d for d in gm.store.statements.script("schema") if "VECTOR INDEX" in d]
+        raw.build_index(ddl)
+    else:
+        build_vector_index(raw, pool.shape[1])
     indexed = time.perf_counter()
     relate(raw, ids, dataset)
     return {
@@ -165,7 +182,14 @@ def build_vector_index(raw: Graph, dimension: int, timeout: float = 3_600.0) -> 
             time.sleep(1.0)
 
 
-def relate(raw: Graph, ids: Sequence[str], dataset: Dataset) -> None:
+def _write(raw: Graph | Neo4jGraph, statement: str, params: dict[str, object]) -> None:
+    if isinstance(raw, Neo4jGraph):
+        raw.write(statement, params)
+    else:
+        raw.query(params_header(params) + statement)
+
+
+def relate(raw: Graph | Neo4jGraph, ids: Sequence[str], dataset: Dataset) -> None:
     """The dataset's relations, written in bulk; a supersession also marks the old memory."""
     by_type: dict[str, list[dict[str, str]]] = {}
     for rel in dataset.relations:
@@ -175,13 +199,14 @@ def relate(raw: Graph, ids: Sequence[str], dataset: Dataset) -> None:
     for rel_type, rows in by_type.items():
         statement = BULK_RELATE.replace("REL", rel_type)  # one of four known names
         for start in range(0, len(rows), 5_000):
-            raw.query(params_header({"rows": rows[start : start + 5_000]}) + statement)
+            _write(raw, statement, {"rows": rows[start : start + 5_000]})
     supersede = by_type.get("SUPERSEDES", [])
     for start in range(0, len(supersede), 5_000):
-        raw.query(
-            params_header({"rows": supersede[start : start + 5_000]})
-            + "UNWIND $rows AS row MATCH (b:Memory {id: row.to_id}) "
-            "SET b.superseded_by = row.from_id"
+        _write(
+            raw,
+            "UNWIND $rows AS row MATCH (b:Memory {id: row.to_id}) "
+            "SET b.superseded_by = row.from_id",
+            {"rows": supersede[start : start + 5_000]},
         )
 
 
@@ -205,7 +230,7 @@ def queries(count: int, seed: int = 11) -> list[str]:
 
 def measure(
     gm: GraphMem,
-    raw: Graph,
+    raw: Graph | Neo4jGraph,
     embedder: Embedder,
     texts: Sequence[str],
     *,
@@ -231,7 +256,10 @@ def measure(
 
     def floor(text: str) -> None:
         (vector,) = embedder.embed([text])
-        raw.ro_query(params_header({"vector": vector}) + RAW_KNN)
+        if isinstance(raw, Neo4jGraph):
+            raw.read(NEO4J_KNN, {"vector": vector})
+        else:
+            raw.ro_query(params_header({"vector": vector}) + RAW_KNN)
 
     calls = {
         "floor": floor,

@@ -6,11 +6,10 @@ that merges into a memory it repeats, and a batch), record access,
 knowledgeContext, search and a promotion run, on:
 
 - ``falkordb``: the embedded FalkorDB with the FalkorDB dialect;
-- ``neo4j-adapter``: the Neo4j adapter over Bolt against FalkorDB (the
-  FalkorDB dialect; it shows what the driver plumbing adds, which should be
-  nothing), where it also counts the Bolt messages each statement costs;
-- ``neo4j``: Neo4j with the Neo4j dialect, when ``GRAPHMEM_NEO4J_URI`` is set
-  (the run writes a project of its own there and leaves it).
+- ``neo4j``: Neo4j with the Neo4j dialect: the server ``GRAPHMEM_NEO4J_URI``
+  names (the run writes a project of its own there and leaves it), or else a
+  test Neo4j it starts (``benchmarks/neo4j_server.py``), where it also counts
+  the Bolt messages each statement costs.
 
 The Neo4j dialect replaces statements one for one (tests/unit/test_dialects.py
 holds every name to a single statement on both backends), so an operation's
@@ -37,16 +36,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from benchmarks.neo4j_server import Neo4jTarget, missing_tools
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
 from graphmem.config import Settings
 from graphmem.embeddings import embedder_named
 from graphmem.store import Row, Store
 
-BOLT_BATCH = 1
-"""The largest batch the Bolt target takes: FalkorDB's Bolt listener crashes on
-query text (statement plus spliced parameters) of more than about four
-kilobytes, which two memory rows reach with the atomic write statement."""
+BATCH = 10
+"""Memories per batch, unless told otherwise."""
 
 
 class CountingStore:
@@ -105,7 +103,7 @@ class Count:
 def operations(gm: GraphMem, batch: int) -> list[tuple[str, int, Callable[[], object]]]:
     """The core operations, each with how many items it handles, on a prepared project."""
     gm.open_session("bench")
-    # One at a time: the seed is not measured, and must fit the Bolt target too.
+    # One at a time: the seed is not measured.
     seed = [
         gm.remember(
             {"content": f"decision {i}: use library {i} for parsing", "memory_type": "decision",
@@ -186,49 +184,32 @@ def falkordb_target(embedder: str) -> Target:
 
 
 @contextmanager
-def bolt_target(embedder: str) -> Target:
-    """The Neo4j adapter over Bolt against FalkorDB (whose Bolt cannot take
-    384-float parameters, so this target runs without embeddings)."""
-    from neo4j import GraphDatabase
-
+def neo4j_target(embedder: str) -> Target:
     from graphmem.store.neo4j import Neo4jStore
-    from tests.contract.bolt import BoltFalkorDB
 
-    data_dir = Path(tempfile.mkdtemp(dir="/tmp", prefix="gm-rt-"))
-    server = BoltFalkorDB(data_dir)
+    if os.environ.get("GRAPHMEM_NEO4J_URI"):
+        store = Neo4jStore.connect(Settings(backend="neo4j"))
+        try:
+            store.setup_schema()
+            yield graphmem_on(store, embedder, f"roundtrips-{uuid.uuid4().hex[:8]}"), None
+        finally:
+            store.close()
+        return
+    target = Neo4jTarget()
     handler = BoltMessages()
     logger = logging.getLogger("neo4j")
     with ExitStack() as stack:
-        stack.callback(shutil.rmtree, data_dir, True)
-        server.start()
-        stack.callback(server.stop)
-        store = Neo4jStore(
-            GraphDatabase.driver(server.uri, auth=None, max_transaction_retry_time=5),
-            dialect="falkordb",
-        )
-        stack.callback(store.close)
-        store.setup_schema()
+        stack.callback(target.close)
+        store, _ = target.fresh()
         logger.addHandler(handler)
         stack.callback(logger.removeHandler, handler)
         previous = logger.level
         logger.setLevel(logging.DEBUG)
         stack.callback(logger.setLevel, previous)
-        yield graphmem_on(store, "none"), handler
+        yield graphmem_on(store, embedder), handler
 
 
-@contextmanager
-def neo4j_target(embedder: str) -> Target:
-    from graphmem.store.neo4j import Neo4jStore
-
-    store = Neo4jStore.connect(Settings(backend="neo4j"))
-    try:
-        store.setup_schema()
-        yield graphmem_on(store, embedder, f"roundtrips-{uuid.uuid4().hex[:8]}"), None
-    finally:
-        store.close()
-
-
-TARGETS = {"falkordb": falkordb_target, "neo4j-adapter": bolt_target, "neo4j": neo4j_target}
+TARGETS = {"falkordb": falkordb_target, "neo4j": neo4j_target}
 
 
 def main(
@@ -237,9 +218,9 @@ def main(
         typer.Option(
             min=1,
             max=1000,
-            help=f"Memories per batch (above {BOLT_BATCH} the Bolt target is left out).",
+            help="Memories per batch.",
         ),
-    ] = BOLT_BATCH,
+    ] = BATCH,
     embedder: Annotated[
         str,
         typer.Option(help="minilm adds the vector index to search and context; none is faster."),
@@ -247,12 +228,7 @@ def main(
 ) -> None:
     """Count the Cypher round trips of each core operation on each backend."""
     console = Console(width=None if sys.stdout.isatty() else 160)
-    targets = [
-        t
-        for t in TARGETS
-        if (t != "neo4j" or os.environ.get("GRAPHMEM_NEO4J_URI"))
-        and (t != "neo4j-adapter" or batch <= BOLT_BATCH)
-    ]
+    targets = [t for t in TARGETS if t != "neo4j" or not missing_tools()]
     results: dict[str, list[Count]] = {}
     for target in targets:
         with TARGETS[target](embedder) as (gm, bolt):
@@ -260,8 +236,7 @@ def main(
     table = Table(title=f"Cypher round trips per operation (embedder: {embedder})")
     table.add_column("operation")
     for target in targets:
-        plain = target == "neo4j-adapter" and embedder != "none"
-        header = f"{target}{' (no embeddings)' if plain else ''}\nround trips (per item)"
+        header = f"{target}\nround trips (per item)"
         table.add_column(header, justify="right")
     table.add_column("statements (falkordb)")
     for row, reference in enumerate(results["falkordb"]):
@@ -272,12 +247,12 @@ def main(
         cells.append(reference.statements)
         table.add_row(*cells)
     console.print(table)
-    if "neo4j-adapter" in results:
+    if any(c.bolt for c in results.get("neo4j", [])):
         console.print("Bolt messages the Neo4j adapter sent per operation:")
-        for c in results["neo4j-adapter"]:
+        for c in results["neo4j"]:
             console.print(f"  {c.operation}: {c.bolt}")
     if "neo4j" not in results:
-        console.print("neo4j: set GRAPHMEM_NEO4J_URI (and _PASSWORD) to count on Neo4j too.")
+        console.print(f"neo4j: left out ({missing_tools()}).")
 
 
 if __name__ == "__main__":

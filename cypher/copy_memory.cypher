@@ -11,10 +11,12 @@ MERGE (sess:Session {project_id: $to_project_id, id: s.session_id})
   ON CREATE SET sess.state = 'active', sess.created_at = $now, sess.updated_at = $now,
                 sess.promotion_enabled = true
 MERGE (sess)-[:IN_PROJECT]->(p)
+// The copy takes its own id in the statement that copies the source's
+// properties: holding the source's id even for a moment breaks Neo4j's unique
+// constraint on Memory.id.
 CREATE (c:Memory)
-SET c = properties(s)
-SET c.id = $copy_id,
-    c.project_id = $to_project_id,
+SET c = s {.*, id: $copy_id}
+SET c.project_id = $to_project_id,
     c.created_at = $now,
     c.updated_at = $now,
     c.access_count = 0,

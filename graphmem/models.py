@@ -37,6 +37,8 @@ MAX_EVIDENCE_ITEMS = 32
 MAX_EVIDENCE_CHARS = 2_000
 MAX_PAGE_SIZE = 200
 MAX_BATCH_SIZE = 5_000
+MAX_INT64 = 2**63 - 1
+"""The largest integer the graph databases store or compare (64-bit signed)."""
 DEFAULT_PROJECT = "default"
 DEFAULT_SESSION = "default"
 MAX_FUTURE_SKEW_SECONDS = 300.0
@@ -459,7 +461,7 @@ class ReviewFilter(_Input):
     session_id: Identifier | None = None
     memory_type: MemoryType | None = None
     tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
-    min_occurrences: int = Field(default=1, ge=1)
+    min_occurrences: int = Field(default=1, ge=1, le=MAX_INT64)
     older_than_seconds: float | None = Field(default=None, ge=0, allow_inf_nan=False)
 
 

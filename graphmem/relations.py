@@ -37,6 +37,10 @@ class Relations(Service):
     ) -> Relation:
         """Add (or update) a typed edge between two memories of one project."""
         relation_type = _relation_type(type)
+        # An id no store can hold (a NUL, a lone surrogate) is refused as such,
+        # not looked up: whether a database could even be asked differs.
+        from_id = check_text("from_id", from_id, max_chars=MAX_ID_CHARS)
+        to_id = check_text("to_id", to_id, max_chars=MAX_ID_CHARS)
         if from_id == to_id:
             raise InvalidInputError("to_id: a memory cannot relate to itself", field="to_id")
         if not isinstance(weight, int | float) or not 0.0 <= weight <= 1.0:
@@ -165,6 +169,8 @@ class Relations(Service):
 
 MAX_REASON_CHARS = 500
 """Why a relation was removed: the same limit as a rejection's reason."""
+MAX_ID_CHARS = 256
+"""The longest id a memory can have (an import takes ids up to this long)."""
 MAX_REMOVED_BY_CHARS = 200
 
 

@@ -105,6 +105,7 @@ class Review(Service):
         reason = (reason or "").strip()
         if not 1 <= len(reason) <= 500:
             raise InvalidInputError("reason: 1-500 characters", field="reason")
+        reason = check_text("reason", reason, max_chars=500)
         memory = self.memories.get(memory_id, project_id=project_id)
         if memory.status is not Status.CANDIDATE or memory.tier is Tier.ARCHIVED:
             raise ConflictError(f"id: memory {memory_id!r} is not a live candidate", field="id")

@@ -18,6 +18,7 @@ import time
 from typing import TYPE_CHECKING
 
 from graphmem.clock import stored_now
+from graphmem.errors import StoreUnavailableError
 from graphmem.ids import new_id
 from graphmem.promotion import Trigger
 
@@ -140,6 +141,9 @@ class Scheduler:
         while not self._stop.is_set():
             try:
                 self.tick()
+            except StoreUnavailableError as exc:
+                # The database is down: one line a tick, not a traceback; /readyz says why.
+                log.warning("scheduler tick skipped: %s", exc)
             except Exception:
                 log.exception("scheduler tick failed")
             self._stop.wait(self.tick_seconds)

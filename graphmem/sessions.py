@@ -19,6 +19,7 @@ from graphmem.models import (
     Session,
     SessionState,
     check_identifier,
+    check_text,
 )
 from graphmem.promotion import CLOSE_LIMIT, PromotionEngine, Trigger
 from graphmem.service import Service
@@ -49,8 +50,8 @@ class Sessions(Service):
         project_id: str,
     ) -> Session:
         session_id = check_identifier("session_id", session_id) if session_id else new_id()
-        if name is not None and len(name) > 200:
-            raise InvalidInputError("name: at most 200 characters", field="name")
+        if name is not None:
+            name = check_text("name", name, max_chars=200)
         if max_items is not None and not 1 <= max_items <= 1_000_000:
             raise InvalidInputError("max_items: must be between 1 and 1000000", field="max_items")
         rows = self.store.write(

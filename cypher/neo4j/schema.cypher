@@ -22,7 +22,7 @@ CREATE INDEX staging_event_memory IF NOT EXISTS FOR (e:StagingEvent) ON (e.memor
 ;
 CREATE INDEX relation_event_project IF NOT EXISTS FOR (e:RelationEvent) ON (e.project_id)
 ;
-CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (m:Memory) ON (m.embedding) OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}
+CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (m:Memory) ON (m.embedding) OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine', `vector.quantization.enabled`: false}}
 ;
 CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (m:Memory) ON EACH [m.content, m.rationale] OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}
 ;

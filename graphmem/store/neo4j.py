@@ -8,13 +8,22 @@ and each holds exactly one statement, so a failed attempt leaves nothing
 half-done behind for the next one to repeat. Reads go to
 followers on a ``neo4j://`` cluster; one bookmark manager per store makes a
 read see the writes this store made before it, wherever it is routed.
+
+``connect`` asks the server once, before anything else, whether it can serve:
+a server that is down, refuses the credentials, lacks the database or is too
+old for graphmem's statements stops the start with one line naming the URI.
+Once running, an outage is ``STORE_UNAVAILABLE`` on each call until the server
+answers again; the driver reconnects by itself.
 """
 
 from __future__ import annotations
 
+import logging
+import re
 from array import array
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from neo4j import (
     READ_ACCESS,
@@ -27,14 +36,58 @@ from neo4j import (
     TrustSystemCAs,
     unit_of_work,
 )
-from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import (
+    AuthError,
+    ClientError,
+    DatabaseUnavailable,
+    ServiceUnavailable,
+    SessionExpired,
+)
 
 from graphmem.agents import with_viewer
 from graphmem.config import Settings
-from graphmem.errors import StoreUnavailableError
+from graphmem.errors import InvalidInputError, StoreUnavailableError
 from graphmem.statements import Statements
 from graphmem.store import Row, await_indexes
 from graphmem.store.dialect import Dialect
+
+MINIMUM_VERSION = (5, 23)
+"""The oldest Neo4j that runs every statement in ``cypher/neo4j/``: vector
+indexes (``CREATE VECTOR INDEX``, ``db.index.vector.queryNodes``), which 5.x
+releases before 5.13 lack or only preview, and the ``CALL (x) { … }`` subquery
+of full-text search, new in 5.23. Calendar versions (2025.01 and later) are
+newer than every 5.x."""
+
+COMPONENTS = "CALL dbms.components() YIELD name, versions, edition RETURN name, versions, edition"
+"""How Neo4j reports its version; every user may call it."""
+
+_UNAVAILABLE = (ServiceUnavailable, SessionExpired, DatabaseUnavailable)
+"""What the driver raises, once its retries are spent, when the server does not
+answer: down, unreachable, restarting, or its database not started."""
+
+
+class _RaisedAnyway(logging.Filter):
+    """Drops the driver's error line for a routing failure it raises as well:
+    graphmem reports the exception (one line at start, ``STORE_UNAVAILABLE`` and
+    its log line after), so the driver's line would only say it twice."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "Unable to retrieve routing information"
+
+
+logging.getLogger("neo4j.pool").addFilter(_RaisedAnyway())
+
+
+def version_refusal(version: str) -> str | None:
+    """Why a Neo4j reporting ``version`` (``dbms.components()``: ``5.26.20``,
+    ``2025.01.0``, ``5.27-aura``) cannot serve graphmem, or None when it can. A
+    version that does not start with numbers is let through: graphmem cannot
+    tell it is old, and a statement it lacks fails with the server's own error."""
+    found = re.match(r"\s*(\d+)\.(\d+)", version)
+    if found is None or (int(found[1]), int(found[2])) >= MINIMUM_VERSION:
+        return None
+    needed = ".".join(map(str, MINIMUM_VERSION))
+    return f"runs Neo4j {version.strip()}; graphmem needs Neo4j {needed} or later"
 
 
 class Neo4jStore:
@@ -59,10 +112,13 @@ class Neo4jStore:
         self.statements = Statements(dialect)
         self._bookmarks = GraphDatabase.bookmark_manager()
         self._work = unit_of_work(timeout=timeout_s)(_rows)
+        self.server_version: str | None = None
+        """What the server reported at ``connect`` (``dbms.components()``)."""
 
     @classmethod
     def connect(cls, settings: Settings) -> Neo4jStore:
-        """A driver configured from the ``GRAPHMEM_NEO4J_*`` settings."""
+        """A driver configured from the ``GRAPHMEM_NEO4J_*`` settings, on a server
+        that has shown it can serve graphmem (``_check_server``)."""
         if not settings.neo4j_uri:
             raise StoreUnavailableError("GRAPHMEM_NEO4J_URI is not set")
         auth = (
@@ -79,10 +135,20 @@ class Neo4jStore:
             connection_acquisition_timeout=settings.neo4j_acquisition_timeout,
             max_transaction_retry_time=settings.neo4j_retry_time,
             max_connection_lifetime=settings.neo4j_connection_lifetime,
+            # The server's notes on a statement (a property no memory has yet, a
+            # deprecated form that FalkorDB still needs) are for whoever writes the
+            # statement, not for an operator's log on every call.
+            notifications_disabled_categories=["UNRECOGNIZED", "DEPRECATION"],
             **_tls(settings),
         )
         timeout = settings.query_timeout_ms / 1000 if settings.query_timeout_ms else None
-        return cls(driver, database=settings.neo4j_database, timeout_s=timeout)
+        store = cls(driver, database=settings.neo4j_database, timeout_s=timeout)
+        try:
+            store.server_version = _check_server(driver, settings)
+        except BaseException:
+            driver.close()
+            raise
+        return store
 
     def read(self, name: str, params: Mapping[str, Any] | None = None) -> list[Row]:
         return self._execute(self.statements[name], with_viewer(params), READ_ACCESS)
@@ -109,10 +175,103 @@ class Neo4jStore:
             ) as session:
                 run = session.execute_read if access == READ_ACCESS else session.execute_write
                 return run(self._work, text, _parameters(params) if params else {})
-        except AuthError as exc:
-            raise StoreUnavailableError(f"Neo4j refused the credentials: {exc.message}") from exc
-        except (ServiceUnavailable, SessionExpired) as exc:
-            raise StoreUnavailableError(f"the graph database did not answer: {exc}") from exc
+        except (AuthError, *_UNAVAILABLE) as exc:
+            raise _unavailable(exc) from exc
+        except (UnicodeEncodeError, OverflowError) as exc:
+            # The driver refused to send a value, before the server saw anything.
+            refused = _unsendable(params)
+            if refused is None:
+                raise
+            raise refused from exc
+
+    def ping(self) -> None:
+        """Whether the server answers now (readiness), in an auto-commit
+        transaction, which the driver does not retry: a probe learns of an outage
+        at once, not after ``GRAPHMEM_NEO4J_RETRY_TIME``. A pooled connection that
+        died while idle fails once, and the driver then drops every idle one to
+        that server, so a second try tells a stale connection from a server that
+        is gone."""
+        for attempt in (1, 2):
+            try:
+                with self._driver.session(
+                    database=self._database, default_access_mode=READ_ACCESS
+                ) as session:
+                    session.run(self.statements["ping"]).consume()
+                return
+            except (ServiceUnavailable, SessionExpired) as exc:
+                if attempt == 2:
+                    raise _unavailable(exc) from exc
+            except (AuthError, DatabaseUnavailable) as exc:
+                raise _unavailable(exc) from exc
+
+
+def _unavailable(exc: Exception) -> StoreUnavailableError:
+    """A running server's failure as graphmem's error. Clients see a generic
+    message; this one, with the driver's detail, goes to the log."""
+    if isinstance(exc, AuthError):
+        return StoreUnavailableError(f"Neo4j refused the credentials: {exc.message}")
+    if isinstance(exc, DatabaseUnavailable):
+        return StoreUnavailableError(f"the Neo4j database is not available: {exc.message}")
+    return StoreUnavailableError(f"the graph database did not answer: {_reason(exc)}")
+
+
+def _check_server(driver: Driver, settings: Settings) -> str:
+    """The server's version, once it has shown it can serve graphmem: it
+    answers, takes the credentials, has the database and is recent enough
+    (``version_refusal``). One statement in an auto-commit transaction, which
+    the driver does not retry, so a server that is down stops the start at once
+    rather than after ``GRAPHMEM_NEO4J_RETRY_TIME``; each refusal is one line
+    naming the URI and the setting to fix. Bounded by the connection and
+    acquisition timeouts."""
+    where = f"Neo4j at {_shown(settings.neo4j_uri)}"
+    database = settings.neo4j_database
+    try:
+        with driver.session(database=database, default_access_mode=READ_ACCESS) as session:
+            rows = session.run(COMPONENTS).data()
+    except AuthError as exc:
+        if settings.neo4j_password is None:
+            reason = f"{where} requires a password: set GRAPHMEM_NEO4J_PASSWORD"
+        else:
+            reason = (
+                f"{where} refused user {settings.neo4j_user!r}: {exc.message} "
+                "(GRAPHMEM_NEO4J_USER, GRAPHMEM_NEO4J_PASSWORD)"
+            )
+        raise StoreUnavailableError(reason) from exc
+    except DatabaseUnavailable as exc:
+        raise StoreUnavailableError(
+            f"{where} answers, but its database {database!r} is not available: {exc.message}"
+        ) from exc
+    except (ServiceUnavailable, SessionExpired) as exc:
+        raise StoreUnavailableError(
+            f"cannot reach {where} (GRAPHMEM_NEO4J_URI): {_reason(exc)}"
+        ) from exc
+    except ClientError as exc:
+        if exc.code == "Neo.ClientError.Database.DatabaseNotFound":
+            reason = f"{where} has no database {database!r} (GRAPHMEM_NEO4J_DATABASE)"
+        else:
+            reason = f"{where} refused graphmem's first statement: {exc.message}"
+        raise StoreUnavailableError(reason) from exc
+    kernel = next((row for row in rows if row["name"] == "Neo4j Kernel"), rows[0] if rows else {})
+    version = str((kernel.get("versions") or ["unknown"])[0])
+    refusal = version_refusal(version)
+    if refusal is not None:
+        raise StoreUnavailableError(f"{where} {refusal}")
+    return version
+
+
+def _reason(exc: Exception) -> str:
+    """The driver's account of a failed connection on one line: its last line
+    names the cause (``[Errno 111] Connection refused``, a TLS failure, a
+    handshake that timed out)."""
+    lines = str(exc).strip().splitlines() or [type(exc).__name__]
+    cause = re.search(r"\(reason (.+)\)$", lines[-1])
+    return cause[1] if cause else lines[-1]
+
+
+def _shown(uri: str | None) -> str:
+    """The URI as a message may show it: without credentials written into it."""
+    parts = urlsplit(uri or "")
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
 
 
 def _rows(tx: ManagedTransaction, text: str, params: dict[str, Any]) -> list[Row]:
@@ -120,6 +279,34 @@ def _rows(tx: ManagedTransaction, text: str, params: dict[str, Any]) -> list[Row
     result. ``Record.data()`` turns nodes and relationships into plain dicts;
     graphmem's statements return maps and scalars, which need no conversion."""
     return [record.data() for record in tx.run(text, params)]
+
+
+def _unsendable(params: Mapping[str, Any] | None) -> InvalidInputError | None:
+    """The error naming the first parameter Bolt cannot carry: text with an
+    unpaired surrogate (no UTF-8 form) or an integer beyond 64 bits. graphmem's
+    input models refuse both first; this names any that got past them, as the
+    FalkorDB adapter does for what its server cannot take."""
+
+    def problem(value: Any) -> str | None:
+        if isinstance(value, str):
+            try:
+                value.encode()
+            except UnicodeEncodeError:
+                return "text must not contain unpaired surrogates"
+        elif isinstance(value, int) and not isinstance(value, bool):
+            if not -(2**63) <= value < 2**63:
+                return "an integer must fit in 64 bits"
+        elif isinstance(value, list | tuple):
+            return next(filter(None, map(problem, value)), None)
+        elif isinstance(value, dict):
+            return next(filter(None, map(problem, [*value, *value.values()])), None)
+        return None
+
+    for name, value in (params or {}).items():
+        found = problem(value)
+        if found is not None:
+            return InvalidInputError(f"{name}: {found}", field=name)
+    return None
 
 
 def _parameters(params: Mapping[str, Any]) -> dict[str, Any]:

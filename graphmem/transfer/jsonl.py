@@ -64,7 +64,7 @@ from graphmem.transfer.lines import (
     write_line,
 )
 from graphmem.transfer.paging import READ_PAGE, WRITE_PAGE, pages, project_summary, relations_of
-from graphmem.transfer.report import ImportReport, Progress, TransferCounts
+from graphmem.transfer.report import ImportReport, Progress, TransferCounts, refusal
 
 FORMAT = "graphmem-export"
 VERSION = 1
@@ -332,8 +332,7 @@ class _Loader:
         except Exception as exc:
             if len(rows) > 1:
                 return [outcome for row in rows for outcome in self._write([row])]
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            return [Outcome(rows[0]["line"], "skipped", f"the store refused it: {reason}")]
+            return [Outcome(rows[0]["line"], "skipped", refusal(exc))]
 
 
 # -- validating one record -------------------------------------------------------------

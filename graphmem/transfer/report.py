@@ -60,3 +60,10 @@ class ImportReport:
     def complete(self) -> bool:
         """Every line went in and the file was whole."""
         return not self.skipped and not self.warnings
+
+
+def refusal(exc: Exception) -> str:
+    """Why the store refused a record, on one line: the server's own message (a
+    Neo4j error's, without the code its text adds; a FalkorDB error's text)."""
+    text = str(getattr(exc, "message", None) or exc).strip()
+    return f"the store refused it: {text.splitlines()[0] if text else type(exc).__name__}"

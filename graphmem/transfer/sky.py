@@ -80,7 +80,7 @@ from graphmem.store import Store
 from graphmem.text import content_key
 from graphmem.transfer.lines import decode, numbered, write_line
 from graphmem.transfer.paging import READ_PAGE, WRITE_PAGE, pages, project_summary
-from graphmem.transfer.report import ImportReport, Progress, TransferCounts
+from graphmem.transfer.report import ImportReport, Progress, TransferCounts, refusal
 
 
 class Term(StrEnum):
@@ -309,8 +309,7 @@ def _write(
             for one in page:
                 _write(store, [one], project_id, session_id, now, report)
             return
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        outcomes = [(page[0][0], f"the store refused it: {reason}")]
+        outcomes = [(page[0][0], refusal(exc))]
     for number, result in outcomes:
         if result in ("created", "merged"):
             (report.created if result == "created" else report.merged)["memory"] += 1

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from falkordb import FalkorDB
 
-from benchmarks.roundtrips import BOLT_BATCH, CountingStore, count
+from benchmarks.roundtrips import BATCH, CountingStore, count
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
 from graphmem.store import Store
@@ -30,7 +30,7 @@ def reference(falkordb_server: EmbeddedFalkorDB) -> Iterator[FalkorStore]:
 def test_no_operation_costs_more_round_trips_than_on_falkordb(store: Store, reference: FalkorStore):
     def on(target: Store) -> dict[str, tuple[float, str]]:
         gm = GraphMem(CountingStore(target), clock=ManualClock(1_800_000_000.0))
-        return {c.operation: (c.per_item, c.statements) for c in count(gm, BOLT_BATCH)}
+        return {c.operation: (c.per_item, c.statements) for c in count(gm, BATCH)}
 
     falkordb, here = on(reference), on(store)
     assert set(here) == set(falkordb)

@@ -1,7 +1,6 @@
 """The store port's contract: what every backend must do the same way.
 
-Each test runs on the embedded FalkorDB, on the Neo4j adapter over Bolt
-(against FalkorDB), and on Neo4j when ``GRAPHMEM_NEO4J_URI`` is set.
+Each test runs on the embedded FalkorDB and on the test Neo4j.
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ from graphmem.models import Tier
 from graphmem.promotion import Trigger
 from graphmem.scheduler import Scheduler
 from graphmem.store import Store
-from tests.contract.bolt import BOLT_QUOTES
 
 HOSTILE = [
     'quote " inside',
@@ -32,10 +30,6 @@ HOSTILE = [
 
 class TestRows:
     def test_schema_setup_can_run_again(self, backend: str, store: Store, gm: GraphMem):
-        if backend == "bolt":
-            pytest.skip(
-                "FalkorDB's index DDL is not idempotent, and over Bolt its errors lose the text"
-            )
         store.setup_schema()
         store.setup_schema()
         assert gm.get(gm.remember({"content": "after the schema"}).id).content == "after the schema"
@@ -63,8 +57,6 @@ class TestRows:
 
     @pytest.mark.parametrize("text", HOSTILE)
     def test_hostile_strings_are_data(self, backend: str, gm: GraphMem, text: str):
-        if backend == "bolt" and ("'" in text or "\\" in text):
-            pytest.skip(BOLT_QUOTES)
         bystander = gm.remember({"content": "bystander"})
         memory = gm.remember({"content": text, "rationale": text, "tags": [text]})
         stored = gm.get(memory.id)
@@ -99,8 +91,6 @@ class TestRows:
     def test_embeddings_are_accepted_as_float32_arrays(
         self, backend: str, store: Store, gm: GraphMem
     ):
-        if backend == "bolt":
-            pytest.skip("a 384-float parameter crashes FalkorDB's Bolt listener")
         memory = gm.remember({"content": "vector"})
         vector = array("f", [0.5, -0.25] + [0.0] * 382)
         rows = store.write(
@@ -244,8 +234,6 @@ class TestLifecycle:
     def test_rotation_archives_the_oldest_working_memories(
         self, backend: str, gm: GraphMem, clock: ManualClock
     ):
-        if backend == "bolt":
-            pytest.skip(BOLT_QUOTES + " (the rotation reason has an apostrophe)")
         ids = []
         for index in range(6):
             ids.append(gm.remember({"content": f"note {index}", "session_id": "full"}).id)

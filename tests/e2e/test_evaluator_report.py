@@ -3,6 +3,7 @@ plot loaded from the page itself, nothing fetched from anywhere."""
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Browser, Request
 
 from graphmem.api import GraphMem
@@ -10,6 +11,10 @@ from graphmem.evaluator.report import render_html, shown_memory_ids
 from graphmem.store.falkordb import FalkorStore
 from tests.e2e.conftest import ARTIFACTS
 from tests.integration.test_evaluator_html import problems
+
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
 
 
 def test_the_report_shows_findings_first_and_its_plots(

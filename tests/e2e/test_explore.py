@@ -19,6 +19,10 @@ from graphmem.config import Settings
 from graphmem.models import Memory
 from tests.e2e.conftest import ARTIFACTS, Explorer, is_local
 
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
+
 
 @dataclass
 class Seeded:

@@ -11,6 +11,10 @@ import pytest
 import graphmem.explore
 from tests.e2e.conftest import missing
 
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
+
 
 @pytest.fixture
 def bundle() -> None:

@@ -10,6 +10,10 @@ from graphmem.api import GraphMem
 from graphmem.config import Settings
 from tests.e2e.conftest import ARTIFACTS, Explorer, is_local
 
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
+
 
 def test_graphiql_renders_and_runs_a_query_offline(explorer: Explorer, gm: GraphMem) -> None:
     gm.remember({"content": "GraphiQL ships inside the package"})

@@ -32,6 +32,10 @@ from tests.fuzz.conftest import FUZZ, Fingerprint
 from tests.fuzz.strategies import HOSTILE, MEMORY_FIELDS, inputs
 from tests.integration.conftest import GraphQLClient
 
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
+
 SDL = (Path(__file__).parents[2] / "schema.graphql").read_text()
 
 LEAKS = re.compile(

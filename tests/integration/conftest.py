@@ -1,10 +1,14 @@
-"""A real uvicorn server on a free local port, talked to over HTTP."""
+"""A real uvicorn server on a free local port, talked to over HTTP; a second
+Neo4j to move projects into; a store whose database refuses graphmem's writes."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -13,14 +17,20 @@ from typing import Any
 
 import httpx
 import pytest
+import redis
 import uvicorn
+from falkordb import FalkorDB
 from starlette.types import ASGIApp
 from typer.testing import CliRunner, Result
 
 from graphmem.api import GraphMem
 from graphmem.cli import app as cli_app
+from graphmem.config import Settings
 from graphmem.graphql.app import create_app
-from graphmem.store import Row
+from graphmem.store import Row, Store
+from graphmem.store.falkordb import FalkorStore
+from tests import neo4j_server as test_neo4j
+from tests.conftest import cypher
 
 
 class GraphQLClient:
@@ -90,6 +100,65 @@ def store_reads(gm: GraphMem, monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
     monkeypatch.setattr(gm.store, "read", counting)
     return reads
+
+
+@pytest.fixture(scope="session")
+def second_neo4j(neo4j_server: test_neo4j.TestNeo4j) -> Iterator[Settings]:
+    """A second Neo4j for this test worker, started by the first ``[neo4j]`` test
+    that moves a project: the project goes into an empty database beside the one
+    it left, and Community Edition has one user database per server. Like the
+    first (``neo4j_server``), it lives in memory where the machine has it. Its
+    indexes are created once; ``store_beside`` empties it for each test."""
+    from graphmem.store.neo4j import Neo4jStore
+
+    shm = Path("/dev/shm")
+    home = Path(tempfile.mkdtemp(prefix="graphmem-neo4j-", dir=shm if shm.is_dir() else None))
+    try:
+        server = test_neo4j.start(home, heap="512m")
+        settings = Settings(
+            backend="neo4j",
+            neo4j_uri=server.bolt_uri,
+            neo4j_user=server.user,
+            neo4j_password=server.password,
+        )
+        try:
+            schema = Neo4jStore.connect(settings)
+            try:
+                schema.setup_schema()
+            finally:
+                schema.close()
+            yield settings
+        finally:
+            server.stop()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture
+def refusing_store(backend: str, request: pytest.FixtureRequest) -> Iterator[tuple[Store, str]]:
+    """A store whose database refuses graphmem's writes with an error graphmem
+    does not expect, and a word of the database's message that names the cause.
+    On FalkorDB a key holds a plain string where the graph should be; on Neo4j
+    a unique constraint (dropped after the test) refuses every new memory."""
+    if backend == "falkordb":
+        server = request.getfixturevalue("falkordb_server")
+        key = f"not-a-graph-{uuid.uuid4().hex[:12]}"
+        with redis.Redis(unix_socket_path=str(server.socket_path)) as raw:
+            raw.set(key, "plain string")
+        db = FalkorDB(unix_socket_path=str(server.socket_path), socket_timeout=5.0)
+        try:
+            yield FalkorStore(db, key), "WRONGTYPE"
+        finally:
+            db.connection.delete(key)
+            db.close()
+        return
+    store = request.getfixturevalue("neo4j_store")
+    cypher(store, "CREATE (:Memory {id: 'in-the-way', source: 'agent'})")
+    cypher(store, "CREATE CONSTRAINT test_refusing FOR (m:Memory) REQUIRE m.source IS UNIQUE")
+    try:
+        yield store, "ConstraintValidationFailed"
+    finally:
+        cypher(store, "DROP CONSTRAINT test_refusing IF EXISTS")
 
 
 Rejected = Callable[[str, Mapping[str, Any], str, str | None], dict[str, Any]]

@@ -18,6 +18,7 @@ from graphmem.errors import ForbiddenError, InvalidInputError, NotFoundError
 from graphmem.graphql.app import create_app
 from graphmem.models import Visibility
 from graphmem.store.falkordb import FalkorStore
+from tests.conftest import cypher
 from tests.integration.conftest import serve
 from tests.integration.test_cli_retrieval import cli
 
@@ -51,7 +52,7 @@ def test_a_memory_stored_before_visibility_reads_as_shared(
     gm: GraphMem, store: FalkorStore
 ) -> None:
     old = gm.as_agent("ana").remember({"content": "written by an older version"})
-    store._graph.query("MATCH (m:Memory {id: $id}) REMOVE m.visibility", {"id": old.id})
+    cypher(store, "MATCH (m:Memory {id: $id}) REMOVE m.visibility", {"id": old.id})
     assert gm.as_agent("ben").get(old.id).visibility is Visibility.SHARED
     assert gm.as_agent("ben").search("older version", mode="FULLTEXT").hits
 

@@ -15,10 +15,11 @@ from graphmem.models import (
     Tier,
 )
 from graphmem.store.falkordb import FalkorStore
+from tests.conftest import cypher
 
 
 def count_memories(store: FalkorStore) -> int:
-    return store._graph.ro_query("MATCH (m:Memory) RETURN count(m)").result_set[0][0]
+    return cypher(store, "MATCH (m:Memory) RETURN count(m)")[0][0]
 
 
 class TestRemember:
@@ -79,11 +80,12 @@ class TestRemember:
 
     def test_memory_links_to_its_session_and_project(self, gm: GraphMem, store: FalkorStore):
         memory = gm.remember({"content": "x", "session_id": "s-1"}, project_id="acme")
-        rows = store._graph.ro_query(
+        rows = cypher(
+            store,
             "MATCH (m:Memory {id: $id})-[:IN_SESSION]->(s:Session)-[:IN_PROJECT]->(p:Project) "
             "RETURN s.id, p.id",
             {"id": memory.id},
-        ).result_set
+        )
         assert rows == [["s-1", "acme"]]
 
     def test_batch_returns_ids_in_order(self, gm: GraphMem):
@@ -140,8 +142,8 @@ class TestProjects:
         with pytest.raises(NotFoundError) as error:
             gm.relate(mine.id, theirs.id, "RELATED_TO")
         assert error.value.field == "to_id"
-        edges = store._graph.ro_query("MATCH (:Memory)-[r:RELATED_TO]->(:Memory) RETURN count(r)")
-        assert edges.result_set[0][0] == 0
+        edges = cypher(store, "MATCH (:Memory)-[r:RELATED_TO]->(:Memory) RETURN count(r)")
+        assert edges[0][0] == 0
 
 
 class TestListing:
@@ -193,7 +195,7 @@ class TestListing:
 
     def test_memory_without_status_counts_as_active(self, gm: GraphMem, store: FalkorStore):
         memory = gm.remember({"content": "old"})
-        store._graph.query("MATCH (m:Memory {id: $id}) REMOVE m.status", {"id": memory.id})
+        cypher(store, "MATCH (m:Memory {id: $id}) REMOVE m.status", {"id": memory.id})
         assert gm.get(memory.id).status is Status.ACTIVE
         assert [m.id for m in gm.list({"status": "active"}).items] == [memory.id]
 
@@ -275,9 +277,11 @@ class TestRelations:
             call(gm, a, b)
         assert raised.value.field == field
         assert (
-            store._graph.ro_query(
-                "MATCH ()-[r]->() WHERE NOT type(r) IN ['IN_SESSION', 'IN_PROJECT'] RETURN count(r)"
-            ).result_set[0][0]
+            cypher(
+                store,
+                "MATCH ()-[r]->() WHERE NOT type(r) IN ['IN_SESSION', 'IN_PROJECT'] "
+                "RETURN count(r)",
+            )[0][0]
             == 0
         )
 

@@ -29,6 +29,7 @@ from graphmem.errors import ConflictError, InvalidInputError
 from graphmem.models import MAX_FUTURE_SKEW_SECONDS, Tier
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
+from tests.conftest import cypher
 
 START = 1_800_000_000.0
 STEP = 1_000.0
@@ -385,7 +386,7 @@ def test_a_memory_from_before_validity_was_kept_reads_as_it_happened(
 ) -> None:
     """No migration: a memory without valid_from holds from its occurred_at."""
     memory = gm.remember({"content": f"old {WORD}", "occurred_at": clock.now() - DAY})
-    store._graph.query("MATCH (m:Memory {id: $id}) REMOVE m.valid_from", {"id": memory.id})
+    cypher(store, "MATCH (m:Memory {id: $id}) REMOVE m.valid_from", {"id": memory.id})
     assert gm.get(memory.id).valid_since == clock.now() - DAY
     clock.advance(10)
     assert [m.id for m in gm.list(as_of=clock.now() - 5).items] == [memory.id]

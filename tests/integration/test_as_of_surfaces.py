@@ -19,6 +19,10 @@ from tests.integration.conftest import GraphQLClient, serve
 from tests.integration.conftest import run_cli as cli
 from tests.integration.test_mcp import call, call_error, http_server, over_http
 
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
+
 HOUR = 3_600.0
 
 

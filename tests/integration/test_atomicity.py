@@ -14,16 +14,20 @@ from typing import Any
 
 import pytest
 import redis
+from neo4j.exceptions import ClientError
 
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
 from graphmem.models import Status, Tier
 from graphmem.store import Row, Store
-from graphmem.store.falkordb import FalkorStore
+from tests.conftest import cypher
 
 Mutation = Callable[[dict[str, Any]], None]
 NOT_A_PROPERTY = {"a map": "is not a property value"}
-"""The database refuses to store this, at the step that tries to."""
+"""Both databases refuse to store this (nor make a vector of it), at the step
+that tries to."""
+REFUSED = (redis.ResponseError, ClientError)
+"""How FalkorDB and Neo4j refuse a statement."""
 
 
 class FaultyStore:
@@ -46,7 +50,7 @@ class FaultyStore:
 
 
 @pytest.fixture
-def faulty(store: FalkorStore) -> FaultyStore:
+def faulty(store: Store) -> FaultyStore:
     return FaultyStore(store)
 
 
@@ -60,15 +64,13 @@ def efgm(faulty: FaultyStore, clock: ManualClock, embedder: Any) -> GraphMem:
     return GraphMem(faulty, clock=clock, embedder=embedder)
 
 
-def embedding_of(store: FalkorStore, memory_id: str) -> list[float] | None:
-    rows = store._graph.ro_query(
-        "MATCH (m:Memory {id: $id}) RETURN m.embedding", {"id": memory_id}
-    ).result_set
+def embedding_of(store: Store, memory_id: str) -> list[float] | None:
+    rows = cypher(store, "MATCH (m:Memory {id: $id}) RETURN m.embedding", {"id": memory_id})
     return rows[0][0] if rows else None
 
 
 def _spoil_last_row_embedding(params: dict[str, Any]) -> None:
-    params["rows"][-1]["embedding"] = ["not a number"]
+    params["rows"][-1]["embedding"] = NOT_A_PROPERTY
 
 
 def _spoil_last_merge(params: dict[str, Any]) -> None:
@@ -83,7 +85,7 @@ class TestRemember:
     ]
 
     def test_memories_and_their_embeddings_are_one_write(
-        self, efgm: GraphMem, faulty: FaultyStore, store: FalkorStore
+        self, efgm: GraphMem, faulty: FaultyStore, store: Store
     ):
         ids = efgm.remember_many(self.ITEMS)
         assert faulty.writes == ["remember_many"]
@@ -97,7 +99,7 @@ class TestRemember:
         efgm.remember({"content": "an earlier memory that must stay as it is"})
         before = graph_snapshot()
         faulty.sabotage["remember_many"] = _spoil_last_row_embedding
-        with pytest.raises(redis.ResponseError):
+        with pytest.raises(REFUSED):
             efgm.remember_many(self.ITEMS)
         assert graph_snapshot() == before
         # The same batch, unsabotaged, is written whole.
@@ -118,7 +120,7 @@ class TestRemember:
             {"content": "The cache TTL is 300 seconds."},
             {"content": "logs are kept for 30 days"},
         ]
-        with pytest.raises(redis.ResponseError):
+        with pytest.raises(REFUSED):
             fgm.remember_many(batch)
         assert graph_snapshot() == before
         assert fgm.get(first.id).occurrence_count == 1
@@ -171,7 +173,7 @@ class TestMergeMemories:
                 params[spoiled] = NOT_A_PROPERTY
 
         faulty.sabotage["merge_memories"] = spoil
-        with pytest.raises(redis.ResponseError):
+        with pytest.raises(REFUSED):
             fgm.merge_memories(into_id, absorbed_id)
         assert graph_snapshot() == before
 
@@ -218,7 +220,7 @@ class TestRestore:
         faulty.sabotage["restore_memory"] = lambda p: p.update(
             importance_fields={"importance": NOT_A_PROPERTY}
         )
-        with pytest.raises(redis.ResponseError):
+        with pytest.raises(REFUSED):
             fgm.restore(memory.id)
         assert graph_snapshot() == before
         assert fgm.get(memory.id).tier is Tier.ARCHIVED
@@ -260,7 +262,7 @@ class TestSingleWriteOperations:
         new = fgm.remember({"content": "the API is versioned by a header"})
         before = graph_snapshot()
         faulty.sabotage["relate_supersedes"] = lambda p: p.update(rationale=NOT_A_PROPERTY)
-        with pytest.raises(redis.ResponseError):
+        with pytest.raises(REFUSED):
             fgm.supersede(old.id, new.id)
         assert graph_snapshot() == before
 
@@ -281,7 +283,7 @@ class TestPromotionRun:
         self._session(fgm)
         before = graph_snapshot()
         faulty.sabotage["promote_memories"] = _spoil_run_record
-        with pytest.raises(redis.ResponseError):
+        with pytest.raises(REFUSED):
             fgm.run_promotion("s")
         assert graph_snapshot() == before  # no move, no event, no run
         del faulty.sabotage["promote_memories"]
@@ -314,10 +316,10 @@ def test_an_edit_and_its_new_vector_are_one_write(
     before = graph_snapshot()
 
     def spoil_vector(params: dict[str, Any]) -> None:
-        params["embedding"] = ["not a number"]
+        params["embedding"] = NOT_A_PROPERTY
 
     faulty.sabotage["update_memory"] = spoil_vector
-    with pytest.raises(redis.ResponseError):
+    with pytest.raises(REFUSED):
         efgm.update(memory.id, {"content": "deploys happen on Thursdays"})
     assert graph_snapshot() == before  # neither the new text nor a stale vector for it
     del faulty.sabotage["update_memory"]

@@ -12,31 +12,21 @@ import sys
 import tempfile
 from pathlib import Path
 
-from falkordb import FalkorDB
-
 from benchmarks.baseline import raw_rows
 from benchmarks.data import generate
 from graphmem.api import GraphMem
-from graphmem.store.embedded import EmbeddedFalkorDB
-from graphmem.store.falkordb import FalkorStore
+from graphmem.store import Store
+from tests.conftest import cypher
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_raw_rows_carry_the_properties_graphmem_stores(
-    gm: GraphMem, store: FalkorStore, falkordb_server: EmbeddedFalkorDB
-) -> None:
+def test_raw_rows_carry_the_properties_graphmem_stores(gm: GraphMem, store: Store) -> None:
     items = generate(60).memories
     ids = gm.remember_many(items)
-    db = FalkorDB(unix_socket_path=str(falkordb_server.socket_path), socket_timeout=10.0)
-    try:
-        stored = (
-            db.select_graph(store.graph_name)
-            .ro_query("UNWIND $ids AS id MATCH (m:Memory {id: id}) RETURN keys(m)", {"ids": ids})
-            .result_set
-        )
-    finally:
-        db.close()
+    stored = cypher(
+        store, "UNWIND $ids AS id MATCH (m:Memory {id: id}) RETURN keys(m)", {"ids": ids}
+    )
     rows = raw_rows(items, project=gm.default_project)
     assert [sorted(keys) for (keys,) in stored] == [sorted(row) for row in rows]
 

@@ -10,6 +10,7 @@ from typer.testing import Result
 from graphmem.api import GraphMem
 from graphmem.config import Settings
 from graphmem.models import Tier
+from tests.conftest import cypher
 from tests.integration.conftest import run_cli
 
 
@@ -22,7 +23,7 @@ def opened(data_dir: Path) -> GraphMem:
 
 
 def corrupt(gm: GraphMem, text: str, memory_id: str) -> None:
-    gm.store._graph.query(text, {"id": memory_id})
+    cypher(gm.store, text, {"id": memory_id})
 
 
 def test_fail_on_exit_codes_and_formats(data_dir: Path):

@@ -29,6 +29,10 @@ from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 from tests.integration.conftest import GraphQLClient, Rejected, serve
 
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
+
 LOCAL_ONLY = {
     "open": "opens a store in this process",
     "close": "each client has its own close, for its connection",

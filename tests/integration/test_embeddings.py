@@ -1,5 +1,5 @@
 """Embeddings: the packaged model, how memories get their vectors, the backfill,
-and the ``none`` mode, against a real FalkorDB."""
+and the ``none`` mode, against each real backend."""
 
 from __future__ import annotations
 
@@ -9,12 +9,11 @@ import math
 import subprocess
 import sys
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from falkordb import FalkorDB, Graph
 
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
@@ -29,8 +28,9 @@ from graphmem.embeddings import (
 from graphmem.embeddings.cache import VectorCache
 from graphmem.embeddings.onnx_runtime import INT8, MODEL_DIR
 from graphmem.errors import InvalidInputError
-from graphmem.store.embedded import EmbeddedFalkorDB
+from graphmem.store import Store
 from graphmem.store.falkordb import FalkorStore, params_header
+from tests.conftest import cypher
 
 
 class CountingEmbedder:
@@ -54,24 +54,25 @@ class CountingEmbedder:
         return self.inner.ready()
 
 
-@pytest.fixture
-def graph(falkordb_server: EmbeddedFalkorDB, store: FalkorStore) -> Iterator[Graph]:
-    """The test's graph, read directly, to see what is stored."""
-    db = FalkorDB(unix_socket_path=str(falkordb_server.socket_path), socket_timeout=30.0)
-    yield db.select_graph(store.graph_name)
-    db.close()
-
-
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return sum(x * y for x, y in zip(a, b, strict=True))
 
 
-def stored_vector(graph: Graph, memory_id: str) -> tuple[str | None, list[float] | None]:
-    rows = graph.ro_query(
-        params_header({"id": memory_id})
-        + "MATCH (m:Memory {id: $id}) RETURN typeof(m.embedding), m.embedding"
-    ).result_set
-    return rows[0][0] if rows[0][1] is not None else None, rows[0][1]
+def stored_vector(store: Store, memory_id: str) -> tuple[str | None, list[float] | None]:
+    """A memory's vector as the database holds it: its type and its values."""
+    type_of = "typeof" if isinstance(store, FalkorStore) else "valueType"
+    ((kind, vector),) = cypher(
+        store,
+        f"MATCH (m:Memory {{id: $id}}) RETURN {type_of}(m.embedding), m.embedding",
+        {"id": memory_id},
+    )
+    return kind if vector is not None else None, vector
+
+
+def native(store: Store) -> str:
+    """The type each backend's vector index reads: FalkorDB's own float32
+    vector; on Neo4j 5, a list of floats."""
+    return "Vectorf32" if isinstance(store, FalkorStore) else "LIST<FLOAT NOT NULL> NOT NULL"
 
 
 def test_the_packaged_model_gives_384_dimension_unit_vectors(embedder: MiniLMEmbedder):
@@ -111,7 +112,7 @@ def test_the_setting_chooses_the_embedder(monkeypatch: pytest.MonkeyPatch):
 
 
 def test_a_batch_write_embeds_with_one_call_and_stores_native_vectors(
-    store: FalkorStore, clock: ManualClock, embedder: MiniLMEmbedder, graph: Graph
+    store: Store, clock: ManualClock, embedder: MiniLMEmbedder
 ):
     counting = CountingEmbedder(embedder)
     gm = GraphMem(store, clock=clock, embedder=counting)
@@ -123,14 +124,14 @@ def test_a_batch_write_embeds_with_one_call_and_stores_native_vectors(
         ]
     )
     assert counting.calls == [2]
-    kind, vector = stored_vector(graph, ids[1])
-    assert kind == "Vectorf32"
+    kind, vector = stored_vector(store, ids[1])
+    assert kind == native(store)
     (expected,) = embedder.embed(["the billing service uses Kafka\nordering matters"])
     assert vector == pytest.approx(list(expected), abs=1e-6)
 
 
 def test_changing_the_content_re_embeds_the_memory(
-    store: FalkorStore, clock: ManualClock, embedder: MiniLMEmbedder, graph: Graph
+    store: Store, clock: ManualClock, embedder: MiniLMEmbedder
 ):
     counting = CountingEmbedder(embedder)
     gm = GraphMem(store, clock=clock, embedder=counting)
@@ -139,7 +140,7 @@ def test_changing_the_content_re_embeds_the_memory(
     assert counting.calls == [1]  # no text changed, no new vector
     gm.update(memory.id, {"content": "invoices are emailed on the first of the month"})
     assert counting.calls == [1, 1]
-    _, vector = stored_vector(graph, memory.id)
+    _, vector = stored_vector(store, memory.id)
     (expected,) = embedder.embed(["invoices are emailed on the first of the month"])
     assert vector == pytest.approx(list(expected), abs=1e-6)
     hits = gm.search("when are bills sent out", mode="VECTOR", limit=1).hits
@@ -147,23 +148,22 @@ def test_changing_the_content_re_embeds_the_memory(
 
 
 def test_without_embeddings_nothing_is_embedded_and_an_edit_drops_a_stale_vector(
-    store: FalkorStore, clock: ManualClock, embedder: MiniLMEmbedder, graph: Graph
+    store: Store, clock: ManualClock, embedder: MiniLMEmbedder
 ):
     with_vectors = GraphMem(store, clock=clock, embedder=embedder)
     memory = with_vectors.remember({"content": "deploys happen on Tuesdays"})
-    assert stored_vector(graph, memory.id)[0] == "Vectorf32"
+    assert stored_vector(store, memory.id)[0] == native(store)
     plain = GraphMem(store, clock=clock)
     fresh = plain.remember({"content": "the billing service uses Kafka"})
-    assert stored_vector(graph, fresh.id) == (None, None)
+    assert stored_vector(store, fresh.id) == (None, None)
     plain.update(memory.id, {"content": "deploys happen on Thursdays"})
-    assert stored_vector(graph, memory.id) == (None, None)
+    assert stored_vector(store, memory.id) == (None, None)
 
 
 def test_backfill_embeds_what_has_no_vector_in_batches_with_progress(
-    store: FalkorStore,
+    store: Store,
     clock: ManualClock,
     embedder: MiniLMEmbedder,
-    graph: Graph,
     capsys: pytest.CaptureFixture[str],
 ):
     plain = GraphMem(store, clock=clock)
@@ -178,8 +178,8 @@ def test_backfill_embeds_what_has_no_vector_in_batches_with_progress(
     assert (result.embedded, result.remaining) == (5, 0)
     assert counting.calls == [2, 2, 1]
     assert "embedding memories" in capsys.readouterr().err
-    assert all(stored_vector(graph, i)[0] == "Vectorf32" for i in ids)
-    assert stored_vector(graph, other.id) == (None, None)  # another project's
+    assert all(stored_vector(store, i)[0] == native(store) for i in ids)
+    assert stored_vector(store, other.id) == (None, None)  # another project's
 
     again = gm.backfill_embeddings(all_projects=True)
     assert (again.embedded, again.remaining) == (1, 0)

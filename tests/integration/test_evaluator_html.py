@@ -14,6 +14,7 @@ from graphmem.api import GraphMem
 from graphmem.evaluator import ConsistencyReport
 from graphmem.evaluator.report import charts, render_html, shown_memory_ids
 from graphmem.store.falkordb import FalkorStore
+from tests.conftest import cypher
 
 pytest.importorskip("matplotlib", reason="the HTML report's plots need the report extra")
 
@@ -28,7 +29,7 @@ def problems(gm: GraphMem, store: FalkorStore) -> dict[str, str]:
         ).id,
         "task": gm.remember({"content": "Rename the users table"}).id,
     }
-    store._graph.query("MATCH (m:Memory {id: $id}) SET m.importance = 1.7", {"id": ids["scored"]})
+    cypher(store, "MATCH (m:Memory {id: $id}) SET m.importance = 1.7", {"id": ids["scored"]})
     gm.pin(ids["pinned"])
     gm.relate(ids["rule"], ids["task"], "CONSTRAINS")
     gm.relate(ids["rule"], ids["task"], "ENABLES")

@@ -12,6 +12,10 @@ from typer.testing import CliRunner
 
 from graphmem.cli import app
 
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
+
 
 def run(data_dir: Path, *args: str, **env: str) -> tuple[int, str]:
     unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}

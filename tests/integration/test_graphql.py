@@ -21,6 +21,10 @@ from graphmem.models import MemoryInput, MemoryType
 from graphmem.store.embedded import EmbeddedFalkorDB
 from tests.integration.conftest import GraphQLClient, serve
 
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
+
 MEMORY_FIELDS = """
     id projectId sessionId content memoryType tier status confidence importance
     accessCount retrievalCount occurrenceCount feedback feedbackCount pinned source suggestedBy

@@ -6,8 +6,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
+
 from graphmem.api import GraphMem
+from tests.conftest import cypher
 from tests.integration.conftest import GraphQLClient
+
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
 
 RUN = """mutation($fix: Boolean! = false) {
   runConsistencyCheck(fix: $fix) { id projectId state submittedAt }
@@ -45,7 +52,8 @@ def test_a_check_runs_as_a_job_and_its_report_is_stored(gm: GraphMem, gql: Graph
     new = gm.remember({"content": "Never deploy on Fridays"})
     gm.supersede(old.id, new.id)
     # A cycle the API refuses to create, written behind its back.
-    gm.store._graph.query(
+    cypher(
+        gm.store,
         "MATCH (a:Memory {id: $old}), (b:Memory {id: $new}) CREATE (a)-[:SUPERSEDES]->(b)",
         {"old": old.id, "new": new.id},
     )

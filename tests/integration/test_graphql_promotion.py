@@ -21,6 +21,10 @@ from graphmem.graphql.app import create_app_from_settings
 from graphmem.models import Tier
 from tests.integration.conftest import GraphQLClient, Rejected, serve
 
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
+
 S = "thread-1"
 
 RUN = """mutation($session: ID!, $dryRun: Boolean! = false) {

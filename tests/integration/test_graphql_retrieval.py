@@ -13,6 +13,10 @@ from graphmem.embeddings import MiniLMEmbedder
 from graphmem.store.falkordb import FalkorStore
 from tests.integration.conftest import GraphQLClient, Rejected
 
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
+
 COMPONENTS = "components { name value weight contribution }"
 RETRIEVERS = "retrievers { retriever rank score }"
 CONTEXT = f"""query($hint: String!, $max: Int! = 5, $record: Boolean) {{

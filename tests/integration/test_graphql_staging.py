@@ -15,6 +15,10 @@ from graphmem.models import Memory, Status, Tier
 from graphmem.text import jaccard, tokens
 from tests.integration.conftest import GraphQLClient, Rejected
 
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
+
 REMEMBER = """mutation($input: MemoryInput!) { remember(input: $input) {
     created match memory { id content status occurrenceCount tags evidence lastSeen } } }"""
 

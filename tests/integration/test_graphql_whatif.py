@@ -15,6 +15,10 @@ from graphmem.config import Settings
 from graphmem.graphql.app import create_app
 from tests.integration.conftest import GraphQLClient, Rejected, serve
 
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
+
 WHAT_IF = """query($variant: WhatIfInput!) {
   whatIf(variant: $variant) {
     projectId at sessions durationMs changed

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import gc
 
+import pytest
+
 from graphmem.api import GraphMem
+
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
 
 
 def test_warm_loads_the_model_and_exempts_the_start_up_heap_from_collection(egm: GraphMem):

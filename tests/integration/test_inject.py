@@ -24,6 +24,10 @@ from graphmem.graphql.app import create_app
 from graphmem.models import Memory, Status
 from tests.integration.conftest import serve
 
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
+
 ENTRY = "import sys; from graphmem.entry import main; main()"
 """The ``graphmem`` console script's own code, whichever way the package is installed."""
 PROMPT = "why does the ledger need Postgres row locks when we settle payments?"

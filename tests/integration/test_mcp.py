@@ -47,6 +47,10 @@ from graphmem.retrieval.context import HINT_MAX_CHARS, HINT_MIN_CHARS, MAX_RESUL
 from graphmem.retrieval.search import MAX_DEPTH, MAX_LIMIT
 from tests.integration.conftest import serve
 
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
+
 TOOLS = {
     "knowledge_context",
     "search",

@@ -19,6 +19,10 @@ from graphmem.observability.metrics import MAX_OPERATION_NAMES, Metrics
 from graphmem.observability.request_ids import RequestInfo
 from tests.integration.conftest import serve
 
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
+
 S = "thread-1"
 REMEMBER = """mutation Remember($input: MemoryInput!) {
   remember(input: $input) { memory { id } }

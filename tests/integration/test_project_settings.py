@@ -18,6 +18,7 @@ from graphmem.errors import ForbiddenError, InvalidInputError
 from graphmem.graphql.app import create_app
 from graphmem.models import AutoLink, ProjectSettings
 from graphmem.store.falkordb import FalkorStore
+from tests.conftest import cypher
 from tests.integration.conftest import GraphQLClient, Rejected, serve
 from tests.integration.conftest import run_cli as cli
 
@@ -39,9 +40,7 @@ def test_python_api_defaults_set_and_keep(gm: GraphMem) -> None:
 
 def test_settings_are_properties_of_the_project_node(gm: GraphMem, store: FalkorStore) -> None:
     gm.set_project_settings(auto_links=["previous_turn"], project_id="alpha")
-    rows = store._graph.ro_query(
-        "MATCH (p:Project {id: 'alpha'}) RETURN p.auto_links, p.created_at"
-    ).result_set
+    rows = cypher(store, "MATCH (p:Project {id: 'alpha'}) RETURN p.auto_links, p.created_at")
     assert rows[0][0] == ["previous_turn"] and rows[0][1] is not None
 
 

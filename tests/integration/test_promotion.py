@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import random
 import threading
-import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from falkordb import FalkorDB
 
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
@@ -19,9 +18,9 @@ from graphmem.promotion import Trigger, threshold_for
 from graphmem.retention import RetentionRules
 from graphmem.scheduler import Scheduler
 from graphmem.scoring import Factor, ImportanceScorer, ScoringPreset
-from graphmem.store.embedded import EmbeddedFalkorDB
-from graphmem.store.falkordb import FalkorStore
+from graphmem.store import Store
 from graphmem.telemetry import Event
+from tests.conftest import cypher
 
 S = "thread-1"
 
@@ -46,8 +45,8 @@ def tier_of(gm: GraphMem, memory_id: str) -> Tier:
     return gm.get(memory_id).tier
 
 
-def count(store: FalkorStore, query: str, **params) -> int:
-    return store._graph.ro_query(query, params).result_set[0][0]
+def count(store: Store, query: str, **params) -> int:
+    return cypher(store, query, params)[0][0]
 
 
 class TestEvaluate:
@@ -107,7 +106,7 @@ class TestEvaluate:
         gm.record_access(old_but_used.id)
         assert order() == [old_but_used.id, fresh.id]
 
-    def test_dry_run_reports_breakdowns_and_writes_nothing(self, gm: GraphMem, store: FalkorStore):
+    def test_dry_run_reports_breakdowns_and_writes_nothing(self, gm: GraphMem, store: Store):
         memory = gm.remember(strong())
         result = gm.run_promotion(S, dry_run=True)
         (candidate,) = result.candidates
@@ -197,7 +196,7 @@ class TestPromote:
         assert working == {pending.id}
         assert promoted.id not in working
 
-    def test_promotion_is_idempotent(self, gm: GraphMem, store: FalkorStore):
+    def test_promotion_is_idempotent(self, gm: GraphMem, store: Store):
         memory = gm.remember(strong())
         candidates = gm.promotion.evaluate(S, project_id="default")
         first = gm.promotion.promote(candidates, project_id="default")
@@ -206,11 +205,11 @@ class TestPromote:
         assert count(store, "MATCH (e:PromotionEvent) RETURN count(e)") == 1
 
     def test_two_concurrent_runners_never_promote_twice(
-        self, gm: GraphMem, store: FalkorStore, falkordb_server: EmbeddedFalkorDB, clock
+        self, gm: GraphMem, store: Store, connect_again: Callable[[], Store], clock
     ):
         gm.rules = gm.promotion.rules = RetentionRules(max_promotions_per_run=500)
         ids = gm.remember_many([strong(f"risk {i}") for i in range(300)])
-        runners = [GraphMem(_second_store(falkordb_server, store), clock=clock) for _ in range(2)]
+        runners = [GraphMem(connect_again(), clock=clock) for _ in range(2)]
         for runner in runners:
             runner.rules = runner.promotion.rules = gm.rules
         results = []
@@ -220,11 +219,12 @@ class TestPromote:
             barrier.wait()
             results.append(runner.run_promotion(S))
 
-        threads = [threading.Thread(target=run, args=(r,)) for r in runners]
+        threads = [threading.Thread(target=run, args=(r,), daemon=True) for r in runners]
         for t in threads:
             t.start()
         for t in threads:
             t.join(60)
+        assert not any(t.is_alive() for t in threads), "a runner did not finish in 60 s"
         promoted = results[0].promoted + results[1].promoted
         assert sorted(promoted) == sorted(ids), "every item promoted exactly once"
         assert count(store, "MATCH (e:PromotionEvent) RETURN count(e)") == 300
@@ -341,12 +341,14 @@ class TestScheduler:
         assert gm.promotion_stats(S).runs == runs
 
     def test_two_schedulers_on_one_database_do_not_duplicate_runs(
-        self, gm: GraphMem, store: FalkorStore, falkordb_server: EmbeddedFalkorDB, clock
+        self, gm: GraphMem, store: Store, connect_again: Callable[[], Store], clock
     ):
         for i in range(40):
             gm.open_session(f"s{i}")
+        # Unpaced (busy_fraction 1.0): the race is in the claim, and resting
+        # three times each run's length would only stretch the test.
         schedulers = [
-            Scheduler(GraphMem(_second_store(falkordb_server, store), clock=clock), owner=name)
+            Scheduler(GraphMem(connect_again(), clock=clock), owner=name, busy_fraction=1.0)
             for name in ("a", "b")
         ]
         barrier = threading.Barrier(2)
@@ -355,14 +357,13 @@ class TestScheduler:
             barrier.wait()
             scheduler.tick()
 
-        threads = [threading.Thread(target=tick, args=(s,)) for s in schedulers]
+        threads = [threading.Thread(target=tick, args=(s,), daemon=True) for s in schedulers]
         for t in threads:
             t.start()
         for t in threads:
             t.join(60)
-        runs = store._graph.ro_query(
-            "MATCH (r:PromotionRun) RETURN r.session_id, count(r)"
-        ).result_set
+        assert not any(t.is_alive() for t in threads), "a scheduler did not finish in 60 s"
+        runs = cypher(store, "MATCH (r:PromotionRun) RETURN r.session_id, count(r)")
         assert len(runs) == 40 and all(n == 1 for _, n in runs)
 
     def test_background_thread_starts_and_stops(self, gm: GraphMem):
@@ -431,7 +432,7 @@ class TestArchival:
         assert gm.restore(memory.id).tier is Tier.EPISODIC
 
 
-def test_database_scoring_equals_the_python_scorer(store: FalkorStore, clock: ManualClock):
+def test_database_scoring_equals_the_python_scorer(store: Store, clock: ManualClock):
     """evaluate_session scores in Cypher; it must agree with graphmem.scoring."""
     rng = random.Random(7)
     types = [t.value for t in MemoryType]
@@ -458,16 +459,6 @@ def test_database_scoring_equals_the_python_scorer(store: FalkorStore, clock: Ma
         assert len(candidates) == 40
         for c in candidates:
             assert c.score == pytest.approx(scorer.score(c.memory, clock.now()), abs=1e-9)
-
-
-def _second_store(server: EmbeddedFalkorDB, store: FalkorStore) -> FalkorStore:
-    """Another client on the same graph, as a second server process would have."""
-    db = FalkorDB(
-        unix_socket_path=str(server.socket_path),
-        socket_timeout=30.0,
-        client_name=f"{server.client_name}-{uuid.uuid4().hex[:6]}",
-    )
-    return FalkorStore(db, store.graph_name)
 
 
 def test_triggers_are_named(gm: GraphMem):
@@ -603,7 +594,7 @@ class TestArchiveExpiry:
         return memory.id
 
     def test_expired_archives_are_exported_then_deleted_and_logged(
-        self, gm: GraphMem, clock: ManualClock, store: FalkorStore, tmp_path: Path
+        self, gm: GraphMem, clock: ManualClock, store: Store, tmp_path: Path
     ):
         self._expiring(gm, tmp_path / "exports")
         old = self._archived(gm, clock, "maybe the cache is cold")

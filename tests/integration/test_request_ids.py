@@ -13,8 +13,6 @@ from typing import Any
 
 import httpx
 import pytest
-import redis
-from falkordb import FalkorDB
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -26,9 +24,12 @@ from graphmem.graphql.app import create_app
 from graphmem.observability.logs import JsonFormatter, RequestIdFilter
 from graphmem.observability.metrics import Metrics
 from graphmem.observability.middleware import RequestMiddleware
-from graphmem.store.embedded import EmbeddedFalkorDB
-from graphmem.store.falkordb import FalkorStore
+from graphmem.store import Store
 from tests.integration.conftest import serve
+
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
 
 GENERATED = re.compile(r"[0-9a-f]{32}")
 
@@ -130,32 +131,24 @@ def test_a_request_the_gate_refuses_still_has_an_id(gm: GraphMem, logs: LogLines
 
 
 def test_an_internal_error_names_its_request_id_and_the_log_holds_the_cause(
-    falkordb_server: EmbeddedFalkorDB, logs: LogLines
+    refusing_store: tuple[Store, str], logs: LogLines
 ) -> None:
-    # A key holding a plain string where the graph should be: the database
-    # rejects every statement with an error graphmem does not expect.
-    key = "not-a-graph-request-ids"
-    with redis.Redis(unix_socket_path=str(falkordb_server.socket_path)) as raw:
-        raw.set(key, "plain string")
-    db = FalkorDB(unix_socket_path=str(falkordb_server.socket_path), socket_timeout=5.0)
-    try:
-        with serve(create_app(GraphMem(FalkorStore(db, key)))) as http:
-            response = http.post(
-                "/graphql",
-                json={"query": 'mutation { remember(input: {content: "x"}) { created } }'},
-                headers={"X-Request-ID": "incident-7"},
-            )
-    finally:
-        db.connection.delete(key)
-        db.close()
+    # The database rejects the write with an error graphmem does not expect.
+    store, cause = refusing_store
+    with serve(create_app(GraphMem(store))) as http:
+        response = http.post(
+            "/graphql",
+            json={"query": 'mutation { remember(input: {content: "x"}) { created } }'},
+            headers={"X-Request-ID": "incident-7"},
+        )
 
     body = response.json()
     assert response.headers["x-request-id"] == "incident-7"
     (error,) = body["errors"]
     assert error["message"] == "Internal server error (request id incident-7)"
     assert error["extensions"] == {"code": "INTERNAL"}
-    assert "WRONGTYPE" not in response.text
-    causes = [line for line in logs.all() if "WRONGTYPE" in line.get("exception", "")]
+    assert cause not in response.text
+    causes = [line for line in logs.all() if cause in line.get("exception", "")]
     assert causes, logs.all()
     assert all(line["request_id"] == "incident-7" for line in causes)
     assert all(line["level"] == "ERROR" for line in causes)

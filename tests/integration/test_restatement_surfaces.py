@@ -6,12 +6,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from mcp import ClientSession
 
 from graphmem.api import GraphMem
 from tests.integration.conftest import GraphQLClient
 from tests.integration.test_cli import MEMORY_ID, cli, remember
 from tests.integration.test_mcp import call, http_server, over_http
+
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
 
 PORT_8000 = "The billing API server in production listens on port 8000"
 PORT_9000 = "The billing API server in production listens on port 9000"

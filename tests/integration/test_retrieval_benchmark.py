@@ -28,6 +28,9 @@ def test_smoke_run_reports_quality_ingest_and_latency(tmp_path: Path):
             "--ingest",
             "100",
             "--no-madial",
+            # Both is the default; the Neo4j run starts a server of its own.
+            "--backend",
+            "falkordb",
             "--cache",
             str(tmp_path),
             "--json",

@@ -1,7 +1,8 @@
-"""Three ``graphmem serve`` processes on one database, the scheduler on in all
-of them, under a bounded write load: every acknowledged write is there, read
-through any server, and no memory is promoted twice (the promotion log in the
-graph, and each server's own metrics, agree on every move).
+"""Three ``graphmem serve`` processes on one database (the embedded FalkorDB of
+one data directory, or the test Neo4j), the scheduler on in all of them, under
+a bounded write load: every acknowledged write is there, read through any
+server, and no memory is promoted twice (the promotion log in the graph, and
+each server's own metrics, agree on every move).
 
 docs/scaling.md describes the deployment this stands in for.
 """
@@ -25,11 +26,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from falkordb import Graph
 
 from graphmem.api import GraphMem
 from graphmem.config import Settings
 from graphmem.models import Tier
+from graphmem.store import Store
+from tests.conftest import cypher
 
 SERVERS = 3
 SERVE = [sys.executable, "-m", "graphmem", "serve", "--host", "127.0.0.1"]
@@ -57,10 +59,26 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def servers(data_dir: Path) -> Iterator[list[str]]:
-    """Three servers started together on one data directory (the first to get the
-    directory lock starts the embedded database, the others attach to it)."""
+def settings(backend: str, data_dir: Path, request: pytest.FixtureRequest) -> Settings:
+    """How the test reads the shared store itself: the servers' data directory, or
+    the test Neo4j (emptied first, as the ``store`` fixture does)."""
+    if backend == "neo4j":
+        request.getfixturevalue("neo4j_store")
+        neo4j: Settings = request.getfixturevalue("neo4j_settings")
+        return neo4j.model_copy(update={"data_dir": data_dir, "embedder": "none"})
+    return Settings(data_dir=data_dir, embedder="none")
+
+
+@pytest.fixture
+def servers(
+    backend: str, data_dir: Path, settings: Settings, request: pytest.FixtureRequest
+) -> Iterator[list[str]]:
+    """Three servers started together: on one data directory (the first to get the
+    directory lock starts the embedded database, the others attach to it), or on
+    the test Neo4j (each with a data directory of its own)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    if backend == "neo4j":
+        env.update(request.getfixturevalue("neo4j_env"))
     env.update(
         GRAPHMEM_DATA_DIR=str(data_dir),
         GRAPHMEM_EMBEDDER="none",
@@ -120,6 +138,7 @@ def _load(urls: list[str]) -> tuple[dict[str, tuple[str, str]], int]:
     returns the acknowledged writes (id -> (content, server)) and how many failed."""
     acknowledged: dict[str, tuple[str, str]] = {}
     failed = 0
+    failures: list[object] = []
     lock = threading.Lock()
     deadline = time.monotonic() + LOAD_SECONDS
     numbers = iter(range(WRITES))
@@ -151,6 +170,7 @@ def _load(urls: list[str]) -> tuple[dict[str, tuple[str, str]], int]:
                 with lock:
                     if body.get("errors"):
                         failed += 1
+                        failures.append(body["errors"])
                     else:
                         memory = body["data"]["remember"]["memory"]
                         assert memory["content"] == content
@@ -162,7 +182,7 @@ def _load(urls: list[str]) -> tuple[dict[str, tuple[str, str]], int]:
                         f"{other}/graphql",
                         json={"query": RUN, "variables": {"session": session}},
                     ).json()
-                    assert "errors" not in reply, reply
+                    assert "errors" not in reply, (reply, failures)
 
     with ThreadPoolExecutor(WRITERS) as pool:
         for future in [pool.submit(writer, seed) for seed in range(WRITERS)]:
@@ -170,13 +190,13 @@ def _load(urls: list[str]) -> tuple[dict[str, tuple[str, str]], int]:
     return acknowledged, failed
 
 
-def _wait_quiet(graph: Graph) -> None:
+def _wait_quiet(store: Store) -> None:
     """Until the count of promotion runs has not moved for two seconds."""
     query = "MATCH (r:PromotionRun) RETURN count(r)"
     last, still_since = -1, time.monotonic()
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        runs = graph.ro_query(query).result_set[0][0]
+        runs = cypher(store, query)[0][0]
         if runs != last:
             last, still_since = runs, time.monotonic()
         elif time.monotonic() - still_since >= 2.0:
@@ -195,7 +215,7 @@ def _metrics(url: str) -> tuple[Counter[str], float]:
 
 
 def test_three_servers_share_one_database_without_double_promotion(
-    servers: list[str], data_dir: Path
+    servers: list[str], settings: Settings
 ):
     acknowledged, failed = _load(servers)
     assert len(acknowledged) >= WRITES * 0.9, f"only {len(acknowledged)} writes acknowledged"
@@ -220,12 +240,12 @@ def test_three_servers_share_one_database_without_double_promotion(
 
     # The schedulers promote every working decision within a few periods.
     settle = time.monotonic() + SETTLE_SECONDS
-    with GraphMem.open(Settings(data_dir=data_dir, embedder="none")) as gm:
-        graph = gm.store._graph  # raw reads: no graphmem code between the test and the log
+    with GraphMem.open(settings) as gm:
+        store = gm.store  # raw reads: no graphmem code between the test and the log
         while time.monotonic() < settle:
-            working = graph.ro_query(
-                "MATCH (m:Memory) WHERE m.tier = 'working' RETURN count(m)"
-            ).result_set[0][0]
+            working = cypher(store, "MATCH (m:Memory) WHERE m.tier = 'working' RETURN count(m)")[0][
+                0
+            ]
             if working == 0:
                 break
             time.sleep(0.5)
@@ -236,18 +256,17 @@ def test_three_servers_share_one_database_without_double_promotion(
                 f"{servers[0]}/graphql", json={"query": DISABLE, "variables": {"session": session}}
             ).json()
             assert body["data"]["disablePromotion"]["enabled"] is False, body
-        _wait_quiet(graph)
+        _wait_quiet(store)
         metrics = [_metrics(url) for url in servers]
-        events = graph.ro_query(
+        events = cypher(
+            store,
             "MATCH (e:PromotionEvent) RETURN e.memory_id, e.from_tier, e.to_tier, e.at, e.trigger "
-            "ORDER BY e.at"
-        ).result_set
-        tiers = dict(
-            graph.ro_query("MATCH (m:Memory) RETURN m.id, m.tier").result_set  # type: ignore[arg-type]
+            "ORDER BY e.at",
         )
-        periodic_runs = graph.ro_query(
-            "MATCH (r:PromotionRun) WHERE r.trigger = 'periodic' RETURN count(r)"
-        ).result_set[0][0]
+        tiers = dict(cypher(store, "MATCH (m:Memory) RETURN m.id, m.tier"))  # type: ignore[arg-type]
+        periodic_runs = cypher(
+            store, "MATCH (r:PromotionRun) WHERE r.trigger = 'periodic' RETURN count(r)"
+        )[0][0]
 
         # Every acknowledged write is in the store.
         stored = {m.id: m.content for m in gm.get_many(ids) if m is not None}

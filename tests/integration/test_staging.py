@@ -9,6 +9,7 @@ from graphmem.clock import ManualClock
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.models import Status, Tier
 from graphmem.store.falkordb import FalkorStore
+from tests.conftest import cypher
 
 
 def extracted(content: str, **extra) -> dict:
@@ -16,7 +17,7 @@ def extracted(content: str, **extra) -> dict:
 
 
 def count(store: FalkorStore, query: str) -> int:
-    return store._graph.ro_query(query).result_set[0][0]
+    return cypher(store, query)[0][0]
 
 
 class TestStatus:
@@ -195,10 +196,11 @@ class TestMigration:
     def test_marks_memories_without_status_active_and_is_idempotent(
         self, gm: GraphMem, store: FalkorStore
     ):
-        store._graph.query(
+        cypher(
+            store,
             "UNWIND range(1, 5) AS i CREATE (:Memory {id: 'old-' + toString(i), "
             "project_id: 'default', session_id: 'default', content: 'legacy ' + toString(i), "
-            "created_at: 1.0, updated_at: 1.0})"
+            "created_at: 1.0, updated_at: 1.0})",
         )
         assert gm.get("old-1").status is Status.ACTIVE, "reads tolerate a missing status"
         reports = gm.migrate()

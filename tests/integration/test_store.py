@@ -1,4 +1,4 @@
-"""The FalkorDB adapter: parameters reach the database verbatim."""
+"""The store adapters: parameters reach the database verbatim."""
 
 from __future__ import annotations
 
@@ -13,7 +13,10 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.ids import new_id
+from graphmem.store import Store
 from graphmem.store.falkordb import FalkorStore, params_header
+from graphmem.store.neo4j import _parameters as neo4j_parameters
+from tests.conftest import cypher
 from tests.integration.conftest import GraphQLClient
 
 HOSTILE = [
@@ -43,7 +46,17 @@ def test_hostile_strings_round_trip_and_change_nothing_else(gm: GraphMem, store:
     assert len(gm.list(first=10).items) == 2
 
 
-def test_value_types_round_trip(store: FalkorStore):
+def echoed(store: Store, values: dict[str, Any]) -> list[Any]:
+    """``values`` sent the way the store sends parameters (FalkorDB: as the text
+    of a ``CYPHER`` header; Neo4j: as Bolt values, embeddings made lists of
+    floats), as the database returns them."""
+    returned = "RETURN " + ", ".join(f"${name}" for name in values)
+    if isinstance(store, FalkorStore):
+        return cypher(store, params_header(values) + returned)[0]
+    return cypher(store, returned, neo4j_parameters(values))[0]
+
+
+def test_value_types_round_trip(store: Store):
     values = {
         "i": 42,
         "f": 0.1,
@@ -53,15 +66,15 @@ def test_value_types_round_trip(store: FalkorStore):
         "l": [1, "a", 2.5],
         "m": {"k": "v"},
     }
-    header = params_header(values)
-    row = store._graph.query(header + "RETURN $i, $f, $tiny, $t, $n, $l, $m").result_set[0]
+    row = echoed(store, values)
     assert row == [42, 0.1, 1.5e-300, True, None, [1, "a", 2.5], {"k": "v"}]
 
 
-def test_an_embedding_is_sent_exactly_at_float32(store: FalkorStore):
+def test_an_embedding_is_sent_exactly_at_float32(store: Store):
     vector = array("f", [0.1, -1 / 3, 1e-8, 123456.789, -0.0, 2**-126])
-    row = store._graph.query(params_header({"v": vector}) + "RETURN $v").result_set[0]
-    # Each float32 is printed with the digits that bring it back exactly.
+    row = echoed(store, {"v": vector})
+    # Each float32 is sent with the digits (FalkorDB) or the float64 (Neo4j)
+    # that bring it back exactly.
     assert array("f", row[0]) == vector
     assert params_header({"v": array("f")}).endswith("=[] ")
 
@@ -131,13 +144,14 @@ Snapshot = tuple[list[tuple[set[Any], str]], list[tuple[set[Any], str]]]
 
 def snapshot(store: FalkorStore) -> Snapshot:
     """Every node and edge, each with the ids that tie it to a memory, session or project."""
-    nodes = store._graph.ro_query(
-        "MATCH (n) RETURN [n.id, n.memory_id, n.project_id], labels(n), properties(n)"
-    ).result_set
-    edges = store._graph.ro_query(
+    nodes = cypher(
+        store, "MATCH (n) RETURN [n.id, n.memory_id, n.project_id], labels(n), properties(n)"
+    )
+    edges = cypher(
+        store,
         "MATCH (a)-[r]->(b) RETURN [a.id, b.id, a.memory_id, b.memory_id, a.project_id],"
-        " type(r), a.id, b.id, properties(r)"
-    ).result_set
+        " type(r), a.id, b.id, properties(r)",
+    )
     return (
         [(set(keys), repr(rest)) for keys, *rest in nodes],
         [(set(keys), repr(rest)) for keys, *rest in edges],
@@ -565,9 +579,7 @@ def _graphql_writes(gm: GraphMem) -> list[tuple[Write, str]]:
 
 def gm_project(gm: GraphMem, memory_id: str) -> str:
     """The project a memory was written to (read raw: the API only looks inside one)."""
-    (row,) = gm.store._graph.ro_query(
-        "MATCH (m:Memory {id: $id}) RETURN m.project_id", {"id": memory_id}
-    ).result_set
+    (row,) = cypher(gm.store, "MATCH (m:Memory {id: $id}) RETURN m.project_id", {"id": memory_id})
     return row[0]
 
 

@@ -23,6 +23,10 @@ from graphmem.events import Topic
 from graphmem.graphql.app import create_app
 from tests.integration.conftest import GraphQLClient, serve
 
+# A surface suite: what it checks is the surface, the same on every backend; the
+# store suites beneath it run on Neo4j as well (tests/conftest.py).
+pytestmark = pytest.mark.backends("falkordb")
+
 PROTOCOL = "graphql-transport-ws"
 S = "thread-1"
 TIMEOUT = 10.0

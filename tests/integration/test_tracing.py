@@ -33,7 +33,7 @@ def exporter() -> InMemorySpanExporter:
 
 
 def test_an_operation_is_a_span_and_its_statements_are_its_children(
-    gm: GraphMem, exporter: InMemorySpanExporter, monkeypatch: pytest.MonkeyPatch
+    gm: GraphMem, backend: str, exporter: InMemorySpanExporter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GRAPHMEM_OTEL", "1")
     gm.remember({"content": "spans have parents"})
@@ -54,7 +54,7 @@ def test_an_operation_is_a_span_and_its_statements_are_its_children(
     children = [s for s in spans if s.parent and s.parent.span_id == operation.context.span_id]
     (listing,) = [s for s in children if s.name == "list_memories"]
     assert listing.kind is SpanKind.CLIENT
-    assert listing.attributes["db.system.name"] == "falkordb"
+    assert listing.attributes["db.system.name"] == backend
     assert listing.attributes["graphmem.statement.access"] == "read"
     assert listing.context.trace_id == operation.context.trace_id
     assert operation.start_time <= listing.start_time <= listing.end_time <= operation.end_time

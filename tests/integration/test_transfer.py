@@ -13,24 +13,27 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
 from graphmem.errors import InvalidInputError
-from graphmem.store.embedded import EmbeddedFalkorDB
-from graphmem.store.falkordb import FalkorStore
+from graphmem.store import Store
 from graphmem.transfer import export_project, import_project
+from tests.conftest import cypher
 from tests.integration.transfer_project import (
     OTHER_PROJECT_TEXT,
     build_project,
-    empty_store,
+    refused_as_duplicate,
     snapshot,
+    store_beside,
+    unique_constraint,
 )
 
 
 @pytest.fixture
-def other_store(falkordb_server: EmbeddedFalkorDB) -> Iterator[FalkorStore]:
-    with empty_store(falkordb_server) as store:
-        yield store
+def other_store(store: Store, request: pytest.FixtureRequest) -> Iterator[Store]:
+    """An empty store of the backend under test, to move the project into."""
+    with store_beside(store, request) as other:
+        yield other
 
 
-def exported(store: FalkorStore, project: str = "default", page_size: int = 500) -> str:
+def exported(store: Store, project: str = "default", page_size: int = 500) -> str:
     out = io.StringIO()
     export_project(store, project, out, page_size=page_size)
     return out.getvalue()
@@ -38,7 +41,7 @@ def exported(store: FalkorStore, project: str = "default", page_size: int = 500)
 
 @pytest.mark.parametrize("page_size", [2, 500])
 def test_round_trip_changes_nothing(
-    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock, page_size
+    gm: GraphMem, store: Store, other_store: Store, clock: ManualClock, page_size
 ):
     build_project(gm, store, clock)
     first = exported(store, page_size=page_size)
@@ -60,7 +63,7 @@ def test_round_trip_changes_nothing(
     assert len(snapshot(store)[1]) > 10
 
 
-def test_an_export_holds_no_other_project(gm: GraphMem, store: FalkorStore, clock: ManualClock):
+def test_an_export_holds_no_other_project(gm: GraphMem, store: Store, clock: ManualClock):
     ids = build_project(gm, store, clock)
     text = exported(store)
     assert OTHER_PROJECT_TEXT not in text
@@ -73,7 +76,7 @@ def test_an_export_holds_no_other_project(gm: GraphMem, store: FalkorStore, cloc
 
 
 def test_the_imported_project_works(
-    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+    gm: GraphMem, store: Store, other_store: Store, clock: ManualClock
 ):
     build_project(gm, store, clock)
     import_project(other_store, io.StringIO(exported(store)))
@@ -90,7 +93,7 @@ def test_the_imported_project_works(
 
 
 def test_importing_twice_adds_nothing(
-    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+    gm: GraphMem, store: Store, other_store: Store, clock: ManualClock
 ):
     build_project(gm, store, clock)
     text = exported(store)
@@ -108,7 +111,7 @@ def test_importing_twice_adds_nothing(
 
 
 def test_a_merged_memory_takes_the_file_s_properties(
-    gm: GraphMem, store: FalkorStore, clock: ManualClock
+    gm: GraphMem, store: Store, clock: ManualClock
 ):
     ids = build_project(gm, store, clock)
     text = exported(store)
@@ -122,7 +125,7 @@ def test_a_merged_memory_takes_the_file_s_properties(
 
 
 def test_bad_lines_are_skipped_and_reported(
-    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+    gm: GraphMem, store: Store, other_store: Store, clock: ManualClock
 ):
     ids = build_project(gm, store, clock)
     lines = exported(store).splitlines()
@@ -166,7 +169,7 @@ def test_bad_lines_are_skipped_and_reported(
 
 
 def test_a_file_whose_later_lines_are_bad_leaves_nothing_behind(
-    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+    gm: GraphMem, store: Store, other_store: Store, clock: ManualClock
 ):
     ids = build_project(gm, store, clock)
     lines = exported(store).splitlines()
@@ -188,7 +191,7 @@ def test_a_file_whose_later_lines_are_bad_leaves_nothing_behind(
 
 
 def test_a_cut_off_file_is_imported_and_reported(
-    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+    gm: GraphMem, store: Store, other_store: Store, clock: ManualClock
 ):
     build_project(gm, store, clock)
     lines = exported(store).splitlines()
@@ -200,7 +203,7 @@ def test_a_cut_off_file_is_imported_and_reported(
     assert sum(report.created.values()) == 5
 
 
-def test_a_file_that_is_no_export_is_refused_whole(other_store: FalkorStore):
+def test_a_file_that_is_no_export_is_refused_whole(other_store: Store):
     for text in ('{"kind": "memory"}\n', "not json\n", ""):
         with pytest.raises(InvalidInputError, match="not a graphmem export"):
             import_project(other_store, io.StringIO(text))
@@ -208,7 +211,7 @@ def test_a_file_that_is_no_export_is_refused_whole(other_store: FalkorStore):
 
 
 def test_importing_under_another_project_name(
-    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+    gm: GraphMem, store: Store, other_store: Store, clock: ManualClock
 ):
     ids = build_project(gm, store, clock)
     text = exported(store)
@@ -235,32 +238,27 @@ def test_importing_under_another_project_name(
 
 
 def test_a_record_the_store_refuses_is_skipped_alone(
-    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+    gm: GraphMem, store: Store, other_store: Store, clock: ManualClock
 ):
-    """The target graph has a unique constraint the file breaks (as Neo4j's
-    would be broken by an id taken meanwhile): the page is written again
-    record by record, only the record the database refuses is reported, and
-    then the import takes back everything it created."""
+    """The target graph has a unique constraint the file breaks (as an id taken
+    meanwhile would break Neo4j's): the page is written again record by record,
+    only the record the database refuses is reported, and then the import takes
+    back everything it created."""
     ids = build_project(gm, store, clock)
-    graph = other_store.graph_name
-    other_store._db.connection.execute_command(
-        "GRAPH.CONSTRAINT", "CREATE", graph, "UNIQUE", "NODE", "Memory", "PROPERTIES", "1",
-        "content_key",
-    )  # fmt: skip
     lines = exported(store).splitlines()
     at = next(i for i, line in enumerate(lines) if ids["task"] in line and '"memory"' in line)
     record = json.loads(lines[at])
     rule = json.loads(next(line for line in lines if ids["rule"] in line and '"memory"' in line))
-    record["props"]["content_key"] = rule["props"]["content_key"]
+    record["props"]["content"] = rule["props"]["content"]
     lines[at] = json.dumps(record)
     surrogate = json.loads(lines[at + 1])
     surrogate["props"]["content"] = "broken \ud800 text"
     lines[at + 1] = json.dumps(surrogate)
-    report = import_project(other_store, io.StringIO("\n".join(lines) + "\n"))
+    with unique_constraint(other_store, "Memory", "content"):
+        report = import_project(other_store, io.StringIO("\n".join(lines) + "\n"))
     reasons = {s.line: s.reason for s in report.skipped}
-    assert reasons[at + 1] == (
-        "memory: the store refused it: unique constraint violation on node of type Memory"
-    )
+    assert reasons[at + 1].startswith("memory: "), reasons
+    assert refused_as_duplicate(reasons[at + 1].removeprefix("memory: "), "Memory", "content")
     assert reasons[at + 2] == (
         "memory: props.content: must be valid Unicode (it holds a lone surrogate)"
     )
@@ -272,16 +270,17 @@ def test_a_record_the_store_refuses_is_skipped_alone(
 
 
 def test_an_export_leaves_out_lease_owners(
-    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+    gm: GraphMem, store: Store, other_store: Store, clock: ManualClock
 ):
     """A claim names the server that holds it: it must not travel with the project."""
     build_project(gm, store, clock)
-    store._graph.query(
+    cypher(
+        store,
         "MATCH (p:Project {id: 'default'}) "
-        "SET p.archival_lease_owner = 'host-a', p.evaluation_lease_owner = 'host-a'"
+        "SET p.archival_lease_owner = 'host-a', p.evaluation_lease_owner = 'host-a'",
     )
-    store._graph.query(
-        "MATCH (s:Session {project_id: 'default'}) SET s.promotion_lease_owner = 'host-a'"
+    cypher(
+        store, "MATCH (s:Session {project_id: 'default'}) SET s.promotion_lease_owner = 'host-a'"
     )
     text = exported(store)
     assert "lease_owner" not in text and "host-a" not in text
@@ -303,7 +302,7 @@ def with_failures(gm: GraphMem) -> str:
 
 
 def test_failure_capsules_round_trip_with_their_links(
-    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+    gm: GraphMem, store: Store, other_store: Store, clock: ManualClock
 ):
     build_project(gm, store, clock)
     capsule_id = with_failures(gm)
@@ -325,7 +324,7 @@ def test_failure_capsules_round_trip_with_their_links(
 
 
 def test_a_capsule_naming_a_missing_session_is_reported_and_rolled_back(
-    gm: GraphMem, store: FalkorStore, other_store: FalkorStore, clock: ManualClock
+    gm: GraphMem, store: Store, other_store: Store, clock: ManualClock
 ):
     build_project(gm, store, clock)
     with_failures(gm)

@@ -12,15 +12,16 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
 from graphmem.models import Memory
-from graphmem.store.embedded import EmbeddedFalkorDB
-from graphmem.store.falkordb import FalkorStore
+from graphmem.store import Store
 from graphmem.transfer.sky import Term, export_sky, import_sky
 from tests.integration.transfer_project import (
     AWKWARD,
     OTHER_PROJECT_TEXT,
     build_project,
-    empty_store,
+    refused_as_duplicate,
     snapshot,
+    store_beside,
+    unique_constraint,
 )
 
 SHORT = [
@@ -56,13 +57,14 @@ def memories(gm: GraphMem, project: str = "default") -> dict[str, Memory]:
 
 
 @pytest.fixture
-def other_store(falkordb_server: EmbeddedFalkorDB) -> Iterator[FalkorStore]:
-    with empty_store(falkordb_server, "sky") as store:
-        yield store
+def other_store(store: Store, request: pytest.FixtureRequest) -> Iterator[Store]:
+    """An empty store of the backend under test, to read an export back into."""
+    with store_beside(store, request, "sky") as other:
+        yield other
 
 
 def test_short_and_long_term_records_map_as_documented(
-    gm: GraphMem, store: FalkorStore, clock: ManualClock
+    gm: GraphMem, store: Store, clock: ManualClock
 ):
     clock.set(NOW)
     short = import_sky(store, jsonl(SHORT), project_id="default", term=Term.SHORT, now=NOW)
@@ -104,7 +106,7 @@ def test_short_and_long_term_records_map_as_documented(
     assert ledger.tags == ["db", "ledger"]
 
 
-def test_importing_twice_adds_nothing(store: FalkorStore):
+def test_importing_twice_adds_nothing(store: Store):
     for records, term in ((SHORT, Term.SHORT), (LONG, Term.LONG)):
         import_sky(store, jsonl(records), project_id="default", term=term, now=NOW)
     before = snapshot(store)
@@ -115,7 +117,7 @@ def test_importing_twice_adds_nothing(store: FalkorStore):
     assert snapshot(store) == before
 
 
-def test_a_record_repeating_a_memory_merges_into_it(gm: GraphMem, store: FalkorStore):
+def test_a_record_repeating_a_memory_merges_into_it(gm: GraphMem, store: Store):
     native = gm.remember({"content": "The CI runners have 2 cores!", "tags": ["infra"]})
     report = import_sky(store, jsonl(SHORT[1:2]), project_id="default", term=Term.SHORT, now=NOW)
     assert report.merged["memory"] == 1 and not report.created
@@ -125,7 +127,7 @@ def test_a_record_repeating_a_memory_merges_into_it(gm: GraphMem, store: FalkorS
 
 
 def test_bad_lines_are_named_with_the_field_and_the_limit_and_nothing_is_written(
-    gm: GraphMem, store: FalkorStore
+    gm: GraphMem, store: Store
 ):
     lines = [
         json.dumps(SHORT[0]),
@@ -163,7 +165,7 @@ def test_bad_lines_are_named_with_the_field_and_the_limit_and_nothing_is_written
 
 
 def test_an_export_reads_back_into_the_same_memories(
-    gm: GraphMem, store: FalkorStore, other_store: FalkorStore
+    gm: GraphMem, store: Store, other_store: Store
 ):
     import_sky(store, jsonl(SHORT), project_id="default", term=Term.SHORT, now=NOW)
     import_sky(store, jsonl(LONG), project_id="default", term=Term.LONG, now=NOW)
@@ -197,7 +199,7 @@ def test_an_export_reads_back_into_the_same_memories(
 
 
 def test_a_graphmem_project_exports_its_live_memories(
-    gm: GraphMem, store: FalkorStore, clock: ManualClock
+    gm: GraphMem, store: Store, clock: ManualClock
 ):
     ids = build_project(gm, store, clock)
     out = io.StringIO()
@@ -213,18 +215,13 @@ def test_a_graphmem_project_exports_its_live_memories(
     assert ids["rule"] not in out.getvalue()
 
 
-def test_a_record_the_store_refuses_is_skipped_alone(gm: GraphMem, store: FalkorStore):
+def test_a_record_the_store_refuses_is_skipped_alone(gm: GraphMem, store: Store):
     """A unique constraint the file breaks (two records at one time, here):
     the page is written again record by record and only the refused one is out."""
-    store._graph.query("CREATE INDEX FOR (m:Memory) ON (m.created_at)")
-    store._db.connection.execute_command(
-        "GRAPH.CONSTRAINT", "CREATE", store.graph_name, "UNIQUE", "NODE", "Memory",
-        "PROPERTIES", "1", "created_at",
-    )  # fmt: skip
     records = [SHORT[0], {**SHORT[0], "content": "same time, other text"}, SHORT[2]]
-    report = import_sky(store, jsonl(records), project_id="default", term=Term.SHORT, now=NOW)
-    assert [(s.line, s.reason) for s in report.skipped] == [
-        (2, "the store refused it: unique constraint violation on node of type Memory")
-    ]
+    with unique_constraint(store, "Memory", "created_at"):
+        report = import_sky(store, jsonl(records), project_id="default", term=Term.SHORT, now=NOW)
+    ((line, reason),) = [(s.line, s.reason) for s in report.skipped]
+    assert line == 2 and refused_as_duplicate(reason, "Memory", "created_at"), reason
     assert report.created["memory"] == 2
     assert set(memories(gm)) == {"Use Postgres for the ledger", "Pin the torch version"}

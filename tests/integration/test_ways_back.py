@@ -20,6 +20,7 @@ from graphmem.graphql.app import create_app
 from graphmem.models import RelationType, WriteResult
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
+from tests.conftest import cypher
 from tests.integration.conftest import GraphQLClient, serve
 from tests.integration.test_cli import cli, remember
 from tests.integration.test_cli_evaluate import cli as evaluate_cli
@@ -27,7 +28,7 @@ from tests.integration.test_mcp import call, call_error, http_server, over_http
 
 
 def events_in(store: FalkorStore) -> int:
-    return store._graph.ro_query("MATCH (e:RelationEvent) RETURN count(e)").result_set[0][0]
+    return cypher(store, "MATCH (e:RelationEvent) RETURN count(e)")[0][0]
 
 
 def pair(gm: GraphMem) -> tuple[str, str]:

@@ -7,15 +7,14 @@ from typing import Any
 
 import httpx
 import pytest
-from falkordb import FalkorDB
 
 from graphmem.api import GraphMem
 from graphmem.auth import Role
 from graphmem.config import Settings
 from graphmem.errors import InvalidInputError, NotFoundError, UnauthenticatedError
 from graphmem.graphql.app import create_app
-from graphmem.store.embedded import EmbeddedFalkorDB
-from graphmem.store.falkordb import FalkorStore
+from graphmem.store import Store
+from tests.conftest import cypher
 from tests.integration.conftest import serve
 
 REMEMBER = """mutation($c: String!, $p: ID) {
@@ -50,14 +49,11 @@ def server(gm: GraphMem) -> Iterator[Callable[..., Any]]:
         context.__exit__(None, None, None)
 
 
-def test_keys_are_stored_hashed_and_revocable(
-    gm: GraphMem, store: FalkorStore, falkordb_server: EmbeddedFalkorDB
-) -> None:
+def test_keys_are_stored_hashed_and_revocable(gm: GraphMem, store: Store) -> None:
     key, token = gm.keys.create("agent", ["alpha"], Role.WRITE)
     assert token.startswith("gmk_") and len(token) > 40
-    db = FalkorDB(unix_socket_path=str(falkordb_server.socket_path))
-    stored = db.select_graph(store.graph_name).ro_query("MATCH (k:ApiKey) RETURN properties(k)")
-    assert token not in repr(stored.result_set)
+    stored = cypher(store, "MATCH (k:ApiKey) RETURN properties(k)")
+    assert stored and token not in repr(stored)
     assert gm.keys.authenticate(token).projects == frozenset({"alpha"})
     gm.keys.revoke(key.id)
     with pytest.raises(UnauthenticatedError):
@@ -65,7 +61,6 @@ def test_keys_are_stored_hashed_and_revocable(
     assert gm.keys.list()[0].revoked
     with pytest.raises(NotFoundError):
         gm.keys.revoke("no-such-key")
-    db.close()
 
 
 @pytest.mark.parametrize(

@@ -103,6 +103,25 @@ function dbSchema(declared) {
   };
 }
 
+// The saved Browser queries are run by people, not by graphmem: besides what
+// graphmem calls, they may call the functions that show its times (epoch
+// seconds) as datetimes. graphmem's own statements may not.
+const BROWSER_FUNCTIONS = [
+  'datetime(input = DEFAULT_TEMPORAL_ARGUMENT :: ANY) :: DATETIME',
+  'toInteger(input :: STRING | INTEGER | FLOAT | BOOLEAN) :: INTEGER',
+];
+
+/** The schema, with more functions declared for a query that may call them. */
+function withFunctions(schema, signatures) {
+  if (!signatures) return schema;
+  const functions = { ...schema.functions[VERSION] };
+  for (const signature of signatures) {
+    const fn = declaredFunction(signature, false);
+    functions[fn.name] = fn;
+  }
+  return { ...schema, functions: { [VERSION]: functions } };
+}
+
 function cypherFiles(dir) {
   return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.cypher')).sort() : [];
 }
@@ -130,14 +149,16 @@ function neo4jQueries(root) {
   }
   for (const file of cypherFiles(join(root, 'browser'))) {
     const path = join(root, 'browser', file);
-    queries.push({ path, text: readFileSync(path, 'utf8'), line: 0 });
+    queries.push({ path, text: readFileSync(path, 'utf8'), line: 0, functions: BROWSER_FUNCTIONS });
   }
   return queries;
 }
 
 function lintAll(queries, schema) {
-  return queries.map(({ path, text, line }) => {
-    const { diagnostics } = lintCypherQuery(text, schema, { consoleCommandsEnabled: false });
+  return queries.map(({ path, text, line, functions }) => {
+    const { diagnostics } = lintCypherQuery(text, withFunctions(schema, functions), {
+      consoleCommandsEnabled: false,
+    });
     return diagnostics.map((d) => ({
       path,
       line: line + d.range.start.line + 1,
