@@ -21,7 +21,7 @@ import org.neo4j.server.NeoBootstrapper;
  *
  * <p>graphmem's tests and {@code make neo4j} run it through {@code tools/neo4j/run}. It prints
  * the Bolt URI and the Browser's URL each on a line of its own, then {@code ready}, and runs
- * until SIGTERM or Ctrl-C (the JVM's shutdown hook stops the server cleanly). With {@code
+ * until SIGTERM or Ctrl-C (the bootstrapper's shutdown hook stops the server cleanly). With {@code
  * --exit-on-eof} it also stops when its standard input closes, so a test run that dies, however
  * it dies, takes its Neo4j with it.
  *
@@ -75,15 +75,6 @@ public final class Launcher {
             System.err.println("Neo4j did not start (exit code " + code + "); see " + home.resolve("logs"));
             System.exit(code);
         }
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime()
-                .addShutdownHook(
-                        new Thread(
-                                () -> {
-                                    server.stop();
-                                    stopped.countDown();
-                                },
-                                "graphmem-neo4j-stop"));
         if (password != null) {
             try {
                 setPassword(server, password);
@@ -106,7 +97,9 @@ public final class Launcher {
             }
             System.exit(0);
         }
-        stopped.await();
+        // SIGTERM and Ctrl-C run the shutdown hook Neo4j's bootstrapper installed,
+        // which stops the server cleanly; until then there is nothing to do here.
+        new CountDownLatch(1).await();
     }
 
     /** The first password of user neo4j, with no change required, set through the system database. */
