@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, Route, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, Route
 
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
@@ -26,7 +26,7 @@ from graphmem.retention import RetentionRules
 from graphmem.statements import CYPHER_DIR
 from graphmem.store import Store
 from tests import neo4j_server as test_neo4j
-from tests.e2e.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, is_local, missing
+from tests.e2e.conftest import ARTIFACTS, headless_chromium, is_local
 
 pytestmark = pytest.mark.backends("neo4j")
 
@@ -129,23 +129,19 @@ def write_graph(gm: GraphMem, clock: ManualClock) -> Graph:
 
 
 @pytest.fixture(scope="module")
-def headless_chromium() -> Iterator[Browser]:
-    """Debian's Chromium (no browser is downloaded); under CI=true it must be there."""
-    if not CHROMIUM.is_file():
-        missing(f"{CHROMIUM} is missing: apt-get install chromium")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, timeout=30_000
-        )
+def chromium_for_browser() -> Iterator[Browser]:
+    """Chromium for Neo4j Browser, which needs no page of graphmem's built."""
+    with headless_chromium() as browser:
         yield browser
-        browser.close()
 
 
 @pytest.fixture
-def browser_page(headless_chromium: Browser, neo4j_server: test_neo4j.TestNeo4j) -> Iterator[Page]:
+def browser_page(
+    chromium_for_browser: Browser, neo4j_server: test_neo4j.TestNeo4j
+) -> Iterator[Page]:
     """A fresh context for the Browser; every request not for 127.0.0.1 is
     aborted (Browser would otherwise reach out to the internet)."""
-    context = headless_chromium.new_context(viewport={"width": 1600, "height": 1000})
+    context = chromium_for_browser.new_context(viewport={"width": 1600, "height": 1000})
     context.set_default_timeout(TIMEOUT_MS)
 
     def route(route: Route) -> None:

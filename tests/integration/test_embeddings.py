@@ -199,19 +199,11 @@ def test_vectors_travel_at_float32_precision_and_reject_nan():
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SENTENCES = [
-    "Kafka retries are capped at three after the March outage",
-    "the nightly export runs at two in the morning UTC",
-    "deploy",
-    "Invoices are generated at midnight and emailed on the first of the month",
-    "The auth gateway rejects tokens older than fifteen minutes, per the security policy",
-    "tabs, not spaces: the Makefile needs them",
-    "Je préfère les réunions le matin; 日本語のメモ",
-    "why are payments messages lost when the broker restarts?",
-]
-
 
 REFERENCE = ROOT / "tests" / "data" / "minilm_torch_reference.json"
+SENTENCES = [r["text"] for r in json.loads(REFERENCE.read_text(encoding="utf-8"))["sentences"]]
+"""The sentences tools/reference_vectors.py embedded on torch: short and long, a single
+word, punctuation, other scripts."""
 
 
 @pytest.fixture
