@@ -290,14 +290,16 @@ class Neo4jTarget:
         kb = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
         return kb / 1e3
 
-    def store_mb(self) -> float | None:
-        """The database's files (store and indexes) on disk, in MB, when this target
-        started the server: what a page cache that holds the graph must hold."""
+    def disk_mb(self) -> dict[str, float] | None:
+        """The server's files on disk in MB, when this target started it: ``store``
+        (the database's store files, which the page cache caches, and its index
+        files) and ``transactions`` (the log not yet checkpointed and pruned)."""
         if self.home is None:
             return None
-        self.raw.run("CALL db.checkpoint()")  # what the transaction log holds, in the store
-        files = (self.home / "data" / "databases").rglob("*")
-        return sum(f.stat().st_size for f in files if f.is_file()) / 1e6
+        return {
+            part: _size(self.home / "data" / folder) / 1e6
+            for part, folder in (("store", "databases"), ("transactions", "transactions"))
+        }
 
     def close(self) -> None:
         try:
@@ -308,3 +310,14 @@ class Neo4jTarget:
                 self.server.stop()
             if self.home is not None:
                 shutil.rmtree(self.home, ignore_errors=True)
+
+
+def _size(folder: Path) -> int:
+    total = 0
+    for path in folder.rglob("*"):
+        try:
+            if path.is_file():
+                total += path.stat().st_size
+        except OSError:  # a log file rotated away while it was counted
+            continue
+    return total

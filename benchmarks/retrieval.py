@@ -116,8 +116,8 @@ class Neo4jEnv:
         files), when this run started it."""
         return self.target.memory_mb()  # type: ignore[no-any-return]
 
-    def store_mb(self) -> float | None:
-        return self.target.store_mb()  # type: ignore[no-any-return]
+    def disk_mb(self) -> dict[str, float] | None:
+        return self.target.disk_mb()  # type: ignore[no-any-return]
 
     def close(self) -> None:
         self.target.close()
@@ -300,9 +300,9 @@ def run_backend(
         load = retrieval_scale.bulk_load(gm, raw, n, vectors, log=log)
         info[f"load_{n}"] = load
         memory = env.memory_mb()
-        if isinstance(env, Neo4jEnv) and (on_disk := env.store_mb()) is not None:
-            info[f"store_mb_{n}"] = on_disk
-            log(f"  the database's files: {on_disk:,.0f} MB")
+        if isinstance(env, Neo4jEnv) and (on_disk := env.disk_mb()) is not None:
+            info[f"disk_mb_{n}"] = on_disk
+            log(f"  on disk: {', '.join(f'{k} {v:,.0f} MB' for k, v in on_disk.items())}")
         log(f"  loaded: {load}; timing {len(hints)} queries")
         gm.warm()  # as a server does before its first request
         figures += scale_figures(n, retrieval_scale.measure(gm, raw, embedder, hints))

@@ -50,9 +50,11 @@ store this run writes there replaces the one before (the database is emptied,
 indexes included): a set's queries never see another set's memories or
 statistics, as on FalkorDB. With both, a last table sets each graphmem mode's
 recall@10 and MRR@10 on the two side by side; they must agree within
-``AGREEMENT`` (the backends' full-text engines only find candidates, which
-graphmem ranks by its own BM25, and both vector indexes are exact cosine at
-these sizes).
+``AGREEMENT``: the full-text engines only find candidates and count words,
+graphmem ranks by its own BM25, and both vector indexes score plain cosine
+(Neo4j's unquantized). What still parts them is full-text analysis (Lucene's
+Porter stemmer and word boundaries against RediSearch's): docs/neo4j.md,
+"Figures".
 """
 
 from __future__ import annotations
