@@ -24,7 +24,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
 
 from graphmem.config import Settings
 from graphmem.store import await_indexes
@@ -39,6 +41,27 @@ START_TIMEOUT = 600.0
 and fetches Neo4j's jars into Maven's cache."""
 
 INSTALL = "the Neo4j tests need Java 17 and Maven (apt-get install openjdk-17-jdk-headless maven)"
+
+BackendOption = Annotated[
+    str,
+    typer.Option(
+        help="falkordb, neo4j or both. Without --neo4j-uri, Neo4j is a test Neo4j this "
+        "run starts (Java 17 and Maven); with both, a missing Java or Maven skips it."
+    ),
+]
+Neo4jUriOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Measure the Neo4j at this URI instead of starting one. Its database is "
+        "emptied, indexes included: give a throwaway one."
+    ),
+]
+Neo4jUserOption = Annotated[str, typer.Option(help="User for --neo4j-uri.")]
+Neo4jPasswordOption = Annotated[
+    str | None,
+    typer.Option(envvar="GRAPHMEM_NEO4J_PASSWORD", help="Password for --neo4j-uri."),
+]
+"""The command-line options every benchmark that measures both backends takes."""
 
 DELETE_BATCH = 10_000
 """Nodes deleted per inner transaction when emptying the database."""

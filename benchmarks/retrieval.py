@@ -36,7 +36,13 @@ from falkordb import FalkorDB, Graph
 
 from benchmarks import retrieval_eval, retrieval_scale
 from benchmarks.data import generate
-from benchmarks.neo4j_server import Neo4jGraph
+from benchmarks.neo4j_server import (
+    BackendOption,
+    Neo4jGraph,
+    Neo4jPasswordOption,
+    Neo4jUriOption,
+    Neo4jUserOption,
+)
 from benchmarks.report import Figure, console, table
 from graphmem.api import GraphMem
 from graphmem.embeddings import MiniLMEmbedder, memory_text
@@ -164,25 +170,10 @@ def main(
     madial: Annotated[bool, typer.Option(help="Also evaluate on MADial-Bench.")] = True,
     cache: Annotated[Path, typer.Option(help="Where pool embeddings are kept.")] = DEFAULT_CACHE,
     json_out: Annotated[bool, typer.Option("--json", help="Also print JSON on stdout.")] = False,
-    backend: Annotated[
-        str,
-        typer.Option(
-            help="falkordb, neo4j or both. Without --neo4j-uri, Neo4j is a test Neo4j this "
-            "run starts (Java 17 and Maven); with both, a missing Java or Maven skips it."
-        ),
-    ] = "both",
-    neo4j_uri: Annotated[
-        str | None,
-        typer.Option(
-            help="Measure the Neo4j at this URI instead of starting one. Its database is "
-            "emptied, indexes included: give a throwaway one."
-        ),
-    ] = None,
-    neo4j_user: Annotated[str, typer.Option(help="User for --neo4j-uri.")] = "neo4j",
-    neo4j_password: Annotated[
-        str | None,
-        typer.Option(envvar="GRAPHMEM_NEO4J_PASSWORD", help="Password for --neo4j-uri."),
-    ] = None,
+    backend: BackendOption = "both",
+    neo4j_uri: Neo4jUriOption = None,
+    neo4j_user: Neo4jUserOption = "neo4j",
+    neo4j_password: Neo4jPasswordOption = None,
     neo4j_heap: Annotated[str, typer.Option(help="Heap of the Neo4j this run starts.")] = "2g",
     neo4j_pagecache: Annotated[
         str, typer.Option(help="Page cache of the Neo4j this run starts.")

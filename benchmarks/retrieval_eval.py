@@ -76,6 +76,12 @@ import numpy as np
 import typer
 from falkordb import FalkorDB
 
+from benchmarks.neo4j_server import (
+    BackendOption,
+    Neo4jPasswordOption,
+    Neo4jUriOption,
+    Neo4jUserOption,
+)
 from graphmem.api import GraphMem
 from graphmem.embeddings import MiniLMEmbedder, memory_text
 from graphmem.retrieval.context import WORD_OVERLAP
@@ -876,25 +882,10 @@ def main(
             "off and at neighbouring settings, and with question and answer exchanges off."
         ),
     ] = False,
-    backend: Annotated[
-        str,
-        typer.Option(
-            help="falkordb, neo4j or both. Without --neo4j-uri, Neo4j is a test Neo4j this "
-            "run starts (Java 17 and Maven); with both, a missing Java or Maven skips it."
-        ),
-    ] = "both",
-    neo4j_uri: Annotated[
-        str | None,
-        typer.Option(
-            help="Measure the Neo4j at this URI instead of starting one. Its database is "
-            "emptied, indexes included: give a throwaway one."
-        ),
-    ] = None,
-    neo4j_user: Annotated[str, typer.Option(help="User for --neo4j-uri.")] = "neo4j",
-    neo4j_password: Annotated[
-        str | None,
-        typer.Option(envvar="GRAPHMEM_NEO4J_PASSWORD", help="Password for --neo4j-uri."),
-    ] = None,
+    backend: BackendOption = "both",
+    neo4j_uri: Neo4jUriOption = None,
+    neo4j_user: Neo4jUserOption = "neo4j",
+    neo4j_password: Neo4jPasswordOption = None,
     neo4j_heap: Annotated[str, typer.Option(help="Heap of the Neo4j this run starts.")] = "1g",
 ) -> None:
     """Measure every retrieval mode beside reference BM25 and dense on the dev sets."""
