@@ -20,6 +20,7 @@ from typing import Any
 from falkordb import Graph
 
 from graphmem.statements import Statements
+from graphmem.textscope import text_scope
 
 RAW_WRITE = (
     "UNWIND $sessions AS sid MERGE (:Session {project_id: $project, id: sid}) "
@@ -70,6 +71,7 @@ def raw_rows(
             "evidence": item.get("evidence", []),
             "agent_id": item.get("agent_id"),
             "visibility": item.get("visibility", "shared"),
+            "text_scope": text_scope(project, item.get("agent_id"), item.get("visibility")),
             "created_at": now,
             "occurred_at": now,
             "valid_from": now,

@@ -1,7 +1,9 @@
 // A copy of a memory in another project, saying where it came from: the source
 // is only read, never moved or changed. The copy keeps the source's agent,
 // visibility, text, type, tags, tier, status and embedding; its use counts
-// start again. Logged in the source project as a SharingEvent.
+// start again. Logged in the source project as a SharingEvent. Its full-text
+// scope words (graphmem/textscope.py) are the target project's, for the
+// source's readers: $private_scope if it is private, else $shared_scope.
 MATCH (s:Memory {id: $id})
 WHERE s.project_id = $project_id
   AND ($viewer IS NULL OR coalesce(s.visibility, 'shared') = 'shared' OR s.agent_id = $viewer)
@@ -17,6 +19,8 @@ MERGE (sess)-[:IN_PROJECT]->(p)
 CREATE (c:Memory)
 SET c = s {.*, id: $copy_id}
 SET c.project_id = $to_project_id,
+    c.text_scope = CASE WHEN s.agent_id IS NOT NULL AND s.visibility = 'private'
+                        THEN $private_scope ELSE $shared_scope END,
     c.created_at = $now,
     c.updated_at = $now,
     c.access_count = 0,

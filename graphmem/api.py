@@ -133,7 +133,7 @@ class GraphMem:
             memories=self.memories,
             embed=embed,
             projects=self.projects,
-            links=AutoLinker(store, self.retrieval.term_matches),
+            links=AutoLinker(store, self.retrieval.project_term_counts, self.retrieval.scoped),
         )
         self.relation_edges = Relations(store, **services)
         self.sharing = Sharing(

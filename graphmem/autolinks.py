@@ -41,17 +41,23 @@ ENTITY_SCAN = 4 * ENTITY_FAN_OUT
 holds the word do not name it as an entity (it starts their sentence)."""
 COMMON_ENTITY = 1_000
 
-Counts = Callable[[Sequence[str]], Mapping[str, int]]
+Counts = Callable[[Sequence[str], str], Mapping[str, int]]
+"""Words and a project -> how many of the project's memories the full-text index
+matches per word."""
+Scoped = Callable[[str, str], str]
+"""A full-text query and a project -> the query held to that project's memories."""
 
 
 class AutoLinker:
-    """Plans a batch's links; ``term_counts`` is the full-text index's count per word,
-    read at the time (a cached count would be taken before the batch is written,
-    and the cache is what search computes IDF from)."""
+    """Plans a batch's links; ``term_counts`` is the full-text index's count per word
+    in the project, read at the time (a cached count would be taken before the
+    batch is written, and the cache is what search computes IDF from), and
+    ``scoped`` holds an index query to the project."""
 
-    def __init__(self, store: Store, term_counts: Counts) -> None:
+    def __init__(self, store: Store, term_counts: Counts, scoped: Scoped) -> None:
         self.store = store
         self.term_counts = term_counts
+        self.scoped = scoped
 
     def plan(
         self, rows: Sequence[Mapping[str, Any]], kinds: Collection[AutoLink], project_id: str
@@ -105,7 +111,7 @@ class AutoLinker:
         wanted = sorted({entity for found in named for entity in found})
         if not wanted:
             return []
-        counts = self.term_counts(wanted)
+        counts = self.term_counts(wanted, project_id)
         usable = {e for e in wanted if counts.get(e, 0) < COMMON_ENTITY}
         holders: dict[str, list[tuple[float, str]]] = {e: [] for e in usable}
         # Every usable entity is looked up: a count of 0 may be a few minutes old.
@@ -114,7 +120,7 @@ class AutoLinker:
             found = self.store.read(
                 "entity_mentions",
                 {
-                    "items": [{"entity": e, "query": e} for e in stored],
+                    "items": [{"entity": e, "query": self.scoped(e, project_id)} for e in stored],
                     "project_id": project_id,
                     "k": ENTITY_SCAN,
                 },

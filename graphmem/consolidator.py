@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphmem import textscope
 from graphmem.consolidation import (
     ARCHIVE_REASON,
     FINGERPRINT_PATTERN,
@@ -206,6 +207,9 @@ class Consolidator(Service):
         # One audience per group (consolidation.audience): private stays private.
         props["visibility"] = central.visibility.value
         props.update(self.scorer.stored_fields(Memory.model_validate(props), now))
+        props[textscope.FIELD] = textscope.text_scope(
+            result.project_id, props.get("agent_id"), props["visibility"]
+        )
         rows = self.store.write(
             "consolidate_group",
             {

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from graphmem.clock import Clock, stored_now
 from graphmem.store import Store
 from graphmem.text import content_key
+from graphmem.textscope import text_scope
 
 PAGE = 2_000
 
@@ -35,9 +36,24 @@ def _content_keys(store: Store) -> int:
     return changed
 
 
+def text_scopes(store: Store) -> int:
+    """Give every memory without them its full-text scope words: full text finds a
+    memory only within its scope (graphmem.textscope). Opening a store runs this
+    too, so memories a Cypher script wrote are found without a migration."""
+    changed = 0
+    while rows := store.read("memories_without_text_scope", {"limit": PAGE}):
+        items = [
+            {"id": r["id"], "scope": text_scope(r["project_id"], r["agent_id"], r["visibility"])}
+            for r in rows
+        ]
+        changed += store.write("set_text_scopes", {"items": items})[0]["changed"]
+    return changed
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Store], int]]] = [
     (1, "every memory without a status is active", _statuses),
     (2, "every memory has a content key for exact dedup", _content_keys),
+    (3, "every memory has full-text scope words (statistics per project)", text_scopes),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphmem import textscope
 from graphmem.agents import ADMIN, acting_agent
 from graphmem.errors import ForbiddenError, InvalidInputError
 from graphmem.events import ChangeKind
@@ -70,6 +71,7 @@ class Sharing(Service):
                 "id": memory_id,
                 "project_id": project_id,
                 "to": to.value,
+                "text_scope": textscope.text_scope(project_id, memory.agent_id, to.value),
                 "kind": "shared" if to is Visibility.SHARED else "unshared",
                 "by": agent or ADMIN,
                 "event_id": new_id(),
@@ -88,6 +90,7 @@ class Sharing(Service):
                 "toProjectId: must name another project than the memory's own",
                 field="toProjectId",
             )
+        source = self.memories.get(memory_id, project_id=project_id)
         copy_id = new_id()
         rows = self.store.write(
             "copy_memory",
@@ -95,6 +98,10 @@ class Sharing(Service):
                 "id": memory_id,
                 "project_id": project_id,
                 "to_project_id": to_project_id,
+                "shared_scope": textscope.text_scope(to_project_id, None, None),
+                "private_scope": textscope.text_scope(
+                    to_project_id, source.agent_id, Visibility.PRIVATE.value
+                ),
                 "copy_id": copy_id,
                 "by": acting_agent() or ADMIN,
                 "event_id": new_id(),

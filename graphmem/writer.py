@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
+from graphmem import textscope
+from graphmem.agents import acting_agent
 from graphmem.autolinks import AutoLinker
 from graphmem.embeddings import memory_text
 from graphmem.errors import InvalidInputError
@@ -411,11 +413,16 @@ class Writer(Service):
     ) -> dict[int, list[Mapping[str, Any]]]:
         # A near duplicate shares at least 80% of the words, so it almost surely
         # has the longest (rarest) few: requiring those keeps each match set small
-        # even in a project of 100,000 memories.
+        # even in a project of 100,000 memories. Held to what the writer may read
+        # of the project (graphmem.textscope): another project's matches would
+        # take the places of this one's.
+        scope = textscope.project_word(project), textscope.readers(acting_agent())
         items = [
             {
                 "index": i,
-                "query": self.store.dialect.all_of(sorted(terms, key=len, reverse=True)[:3]),
+                "query": self.store.dialect.scoped(
+                    self.store.dialect.all_of(sorted(terms, key=len, reverse=True)[:3]), *scope
+                ),
             }
             for i, row in enumerate(rows)
             if (terms := query_terms(row["content"]))
@@ -545,6 +552,7 @@ class Writer(Service):
             row["agent_id"] = item.agent_id
         if item.visibility is not None:
             row["visibility"] = item.visibility.value
+        row[textscope.FIELD] = textscope.text_scope(project, item.agent_id, row.get("visibility"))
         agent_decision = item.suggested_by is SuggestedBy.AGENT
         if item.occurred_at is None or item.occurred_at >= now:
             fields = self.scorer.fresh_fields(

@@ -28,6 +28,8 @@ CREATE VECTOR INDEX FOR (m:Memory) ON (m.embedding) OPTIONS {dimension: 384, sim
 ;
 CREATE FULLTEXT INDEX FOR (m:Memory) ON (m.content, m.rationale)
 ;
+CREATE FULLTEXT INDEX FOR (m:Memory) ON (m.text_scope)
+;
 CREATE INDEX FOR (k:ApiKey) ON (k.hash)
 ;
 CREATE INDEX FOR (k:ApiKey) ON (k.id)

@@ -4,7 +4,7 @@
 UNWIND $items AS item
 CALL {
   WITH item
-  CALL db.index.fulltext.queryNodes('memory_text', item.query) YIELD node
+  CALL db.index.fulltext.queryNodes('memory_words', item.query) YIELD node
   WITH node
   WHERE node.project_id = $project_id AND coalesce(node.tier, 'working') <> 'archived'
     AND node.superseded_by IS NULL

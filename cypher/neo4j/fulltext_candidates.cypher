@@ -1,9 +1,9 @@
 // Full-text matches of $query (built from word tokens only, never user syntax)
 // over content and rationale: the candidates that retrieval ranks by BM25
 // (graphmem/retrieval/fulltext.py); the index's own score only picks them.
-// The index spans every project: its best $k are taken, then the project and
-// the viewer's visibility apply to those (filtering every match first costs
-// more than the search). The search filters apply in retrieval, to the fields
+// $query holds the scope words of the project as the viewer may read it
+// (Dialect.scoped, graphmem/textscope.py), so the index matches nothing else;
+// the project and visibility are checked again here all the same. The search filters apply in retrieval, to the fields
 // of the best by BM25 only.
 // `seen` is how many the index gave: fewer than $k means there are no more, so
 // the caller does not ask again with a larger $k. A last row without an id
@@ -13,12 +13,12 @@
 // round trip instead of two; `fell_back` says which query the rows answer.
 // Candidates carry their text, which BM25 ranks them by; the fields of the best
 // are read next (candidate_memories). Results are re-read in full.
-CALL db.index.fulltext.queryNodes('memory_text', $query, {limit: $k}) YIELD node, score
+CALL db.index.fulltext.queryNodes('memory_words', $query, {limit: $k}) YIELD node, score
 WITH collect(node) AS first
 CALL (first) {
   WITH first
   WHERE size(first) = 0 AND $fallback IS NOT NULL
-  CALL db.index.fulltext.queryNodes('memory_text', $fallback, {limit: $k}) YIELD node, score
+  CALL db.index.fulltext.queryNodes('memory_words', $fallback, {limit: $k}) YIELD node, score
   RETURN collect(node) AS second
 }
 WITH CASE WHEN size(first) = 0 THEN second ELSE first END AS top, size(first) = 0 AND $fallback IS NOT NULL AS fell_back

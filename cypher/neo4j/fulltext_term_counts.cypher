@@ -1,17 +1,20 @@
-// How many memories (of any project) each term matches, counting no further
-// than $cap. One slot per term; an empty slot is skipped.
-UNWIND CASE WHEN $terms[0] = '' THEN [] ELSE [$terms[0]] END AS term CALL db.index.fulltext.queryNodes('memory_text', term, {limit: $cap}) YIELD node WITH node RETURN 0 AS slot, count(node) AS matches
+// How many memories each slot's query matches, counting no further than $cap:
+// the cost of a query is what its words match. Each slot is one word held to
+// one project as the viewer may read it (Dialect.scoped), so the count is that
+// scope's document frequency. An empty slot matches nothing; a slot that
+// matches nothing returns no row.
+UNWIND CASE WHEN $slots[0] = '' THEN [] ELSE [$slots[0]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 0 AS slot, count(node) AS matches
 UNION ALL
-UNWIND CASE WHEN $terms[1] = '' THEN [] ELSE [$terms[1]] END AS term CALL db.index.fulltext.queryNodes('memory_text', term, {limit: $cap}) YIELD node WITH node RETURN 1 AS slot, count(node) AS matches
+UNWIND CASE WHEN $slots[1] = '' THEN [] ELSE [$slots[1]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 1 AS slot, count(node) AS matches
 UNION ALL
-UNWIND CASE WHEN $terms[2] = '' THEN [] ELSE [$terms[2]] END AS term CALL db.index.fulltext.queryNodes('memory_text', term, {limit: $cap}) YIELD node WITH node RETURN 2 AS slot, count(node) AS matches
+UNWIND CASE WHEN $slots[2] = '' THEN [] ELSE [$slots[2]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 2 AS slot, count(node) AS matches
 UNION ALL
-UNWIND CASE WHEN $terms[3] = '' THEN [] ELSE [$terms[3]] END AS term CALL db.index.fulltext.queryNodes('memory_text', term, {limit: $cap}) YIELD node WITH node RETURN 3 AS slot, count(node) AS matches
+UNWIND CASE WHEN $slots[3] = '' THEN [] ELSE [$slots[3]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 3 AS slot, count(node) AS matches
 UNION ALL
-UNWIND CASE WHEN $terms[4] = '' THEN [] ELSE [$terms[4]] END AS term CALL db.index.fulltext.queryNodes('memory_text', term, {limit: $cap}) YIELD node WITH node RETURN 4 AS slot, count(node) AS matches
+UNWIND CASE WHEN $slots[4] = '' THEN [] ELSE [$slots[4]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 4 AS slot, count(node) AS matches
 UNION ALL
-UNWIND CASE WHEN $terms[5] = '' THEN [] ELSE [$terms[5]] END AS term CALL db.index.fulltext.queryNodes('memory_text', term, {limit: $cap}) YIELD node WITH node RETURN 5 AS slot, count(node) AS matches
+UNWIND CASE WHEN $slots[5] = '' THEN [] ELSE [$slots[5]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 5 AS slot, count(node) AS matches
 UNION ALL
-UNWIND CASE WHEN $terms[6] = '' THEN [] ELSE [$terms[6]] END AS term CALL db.index.fulltext.queryNodes('memory_text', term, {limit: $cap}) YIELD node WITH node RETURN 6 AS slot, count(node) AS matches
+UNWIND CASE WHEN $slots[6] = '' THEN [] ELSE [$slots[6]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 6 AS slot, count(node) AS matches
 UNION ALL
-UNWIND CASE WHEN $terms[7] = '' THEN [] ELSE [$terms[7]] END AS term CALL db.index.fulltext.queryNodes('memory_text', term, {limit: $cap}) YIELD node WITH node RETURN 7 AS slot, count(node) AS matches
+UNWIND CASE WHEN $slots[7] = '' THEN [] ELSE [$slots[7]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 7 AS slot, count(node) AS matches

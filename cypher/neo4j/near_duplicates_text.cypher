@@ -2,7 +2,7 @@
 // best match its words in the full-text index; the caller measures token
 // overlap (Jaccard) on these few. One round trip per batch.
 UNWIND $items AS item
-CALL db.index.fulltext.queryNodes('memory_text', item.query) YIELD node, score
+CALL db.index.fulltext.queryNodes('memory_words', item.query) YIELD node, score
 WITH item, node, score
 WHERE node.project_id = $project_id AND coalesce(node.tier, 'working') <> 'archived'
   AND ($viewer IS NULL OR coalesce(node.visibility, 'shared') = 'shared' OR node.agent_id = $viewer)

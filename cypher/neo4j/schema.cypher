@@ -24,7 +24,9 @@ CREATE INDEX relation_event_project IF NOT EXISTS FOR (e:RelationEvent) ON (e.pr
 ;
 CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (m:Memory) ON (m.embedding) OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine', `vector.quantization.enabled`: false}}
 ;
-CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (m:Memory) ON EACH [m.content, m.rationale] OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}
+DROP INDEX memory_text IF EXISTS
+;
+CREATE FULLTEXT INDEX memory_words IF NOT EXISTS FOR (m:Memory) ON EACH [m.content, m.rationale, m.text_scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}
 ;
 CREATE CONSTRAINT api_key_id IF NOT EXISTS FOR (k:ApiKey) REQUIRE k.id IS UNIQUE
 ;

@@ -13,11 +13,14 @@ below one matching a single word (measured: 0.75 against 4.0), so its order
 cannot be the answer. Every backend's candidates are therefore scored here
 with Okapi BM25 (k1 1.2, b 0.75) over the same analysis the index applies:
 case-folded words, stop words out (question words included), Snowball English
-stems. The store size, mean length and common words' document frequencies
-come from a uniform sample (``Corpus``); rare words, and every word of a store
-the sample covers, are counted by the index itself (a capped count per word,
-cached for a few minutes), so IDF means the same in a store of 100 memories
-or 1,000,000.
+stems. The statistics are a project's, as the caller may see it: every index
+query carries the scope words of graphmem.textscope, so nothing another
+project (or another agent's private memories) holds changes a project's
+results or scores. The scope's size, mean length and common words' document
+frequencies come from a uniform sample (``Corpus``); rare words, and every
+word of a scope the sample covers, are counted by the index itself (a capped
+count per word, cached for a few minutes), so IDF means the same in a project
+of 100 memories or 1,000,000.
 
 Which words go into the index query is a cost decision. The engine reads
 every document a query matches, so one common word OR-ed into a query costs
@@ -44,8 +47,9 @@ import math
 import threading
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 import snowballstemmer
 
@@ -231,14 +235,17 @@ class Corpus:
     and a uniform sample of its memories that stands in for counting common words."""
 
     documents: int
+    """The scope's memories (graphmem.textscope): what IDF counts against."""
     mean_length: float
     sampled: int = 0
     """Memories in the sample."""
     sample_counts: Mapping[str, int] = field(default_factory=dict)
     """Stem -> sampled memories holding it."""
+    indexed: int = 0
+    """Memories in the whole store: how many a kNN over every project can give."""
 
     @classmethod
-    def from_sample(cls, documents: int, texts: Sequence[str]) -> Corpus:
+    def from_sample(cls, documents: int, texts: Sequence[str], indexed: int = 0) -> Corpus:
         analysed = [analyse(text) for text in texts]
         held: Counter[str] = Counter()
         for stems in analysed:
@@ -248,6 +255,7 @@ class Corpus:
             mean_length=sum(map(len, analysed)) / max(len(analysed), 1),
             sampled=len(analysed),
             sample_counts=dict(held),
+            indexed=indexed,
         )
 
     def estimate(self, word: str) -> int | None:
@@ -316,9 +324,15 @@ def query_weights(
     return {stem(t): idf(counts.get(t, 0), corpus.documents) for t in terms if counts.get(t, 0)}
 
 
-class TermCounts:
-    """How many documents each word matches (capped), cached for ``ttl`` seconds.
+ScopeKey = TypeVar("ScopeKey", bound=Hashable)
 
+
+class TermCounts(Generic[ScopeKey]):
+    """How many documents each word matches in a scope (capped), cached for ``ttl``
+    seconds per scope and word.
+
+    A word that matches nothing is not kept: it is cheap to count again, and a
+    memory written a moment later with that word must be findable by it at once.
     Uses a monotonic clock: this is cache housekeeping, not part of any score;
     a stale value only shifts a cost trade-off or an IDF slightly, never which
     project's memories can be returned.
@@ -326,7 +340,7 @@ class TermCounts:
 
     def __init__(
         self,
-        probe: Callable[[list[str]], Mapping[str, int]],
+        probe: Callable[[list[str], ScopeKey], Mapping[str, int]],
         *,
         ttl: float = 300.0,
         capacity: int = 50_000,
@@ -334,28 +348,29 @@ class TermCounts:
         self._probe = probe
         self._ttl = ttl
         self._capacity = capacity
-        self._cache: OrderedDict[str, tuple[int, float]] = OrderedDict()
+        self._cache: OrderedDict[tuple[ScopeKey, str], tuple[int, float]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def counts(self, terms: Sequence[str]) -> dict[str, int]:
+    def counts(self, terms: Sequence[str], scope: ScopeKey) -> dict[str, int]:
         now = time.monotonic()
         found: dict[str, int] = {}
         missing: list[str] = []
         with self._lock:
             for term in terms:
-                cached = self._cache.get(term)
+                cached = self._cache.get((scope, term))
                 if cached is not None and cached[1] > now:
                     found[term] = cached[0]
-                    self._cache.move_to_end(term)
+                    self._cache.move_to_end((scope, term))
                 else:
                     missing.append(term)
         if missing:
-            probed = self._probe(missing)
+            probed = self._probe(missing, scope)
             with self._lock:
                 for term in missing:
                     found[term] = probed.get(term, 0)
-                    self._cache[term] = (found[term], now + self._ttl)
-                    self._cache.move_to_end(term)
+                    if found[term]:
+                        self._cache[(scope, term)] = (found[term], now + self._ttl)
+                        self._cache.move_to_end((scope, term))
                 while len(self._cache) > self._capacity:
                     self._cache.popitem(last=False)
         return found

@@ -20,11 +20,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
+from graphmem.agents import acting_agent
 from graphmem.clock import Clock, stored_now
 from graphmem.embeddings import Embedder, Vector, memory_text
 from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.events import ChangeKind
 from graphmem.history import History
 from graphmem.models import (
     Memory,
@@ -80,7 +82,8 @@ from graphmem.retrieval.search import (
 )
 from graphmem.scoring import ImportanceScorer
 from graphmem.store import Row, Store
-from graphmem.telemetry import Telemetry
+from graphmem.telemetry import Event, Telemetry
+from graphmem.textscope import project_word, readers
 from graphmem.validity import check_as_of
 
 VECTOR_WORKERS = 4
@@ -141,6 +144,9 @@ class RetrievalConfig:
     """Memories sampled (uniformly) for the mean memory length BM25 normalises by,
     and for the counts of common words in a larger store (``Corpus.estimate``)."""
     term_cache_seconds: float = 300.0
+    recount_below: int = 1_000
+    """A write to a project of fewer memories than this drops its cached full-text
+    statistics at once (``Retrieval._on_event``); a larger one's expire."""
     max_access_cache_seconds: float = 5.0
     """How long a scope's maximum access count is reused; finding it reads every
     memory of the scope (~12 ms at 100,000), too slow for every call. 0: always read."""
@@ -166,6 +172,24 @@ class RetrievalConfig:
     apart from accesses: what retrieval returns must not raise its own frequency)."""
 
 
+class Scope(NamedTuple):
+    """What full text counts a project's statistics over: the project as one
+    viewer may read it (graphmem.textscope), and the project's generation
+    (``Retrieval._on_event``), so cached statistics of a scope are dropped by
+    moving to the next."""
+
+    project_id: str
+    viewer: str | None
+    generation: int
+
+
+MAX_SCOPES = 10_000
+"""Scopes whose statistics are kept at once; beyond, the expired go first."""
+
+_RECOUNTED = frozenset({ChangeKind.CREATED, ChangeKind.UPDATED, ChangeKind.FORGOTTEN})
+"""Changes that can move a project's full-text statistics."""
+
+
 @dataclass
 class _Candidates:
     """What the retrievers found: each one's ranking and every candidate seen.
@@ -174,6 +198,8 @@ class _Candidates:
     (``add_scores``), so they count in floors and in the fusion of candidates the
     other retriever found, but are not ranked themselves."""
 
+    scope: Scope
+    """Whose full-text statistics scored them (``Retrieval._scope``)."""
     memories: dict[str, Memory] = field(default_factory=dict)
     """The candidates, with the fields scoring and filtering read."""
     rankings: dict[Retriever, list[str]] = field(default_factory=dict)
@@ -326,11 +352,15 @@ class Retrieval:
         self.policy = policy or InjectionPolicy()
         self.config = config or RetrievalConfig()
         self.terms = TermCounts(self.term_matches, ttl=self.config.term_cache_seconds)
-        self._corpus: tuple[Corpus, float] | None = None
+        self._corpus: dict[Scope, tuple[Corpus, float]] = {}
+        self._generations: dict[str, int] = {}
+        """Per project, how many times its cached statistics were dropped: part of
+        each scope's key, so a write to a small project is counted at once."""
         self._max_access: dict[tuple[str, str | None], tuple[int, float]] = {}
         self._lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
         self.history = History(store)
+        telemetry.subscribe(self._on_event)
 
     # -- embeddings ----------------------------------------------------------
 
@@ -873,7 +903,8 @@ class Retrieval:
         slower one only. With ``recent`` and both retrievers, a long query's
         last sentences (recent.py) are embedded in the same model run as the
         query and looked up beside it."""
-        found = _Candidates(text=text)
+        scope = self._scope(project_id)
+        found = _Candidates(scope=scope, text=text)
         params = {"project_id": project_id, **filters.params()}
         pending: Future[_Nearest] | None = None
         if vector and self.embedder is not None:
@@ -889,10 +920,10 @@ class Retrieval:
                 params,
                 fetch,
                 detail,
-                self._corpus_stats().documents,
+                self._corpus_stats(scope).indexed,
             )
         if fulltext:
-            best, deeper = self._fulltext(text, filters, params, fetch, detail, found.stems)
+            best, deeper = self._fulltext(text, filters, params, scope, fetch, detail, found.stems)
             found.add(Retriever.FULLTEXT, best)
             found.add_scores(Retriever.FULLTEXT, deeper)
         if pending is not None:
@@ -939,8 +970,9 @@ class Retrieval:
         terms = query_terms(found.text)
         own = {stem(t) for t in terms}
         added = [w for w in expansion if stem(w) not in own]
-        counts = self.terms.counts(terms + added)
-        corpus = self._corpus_stats()
+        scope = found.scope
+        counts = self.terms.counts(terms + added, scope)
+        corpus = self._corpus_stats(scope)
         weights = expanded_weights(
             query_weights(terms + added, counts, corpus),
             [stem(t) for t in terms],
@@ -1017,6 +1049,7 @@ class Retrieval:
         text: str,
         filters: SearchFilters,
         params: dict[str, Any],
+        scope: Scope,
         fetch: int,
         detail: int,
         stems: dict[str, list[str]],
@@ -1030,14 +1063,17 @@ class Retrieval:
         terms = query_terms(text)
         if not terms:
             return [], []
-        counts = self.terms.counts(terms)
+        counts = self.terms.counts(terms, scope)
         k = self.config.fulltext_rescore
         dialect, common = self.store.dialect, self.config.common_term_docs
         # No memory holding every common word: ask for those holding fewer of them,
         # each statement carrying the next relaxation in case the index matches nothing.
         queries = [
-            build_query(terms, counts, common=common, dialect=dialect),
-            *relaxations(terms, counts, common=common, dialect=dialect),
+            self._scoped(query, scope)
+            for query in (
+                build_query(terms, counts, common=common, dialect=dialect),
+                *relaxations(terms, counts, common=common, dialect=dialect),
+            )
         ]
         position = 0
         while position < len(queries):
@@ -1049,7 +1085,7 @@ class Retrieval:
             if matches:
                 break
             position += 1
-        corpus = self._corpus_stats()
+        corpus = self._corpus_stats(scope)
         weights = query_weights(terms, counts, corpus)
         # BM25 over the query's total IDF: the share of what the query says that the
         # memory holds, on [0, 1] whatever the store's size or the query's length.
@@ -1139,28 +1175,80 @@ class Retrieval:
             kept += [m for i in chunk if (m := allowed[i]) is not None]
         return kept[:fetch]
 
-    def _corpus_stats(self) -> Corpus:
-        """The store's size, mean memory length and a uniform sample's word counts,
+    def _scope(self, project_id: str) -> Scope:
+        """What full-text statistics are counted over for the acting agent in
+        ``project_id`` (graphmem.textscope), keyed by the project's generation."""
+        return Scope(project_id, acting_agent(), self._generations.get(project_id, 0))
+
+    def project_term_counts(self, terms: Sequence[str], project_id: str) -> dict[str, int]:
+        """How many of ``project_id``'s memories (as the acting agent sees them)
+        the full-text index matches per word, counted now."""
+        return self.term_matches(terms, self._scope(project_id))
+
+    def scoped(self, query: str, project_id: str) -> str:
+        """A full-text index query held to what the acting agent may read of ``project_id``."""
+        return self._scoped(query, self._scope(project_id))
+
+    def _scoped(self, query: str, scope: Scope) -> str:
+        return self.store.dialect.scoped(
+            query, project_word(scope.project_id), readers(scope.viewer)
+        )
+
+    def _on_event(self, event: Event) -> None:
+        """A write to a small project drops its cached statistics: there, one memory
+        moves its IDFs. A large one keeps them until they expire, as a write
+        moves them by little (a write elsewhere reaches them then too)."""
+        if event.name != "memory.changed" or event.fields.get("kind") not in _RECOUNTED:
+            return
+        project_id = event.fields.get("project_id")
+        if not isinstance(project_id, str):
+            return
+        with self._lock:
+            size = max(
+                (
+                    corpus.documents
+                    for scope, (corpus, _) in self._corpus.items()
+                    if scope.project_id == project_id
+                ),
+                default=0,
+            )
+            if size < self.config.recount_below:
+                if len(self._generations) >= MAX_SCOPES:
+                    self._generations.clear()
+                self._generations[project_id] = self._generations.get(project_id, 0) + 1
+
+    def _corpus_stats(self, scope: Scope) -> Corpus:
+        """The scope's size, mean memory length and a uniform sample's word counts,
         re-read every ``term_cache_seconds``."""
         with self._lock:
-            cached = self._corpus
+            cached = self._corpus.get(scope)
         if cached is not None and cached[1] > time.monotonic():
             return cached[0]
-        rows = self.store.read("fulltext_corpus", {"sample": self.config.corpus_sample})
-        if rows and rows[0]["texts"]:
-            corpus = Corpus.from_sample(int(rows[0]["documents"]), rows[0]["texts"])
+        rows = self.store.read(
+            "fulltext_corpus",
+            {"project_id": scope.project_id, "sample": self.config.corpus_sample},
+        )
+        row = rows[0] if rows else {"indexed": 0, "documents": 0, "texts": []}
+        if row["texts"]:
+            corpus = Corpus.from_sample(int(row["documents"]), row["texts"], int(row["indexed"]))
         else:
-            corpus = Corpus(documents=0, mean_length=1.0)
+            corpus = Corpus(documents=0, mean_length=1.0, indexed=int(row["indexed"]))
         with self._lock:
-            self._corpus = (corpus, time.monotonic() + self.config.term_cache_seconds)
+            if len(self._corpus) >= MAX_SCOPES:
+                self._corpus = {
+                    key: value for key, value in self._corpus.items() if value[1] > time.monotonic()
+                }
+                if len(self._corpus) >= MAX_SCOPES:
+                    self._corpus.clear()
+            self._corpus[scope] = (corpus, time.monotonic() + self.config.term_cache_seconds)
         return corpus
 
-    def term_matches(self, terms: Sequence[str]) -> dict[str, int]:
-        """How many memories of the store the full-text index matches per word:
+    def term_matches(self, terms: Sequence[str], scope: Scope) -> dict[str, int]:
+        """How many of the scope's memories the full-text index matches per word:
         estimated from the corpus sample for a word it holds often enough, else
         counted by the index now (capped at ``term_count_cap``); ``terms`` holds
         the cached counts."""
-        corpus = self._corpus_stats()
+        corpus = self._corpus_stats(scope)
         counts: dict[str, int] = {}
         counted: list[str] = []
         for term in terms:
@@ -1171,9 +1259,10 @@ class Retrieval:
                 counts[term] = estimate
         for start in range(0, len(counted), PROBE_SLOTS):
             chunk = counted[start : start + PROBE_SLOTS]
-            slots = chunk + [""] * (PROBE_SLOTS - len(chunk))
+            slots = [self._scoped(term, scope) for term in chunk]
+            slots += [""] * (PROBE_SLOTS - len(chunk))
             rows = self.store.read(
-                "fulltext_term_counts", {"terms": slots, "cap": self.config.term_count_cap}
+                "fulltext_term_counts", {"slots": slots, "cap": self.config.term_count_cap}
             )
             for row in rows:
                 counts[chunk[row["slot"]]] = row["matches"]

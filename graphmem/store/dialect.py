@@ -54,3 +54,23 @@ class Dialect(StrEnum):
         for group in groups:
             parts.append(group[0] if len(group) == 1 else "(" + self.all_of(group) + ")")
         return self.any_of(parts)
+
+    def scoped(self, query: str, project: str, readers: Sequence[str]) -> str:
+        """``query`` over the memories whose scope words (graphmem.textscope) hold
+        ``project`` and, unless ``readers`` is empty, any of ``readers``.
+
+        RediSearch takes a field selector per clause, and the query's own words
+        are held to the text fields (a bare word after a selector would belong
+        to it); Lucene searches every field of the index for a bare word, which
+        within one scope changes nothing. Empty when ``query`` is."""
+        if not query:
+            return ""
+        if self is Dialect.NEO4J:
+            parts = [f"text_scope:{project}"]
+            if readers:
+                parts.append("text_scope:(" + " OR ".join(readers) + ")")
+            return " AND ".join([*parts, f"({query})"])
+        parts = [f"@text_scope:({project})"]
+        if readers:
+            parts.append("@text_scope:(" + "|".join(readers) + ")")
+        return " ".join([*parts, f"@content|rationale:({query})"])

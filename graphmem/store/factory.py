@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from graphmem.config import Settings
 from graphmem.errors import MissingExtraError
+from graphmem.migrations import text_scopes
 from graphmem.store import Store
 from graphmem.store.falkordb import FalkorStore
 
@@ -29,6 +30,7 @@ def open_store(settings: Settings) -> Store:
         )
     try:
         store.setup_schema()
+        text_scopes(store)
     except BaseException:
         store.close()
         raise

@@ -50,6 +50,7 @@ from typing import IO, Any, NamedTuple
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from graphmem import textscope
 from graphmem.capsules import FailureCapsule
 from graphmem.embeddings import DIMENSION
 from graphmem.errors import InvalidInputError, StoreUnavailableError
@@ -374,6 +375,10 @@ def _prepare_memory(record: Mapping[str, Any], loader: _Loader) -> tuple[dict[st
     props["project_id"] = loader.target
     props.pop("embedding", None)
     _strict(Memory, props)
+    # The scope words are the target project's, whatever the file says.
+    props[textscope.FIELD] = textscope.text_scope(
+        loader.target, props.get("agent_id"), props.get("visibility")
+    )
     return {
         "props": props,
         "embedding": _embedding(record.get("embedding")),

@@ -58,6 +58,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from graphmem import textscope
 from graphmem.errors import InvalidInputError, StoreUnavailableError
 from graphmem.lifecycle import long_term_target
 from graphmem.models import (
@@ -175,6 +176,7 @@ def memory_row(
         "session_id": session_id,
         "content": record.content,
         "content_key": content_key(record.content),
+        textscope.FIELD: textscope.text_scope(project_id, None, None),
         "tier": (long_term_target(kind, pinned=False) if long_term else Tier.WORKING).value,
         "status": Status.ACTIVE.value,
         "confidence": record.importance,

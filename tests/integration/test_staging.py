@@ -204,9 +204,12 @@ class TestMigration:
         )
         assert gm.get("old-1").status is Status.ACTIVE, "reads tolerate a missing status"
         reports = gm.migrate()
-        assert [(r.version, r.changed) for r in reports] == [(1, 5), (2, 5)]
+        assert [(r.version, r.changed) for r in reports] == [(1, 5), (2, 5), (3, 5)]
         assert count(store, "MATCH (m:Memory) WHERE m.status IS NULL RETURN count(m)") == 0
         assert gm.migrate() == []
+        # migrated memories are found by full text, in their own project only
+        assert [h.memory.id for h in gm.search("legacy 4", mode="FULLTEXT").hits][:1] == ["old-4"]
+        assert gm.search("legacy 4", mode="FULLTEXT", project_id="other").hits == []
         # migrated memories now take part in exact dedup
         again = gm.remember({"content": "Legacy 3"})
         assert again.id == "old-3" and again.occurrence_count == 2
