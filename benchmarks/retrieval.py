@@ -5,10 +5,18 @@
 2. Bulk ingest with embeddings through ``remember_many`` against the
    embedder's own batch throughput, in the same run.
 3. At each scale (10,000 and 100,000 by default; ``--million`` adds
-   1,000,000): knowledgeContext and hybrid search p50/p95 through the Python
-   API, query embedding included, beside the floor (one query embedding + one
-   raw vector-index query) and hybrid search without feedback (the ratio is
-   with feedback over without), and the memory the database uses.
+   1,000,000) and each project count (``--projects``, 1 and 100 by default:
+   the same memories spread evenly over that many projects of one store,
+   ``benchmarks.retrieval_scale``): knowledgeContext and hybrid search p50/p95
+   through the Python API, query embedding included, beside the floor (one
+   query embedding + one raw vector-index query over the whole store) and
+   hybrid search without feedback (the ratio is with feedback over without),
+   and the memory the database uses. Full-text statistics are a project's
+   own, so latency has to hold with many projects in one store as it does
+   with one; every (scale, projects) pair is held to its scale's target, and
+   its figure keys name the project count when it is not 1
+   (``knowledge_context_p95_100000_100p``). A scale smaller than a project
+   count is not measured in that many projects.
 
 Everything runs on each backend ``--backend`` names (``both`` by default): a
 throwaway embedded FalkorDB under /tmp that is removed afterwards, and Neo4j,
@@ -17,12 +25,15 @@ either a test Neo4j this run starts (``benchmarks/neo4j_server.py``: heap
 ``--neo4j-uri``, whose one database is emptied for each store (indexes
 included). Each backend has its own floor: the same query embedding and one
 raw query of its own vector index. Each phase is bounded by its own sizes.
+Each (scale, projects) pair starts with an empty query-embedding cache, so its
+floor embeds every query as the first pair's does.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -157,6 +168,10 @@ def main(
     scales: Annotated[
         str, typer.Option(help="Comma-separated store sizes to time retrieval at.")
     ] = "10000,100000",
+    projects: Annotated[
+        str,
+        typer.Option(help="Comma-separated project counts to spread each scale's memories over."),
+    ] = "1,100",
     million: Annotated[
         bool, typer.Option("--million", help="Also load 1,000,000 memories (minutes).")
     ] = False,
@@ -184,6 +199,14 @@ def main(
     sizes = [int(s) for s in scales.split(",") if s.strip()]
     if million:
         sizes.append(1_000_000)
+    counts = project_counts(projects)
+    pairs: list[tuple[int, int]] = []
+    for n in sizes:
+        for count in counts:
+            if count <= n:
+                pairs.append((n, count))
+            else:
+                out.print(f"{n:,} memories in {count:,} projects would leave some empty: skipped")
     backends = retrieval_eval.chosen_backends(backend, neo4j_uri, out.print)
     embedder = MiniLMEmbedder()
     embedder.embed(["warm up"])
@@ -195,6 +218,8 @@ def main(
     hints = retrieval_scale.queries(queries)
     info: dict[str, Any] = {
         "scales": sizes,
+        "projects": counts,
+        "pairs": pairs,
         "queries": queries,
         "pool": pool,
         "backends": backends,
@@ -224,7 +249,14 @@ def main(
             env = Env()
         try:
             rows, figures[name], measured = run_backend(
-                env, embedder, sizes, vectors, hints, ingest=ingest, madial=madial, log=out.print
+                env,
+                embedder,
+                pairs,
+                vectors,
+                hints,
+                ingest=ingest,
+                madial=madial,
+                log=out.print,
             )
         finally:
             env.close()
@@ -234,9 +266,11 @@ def main(
         passed = passed and hybrid_wins(rows)
     out.print(quality_table(info["quality"]))
     for name, found in figures.items():
-        out.print(table(found, title=f"graphmem retrieval benchmark ({name})"))
-    if len(figures) > 1:
-        out.print(latency_table(figures, sizes))
+        for count, group in by_projects(found).items():
+            title = name if count == 1 else f"{name}, {count:,} projects"
+            out.print(table(group, title=f"graphmem retrieval benchmark ({title})"))
+    if len(figures) > 1 or len(counts) > 1:
+        out.print(latency_table(figures, pairs))
     every = [
         dataclasses.replace(f, key=f.key if name == "falkordb" else f"{name}_{f.key}")
         for name, found in figures.items()
@@ -250,10 +284,42 @@ def main(
         raise typer.Exit(1)
 
 
+def project_counts(text: str) -> list[int]:
+    """``--projects``: distinct counts in the order given, each at least 1."""
+    try:
+        counts = list(dict.fromkeys(int(c) for c in text.split(",") if c.strip()))
+    except ValueError as err:
+        raise typer.BadParameter(
+            f"not a list of counts: {text!r}", param_hint="--projects"
+        ) from err
+    if not counts or min(counts) < 1:
+        raise typer.BadParameter("each count must be at least 1", param_hint="--projects")
+    return counts
+
+
+def label(n: int, projects: int) -> str:
+    """How a figure's key names a (scale, projects) pair: ``100000``, ``100000_100p``."""
+    return f"{n}" if projects == 1 else f"{n}_{projects}p"
+
+
+def where(n: int, projects: int) -> str:
+    """How a figure's name says it: ``100,000``, ``100,000 in 100 projects``."""
+    return f"{n:,}" if projects == 1 else f"{n:,} in {projects:,} projects"
+
+
+def by_projects(found: list[Figure]) -> dict[int, list[Figure]]:
+    """Figures by the project count their key names (``label``); 1 when it names none."""
+    groups: dict[int, list[Figure]] = {}
+    for f in found:
+        named = re.search(r"_(\d+)p$", f.key)
+        groups.setdefault(int(named[1]) if named else 1, []).append(f)
+    return groups
+
+
 def run_backend(
     env: Env | Neo4jEnv,
     embedder: MiniLMEmbedder,
-    sizes: list[int],
+    pairs: list[tuple[int, int]],
     vectors: Any,
     hints: list[str],
     *,
@@ -261,8 +327,9 @@ def run_backend(
     madial: bool,
     log: Callable[[str], None],
 ) -> tuple[list[dict[str, Any]], list[Figure], dict[str, Any]]:
-    """Quality, ingest and latency at each size on one backend: its quality rows,
-    its figures, and what else it measured (loads, memory)."""
+    """Quality, ingest, and latency at each (size, project count) pair on one
+    backend: its quality rows, its figures, and what else it measured (loads,
+    memory)."""
     figures: list[Figure] = []
     info: dict[str, Any] = {}
     log(f"[bold]{env.name}: quality[/]")
@@ -285,68 +352,101 @@ def run_backend(
             count=ingest,
         )
     )
-    for n in sizes:
-        log(f"[bold]{env.name}: {n:,} memories[/]: loading")
-        gm, raw = env.graph(f"scale_{n}", embedder, vector_index=False)
-        load = retrieval_scale.bulk_load(gm, raw, n, vectors, log=log)
-        info[f"load_{n}"] = load
-        memory = env.memory_mb()
-        if isinstance(env, Neo4jEnv) and (on_disk := env.disk_mb()) is not None:
-            info[f"disk_mb_{n}"] = on_disk
-            log(f"  on disk: {', '.join(f'{k} {v:,.0f} MB' for k, v in on_disk.items())}")
-        log(f"  loaded: {load}; timing {len(hints)} queries")
-        gm.warm()  # as a server does before its first request
-        figures += scale_figures(n, retrieval_scale.measure(gm, raw, embedder, hints))
-        if memory is not None:
-            info[f"used_memory_mb_{n}"] = memory
-            figures.append(
-                Figure(
-                    key=f"db_memory_mb_{n}",
-                    name=f"database memory at {n:,}",
-                    value=memory,
-                    unit="MB",
-                    count=n,
-                )
-            )
-        env.drop(raw)
+    for n, count in pairs:
+        figures += scale_run(env, embedder, n, count, vectors, hints, info, log=log)
     return rows, figures, info
 
 
-def latency_table(figures: dict[str, list[Figure]], sizes: list[int]) -> Any:
-    """knowledgeContext and HYBRID p50 / p95 beside each backend's floor, per size."""
+def scale_run(
+    env: Env | Neo4jEnv,
+    embedder: MiniLMEmbedder,
+    n: int,
+    count: int,
+    vectors: Any,
+    hints: list[str],
+    info: dict[str, Any],
+    *,
+    log: Callable[[str], None],
+) -> list[Figure]:
+    """Load ``n`` memories spread over ``count`` projects into a fresh graph and
+    time the queries there: that pair's figures; its load and memory go to ``info``."""
+    tag = label(n, count)
+    spread = "" if count == 1 else f" in {count:,} projects"
+    log(f"[bold]{env.name}: {n:,} memories{spread}[/]: loading")
+    gm, raw = env.graph(f"scale_{tag}", embedder, vector_index=False)
+    projects = retrieval_scale.project_ids(count)
+    load = retrieval_scale.bulk_load(gm, raw, n, vectors, projects=projects, log=log)
+    info[f"load_{tag}"] = load
+    memory = env.memory_mb()
+    if isinstance(env, Neo4jEnv) and (on_disk := env.disk_mb()) is not None:
+        info[f"disk_mb_{tag}"] = on_disk
+        log(f"  on disk: {', '.join(f'{k} {v:,.0f} MB' for k, v in on_disk.items())}")
+    log(f"  loaded: {load}; timing {len(hints)} queries")
+    # Every pair's floor embeds its queries, as the first pair's does: none is
+    # served from the vector cache a pair before it filled.
+    embedder.cache.clear()
+    gm.warm()  # as a server does before its first request
+    latencies = retrieval_scale.measure(gm, raw, embedder, hints, projects=projects)
+    figures = scale_figures(n, latencies, projects=count)
+    if memory is not None:
+        info[f"used_memory_mb_{tag}"] = memory
+        figures.append(
+            Figure(
+                key=f"db_memory_mb_{tag}",
+                name=f"database memory at {where(n, count)}",
+                value=memory,
+                unit="MB",
+                count=n,
+            )
+        )
+    env.drop(raw)
+    return figures
+
+
+def latency_table(figures: dict[str, list[Figure]], pairs: list[tuple[int, int]]) -> Any:
+    """knowledgeContext and HYBRID p50 / p95 beside each backend's floor, per
+    size and project count."""
     from rich.table import Table
 
-    out = Table(title="latency per backend (ms, p50 / p95)")
-    for column in ("backend", "memories", "floor", "knowledgeContext", "HYBRID search"):
+    out = Table(title="latency per backend, size and project count (ms, p50 / p95)")
+    columns = ("backend", "memories", "projects", "floor", "knowledgeContext", "HYBRID search")
+    for column in columns:
         out.add_column(column, justify="left" if column == "backend" else "right")
     for name, found in figures.items():
         by_key = {f.key: f.value for f in found}
-        for n in sizes:
+        for n, count in pairs:
+            tag = label(n, count)
             out.add_row(
                 name,
                 f"{n:,}",
+                f"{count:,}",
                 *(
-                    f"{by_key[f'{what}_p50_{n}']:.1f} / {by_key[f'{what}_p95_{n}']:.1f}"
+                    f"{by_key[f'{what}_p50_{tag}']:.1f} / {by_key[f'{what}_p95_{tag}']:.1f}"
                     for what in ("floor", "knowledge_context", "search_hybrid")
                 ),
             )
     return out
 
 
-def scale_figures(n: int, latencies: list[retrieval_scale.Latency]) -> list[Figure]:
+def scale_figures(
+    n: int, latencies: list[retrieval_scale.Latency], *, projects: int = 1
+) -> list[Figure]:
+    """The figures of one (scale, projects) pair; the target is the scale's at
+    any project count."""
+    tag, at = label(n, projects), where(n, projects)
     by_name = {lat.name: lat for lat in latencies}
     floor = by_name["floor"]
     figures = [
         Figure(
-            key=f"floor_p50_{n}",
-            name=f"floor p50 at {n:,}",
+            key=f"floor_p50_{tag}",
+            name=f"floor p50 at {at}",
             value=floor.p50_ms,
             unit="ms",
             count=floor.count,
         ),
         Figure(
-            key=f"floor_p95_{n}",
-            name=f"floor p95 at {n:,}",
+            key=f"floor_p95_{tag}",
+            name=f"floor p95 at {at}",
             value=floor.p95_ms,
             unit="ms",
             count=floor.count,
@@ -356,8 +456,8 @@ def scale_figures(n: int, latencies: list[retrieval_scale.Latency]) -> list[Figu
         lat = by_name[name]
         figures.append(
             Figure(
-                key=f"{name}_p50_{n}",
-                name=f"{name} p50 at {n:,}",
+                key=f"{name}_p50_{tag}",
+                name=f"{name} p50 at {at}",
                 value=lat.p50_ms,
                 unit="ms",
                 count=lat.count,
@@ -374,8 +474,8 @@ def scale_figures(n: int, latencies: list[retrieval_scale.Latency]) -> list[Figu
             target, passed = None, None
         figures.append(
             Figure(
-                key=f"{name}_p95_{n}",
-                name=f"{name} p95 at {n:,}",
+                key=f"{name}_p95_{tag}",
+                name=f"{name} p95 at {at}",
                 value=lat.p95_ms,
                 unit="ms",
                 baseline=floor.p95_ms,
@@ -391,8 +491,8 @@ def scale_figures(n: int, latencies: list[retrieval_scale.Latency]) -> list[Figu
         without = getattr(plain, f"{stat}_ms")
         figures.append(
             Figure(
-                key=f"search_hybrid_feedback_{stat}_{n}",
-                name=f"search_hybrid {stat} at {n:,} against no feedback",
+                key=f"search_hybrid_feedback_{stat}_{tag}",
+                name=f"search_hybrid {stat} at {at} against no feedback",
                 value=with_feedback,
                 unit="ms",
                 baseline=without,

@@ -12,9 +12,22 @@ beyond it takes the vector of memory ``i mod pool`` turned by a small random
 rotation (cosine ~0.97 to its source): the index then holds ``n`` distinct
 vectors with the clustering real text has.
 
+A store can also hold its memories in several projects (``project_ids``):
+memory ``i`` of ``n`` goes to project ``i * count // n``, so each project holds
+an even, contiguous share of the same memories with the same vectors, and the
+generator's sessions stay together (a session is keyed by project, so one that
+straddles two projects becomes two). Relations join memories of one project
+only, as graphmem's own ``relate`` does: a planned relation whose ends fell in
+two projects is left out (at 100,000 in 100 projects, whose shares are whole
+sessions, none is; at 10,000 in 100, 192 of 516 are kept). The query hints are
+not made from any memory, so they are asked of the projects in turn, query
+``i`` of project ``i mod count``: with many projects each sees few queries,
+and their per-project caches (full-text statistics) are as cold as those of a
+server that many projects share.
+
 The floor of a query is what no implementation can skip: embedding the query
-text and one raw vector-index kNN (k=20) on the same server, measured in the
-same run, interleaved with the calls it is compared to.
+text and one raw vector-index kNN (k=20) over the whole store on the same
+server, measured in the same run, interleaved with the calls it is compared to.
 
 The same load and timings run on Neo4j (``raw`` is then a
 ``benchmarks.neo4j_server.Neo4jGraph``): the memories through the API (graphmem's
@@ -47,7 +60,9 @@ from graphmem.retrieval.feedback import LexicalFeedback
 from graphmem.store.falkordb import params_header
 
 PROJECT = "bench"
+"""The project of a store that holds its memories in one project."""
 LOAD_BATCH = 5_000
+LOG_EVERY = 100_000
 VECTOR_BATCH = 2_000
 NOISE = 0.012
 """Per-dimension noise on a unit 384-d vector: cosine to the source ~0.97."""
@@ -112,30 +127,54 @@ def vectors_for(pool: np.ndarray, start: int, stop: int, rng: np.random.Generato
     return out.astype(np.float32)
 
 
+def project_ids(count: int) -> list[str]:
+    """The projects a store spreads its memories over: ``PROJECT`` alone for one,
+    else ``p000``, ``p001``, ... (wider past 1,000)."""
+    if count < 1:
+        raise ValueError(f"a store needs at least one project, got {count}")
+    if count == 1:
+        return [PROJECT]
+    width = max(3, len(str(count - 1)))
+    return [f"p{i:0{width}d}" for i in range(count)]
+
+
+def shares(n: int, projects: Sequence[str]) -> list[tuple[str, range]]:
+    """Each project's even, contiguous share of memory positions ``0..n``."""
+    count = len(projects)
+    return [
+        (project, range(i * n // count, (i + 1) * n // count)) for i, project in enumerate(projects)
+    ]
+
+
 def bulk_load(
     gm: GraphMem,
     raw: Graph | Neo4jGraph,
     n: int,
     pool: np.ndarray,
     *,
+    projects: Sequence[str] = (PROJECT,),
     seed: int = 7,
     log: Callable[[str], None] = print,
 ) -> dict[str, float]:
-    """``n`` memories through the API, their vectors by the fast path, then the index.
+    """``n`` memories through the API, spread over ``projects``, their vectors by
+    the fast path, then the index.
 
     The memories are written without embeddings (their vectors follow in bulk);
     ``gm``'s store and services are used as they are.
     """
     dataset = generate(n, seed=seed)
-    loader = GraphMem(gm.store, clock=gm.clock, project_id=PROJECT)
+    loader = GraphMem(gm.store, clock=gm.clock, project_id=projects[0])
     started = time.perf_counter()
     ids: list[str] = []
-    for start in range(0, n, LOAD_BATCH):
-        ids += loader.remember_many(
-            dataset.memories[start : start + LOAD_BATCH], project_id=PROJECT, dedup=False
-        )
-        if start and start % (LOAD_BATCH * 20) == 0:
-            log(f"  {start:,} memories written")
+    owner: list[str] = []
+    for project, share in shares(n, projects):
+        for start in range(share.start, share.stop, LOAD_BATCH):
+            batch = dataset.memories[start : min(start + LOAD_BATCH, share.stop)]
+            before = len(ids)
+            ids += loader.remember_many(batch, project_id=project, dedup=False)
+            if len(ids) < n and len(ids) // LOG_EVERY > before // LOG_EVERY:
+                log(f"  {len(ids):,} memories written")
+        owner += [project] * len(share)
     written = time.perf_counter()
     rng = np.random.default_rng(seed)
     for start in range(0, n, VECTOR_BATCH):
@@ -143,7 +182,7 @@ def bulk_load(
         matrix = vectors_for(pool, start, stop, rng)
         gm.retrieval.store_embeddings(
             [
-                {"id": ids[i], "project_id": PROJECT, "embedding": array("f", row.tobytes())}
+                {"id": ids[i], "project_id": owner[i], "embedding": array("f", row.tobytes())}
                 for i, row in zip(range(start, stop), matrix, strict=True)
             ]
         )
@@ -154,13 +193,18 @@ def bulk_load(
     else:
         build_vector_index(raw, pool.shape[1])
     indexed = time.perf_counter()
-    relate(raw, ids, dataset)
+    within = dataclasses.replace(
+        dataset,
+        relations=[r for r in dataset.relations if owner[r.from_index] == owner[r.to_index]],
+    )
+    relate(raw, ids, within)
     return {
         "memories_s": written - started,
         "vectors_s": vectors_done - written,
         "index_build_s": indexed - vectors_done,
         "relations_s": time.perf_counter() - indexed,
-        "relations": float(len(dataset.relations)),
+        "relations": float(len(within.relations)),
+        "projects": float(len(projects)),
     }
 
 
@@ -234,10 +278,12 @@ def measure(
     embedder: Embedder,
     texts: Sequence[str],
     *,
+    projects: Sequence[str] = (PROJECT,),
     warmup: int = 20,
 ) -> list[Latency]:
     """Floor, knowledgeContext, hybrid search and hybrid search without
-    feedback (what feedback costs), interleaved query by query."""
+    feedback (what feedback costs), interleaved query by query; query ``i``
+    is asked of ``projects[i mod len(projects)]``, the floor of the whole store."""
     timings: dict[str, list[float]] = {
         "floor": [],
         "knowledge_context": [],
@@ -247,30 +293,32 @@ def measure(
     with_feedback = gm.retrieval.config
     without_feedback = dataclasses.replace(with_feedback, feedback=LexicalFeedback(docs=0))
 
-    def search_without_feedback(text: str) -> None:
+    def search_without_feedback(text: str, project: str) -> None:
         gm.retrieval.config = without_feedback
         try:
-            gm.search(text, project_id=PROJECT)
+            gm.search(text, project_id=project)
         finally:
             gm.retrieval.config = with_feedback
 
-    def floor(text: str) -> None:
+    def floor(text: str, _project: str) -> None:
+        """One kNN over the whole store, whichever project the query is of."""
         (vector,) = embedder.embed([text])
         if isinstance(raw, Neo4jGraph):
             raw.read(NEO4J_KNN, {"vector": vector})
         else:
             raw.ro_query(params_header({"vector": vector}) + RAW_KNN)
 
-    calls = {
+    calls: dict[str, Callable[[str, str], object]] = {
         "floor": floor,
-        "knowledge_context": lambda text: gm.knowledge_context(text, project_id=PROJECT),
-        "search_hybrid": lambda text: gm.search(text, project_id=PROJECT),
+        "knowledge_context": lambda text, project: gm.knowledge_context(text, project_id=project),
+        "search_hybrid": lambda text, project: gm.search(text, project_id=project),
         "search_hybrid_no_feedback": search_without_feedback,
     }
     for index, text in enumerate(texts):
+        project = projects[index % len(projects)]
         for name, call in calls.items():
             started = time.perf_counter()
-            call(text)
+            call(text, project)
             if index >= warmup:
                 timings[name].append((time.perf_counter() - started) * 1000.0)
     return [

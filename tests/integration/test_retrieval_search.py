@@ -501,10 +501,15 @@ def test_full_text_filters_reach_past_the_best_matches_they_leave_out(egm: Graph
     assert rule.id not in ids(unfiltered) and len(unfiltered.hits) == 5
 
 
-def test_the_nearest_memories_stay_found_after_their_properties_are_written(egm: GraphMem):
+@pytest.mark.parametrize("exact_below", [0, 5_000], ids=["index", "exact"])
+def test_the_nearest_memories_stay_found_after_their_properties_are_written(
+    egm: GraphMem, exact_below: int
+):
     # FalkorDB 4.16 leaves a memory's old vector in its index on every write to
     # the memory, and the orphans shadow live vectors: after a few accesses a
     # kNN of k gives fewer than k. Search asks for more until it has enough.
+    # A small project is scored whole (no index): the same nearest, exactly.
+    egm.retrieval.config = dataclasses.replace(egm.retrieval.config, exact_vector_below=exact_below)
     topics = ["deploy", "database", "cache", "queue", "billing", "auth", "search", "export"]
     egm.remember_many(
         [
@@ -523,6 +528,9 @@ def test_the_nearest_memories_stay_found_after_their_properties_are_written(egm:
 
     before = nearest()
     assert len(before) == 10
+    with statements_read(egm) as statements:
+        nearest()
+    assert ("vector_scan" in statements) == bool(exact_below)
     for _ in range(8):
         for memory_id in before:
             egm.record_access(memory_id)
