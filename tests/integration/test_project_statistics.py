@@ -161,3 +161,20 @@ def test_another_agents_private_memories_change_no_result_and_no_score(
         if memory.agent_id == "ben":
             ben.share(memory.id, project_id=TARGET)
     assert as_ana() != before
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["deploy queue", "what is it that they were", "zyzzogeton"],
+    ids=["empty project", "stop words only", "a word no memory has"],
+)
+def test_nothing_to_find_is_an_empty_answer_with_a_note(egm: GraphMem, question: str):
+    egm.remember_many(_project(random.Random(3), 30, WORDS), project_id="elsewhere")
+    project = "empty" if question == "deploy queue" else "elsewhere"
+    for mode in MODES:
+        found = egm.search(question, mode=mode, project_id=project)
+        if mode == "FULLTEXT" or project == "empty":
+            assert found.hits == [] and found.notes, (mode, found)
+    context = egm.knowledge_context(question, record_access=False, project_id=project)
+    if project == "empty":
+        assert context.items == [] and context.notes
