@@ -416,12 +416,12 @@ class Writer(Service):
         # even in a project of 100,000 memories. Held to what the writer may read
         # of the project (graphmem.textscope): another project's matches would
         # take the places of this one's.
-        scope = textscope.project_word(project), textscope.readers(acting_agent())
+        dialect, viewer = self.store.dialect, acting_agent()
         items = [
             {
                 "index": i,
-                "query": self.store.dialect.scoped(
-                    self.store.dialect.all_of(sorted(terms, key=len, reverse=True)[:3]), *scope
+                "query": dialect.scoped(
+                    dialect.all_of(sorted(terms, key=len, reverse=True)[:3]), project, viewer
                 ),
             }
             for i, row in enumerate(rows)

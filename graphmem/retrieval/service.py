@@ -83,7 +83,6 @@ from graphmem.retrieval.search import (
 from graphmem.scoring import ImportanceScorer
 from graphmem.store import Row, Store
 from graphmem.telemetry import Event, Telemetry
-from graphmem.textscope import project_word, readers
 from graphmem.validity import check_as_of
 
 VECTOR_WORKERS = 4
@@ -356,6 +355,8 @@ class Retrieval:
         self.config = config or RetrievalConfig()
         self.terms = TermCounts(self.term_matches, ttl=self.config.term_cache_seconds)
         self._corpus: dict[Scope, tuple[Corpus, float]] = {}
+        self._sizes: dict[str, int] = {}
+        """Per project, its size when its statistics were last read (``_on_event``)."""
         self._generations: dict[str, int] = {}
         """Per project, how many times its cached statistics were dropped: part of
         each scope's key, so a write to a small project is counted at once."""
@@ -1207,9 +1208,7 @@ class Retrieval:
         return self._scoped(query, self._scope(project_id))
 
     def _scoped(self, query: str, scope: Scope) -> str:
-        return self.store.dialect.scoped(
-            query, project_word(scope.project_id), readers(scope.viewer)
-        )
+        return self.store.dialect.scoped(query, scope.project_id, scope.viewer)
 
     def _on_event(self, event: Event) -> None:
         """A write to a small project drops its cached statistics: there, one memory
@@ -1221,17 +1220,12 @@ class Retrieval:
         if not isinstance(project_id, str):
             return
         with self._lock:
-            size = max(
-                (
-                    corpus.documents
-                    for scope, (corpus, _) in self._corpus.items()
-                    if scope.project_id == project_id
-                ),
-                default=0,
-            )
-            if size < self.config.recount_below:
+            if self._sizes.get(project_id, 0) < self.config.recount_below:
                 if len(self._generations) >= MAX_SCOPES:
+                    # Generations start again at 0: nothing cached under one may stay.
                     self._generations.clear()
+                    self._corpus.clear()
+                    self.terms.clear()
                 self._generations[project_id] = self._generations.get(project_id, 0) + 1
 
     def _corpus_stats(self, scope: Scope) -> Corpus:
@@ -1258,6 +1252,9 @@ class Retrieval:
                 if len(self._corpus) >= MAX_SCOPES:
                     self._corpus.clear()
             self._corpus[scope] = (corpus, time.monotonic() + self.config.term_cache_seconds)
+            if len(self._sizes) >= MAX_SCOPES:
+                self._sizes.clear()
+            self._sizes[scope.project_id] = corpus.documents
         return corpus
 
     def term_matches(self, terms: Sequence[str], scope: Scope) -> dict[str, int]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
+from graphmem import textscope
+
 
 class Dialect(StrEnum):
     FALKORDB = "falkordb"
@@ -55,9 +57,9 @@ class Dialect(StrEnum):
             parts.append(group[0] if len(group) == 1 else "(" + self.all_of(group) + ")")
         return self.any_of(parts)
 
-    def scoped(self, query: str, project: str, readers: Sequence[str]) -> str:
-        """``query`` over the memories whose scope words (graphmem.textscope) hold
-        ``project`` and, unless ``readers`` is empty, any of ``readers``.
+    def scoped(self, query: str, project_id: str, viewer: str | None) -> str:
+        """``query`` over the memories of ``project_id`` that ``viewer`` may read
+        (``None``: every one), by their scope words (graphmem.textscope).
 
         RediSearch takes a field selector per clause, and the query's own words
         are held to the text fields (a bare word after a selector would belong
@@ -65,6 +67,7 @@ class Dialect(StrEnum):
         within one scope changes nothing. Empty when ``query`` is."""
         if not query:
             return ""
+        project, readers = textscope.project_word(project_id), textscope.readers(viewer)
         if self is Dialect.NEO4J:
             parts = [f"text_scope:{project}"]
             if readers:
