@@ -26,7 +26,11 @@ CREATE INDEX FOR (e:RelationEvent) ON (e.project_id)
 ;
 CREATE VECTOR INDEX FOR (m:Memory) ON (m.embedding) OPTIONS {dimension: 384, similarityFunction: 'cosine'}
 ;
-CREATE FULLTEXT INDEX FOR (m:Memory) ON (m.content, m.rationale)
+// A new graph's full-text index is made with every field at once; a graph
+// made before the scope words gets the field added (already indexed in a new
+// one). Adding a field to an index created a moment before once left FalkorDB
+// not answering for 30 s.
+CREATE FULLTEXT INDEX FOR (m:Memory) ON (m.content, m.rationale, m.text_scope)
 ;
 CREATE FULLTEXT INDEX FOR (m:Memory) ON (m.text_scope)
 ;
