@@ -7,6 +7,9 @@ ways:
 - ``exact only``: near matches are not looked for (exact-text dedup only);
 - ``cosine only``: the rule before the check: the nearest memory at cosine
   >= ``dedup_similarity`` (0.92) takes the write, nothing else is read;
+- ``judge before``: the writer as shipped with the judge of
+  ``benchmarks.dedup_eval.BEFORE`` (loaded from git), for the judge's cost
+  before and after in one run;
 - ``restatement check``: as shipped: up to three near matches from cosine
   ``restatement.candidate_similarity`` (0.78), each judged by
   ``graphmem.restatement.judge``; an update writes a SUPERSEDES edge, a
@@ -33,7 +36,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchmarks.dedup_eval import load_pairs
+from benchmarks.dedup_eval import BEFORE, load_before, load_pairs
 from benchmarks.harness import BenchEnv
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
@@ -41,13 +44,13 @@ from graphmem.embeddings import MiniLMEmbedder, Vector
 from graphmem.restatement import Difference, Judgement, Verdict
 from graphmem.writer import Writer
 
-WAYS = ("exact only", "cosine only", "restatement check")
+WAYS = ("exact only", "cosine only", "judge before", "restatement check")
 
 
 class _ExactOnly(Writer):
     """No near-match lookup at all."""
 
-    def _judge_near_matches(self, rows, vectors, merges, outcomes, project):  # type: ignore[no-untyped-def]
+    def _judge_near_matches(self, rows, vectors, merges, outcomes, project, positions):  # type: ignore[no-untyped-def]
         return rows, vectors, []
 
 
@@ -74,6 +77,23 @@ class _CosineOnly(Writer):
         if not hits:
             return None, None, None
         return hits[0], Judgement(Verdict.MERGE, Difference.NONE, "cosine"), None
+
+
+class _JudgeBefore(Writer):
+    """The restatement judge of ``benchmarks.dedup_eval.BEFORE`` (the cue lists),
+    in today's writer: the cost of the judge alone, before and after."""
+
+    before: Any = None
+
+    def _decide(self, row: Mapping[str, Any], hits: Sequence[Mapping[str, Any]], measure: str):  # type: ignore[no-untyped-def]
+        for hit in hits:
+            judged = self.before.judge(row["content"], hit["content"], hit["similarity"])
+            if judged.verdict.value == "merge":
+                return hit, Judgement(Verdict.MERGE, Difference.NONE, judged.reason), None
+            if judged.verdict.value != "distinct":
+                verdict = Verdict(judged.verdict.value)
+                return None, Judgement(verdict, Difference.NONE, judged.reason), hit
+        return None, None, None
 
 
 class Precomputed:
@@ -114,6 +134,8 @@ def one_round(env: BenchEnv, way: str, n: int, workload: list[str], embedder: An
         gm.writer.__class__ = _ExactOnly
     elif way == "cosine only":
         gm.writer.__class__ = _CosineOnly
+    elif way == "judge before":
+        gm.writer.__class__ = _JudgeBefore
     results: Counter = Counter()
     began = time.perf_counter()
     for content in workload:
@@ -134,25 +156,27 @@ def main() -> None:
     embed_ms = embed_one_ms(model, workload)
     seconds: dict[str, list[float]] = {way: [] for way in WAYS}
     decided: dict[str, Counter] = {}
+    _JudgeBefore.before = load_before(BEFORE)
+    ways = [way for way in WAYS if way != "judge before" or _JudgeBefore.before is not None]
     with BenchEnv() as env:
         for n in range(args.rounds):
-            for way in WAYS:
+            for way in ways:
                 results = one_round(env, way, n, workload, embedder)
                 seconds[way].append(results.pop("seconds"))
                 decided[way] = results
-    rate = {way: len(workload) / statistics.median(seconds[way]) for way in WAYS}
+    rate = {way: len(workload) / statistics.median(seconds[way]) for way in ways}
     print(
         f"{len(workload)} remembers a round (both texts of {len(workload) // 2} labelled "
         f"pairs), {args.rounds} rounds, all-MiniLM-L6-v2 vectors, embedded FalkorDB"
     )
     print(f"{'way':<20}{'writes/s':>10}{'ms/write':>10}   outcomes of the last round")
-    for way in WAYS:
+    for way in ways:
         outcomes = ", ".join(f"{k} {v}" for k, v in sorted(decided[way].items()))
         print(f"{way:<20}{rate[way]:>10.1f}{1000 / rate[way]:>10.2f}   {outcomes}")
-    ms = {way: 1000 / rate[way] for way in WAYS}
+    ms = {way: 1000 / rate[way] for way in ways}
     check = ms["restatement check"]
     print(f"embedding one memory (every way pays it on each write): {embed_ms:.1f} ms")
-    for other in ("exact only", "cosine only"):
+    for other in [w for w in ways if w != "restatement check"]:
         print(
             f"restatement check vs {other}: {ms[other] / check:.3f} of its throughput "
             f"({check - ms[other]:+.2f} ms a write); with the embedding counted in: "

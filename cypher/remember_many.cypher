@@ -21,11 +21,17 @@ CALL {
 }
 // A row whose text a live memory took since the batch looked (another writer
 // of the same text got there first) is counted into that memory instead, by
-// the merge step below, as an exact match.
+// the merge step below, as an exact match. An event repeats only an event of
+// the same moment; a row without words to compare (row.dedup false) repeats
+// nothing.
 CALL {
   UNWIND $rows AS row
   MATCH (dup:Memory {content_key: row.props.content_key})
-  WHERE $dedup AND dup.project_id = $project_id AND coalesce(dup.tier, 'working') <> 'archived'
+  WHERE $dedup AND row.dedup AND dup.project_id = $project_id
+    AND coalesce(dup.tier, 'working') <> 'archived'
+    AND (coalesce(dup.memory_type, '') = 'event') = (coalesce(row.props.memory_type, '') = 'event')
+    AND (coalesce(row.props.memory_type, '') <> 'event'
+         OR abs(dup.occurred_at - row.props.occurred_at) <= $event_window)
     AND ($viewer IS NULL OR coalesce(dup.visibility, 'shared') = 'shared' OR dup.agent_id = $viewer)
   WITH row, dup
   ORDER BY dup.created_at ASC
@@ -37,7 +43,10 @@ CALL {
 CALL {
   UNWIND $rows AS row
   OPTIONAL MATCH (known:Memory {content_key: row.props.content_key})
-  WHERE $dedup AND known.project_id = $project_id
+  WHERE $dedup AND row.dedup AND known.project_id = $project_id
+    AND (coalesce(known.memory_type, '') = 'event') = (coalesce(row.props.memory_type, '') = 'event')
+    AND (coalesce(row.props.memory_type, '') <> 'event'
+         OR abs(known.occurred_at - row.props.occurred_at) <= $event_window)
     AND ($viewer IS NULL OR coalesce(known.visibility, 'shared') = 'shared' OR known.agent_id = $viewer)
     AND coalesce(known.tier, 'working') <> 'archived'
   WITH row, count(known) AS known

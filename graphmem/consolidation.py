@@ -45,7 +45,14 @@ from graphmem.models import (
     Tier,
     Visibility,
 )
-from graphmem.restatement import RestatementThresholds, Verdict, analyse, judge
+from graphmem.restatement import (
+    Difference,
+    Judgement,
+    RestatementThresholds,
+    Verdict,
+    analyse,
+    judge,
+)
 from graphmem.retention import Consolidation
 
 GROUPABLE_TIERS = frozenset({Tier.WORKING, Tier.EPISODIC, Tier.SEMANTIC})
@@ -194,7 +201,7 @@ def find_groups(
             continue
         if (a, b) not in linked and score < rules.related_similarity:
             judged = judge(left.content, right.content, score, thresholds=thresholds)
-            if judged.verdict is not Verdict.MERGE:
+            if not _restates(judged):
                 continue  # related, not the same statement, and not close enough
         ga, gb = components.group(a), components.group(b)
         if len(ga) + len(gb) > rules.max_group_size:
@@ -224,6 +231,12 @@ def audience(m: Memory) -> str | None:
     private to. Only memories of one audience are consolidated together, so no
     agent's private wording reaches a memory that others see."""
     return m.agent_id if m.visibility is Visibility.PRIVATE else None
+
+
+def _restates(judged: Judgement) -> bool:
+    """The same statement, or one that says all another says and more: the
+    consolidated memory keeps the addition (``summarise``)."""
+    return judged.verdict is Verdict.MERGE or judged.difference is Difference.ADDED
 
 
 def _apart(

@@ -16,6 +16,7 @@ from graphmem.ids import new_id
 from graphmem.models import Memory, Status
 from graphmem.retention import RetentionRules
 from graphmem.service import Service
+from graphmem.store import Row
 
 
 class Signal(StrEnum):
@@ -68,16 +69,18 @@ def earned_signal(evidence: Evidence, rules: RetentionRules) -> Signal | None:
 
 
 class Stager(Service):
-    def exact_duplicates(self, keys: Sequence[str], *, project_id: str) -> dict[str, str]:
-        """Existing memory id per content key, oldest first (one indexed lookup per batch)."""
+    def exact_duplicates(self, keys: Sequence[str], *, project_id: str) -> dict[str, list[Row]]:
+        """The live memories per content key (id, type, when it occurred), oldest
+        first, in one indexed lookup per batch: the writer picks the one an item
+        repeats."""
         if not keys:
             return {}
         rows = self.store.read(
             "find_by_content_key", {"keys": sorted(set(keys)), "project_id": project_id}
         )
-        found: dict[str, str] = {}
+        found: dict[str, list[Row]] = {}
         for row in rows:
-            found.setdefault(row["key"], row["id"])
+            found.setdefault(row["key"], []).append(row)
         return found
 
     def merge_params(self, merges: Sequence[dict]) -> list[dict]:

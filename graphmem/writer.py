@@ -32,6 +32,7 @@ from graphmem.models import (
     MAX_BATCH_SIZE,
     Memory,
     MemoryInput,
+    MemoryType,
     Status,
     SuggestedBy,
     WriteOutcome,
@@ -44,7 +45,7 @@ from graphmem.models import (
 )
 from graphmem.projects import Projects
 from graphmem.promotion import PromotionEngine, Trigger
-from graphmem.restatement import Judgement, Verdict, judge
+from graphmem.restatement import Judgement, Verdict, judge, judge_events, readable
 from graphmem.retrieval.fulltext import query_terms
 from graphmem.scoring import ScoreInputs
 from graphmem.service import Service
@@ -150,18 +151,26 @@ class Writer(Service):
         _check_occurred_at(inputs, now)
         _check_validity(inputs, now)
         keys = [content_key(item.content) for item in inputs]
-        existing = self.stager.exact_duplicates(keys, project_id=project) if dedup else {}
+        comparable = [dedup and readable(item.content) for item in inputs]
+        wanted = [key for key, can in zip(keys, comparable, strict=True) if can]
+        existing = self.stager.exact_duplicates(wanted, project_id=project) if wanted else {}
         rows: list[dict[str, Any]] = []
-        new_by_key: dict[str, dict[str, Any]] = {}
+        new_by_key: dict[str, list[dict[str, Any]]] = {}
         merges: dict[str, dict[str, Any]] = {}
         outcomes: list[WriteOutcome] = []
-        for item, key in zip(inputs, keys, strict=True):
-            if dedup and key in existing:
-                merge = _merge_into(merges, existing[key], 1, item.evidence, item.tags)
+        window = self.rules.restatement.event_window_seconds
+        positions: dict[str, int] = {}
+        """Each created row's place in the batch, for an error that names it."""
+        for position, (item, key, can) in enumerate(zip(inputs, keys, comparable, strict=True)):
+            when = now if item.occurred_at is None else item.occurred_at
+            event = item.memory_type is MemoryType.EVENT
+            same = _repeated(existing.get(key, []), event, when, window) if can else None
+            first = _repeated(new_by_key.get(key, []), event, when, window) if can else None
+            if same is not None:
+                merge = _merge_into(merges, same["id"], 1, item.evidence, item.tags)
                 merge.update(match="exact", similarity=1.0)
-                outcomes.append(_exact(existing[key]))
-            elif dedup and key in new_by_key:
-                first = new_by_key[key]
+                outcomes.append(_exact(same["id"]))
+            elif first is not None:
                 first["occurrence_count"] += 1
                 first["evidence"] = _union(first["evidence"], item.evidence)
                 first["tags"] = _union(first["tags"], item.tags)
@@ -170,14 +179,15 @@ class Writer(Service):
                 row = self._new_row(item, project, now)
                 row["content_key"] = key
                 rows.append(row)
-                new_by_key[key] = row
+                new_by_key.setdefault(key, []).append(row)
+                positions[row["id"]] = position
                 outcomes.append(WriteOutcome(id=row["id"], created=True))
         # One embedding call per batch, before anything is written.
         vectors = self.embed([memory_text(row["content"], row.get("rationale")) for row in rows])
         supersedes: list[dict[str, Any]] = []
         if dedup and rows:
             rows, vectors, supersedes = self._judge_near_matches(
-                rows, vectors, merges, outcomes, project
+                rows, vectors, merges, outcomes, project, positions if len(inputs) > 1 else None
             )
         links = self._auto_links(rows, project)
         # Memories, their embeddings, their links and the merges go in one
@@ -188,9 +198,15 @@ class Writer(Service):
                 "project_id": project,
                 "session_ids": sorted({row["session_id"] for row in rows}),
                 "rows": [
-                    {"props": row, "embedding": vector, "event_id": new_id()}
+                    {
+                        "props": row,
+                        "embedding": vector,
+                        "event_id": new_id(),
+                        "dedup": readable(row["content"]),
+                    }
                     for row, vector in zip(rows, vectors or [None] * len(rows), strict=True)
                 ],
+                "event_window": window,
                 "merges": self.stager.merge_params(list(merges.values())),
                 "links": links,
                 "dedup": dedup,
@@ -254,6 +270,7 @@ class Writer(Service):
         merges: dict[str, dict[str, Any]],
         outcomes: list[WriteOutcome],
         project: str,
+        positions: Mapping[str, int] | None,
     ) -> tuple[list[dict[str, Any]], list[Any] | None, list[dict[str, Any]]]:
         """Judge each new row against its nearest live memories (``graphmem.restatement``).
 
@@ -265,7 +282,9 @@ class Writer(Service):
         nearest match judged different makes the row an update that supersedes it
         (a new value from the same source) or a candidate flagged as a possible
         contradiction. Returns the rows (and vectors) still to create, and the
-        SUPERSEDES edges to write with them.
+        SUPERSEDES edges to write with them. A row without a word to compare is
+        created as it is. A row the judge fails on refuses the whole batch,
+        naming the item by its place in ``positions`` (``None`` for one item).
         """
         if vectors:
             found = self._nearest_by_vector(vectors, project)
@@ -277,10 +296,22 @@ class Writer(Service):
             return rows, vectors, []
         kept_rows, kept_vectors, supersedes = [], [], []
         for index, row in enumerate(rows):
+            if not readable(row["content"]):
+                kept_rows.append(row)
+                if vectors:
+                    kept_vectors.append(vectors[index])
+                continue  # no word to compare: never merged, flagged or superseding
             # Only memories with the same audience: a private wording merged into a
             # shared memory, or an edge between the two, would show one to the other.
             hits = [hit for hit in found.get(index, []) if _audience(hit) == _audience(row)]
-            merge_into, judgement, other = self._decide(row, hits, measure)
+            try:
+                merge_into, judgement, other = self._decide(row, hits, measure)
+            except Exception as exc:
+                # Nothing is written yet: the whole batch is refused, naming the item.
+                field = f"items[{positions[row['id']]}].content" if positions else "content"
+                raise InvalidInputError(
+                    f"{field}: could not be compared with its near matches ({exc})", field=field
+                ) from exc
             if merge_into is not None:
                 merge = _merge_into(
                     merges, merge_into["id"], row["occurrence_count"], row["evidence"], row["tags"]
@@ -345,15 +376,26 @@ class Writer(Service):
     ) -> tuple[Mapping[str, Any] | None, Judgement | None, Mapping[str, Any] | None]:
         """(the memory to merge into, the judgement, the memory it differs from)."""
         differs: tuple[Judgement, Mapping[str, Any]] | None = None
+        event = row.get("memory_type") == MemoryType.EVENT.value
         for hit in hits:
-            judgement = judge(
-                row["content"],
-                hit["content"],
-                hit["similarity"],
-                measure=measure,
-                same_source=_same_source(row, hit),
-                thresholds=self.rules.restatement,
-            )
+            if event != (hit.get("memory_type") == MemoryType.EVENT.value):
+                continue  # an event and a claim: neither restates the other
+            if event:
+                judgement = judge_events(
+                    row["content"],
+                    hit["content"],
+                    row["occurred_at"] - (hit.get("occurred_at") or 0.0),
+                    thresholds=self.rules.restatement,
+                )
+            else:
+                judgement = judge(
+                    row["content"],
+                    hit["content"],
+                    hit["similarity"],
+                    measure=measure,
+                    same_source=_same_source(row, hit),
+                    thresholds=self.rules.restatement,
+                )
             if judgement.verdict is Verdict.MERGE:
                 return hit, judgement, None
             if differs is None and judgement.verdict is not Verdict.DISTINCT:
@@ -594,6 +636,20 @@ def _check_validity(inputs: Sequence[MemoryInput], now: float) -> None:
         start = next(t for t in (item.valid_from, item.occurred_at, now) if t is not None)
         field = "valid_to" if len(inputs) == 1 else f"items[{index}].valid_to"
         check_validity(start, item.valid_to, field=field)
+
+
+def _repeated(
+    known: Sequence[Mapping[str, Any]], event: bool, when: float, window: float
+) -> Mapping[str, Any] | None:
+    """The first memory with the same text that an item repeats: a claim repeats
+    a claim; an event only an event of the same moment (two "Haha" a day apart
+    are two turns)."""
+    for other in known:
+        if (other.get("memory_type") == MemoryType.EVENT.value) != event:
+            continue
+        if not event or abs((other.get("occurred_at") or 0.0) - when) <= window:
+            return other
+    return None
 
 
 def _same_source(row: Mapping[str, Any], other: Mapping[str, Any]) -> bool:

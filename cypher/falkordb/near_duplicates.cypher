@@ -19,4 +19,5 @@ RETURN item.index AS index, seen,
        [f IN kept | {id: f.node.id, similarity: f.similarity, content: f.node.content,
                      agent_id: f.node.agent_id, source: f.node.source,
                      visibility: coalesce(f.node.visibility, 'shared'),
-                     confidence: f.node.confidence}] AS hits
+                     confidence: f.node.confidence, memory_type: f.node.memory_type,
+                     occurred_at: f.node.occurred_at}] AS hits

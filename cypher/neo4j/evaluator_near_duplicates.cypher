@@ -10,4 +10,5 @@ WITH m, node, 2.0 * score - 1.0 AS similarity
 WHERE node.project_id = $project_id AND node.id <> m.id AND similarity >= $threshold
   AND coalesce(node.status, 'active') = 'active'
   AND coalesce(node.tier, 'working') <> 'archived'
-RETURN m.id AS id, node.id AS other, similarity
+RETURN m.id AS id, node.id AS other, similarity, m.content AS content,
+       node.content AS other_content

@@ -11,5 +11,6 @@ WITH item, node, score
 ORDER BY score DESC
 WITH item, collect({id: node.id, content: node.content, agent_id: node.agent_id,
                     visibility: coalesce(node.visibility, 'shared'),
-                    source: node.source, confidence: node.confidence})[0..$k] AS hits
+                    source: node.source, confidence: node.confidence,
+                    memory_type: node.memory_type, occurred_at: node.occurred_at})[0..$k] AS hits
 RETURN item.index AS index, hits

@@ -23,9 +23,10 @@ from typing import Any
 import networkx as nx
 
 from graphmem.consolidation import ARCHIVE_PREFIX as CONSOLIDATED_INTO
-from graphmem.evaluator.snapshot import Snapshot
+from graphmem.evaluator.snapshot import NearPair, Snapshot
 from graphmem.lifecycle import PROCEDURAL_TYPES, SHORT_TERM
-from graphmem.models import RelationType, Source, Status, Tier
+from graphmem.models import MemoryType, RelationType, Source, Status, Tier
+from graphmem.restatement import Judgement, Verdict, judge, judge_events
 from graphmem.retention import RetentionRules
 from graphmem.scoring import Factor, ImportanceScorer, ScoreInputs
 
@@ -356,25 +357,54 @@ def check_constrains_cycles(snap: Snapshot, ctx: CheckContext) -> Iterator[Findi
 
 
 def check_near_duplicates(snap: Snapshot, ctx: CheckContext) -> Iterator[Finding]:
+    """Two served memories that say the same thing, by the judgment a write
+    makes (``graphmem.restatement``): close vectors alone are not enough ("pool
+    size is 20" and "pool size is 40" are an update, not a duplicate), and a
+    memory another supersedes is not served."""
     if snap.near_duplicates is None:
         return
     nodes = snap.graph.nodes
     seen: set[tuple[str, str]] = set()
-    for a, b, similarity in snap.near_duplicates:
+    for near in snap.near_duplicates:
+        a, b = near.id, near.other
         pair = (a, b) if a < b else (b, a)
         if pair in seen or a not in nodes or b not in nodes:
             continue
         seen.add(pair)
-        if not (_served(nodes[a]) and _served(nodes[b])):
+        if not (_current(nodes[a]) and _current(nodes[b])) or _supersedes(snap, a, b):
+            continue
+        judged = _same_statement(nodes[a], nodes[b], near, ctx)
+        if judged.verdict is not Verdict.MERGE:
             continue
         yield finding(
             "NEAR_DUPLICATE",
             pair,
-            f"memories {pair[0]} and {pair[1]} are near duplicates (cosine {similarity:.3f} "
-            f">= {ctx.rules.dedup_similarity}) and both are served",
-            f"merge them: graphmem merge {pair[0]} {pair[1]} (or supersede one)",
-            details={"similarity": round(similarity, 6)},
+            f"memories {pair[0]} and {pair[1]} say the same thing (cosine "
+            f"{near.similarity:.3f}; {judged.reason}) and both are served",
+            f"fold them into one: graphmem consolidate --project {snap.project_id} "
+            "(--dry-run first; the sources stay restorable)",
+            details={"similarity": round(near.similarity, 6), "reason": judged.reason},
         )
+
+
+def _current(attrs: Mapping[str, Any]) -> bool:
+    """Served, and not superseded: what an agent would be handed."""
+    return _served(attrs) and not attrs.get("superseded_by")
+
+
+def _supersedes(snap: Snapshot, a: str, b: str) -> bool:
+    graph = snap.graph
+    return graph.has_edge(a, b, key=SUPERSEDES) or graph.has_edge(b, a, key=SUPERSEDES)
+
+
+def _same_statement(
+    a: Mapping[str, Any], b: Mapping[str, Any], near: NearPair, ctx: CheckContext
+) -> Judgement:
+    limits = ctx.rules.restatement
+    if a.get("memory_type") == b.get("memory_type") == MemoryType.EVENT.value:
+        apart = (a.get("occurred_at") or 0.0) - (b.get("occurred_at") or 0.0)
+        return judge_events(near.content, near.other_content, apart, thresholds=limits)
+    return judge(near.content, near.other_content, near.similarity, thresholds=limits)
 
 
 def check_consolidation_provenance(snap: Snapshot, ctx: CheckContext) -> Iterator[Finding]:

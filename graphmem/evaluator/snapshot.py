@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import networkx as nx
 
@@ -59,6 +59,18 @@ class ForeignRelation:
     to_project: str | None
 
 
+class NearPair(NamedTuple):
+    """Two memories the vector index puts close together, with their texts: the
+    snapshot holds no content otherwise, and only the judge tells a
+    restatement from a changed value."""
+
+    id: str
+    other: str
+    similarity: float
+    content: str = ""
+    other_content: str = ""
+
+
 @dataclass
 class Snapshot:
     """One project's memories and relations, plus what the checks need beside them.
@@ -75,9 +87,9 @@ class Snapshot:
     sessions: dict[str, SessionInfo] = field(default_factory=dict)
     promotions: list[PromotionRecord] = field(default_factory=list)
     foreign: list[ForeignRelation] = field(default_factory=list)
-    near_duplicates: list[tuple[str, str, float]] | None = None
-    """Pairs the vector index found at or over the dedup threshold (``memory id,
-    neighbour id, cosine``); ``None`` when they could not be looked up."""
+    near_duplicates: list[NearPair] | None = None
+    """Pairs the vector index found at or over the dedup threshold, with their
+    texts for the restatement judge; ``None`` when they could not be looked up."""
     notes: list[str] = field(default_factory=list)
     """What the snapshot could not cover, and why (shown in the report)."""
     load_seconds: float = 0.0
@@ -364,7 +376,7 @@ def load_near_duplicates(
             f"near-duplicate check covered {len(embedded)} of {len(served)} active memories: "
             "the others have no embedding"
         )
-    pairs: list[tuple[str, str, float]] = []
+    pairs: list[NearPair] = []
     for start in range(0, len(embedded), batch):
         rows = store.read(
             "evaluator_near_duplicates",
@@ -375,5 +387,10 @@ def load_near_duplicates(
                 "threshold": threshold,
             },
         )
-        pairs += [(row["id"], row["other"], row["similarity"]) for row in rows]
+        pairs += [
+            NearPair(
+                row["id"], row["other"], row["similarity"], row["content"], row["other_content"]
+            )
+            for row in rows
+        ]
     snapshot.near_duplicates = pairs

@@ -34,7 +34,7 @@ REFRESH = [
 ]
 CONTRADICTION = "The staging database is never refreshed from production on Sunday night."
 RULE = "Always refresh the staging database from production on Sunday nights."
-DARK_MODE = ["The user prefers dark mode in the editor.", "User likes the editor in dark mode."]
+DARK_MODE = ["The user prefers dark mode in the editor.", "User prefers the editor in dark mode."]
 UNRELATED = "Deploys go out through the blue-green pipeline."
 
 

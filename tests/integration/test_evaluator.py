@@ -103,10 +103,13 @@ def seed_every_problem(gm: GraphMem, store: FalkorStore, clock: ManualClock) -> 
     clock.set(start)
     build_clean(gm, clock)
     m = {name: fact(gm, name) for name in ("self", "c1", "c2", "c3", "inv_old", "fork_old",
-                                            "f1", "f2", "mis_old", "mis_new", "x", "y", "n1",
-                                            "n2", "imp", "conf", "stale_imp", "pin", "noarch",
+                                            "f1", "f2", "mis_old", "mis_new", "x", "y",
+                                            "imp", "conf", "stale_imp", "pin", "noarch",
                                             "life", "dangle", "cross", "orphan",
                                             "lonely")}  # fmt: skip
+    # Two wordings of one statement (the judge reads the texts, not the vectors).
+    m["n1"] = fact(gm, "Nightly builds run at midnight.")
+    m["n2"] = fact(gm, "The nightly build runs at midnight.")
     m["inv_new"] = gm.remember({"content": "inv new", "source": "auto_extracted"}).id
     m["r1"], m["r2"] = (
         gm.remember({"content": f"rule {i}", "memory_type": "rule", "tier": "procedural"}).id

@@ -148,3 +148,108 @@ class TestRestatementOnWrite:
         new, outcome = written(gm, "do not retry the payment webhook three times with jitter")
         assert (outcome.result, outcome.related_id) == (WriteResult.FLAGGED_CONFLICT, old.id)
         assert gm.get(old.id).occurrence_count == 1 and new.conflicts_with == old.id
+
+
+DAY = 86_400.0
+
+
+def turn(gm: GraphMem, content: str, at: float, **fields: object):
+    return gm.remember_detailed(
+        {"content": content, "memory_type": "event", "occurred_at": at, **fields}
+    )
+
+
+class TestEventsAreKeptAsSaid:
+    """Conversation turns are events: what was said at a time, never a claim
+    that a later turn replaces or contradicts."""
+
+    def test_the_same_words_on_another_day_are_another_turn(self, egm: GraphMem, clock):
+        now = clock.now()
+        first, _ = turn(egm, "Ben: Haha", now - 2 * DAY)
+        again, outcome = turn(egm, "Ben: Haha!", now - DAY)
+        assert outcome.result is WriteResult.CREATED and again.id != first.id
+        assert egm.get(first.id).occurrence_count == 1
+
+    def test_a_turn_written_twice_at_once_is_one_memory(self, egm: GraphMem, clock):
+        now = clock.now()
+        first, _ = turn(egm, "Ana: I adopted a dog!", now - 100.0)
+        same, outcome = turn(egm, "Ana: I adopted a dog!", now - 90.0)
+        assert outcome.result is WriteResult.MERGED_EXACT and same.id == first.id
+        (once, twice) = egm.remember_many(
+            [
+                {"content": "Ana: See you soon", "memory_type": "event", "occurred_at": now - 50},
+                {"content": "Ana: See you soon", "memory_type": "event", "occurred_at": now - 45},
+            ]
+        )
+        assert once == twice
+
+    def test_turns_never_supersede_or_flag_each_other(self, egm: GraphMem, clock):
+        now = clock.now()
+        pairs = [
+            (
+                "Ana: Thanks, Ben! Your kind words really mean a lot to me.",
+                "Ana: Wow, Ben! Your kind words really mean a lot to me.",
+            ),
+            (
+                "Ben: Thanks, Ana! Family time matters to me. What's up with you lately?",
+                "Ben: Hey Ana! Good to see you! I'm swamped with the kids and work. "
+                "What's up with you? Anything new?",
+            ),
+            ("Ana: I ran 5k this morning.", "Ana: I ran 10k this morning."),
+            ("Ben: I love my new job.", "Ben: I don't love my new job."),
+        ]
+        for n, (said, later) in enumerate(pairs):
+            first, _ = turn(egm, said, now - (n + 2) * DAY)
+            second, outcome = turn(egm, later, now - (n + 1) * DAY)
+            assert outcome.result is WriteResult.CREATED, (later, outcome.reason)
+            assert second.status is Status.ACTIVE and second.conflicts_with is None
+            assert egm.get(first.id).superseded_by is None
+        hint = "Ana kind words really mean a lot"
+        shown = {item.memory.id for item in egm.knowledge_context(hint).items}
+        kind_words = {m.id for m in egm.list(first=100).items if "kind words" in m.content}
+        assert len(kind_words) == 2 and kind_words <= shown, "both turns stay findable"
+
+    def test_a_claim_and_an_event_with_the_same_words_stay_apart(self, egm: GraphMem, clock):
+        fact, _ = written(egm, "The deploy failed on Friday.", memory_type="fact")
+        event, outcome = turn(egm, "The deploy failed on Friday.", clock.now() - 10.0)
+        assert outcome.result is WriteResult.CREATED and event.id != fact.id
+
+
+class TestUnreadableTexts:
+    def test_texts_without_words_are_kept_each_as_said(self, egm: GraphMem):
+        for texts in (("!!!", "?!"), ("42", "42"), ("...", "---")):
+            ids = [written(egm, text)[0].id for text in texts]
+            assert len(set(ids)) == 2, texts
+            outcomes = egm.remember_many_detailed([{"content": t} for t in texts])
+            assert all(o.result is WriteResult.CREATED for o in outcomes)
+
+
+class TestJudgeFailure:
+    def test_a_judge_error_refuses_the_batch_naming_the_item(
+        self, egm: GraphMem, monkeypatch, graph_snapshot
+    ):
+        from graphmem import writer
+        from graphmem.errors import InvalidInputError
+
+        written(egm, "The API server listens on port 8000")
+        real = writer.judge
+
+        def failing(new: str, existing: str, similarity: float, **kw: object):
+            if "9000" in new:
+                raise ValueError("cannot read this text")
+            return real(new, existing, similarity, **kw)
+
+        monkeypatch.setattr(writer, "judge", failing)
+        before = graph_snapshot()
+        batch = [
+            {"content": "Deploys go out on Tuesdays."},
+            {"content": "The API server listens on port 9000"},
+        ]
+        try:
+            egm.remember_many(batch)
+        except InvalidInputError as error:
+            assert error.field == "items[1].content"
+            assert "cannot read this text" in str(error)
+        else:
+            raise AssertionError("the batch was written")
+        assert graph_snapshot() == before, "nothing of the batch is written"

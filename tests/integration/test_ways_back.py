@@ -197,7 +197,7 @@ def _settings(data_dir: Path) -> Settings:
 
 def test_a_bad_rules_file_is_refused_at_start_naming_the_key(data_dir: Path, tmp_path: Path):
     for text, key in (
-        ("restatement: {merge_overlap: 1.5}\n", "restatement.merge_overlap"),
+        ("restatement: {event_window_seconds: -5}\n", "restatement.event_window_seconds"),
         ("archive_expiry: {after_days: -3}\n", "archive_expiry.after_days"),
         ("promote_threshold: 0.6\npromote_treshold: 0.7\n", "promote_treshold"),
     ):

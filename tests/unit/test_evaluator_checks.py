@@ -31,7 +31,13 @@ from graphmem.evaluator.checks import (
 )
 from graphmem.evaluator.metrics import Structure, compute_metrics, pagerank, relevance
 from graphmem.evaluator.report import ConsistencyReport
-from graphmem.evaluator.snapshot import ForeignRelation, PromotionRecord, SessionInfo, Snapshot
+from graphmem.evaluator.snapshot import (
+    ForeignRelation,
+    NearPair,
+    PromotionRecord,
+    SessionInfo,
+    Snapshot,
+)
 from graphmem.retention import RetentionRules
 from graphmem.scoring import ImportanceScorer
 
@@ -205,11 +211,39 @@ class TestRelations:
 
     def test_near_duplicates_once_per_served_pair(self):
         nodes = {"a": memory(), "b": memory(), "z": memory(status="candidate")}
+        same, said = "Nightly builds run at midnight.", "The nightly build runs at midnight."
         snap = snapshot(
-            nodes, near_duplicates=[("a", "b", 0.97), ("b", "a", 0.97), ("a", "z", 0.99)]
+            nodes,
+            near_duplicates=[
+                NearPair("a", "b", 0.97, same, said),
+                NearPair("b", "a", 0.97, said, same),
+                NearPair("a", "z", 0.99, same, same),
+            ],
         )
-        assert codes(snap) == [("NEAR_DUPLICATE", ("a", "b"))]
+        (found,) = run_checks(snap, CTX)
+        assert (found.code, found.memory_ids) == ("NEAR_DUPLICATE", ("a", "b"))
+        assert "graphmem consolidate --project p" in found.fix
         assert list(check_near_duplicates(snapshot(nodes), CTX)) == []
+
+    def test_a_changed_value_or_a_superseded_memory_is_no_near_duplicate(self):
+        old, new = "The pool size is 20.", "The pool size is 40."
+        updated = snapshot(
+            {"a": memory(superseded_by="b"), "b": memory()},
+            [("b", "SUPERSEDES", "a")],
+            near_duplicates=[NearPair("a", "b", 0.98, old, new)],
+        )
+        assert list(check_near_duplicates(updated, CTX)) == []
+        # Even unlinked, a new value is not the same statement.
+        apart = snapshot(
+            {"a": memory(), "b": memory()}, near_duplicates=[NearPair("a", "b", 0.98, old, new)]
+        )
+        assert list(check_near_duplicates(apart, CTX)) == []
+
+    def test_two_turns_a_day_apart_are_no_near_duplicate(self):
+        turn = {"memory_type": "event"}
+        nodes = {"a": memory(occurred_at=0.0, **turn), "b": memory(occurred_at=86_400.0, **turn)}
+        said = NearPair("a", "b", 1.0, "Ben: Haha", "Ben: Haha")
+        assert list(check_near_duplicates(snapshot(nodes, near_duplicates=[said]), CTX)) == []
 
     def test_dangling_and_cross_project_references(self):
         snap = snapshot(

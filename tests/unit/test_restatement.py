@@ -7,15 +7,19 @@ from pathlib import Path
 
 import pytest
 
+from graphmem import lexicon
 from graphmem.restatement import (
     Difference,
     RestatementThresholds,
     Verdict,
     analyse,
     judge,
+    judge_events,
+    readable,
 )
 
-PAIRS = Path(__file__).resolve().parents[2] / "benchmarks" / "eval" / "dedup_pairs.jsonl"
+EVAL = Path(__file__).resolve().parents[2] / "benchmarks" / "eval"
+PAIRS = EVAL / "dedup_pairs.jsonl"
 
 
 @pytest.mark.parametrize(
@@ -108,12 +112,178 @@ def test_restatements_merge(existing: str, new: str):
     assert judge(new, existing, 0.9).verdict is Verdict.MERGE
 
 
-def test_a_swapped_term_below_the_paraphrase_similarity_is_a_conflict():
-    # Above paraphrase_similarity (0.89) a rewording merges whatever its words;
-    # MiniLM gives this pair 0.86.
-    judgement = judge("We use spaces for indentation.", "We use tabs for indentation.", 0.86)
-    assert (judgement.verdict, judgement.difference) == (Verdict.CONFLICT, Difference.TERM)
-    assert "tab -> spac" in judgement.reason
+def test_another_word_without_a_sign_of_contradiction_is_kept_apart_not_flagged():
+    # Tabs and spaces, painted and photographed: different statements, both kept.
+    for existing, new in (
+        ("We use spaces for indentation.", "We use tabs for indentation."),
+        ("She painted the old barn.", "She photographed the old barn."),
+    ):
+        judgement = judge(new, existing, 0.97)
+        assert (judgement.verdict, judgement.difference) == (Verdict.DISTINCT, Difference.TERM)
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "difference"),
+    [
+        (
+            "Sort the results in ascending order.",
+            "Sort the results in descending order.",
+            Difference.POLARITY,
+        ),
+        (
+            "Keep the maximum retry delay at a minute.",
+            "Keep the minimum retry delay at a minute.",
+            Difference.POLARITY,
+        ),
+        (
+            "The cache is faster than the database.",
+            "The cache is slower than the database.",
+            Difference.POLARITY,
+        ),
+        (
+            "Inbound traffic goes through the proxy.",
+            "Outbound traffic goes through the proxy.",
+            Difference.POLARITY,
+        ),
+        (
+            "EU customers are billed in euros.",
+            "US customers are billed in euros.",
+            Difference.ENTITY,
+        ),
+        ("The report runs at 9:00 local time.", "The report runs at 9:00 UTC.", Difference.UNIT),
+        ("Requests time out after 500 ms.", "Requests time out after 500 s.", Difference.UNIT),
+        (
+            "The API allows 100 requests per second.",
+            "The API allows 100 requests per minute.",
+            Difference.UNIT,
+        ),
+        (
+            "We moved the database from MySQL to Postgres.",
+            "We moved the database from Postgres to MySQL.",
+            Difference.ORDER,
+        ),
+        ("Ana reports to Ben.", "Ben reports to Ana.", Difference.ORDER),
+        (
+            "Staging uses port 8080 and production uses port 9090.",
+            "Staging uses port 9090 and production uses port 8080.",
+            Difference.ORDER,
+        ),
+        (
+            "Order 12 ships on Monday, order 15 ships on Friday.",
+            "Order 15 ships on Monday, order 12 ships on Friday.",
+            Difference.ORDER,
+        ),
+        (
+            "The load balancer redirects from HTTP to HTTPS.",
+            "The load balancer redirects from HTTPS to HTTP.",
+            Difference.ORDER,
+        ),
+    ],
+)
+def test_opposites_units_regions_and_swapped_roles_are_flagged(
+    existing: str, new: str, difference: Difference
+):
+    judgement = judge(new, existing, 0.99, same_source=False)
+    assert (judgement.verdict, judgement.difference) == (Verdict.CONFLICT, difference)
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Use bucket prod-a for backups.", "Use bucket prod-b for backups."),
+        ("The freeze starts on 2024-11-15.", "The freeze starts on 2024-11-22."),
+    ],
+)
+def test_a_variant_identifier_is_a_value_change_never_a_merge(existing: str, new: str):
+    assert judge(new, existing, 0.99).verdict is Verdict.SUPERSEDE
+    assert judge(new, existing, 0.99, same_source=False).verdict is Verdict.CONFLICT
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Before pushing, run the tests.", "Run the tests before pushing."),
+        ("Lock files must be committed.", "Lockfiles must be committed."),
+        ("The office Wi-Fi password changes monthly.", "The office wifi password changes monthly."),
+        ("Aisha's favourite food is ramen.", "Aisha's favorite food is ramen."),
+        ("We chose PostgreSQL as our datastore.", "PostgreSQL was chosen as our datastore."),
+        ("Jakob can't stand cilantro.", "Jakob cannot stand cilantro."),
+        (
+            "The frontend is built with Vite and React.",
+            "The frontend is built with React and Vite.",
+        ),
+        ("The code lives in the repository.", "The code lives in the repo."),
+        ("Jo's birthday is on the 4th of May.", "Jo's birthday is on May 4th."),
+    ],
+)
+def test_reworded_restatements_merge(existing: str, new: str):
+    judgement = judge(new, existing, 0.95)
+    assert judgement.verdict is Verdict.MERGE, judgement.reason
+
+
+def test_one_text_saying_more_is_kept_apart_and_named_as_an_addition():
+    judgement = judge(
+        "Database migrations live in the db/migrations folder.",
+        "Migrations live in the db/migrations folder.",
+        0.96,
+    )
+    assert (judgement.verdict, judgement.difference) == (Verdict.DISTINCT, Difference.ADDED)
+    assert "databas" in judgement.reason
+
+
+def test_turn_framing_is_not_a_name():
+    # The interjection and the name it addresses frame the turn.
+    judgement = judge(
+        "Ana: Wow, Ben! Your kind words really mean a lot to me.",
+        "Ana: Thanks, Ben! Your kind words really mean a lot to me.",
+        0.97,
+    )
+    assert judgement.verdict is Verdict.MERGE
+    assert analyse("Ben: Hey Ana! Good to see you!").entities == frozenset()
+    assert analyse("No deploys on Friday.").negations == 1, "'No' frames only before a comma"
+    assert analyse("No, we deploy on Friday.").negations == 0
+
+
+def test_two_speakers_never_merge():
+    judgement = judge("Ben: I moved to Lisbon.", "Ana: I moved to Lisbon.", 0.97)
+    assert (judgement.verdict, judgement.difference) == (Verdict.DISTINCT, Difference.SPEAKER)
+
+
+@pytest.mark.parametrize(("existing", "new"), [("!!!", "?!"), ("42", "42."), ("...", "---")])
+def test_a_text_without_words_is_never_merged(existing: str, new: str):
+    assert not readable(new)
+    judgement = judge(new, existing, 1.0)
+    assert (judgement.verdict, judgement.difference) == (Verdict.DISTINCT, Difference.UNREADABLE)
+    assert judge_events(new, existing, 0.0).verdict is Verdict.DISTINCT
+
+
+def test_events_merge_only_as_the_same_turn_at_the_same_time():
+    said = "Ben: Haha, fair enough."
+    assert judge_events(said, said, 5.0).verdict is Verdict.MERGE
+    assert judge_events("ben: haha fair enough!", said, 5.0).verdict is Verdict.MERGE
+    later = judge_events(said, said, 86_400.0)
+    assert (later.verdict, later.difference) == (Verdict.DISTINCT, Difference.EVENT)
+    # Events never supersede or contradict each other, whatever changed.
+    for other in ("Ben: I ran 10k this morning.", "Ben: I never run in the morning."):
+        assert judge_events(other, "Ben: I ran 5k this morning.", 3600.0).verdict is (
+            Verdict.DISTINCT
+        )
+    narrow = RestatementThresholds(event_window_seconds=1.0)
+    assert judge_events(said, said, 5.0, thresholds=narrow).verdict is Verdict.DISTINCT
+
+
+def test_retired_thresholds_are_ignored_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="merge_overlap"):
+        limits = RestatementThresholds.model_validate(
+            {"merge_overlap": 0.5, "candidate_similarity": 0.8}
+        )
+    assert limits.candidate_similarity == 0.8
+
+
+def test_the_shipped_lexicon_is_read():
+    assert ("ascending", "descending") in lexicon.antonyms()
+    assert len(lexicon.antonyms()) > 3000 and len(lexicon.synonyms()) > 5000
+    assert "good" in lexicon.vocabulary() and "priya" not in lexicon.vocabulary()
 
 
 def test_a_changed_value_from_another_source_is_a_conflict():
@@ -142,7 +312,7 @@ def test_jaccard_skips_the_cosine_floor_and_the_paraphrase_shortcut():
 def test_analysis_extracts_values_cues_and_names():
     analysis = analyse("Don't deploy v2.3 to eu-west on Friday; ask Priya.")
     assert analysis.negations == 1
-    assert {"2.3", "friday"} <= analysis.values
+    assert {"2.3", "friday"} <= set(analysis.values)
     assert "priya" in analysis.entities
 
 
@@ -153,3 +323,18 @@ def test_labelled_pairs_are_well_formed():
     assert {p["domain"] for p in pairs} == {"technical", "conversational"}
     assert len({(p["text_a"], p["text_b"]) for p in pairs}) == len(pairs)
     assert all(p["text_a"] != p["text_b"] and p["kind"] for p in pairs)
+
+
+@pytest.mark.parametrize(
+    ("name", "least"), [("dedup_hard.jsonl", 300), ("dedup_heldout.jsonl", 150)]
+)
+def test_the_harder_pair_sets_are_well_formed(name: str, least: int):
+    pairs = [json.loads(line) for line in (EVAL / name).read_text().splitlines()]
+    assert len(pairs) >= least
+    keys = {"text_a", "text_b", "label", "kind", "domain", "type", "seconds_apart"}
+    assert all(set(p) == keys for p in pairs)
+    assert {p["label"] for p in pairs} == {"merge", "contradiction", "update", "distinct"}
+    assert {p["type"] for p in pairs} == {"fact", "event"}
+    assert len({(p["text_a"], p["text_b"]) for p in pairs}) == len(pairs)
+    kinds = {p["kind"] for p in pairs}
+    assert {"antonym", "role_swap", "unit", "timezone", "option", "turn_thanks"} <= kinds

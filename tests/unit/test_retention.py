@@ -35,7 +35,7 @@ def test_file_values_and_environment_overrides(tmp_path: Path, monkeypatch: pyte
         ("short_term_max: 0\n", "short_term_max"),
         ("unknown_rule: 1\n", "unknown_rule"),
         ("stale_after_days: {episodic: -1}\n", "stale_after_days.episodic"),
-        ("restatement: {merge_overlap: 1.2}\n", "restatement.merge_overlap"),
+        ("restatement: {event_window_seconds: -1}\n", "restatement.event_window_seconds"),
         ("restatement: {typo: 1}\n", "restatement.typo"),
         ("tag_thresholds: {critical: -0.1}\n", "tag_thresholds.critical"),
         ("time_decay: {floor: 1.5}\n", "time_decay.floor"),
