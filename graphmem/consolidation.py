@@ -39,6 +39,7 @@ from graphmem.models import (
     MAX_EVIDENCE_ITEMS,
     MAX_RATIONALE_CHARS,
     Memory,
+    MemoryType,
     SelfAssessment,
     Status,
     SuggestedBy,
@@ -52,6 +53,7 @@ from graphmem.restatement import (
     Verdict,
     analyse,
     judge,
+    judge_events,
 )
 from graphmem.retention import Consolidation
 
@@ -199,7 +201,12 @@ def find_groups(
             or components.find(a) == components.find(b)
         ):
             continue
-        if (a, b) not in linked and score < rules.related_similarity:
+        if (a, b) not in linked and left.memory_type is MemoryType.EVENT:
+            apart = left.occurred - right.occurred
+            same = judge_events(left.content, right.content, apart, thresholds=thresholds)
+            if same.verdict is not Verdict.MERGE:
+                continue  # two things that happened, however alike: each keeps its memory
+        elif (a, b) not in linked and score < rules.related_similarity:
             judged = judge(left.content, right.content, score, thresholds=thresholds)
             if not _restates(judged):
                 continue  # related, not the same statement, and not close enough

@@ -122,8 +122,10 @@ class MemoryMutation:
     @strawberry.mutation(
         description="Record a new memory; a duplicate of a live memory (same normalised "
         "text, or a near match that says the same) is counted into it instead. A near match "
-        "that differs (negation, number, version, date, identifier, name) is stored as its "
-        "own memory: superseding the old one or flagged for review; see outcome."
+        "that differs by a sign of contradiction (negation, antonym, number, version, date, "
+        "identifier, name, unit, swapped roles) is stored as its own memory: superseding the "
+        "old one or flagged for review; any other difference keeps both. Events merge only "
+        "as the same text at the same time and never supersede or flag; see outcome."
     )
     async def remember(
         self, info: Info, input: MemoryInput, project_id: ProjectId = None

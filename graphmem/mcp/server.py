@@ -490,10 +490,13 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
     @server.tool(
         description="Store a memory. Text matching a live memory (ignoring case and "
         "punctuation), or a near match saying the same, is counted into it as another "
-        "occurrence instead of stored twice. A near match that differs (negation, number, "
-        "version, date, identifier, name) is stored as its own memory: it supersedes the "
-        "old one when you restate a fact with a new value, else it is flagged for review "
-        "as a possible contradiction. The result's outcome says which happened.",
+        "occurrence instead of stored twice. A near match that differs by a sign of "
+        "contradiction (negation, antonym, number, version, date, identifier, name, unit, "
+        "swapped roles) is stored as its own memory: it supersedes the old one when you "
+        "restate a fact with a new value, else it is flagged for review as a possible "
+        "contradiction; any other difference keeps both. Events (memory_type event) merge "
+        "only as the same text at the same time and never supersede or flag. The result's "
+        "outcome says which happened.",
         annotations=WRITES,
     )
     def remember(

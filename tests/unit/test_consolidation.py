@@ -201,3 +201,15 @@ def test_broken_provenance_is_reported():
     assert problems(snapshot(lonely, [("c", "SUPERSEDES", "a")])) == [
         ("too_few_sources", ("a", "c"))
     ]
+
+
+def test_events_group_only_as_the_same_turn_written_twice():
+    event = {"memory_type": MemoryType.EVENT}
+    monday = mem("a", "Ben: Haha, fair enough.", occurred_at=NOW - 4 * DAY, **event)
+    friday = mem("b", "Ben: Haha, fair enough.", occurred_at=NOW, **event)
+    again = mem("c", "Ben: Haha, fair enough!", occurred_at=NOW + 10, **event)
+    dentist = mem("d", "Ana: I went to the dentist.", occurred_at=NOW - DAY, **event)
+    other = mem("e", "Ana: I went to the dentist again.", occurred_at=NOW, **event)
+    similar = [("a", "b", 0.99), ("b", "c", 0.99), ("d", "e", 0.97)]
+    assert groups_of([monday, friday, again, dentist, other], similar) == [["b", "c"]]
+    assert groups_of([dentist, other], [], related=[("d", "e")]) == [["d", "e"]]
