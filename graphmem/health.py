@@ -23,6 +23,7 @@ from starlette.concurrency import run_in_threadpool
 
 from graphmem.api import GraphMem
 from graphmem.errors import StoreUnavailableError
+from graphmem.store import indexes_building
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,9 @@ timeouts (docker-compose's here, Kubernetes' default of 1 s is too short: see
 docs/health.md)."""
 
 OK = "ok"
+RECOVERING = "recovering: the graph database is rebuilding its indexes"
+"""After a restart the database answers before its indexes do; searches would
+fail meanwhile, so the server is not ready yet."""
 
 
 @runtime_checkable
@@ -86,6 +90,8 @@ def _store_check(gm: GraphMem) -> Callable[[], str]:
                 store.ping()
             else:
                 store.read("ping")
+            if indexes_building(store):
+                return RECOVERING
         except StoreUnavailableError as exc:
             log.warning("readiness: store unavailable: %s", exc.message)
             return "the graph database is unavailable"

@@ -47,10 +47,16 @@ def await_indexes(store: Store, timeout: float = INDEX_WAIT) -> None:
     the indexes still building are logged."""
     deadline = time.monotonic() + timeout
     while True:
-        building = sorted({row["label"] for row in store.read("indexes_ready") if not row["ready"]})
+        building = indexes_building(store)
         if not building:
             return
         if time.monotonic() >= deadline:
             log.warning("indexes still building after %.0f s: %s", timeout, ", ".join(building))
             return
         time.sleep(0.02)
+
+
+def indexes_building(store: Store) -> list[str]:
+    """The labels whose indexes do not answer queries yet: after a restart the
+    database rebuilds them from its files, and readiness says "recovering"."""
+    return sorted({row["label"] for row in store.read("indexes_ready") if not row["ready"]})

@@ -18,7 +18,7 @@ from falkordb.exceptions import SchemaVersionMismatchException
 from graphmem.agents import with_viewer
 from graphmem.errors import InvalidInputError, StorageFullError, StoreUnavailableError
 from graphmem.statements import Statements
-from graphmem.store import Row, await_indexes
+from graphmem.store import Row, await_indexes, indexes_building
 from graphmem.store.dialect import Dialect
 from graphmem.store.embedded import EmbeddedFalkorDB
 
@@ -28,6 +28,8 @@ RECOVERY_WAIT = 20.0
 """Seconds a statement waits for a supervised server that is being restarted,
 so a request that arrives during a restart is answered late rather than failed."""
 
+_INDEX_QUERY = re.compile(r"Invalid arguments for procedure 'db\.idx\.")
+"""How FalkorDB refuses an index search while the index is being built."""
 _NOT_SENT = re.compile(r"connecting to|Connection not ready|loading the dataset", re.I)
 """Connection errors raised before a statement reached the server (no connection
 could be made, or the server was still replaying its file): retrying them
@@ -147,6 +149,8 @@ class FalkorStore:
                 raise StoreUnavailableError(
                     f"the graph database cannot write to disk: {exc}"
                 ) from exc
+            if isinstance(exc, redis.ResponseError) and _INDEX_QUERY.search(str(exc)):
+                return self._after_indexes(name, text, run, exc)
             # Looked for only once a statement failed, so sending costs nothing extra.
             field = unsendable(params)
             if field is None:
@@ -155,6 +159,30 @@ class FalkorStore:
                 f"{field}: text must not contain NUL characters or unpaired surrogates",
                 field=field,
             ) from exc
+        columns = [column[1] for column in result.header]
+        return [dict(zip(columns, row, strict=True)) for row in result.result_set]
+
+    def _after_indexes(self, name: str, text: str, run: Any, exc: redis.ResponseError) -> list[Row]:
+        """A statement that asked an index still being built: after a restart
+        FalkorDB rebuilds its indexes from its files, and a search meanwhile
+        fails ("Invalid arguments for procedure"). It waits for them (up to
+        ``RECOVERY_WAIT``) and runs once more; still building, the caller gets
+        ``STORE_UNAVAILABLE``, which clients retry, never an internal error. The
+        failed statement changed nothing, so running it again is safe."""
+        if not indexes_building(self):
+            raise exc
+        log.warning("statement %s waits for the indexes being rebuilt", name)
+        await_indexes(self, RECOVERY_WAIT)
+        try:
+            result = run(text, timeout=self._timeout_ms)
+        except redis.ResponseError as again:
+            if _INDEX_QUERY.search(str(again)) and indexes_building(self):
+                raise StoreUnavailableError(
+                    "the graph database is rebuilding its indexes; try again shortly"
+                ) from again
+            raise
+        except (redis.ConnectionError, redis.TimeoutError) as lost:
+            raise _unavailable(lost) from lost
         columns = [column[1] for column in result.header]
         return [dict(zip(columns, row, strict=True)) for row in result.result_set]
 

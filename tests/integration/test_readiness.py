@@ -3,6 +3,7 @@ when the store or the embedder cannot serve."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -104,3 +105,42 @@ def test_a_store_that_is_down_is_not_ready_but_alive(data_dir: Path):
     assert response.json()["checks"]["store"] == "the graph database is unavailable"
     assert str(data_dir) not in response.text
     assert liveness.status_code == 200
+
+
+def test_a_search_while_indexes_rebuild_waits_and_readiness_says_recovering(
+    falkordb_server: EmbeddedFalkorDB,
+):
+    """After a restart FalkorDB answers before its vector index does (rebuilt
+    from its files), and a search meanwhile failed as an internal error
+    ("Invalid arguments for procedure 'db.idx.vector.queryNodes'"). Here the
+    index is built over 10,000 stored vectors, as a restart would."""
+    from graphmem.health import RECOVERING, _store_check
+    from graphmem.store import await_indexes, indexes_building
+
+    db = FalkorDB(unix_socket_path=str(falkordb_server.socket_path), socket_timeout=60.0)
+    store = FalkorStore(db, f"rebuild-{uuid.uuid4().hex[:8]}")
+    try:
+        store._graph.query(
+            "UNWIND range(1, 10000) AS i "
+            "CREATE (m:Memory {id: 'm' + toString(i), project_id: 'p'}) "
+            "SET m.embedding = vecf32([x IN range(1, 384) | rand() - 0.5])"
+        )
+        (ddl,) = [s for s in store.statements.script("schema") if "VECTOR INDEX" in s]
+        store._graph.query(ddl)
+        assert indexes_building(store), "the index is being built"
+        assert _store_check(GraphMem(store))() == RECOVERING
+        (found,) = store.read(
+            "near_duplicates",
+            {
+                "items": [{"index": 0, "vector": [0.01] * 384}],
+                "project_id": "p",
+                "threshold": -1.0,
+                "k": 5,
+            },
+        )
+        assert len(found["hits"]) == 5, "the search waited for the index instead of failing"
+        await_indexes(store)
+        assert _store_check(GraphMem(store))() == "ok"
+    finally:
+        store.drop()
+        db.close()
