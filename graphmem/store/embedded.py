@@ -20,6 +20,7 @@ import errno
 import fcntl
 import logging
 import os
+import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -42,6 +43,9 @@ PID_NAME = "falkordb.pid"
 LOCK_NAME = "falkordb.lock"
 USERS_NAME = "falkordb.users"
 LOG_NAME = "falkordb.log"
+FULL_DISK_BELOW = 1 << 20
+"""Free bytes under which a dead server's disk counts as full: its append-only
+file could not take the next write."""
 
 
 class EmbeddedFalkorDB:
@@ -331,11 +335,20 @@ class EmbeddedFalkorDB:
             self._process = None
 
     def last_words(self) -> str:
-        """The last lines of the server's log, for error messages and the supervisor."""
+        """The last lines of the server's log, for error messages and the
+        supervisor; led by the cause when the data directory's disk is full,
+        since a server that dies of a full disk cannot write that to its log."""
         try:
-            return " | ".join(self.log_path.read_text(errors="replace").splitlines()[-5:])
+            words = " | ".join(self.log_path.read_text(errors="replace").splitlines()[-5:])
         except OSError:
-            return "no log"
+            words = "no log"
+        try:
+            free = shutil.disk_usage(self.data_dir).free
+        except OSError:
+            return words
+        if free < FULL_DISK_BELOW:
+            return f"No space left on device ({free} bytes free on {self.data_dir}) | {words}"
+        return words
 
 
 def _read_pid(path: Path) -> int | None:

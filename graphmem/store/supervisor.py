@@ -193,7 +193,7 @@ class Supervisor:
     def _give_up(self) -> None:
         reason = (
             f"the embedded FalkorDB server of {self.name} died {self.limit} times within "
-            f"{self.window:g} s; giving up"
+            f"{self.window:g} s; giving up (its log ends: {self.server.last_words()})"
         )
         log.critical("FATAL: %s", reason)
         self._set(State.FAILED, "the graph database stopped and could not be restarted")

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,10 +23,12 @@ from falkordb import FalkorDB
 from graphmem.api import GraphMem
 from graphmem.auth import Role
 from graphmem.config import Settings
+from graphmem.errors import GraphMemError
 from graphmem.graphql.app import create_app
 from graphmem.observability.logs import JsonFormatter, RequestIdFilter
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
+from graphmem.store.supervisor import State
 from tests.integration.conftest import GraphQLClient, serve
 
 KEYS_REQUIRED = Settings.model_construct(auth="required", host="0.0.0.0", mode="production")
@@ -174,3 +177,26 @@ def test_serve_on_a_busy_port_says_so(data_dir: Path):
         "or choose another port (--port, GRAPHMEM_PORT)"
     ], result.stderr
     assert not (data_dir / "falkordb.sock").exists(), "the database started for nothing"
+
+
+def test_a_full_disk_in_strict_mode_is_named_in_the_log(caplog: pytest.LogCaptureFixture):
+    """A strict server that cannot fsync exits without a word in its own log
+    (the disk is full); the supervisor's lines and the FATAL one name the cause."""
+    with tmpfs("size=4m") as disk:
+        settings = Settings(data_dir=disk, embedder="none", durability="strict")
+        with caplog.at_level(logging.WARNING), GraphMem.open(settings) as gm:
+            gm.remember({"content": "written before the disk filled"})
+            fill(disk)
+            supervisor = gm.store._server.supervisor
+            deadline = time.monotonic() + 90
+            n = 0
+            while supervisor.state is not State.FAILED and time.monotonic() < deadline:
+                with contextlib.suppress(GraphMemError):
+                    gm.remember({"content": f"after the disk filled {n}"})
+                n += 1
+                time.sleep(0.2)
+            assert supervisor.state is State.FAILED, "the server kept dying and was given up"
+        fatal = [r.getMessage() for r in caplog.records if r.levelno == logging.CRITICAL]
+        assert fatal and "No space left on device" in fatal[0]
+        died = [r.getMessage() for r in caplog.records if "died" in r.getMessage()]
+        assert any("No space left on device" in line for line in died)
