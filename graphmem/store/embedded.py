@@ -43,6 +43,11 @@ PID_NAME = "falkordb.pid"
 LOCK_NAME = "falkordb.lock"
 USERS_NAME = "falkordb.users"
 LOG_NAME = "falkordb.log"
+AOF_DIR = "appendonlydir"
+AOF_REWRITE_MIN_BYTES = 8 << 20
+"""Statements appended since the last snapshot, in bytes, from which the
+append-only file is rewritten (once they also outweigh the snapshot): a start
+replays at most about this much, however long the history."""
 FULL_DISK_BELOW = 1 << 20
 """Free bytes under which a dead server's disk counts as full: its append-only
 file could not take the next write."""
@@ -199,6 +204,7 @@ class EmbeddedFalkorDB:
         client = self._client()
         try:
             fsync = self.enforce_durability(client.connection_pool.get_connection())
+            self._compact(client)
         except redis.RedisError as exc:
             raise StoreUnavailableError(f"the FalkorDB server did not answer: {exc}") from exc
         finally:
@@ -209,6 +215,30 @@ class EmbeddedFalkorDB:
             DURABILITY.get(fsync, fsync),
             fsync,
         )
+
+    def _compact(self, client: redis.Redis) -> None:
+        """Rewrite the append-only file when its history outweighs its data.
+
+        The AOF is a snapshot (``*.base.rdb``) and the statements since
+        (``*.incr.aof``), replayed one by one at every start: a store of a few
+        thousand memories rewritten many times took 30 s to load. Redis rewrites
+        it by itself once the statements reach the snapshot's size (and
+        ``AOF_REWRITE_MIN_BYTES``), but counts from the size it loaded, so a
+        file grown before that policy, or under another server, would wait for
+        it to double again: here it is rewritten as soon as it is found so. The
+        rewrite runs in the background; every write meanwhile is appended and
+        fsynced as the durability mode says, so strict stays strict."""
+        history = _aof_bytes(self.data_dir, "*.incr.aof")
+        if history < AOF_REWRITE_MIN_BYTES or history < _aof_bytes(self.data_dir, "*.base.*"):
+            return
+        log.info(
+            "rewriting the append-only file of %s: %d bytes of history over a %d-byte snapshot",
+            self.data_dir,
+            history,
+            _aof_bytes(self.data_dir, "*.base.*"),
+        )
+        with contextlib.suppress(redis.ResponseError):  # one is already under way
+            client.bgrewriteaof()
 
     def _others_use_it(self) -> bool:
         """Whether another graphmem instance holds the users lock. Taking it
@@ -283,6 +313,9 @@ class EmbeddedFalkorDB:
             "--logfile", str(self.log_path),
             "--appendonly", "yes",
             "--appendfsync", FSYNC[self.durability],
+            "--aof-use-rdb-preamble", "yes",
+            "--auto-aof-rewrite-percentage", "100",
+            "--auto-aof-rewrite-min-size", str(AOF_REWRITE_MIN_BYTES),
             "--save", "",
             "--daemonize", "no",
             "--loadmodule", get_falkordb_module(),
@@ -349,6 +382,16 @@ class EmbeddedFalkorDB:
         if free < FULL_DISK_BELOW:
             return f"No space left on device ({free} bytes free on {self.data_dir}) | {words}"
         return words
+
+
+def _aof_bytes(data_dir: Path, pattern: str) -> int:
+    """The size of the append-only files matching ``pattern`` (Redis 7 keeps
+    them in ``appendonlydir``)."""
+    total = 0
+    for path in (data_dir / AOF_DIR).glob(pattern):
+        with contextlib.suppress(OSError):
+            total += path.stat().st_size
+    return total
 
 
 def _read_pid(path: Path) -> int | None:

@@ -109,3 +109,75 @@ def test_unusable_data_dir_is_a_clear_error(tmp_path: Path):
 def test_unknown_durability_is_refused(short_dir: Path):
     with pytest.raises(ValueError, match="durability"):
         EmbeddedFalkorDB(short_dir, durability="yolo")
+
+
+def _history(server: EmbeddedFalkorDB, updates: int) -> None:
+    """One node rewritten ``updates`` times: a long history over little data."""
+    from falkordb import FalkorDB
+
+    db = FalkorDB(unix_socket_path=str(server.socket_path))
+    graph = db.select_graph("history")
+    graph.query("MERGE (c:Counter {id: 1}) ON CREATE SET c.n = 0")
+    for _ in range(updates):
+        graph.query(
+            "MATCH (c:Counter {id: 1}) SET c.n = c.n + 1, c.note = $note", {"note": "x" * 64}
+        )
+    db.close()
+
+
+def _count(server: EmbeddedFalkorDB) -> int:
+    from falkordb import FalkorDB
+
+    db = FalkorDB(unix_socket_path=str(server.socket_path))
+    try:
+        return db.select_graph("history").query("MATCH (c:Counter) RETURN c.n").result_set[0][0]
+    finally:
+        db.close()
+
+
+def _base_generation(data_dir: Path) -> int:
+    manifest = (data_dir / "appendonlydir" / "appendonly.aof.manifest").read_text()
+    (base,) = [line for line in manifest.splitlines() if "type b" in line]
+    return int(base.split()[1].split(".")[2])
+
+
+def _rewritten(data_dir: Path, before: int) -> bool:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if _base_generation(data_dir) > before:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_a_history_longer_than_the_data_is_compacted(
+    short_dir: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Restart time follows the data, not its history: a store whose append-only
+    file grew long before (here: under a server that never rewrote it) is
+    rewritten when a server starts on it, and a running one rewrites by itself."""
+    from graphmem.store import embedded
+
+    monkeypatch.setattr(embedded, "AOF_REWRITE_MIN_BYTES", 1 << 30)
+    server = EmbeddedFalkorDB(short_dir)
+    server.start()
+    _history(server, 1500)
+    assert server.stop()
+    first = _base_generation(short_dir)
+    monkeypatch.setattr(embedded, "AOF_REWRITE_MIN_BYTES", 64 << 10)
+    server = EmbeddedFalkorDB(short_dir)
+    server.start()
+    try:
+        assert _rewritten(short_dir, first), "the start rewrote the long history"
+        assert _count(server) == 1500
+        second = _base_generation(short_dir)
+        _history(server, 1500)
+        assert _rewritten(short_dir, second), "the running server rewrote it again by itself"
+    finally:
+        assert server.stop()
+    server = EmbeddedFalkorDB(short_dir)
+    server.start()
+    try:
+        assert _count(server) == 3000, "nothing was lost to the rewrites"
+    finally:
+        server.stop()
