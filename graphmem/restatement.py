@@ -492,7 +492,7 @@ def _listed(analysis: Analysis, x: str, y: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class Analysis:
     readable: bool
-    """Has a word to compare: not only numbers, punctuation or framing."""
+    """Has a word to compare: not only numbers or punctuation."""
     speaker: str
     """The name before a colon that opens a turn ("Ana: ..."), lower case."""
     negations: int
@@ -776,7 +776,7 @@ def _read(tokens: list[_Token], speaker: str) -> Analysis:
                 else:
                     between.append(word)
     return Analysis(
-        readable=bool(stems),
+        readable=any(ch.isalpha() for token in tokens for ch in token.text),
         speaker=speaker,
         negations=negations,
         cues=tuple(cues),
