@@ -1,8 +1,10 @@
 // Promotion candidates of one session: short-term, typed, non-empty, current
 // (not superseded), not moved within the last scheduler period (no memory climbs
 // two tiers in one), scored in the database so only what moves comes back.
+// A run acting as an agent ($viewer) weighs only what that agent may read.
 MATCH (m:Memory {session_id: $session_id})
 WHERE m.project_id = $project_id
+  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
   AND m.tier IN $tiers
   AND m.memory_type IS NOT NULL
   AND m.content <> ''

@@ -2,8 +2,12 @@
 // archive), in id order.
 MATCH (e:ArchivalEvent {project_id: $project_id})
 WHERE e.id > $after
-WITH e
+OPTIONAL MATCH (e)-[:MOVED]->(m:Memory)
+WITH e, m
+// An event of another agent's private memory is that agent's alone.
+WHERE m IS NULL
+   OR ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+WITH e, m
 ORDER BY e.id
 LIMIT $limit
-OPTIONAL MATCH (e)-[:MOVED]->(m:Memory)
 RETURN properties(e) AS props, m.id AS moved

@@ -1,7 +1,8 @@
-// graphmem export: the project node and whether anything is in it yet
-// (import refuses a project that already holds sessions or memories).
+// graphmem export: the project node and how many sessions and memories (those
+// the viewer may read) it holds.
 OPTIONAL MATCH (p:Project {id: $project_id})
 OPTIONAL MATCH (s:Session {project_id: $project_id})
 WITH p, count(s) AS sessions
 OPTIONAL MATCH (m:Memory {project_id: $project_id})
+WHERE ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
 RETURN properties(p) AS props, sessions, count(m) AS memories

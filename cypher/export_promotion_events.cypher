@@ -1,8 +1,12 @@
 // graphmem export: a page of the project's promotion log, in id order.
 MATCH (e:PromotionEvent {project_id: $project_id})
 WHERE e.id > $after
-WITH e
+OPTIONAL MATCH (e)-[:PROMOTED]->(m:Memory)
+WITH e, m
+// An event of another agent's private memory is that agent's alone.
+WHERE m IS NULL
+   OR ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+WITH e, m
 ORDER BY e.id
 LIMIT $limit
-OPTIONAL MATCH (e)-[:PROMOTED]->(m:Memory)
 RETURN properties(e) AS props, m.id AS promoted

@@ -1,8 +1,12 @@
 // graphmem export: a page of the project's staging log, in id order.
 MATCH (e:StagingEvent {project_id: $project_id})
 WHERE e.id > $after
-WITH e
+OPTIONAL MATCH (e)-[:CHANGED]->(m:Memory)
+WITH e, m
+// An event of another agent's private memory is that agent's alone.
+WHERE m IS NULL
+   OR ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+WITH e, m
 ORDER BY e.id
 LIMIT $limit
-OPTIONAL MATCH (e)-[:CHANGED]->(m:Memory)
 RETURN properties(e) AS props, m.id AS changed

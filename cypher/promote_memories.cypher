@@ -2,9 +2,11 @@
 // in, so concurrent runs never promote a memory twice. The tier is read again
 // after the memory is write-locked: under Neo4j's concurrent transactions the
 // second of two runs sees the move there and logs nothing.
+// A run acting as an agent ($viewer) moves only what that agent may read.
 UNWIND $moves AS move
 MATCH (m:Memory {id: move.id})
 WHERE m.project_id = $project_id AND m.tier = move.from_tier
+  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
 SET m._lock = true
 REMOVE m._lock
 WITH m, move
@@ -46,6 +48,7 @@ CALL {
     finished_at: $now,
     promoted: size(moved),
     failed: size($moves) - size(moved),
+    failed_ids: [x IN $moves WHERE NOT x.id IN moved | x.id],
     rotated: 0,
     threshold: run.threshold
   })

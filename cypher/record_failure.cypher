@@ -7,6 +7,9 @@
 // lesson is only touched after that lock is held.
 // A report that finds no lesson yet claims the writing of it (exactly one
 // report does; a claim older than $claim_before may be taken over).
+// A private report's signature names its agent, so a report only ever counts on
+// a capsule of its own audience; the lesson is returned only when the reporter
+// may read it.
 MERGE (p:Project {id: $project_id})
   ON CREATE SET p.created_at = $now
 MERGE (s:Session {project_id: $project_id, id: $session_id})
@@ -64,8 +67,9 @@ WHERE ($viewer IS NULL OR coalesce(cm.visibility, 'shared') = 'shared' OR cm.age
 WITH c, session_ids, collect(cm.id) AS context_ids
 // The lesson as linked now: a lesson someone forgot is gone from the capsule too.
 OPTIONAL MATCH (c)-[:TAUGHT]->(lm:Memory)
+WHERE ($viewer IS NULL OR coalesce(lm.visibility, 'shared') = 'shared' OR lm.agent_id = $viewer)
 WITH c, session_ids, context_ids, lm
-RETURN c {.id, .project_id, .signature, .error, .attempted, .tool, .command, .files, .fix, .occurrence_count, .first_seen_at, .last_seen_at, .fixed_at} AS capsule,
+RETURN c {.id, .project_id, .signature, .error, .attempted, .tool, .command, .files, .fix, .occurrence_count, .first_seen_at, .last_seen_at, .fixed_at, .agent_id, .visibility} AS capsule,
        session_ids, context_ids, lm.id AS lesson_id,
        c.id = $report_id AS created,
        c.lesson_id IS NULL AND c.lesson_claim = $report_id AS claimed

@@ -1,8 +1,10 @@
-// Archive a full session's oldest working memories; they stay restorable.
+// Archive a full session's oldest working memories; they stay restorable. A
+// rotation acting as an agent ($viewer) archives only what that agent may read.
 // Each is write-locked and its tier read again, so a concurrent rotation or
 // archival cannot record 'archived' as the tier to restore to.
 MATCH (m:Memory {session_id: $session_id})
 WHERE m.project_id = $project_id AND m.tier = 'working'
+  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
 WITH m
 ORDER BY coalesce(m.last_accessed_at, m.occurred_at, m.created_at) ASC, m.created_at ASC
 LIMIT $count

@@ -147,7 +147,12 @@ class GraphMem:
         self.sessions = Sessions(store, **services, promotion=self.promotion)
         self.review = Review(store, **services, stager=self.stager, memories=self.memories)
         self.failures = Failures(
-            store, **services, writer=self.writer, memories=self.memories, stager=self.stager
+            store,
+            **services,
+            writer=self.writer,
+            memories=self.memories,
+            stager=self.stager,
+            sharing=self.sharing,
         )
         self.near_duplicate_finder: NearDuplicateFinder | None = None
         """Lists a review candidate's near duplicates; ``None``: the queue shows none."""

@@ -26,7 +26,7 @@ from pydantic import (
     field_validator,
 )
 
-from graphmem.models import MAX_TAGS, Identifier, Tag, Text, _no_nul
+from graphmem.models import MAX_TAGS, Identifier, Tag, Text, Visibility, _no_nul
 
 MAX_ERROR_CHARS = 8_000
 MAX_ATTEMPTED_CHARS = 2_000
@@ -70,6 +70,10 @@ class FailureReport(BaseModel):
     """What fixed it, when known; may come with a later report of the same failure."""
     session_id: Identifier | None = None
     agent_id: Identifier | None = None
+    visibility: Visibility | None = None
+    """Who of the project's agents may read the capsule and its lesson, as for a
+    memory: PRIVATE to its agent or SHARED; the project's default when absent
+    (always SHARED without an agent)."""
     tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
 
     @field_validator("files", "context_memory_ids", "tags")
@@ -112,6 +116,11 @@ class FailureCapsule(BaseModel):
     first_seen_at: float
     last_seen_at: float
     fixed_at: float | None = None
+    agent_id: str | None = None
+    """The agent of its first report."""
+    visibility: Visibility = Visibility.SHARED
+    """Who may read it (and only if they may read its lesson too); a capsule
+    stored before capsules kept visibility is shared."""
 
 
 class FailureOutcome(BaseModel):
@@ -152,12 +161,18 @@ def normalised_error(error: str) -> str:
 
 
 def signature(report: FailureReport) -> str:
-    """What makes two reports the same failure: the tool and the normalised error."""
+    """What makes two reports the same failure: the tool and the normalised error,
+    and for a private report its agent. Each agent's private failures are its own
+    capsules, so a report never counts on (or reads) a capsule it may not see;
+    a shared failure's signature is the same as before capsules kept visibility."""
     tool = (report.tool or "").strip().lower()
     digest = hashlib.blake2b(digest_size=16)
     digest.update(tool.encode())
     digest.update(b"\x00")
     digest.update(normalised_error(report.error).encode())
+    if report.visibility is Visibility.PRIVATE and report.agent_id is not None:
+        digest.update(b"\x00private\x00")
+        digest.update(report.agent_id.encode())
     return digest.hexdigest()
 
 
@@ -181,7 +196,18 @@ def lesson_content(report: FailureReport) -> str:
         text += f" Command: {report.command[:500]}"
     if report.fix:
         text += f" Fix: {report.fix}"
-    return text[:9_000]
+    return _TERMINAL_CODES.sub("", text)[:9_000]
+
+
+_TERMINAL_CODES = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, clearing
+    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC: window titles, links
+    r"|\x1b[@-_]?"  # any other escape
+    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"  # any other control character
+)
+"""What a tool's output holds for a terminal (its colours above all), which a
+lesson leaves out: a memory holds no control characters but tab, newline and
+carriage return (graphmem.models)."""
 
 
 def fix_evidence(fix: str) -> str:

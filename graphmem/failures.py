@@ -8,6 +8,11 @@ candidate, embedded and deduplicated like any memory) and links it, and
 every later report counts on the capsule and the lesson in the same write
 that counts the capsule. Recurrence, or a fix recorded with a report,
 activates the lesson under the staging rules; either is logged.
+
+A report follows remember's visibility rule: its own ``visibility``, else the
+project's default when it has an agent, else shared. The capsule and its lesson
+take that visibility; a capsule is read only by those who may read it and its
+lesson (shared, or private to the caller's agent, or a caller bound to none).
 """
 
 from __future__ import annotations
@@ -36,10 +41,12 @@ from graphmem.models import (
     Source,
     Status,
     Tier,
+    Visibility,
     parse,
 )
 from graphmem.retrieval import ContextResult
 from graphmem.service import Service
+from graphmem.sharing import Sharing
 from graphmem.staging import Signal, Stager
 from graphmem.store import Row
 from graphmem.writer import Writer
@@ -58,17 +65,37 @@ class Failures(Service):
         writer: Writer,
         memories: Memories,
         stager: Stager,
+        sharing: Sharing,
         **services: Any,
     ) -> None:
         super().__init__(*args, **services)
         self.writer = writer
         self.memories = memories
         self.stager = stager
+        self.sharing = sharing
+
+    def settle(self, report: FailureReport, project_id: str) -> FailureReport:
+        """The report's visibility as remember decides a memory's: as given, else
+        the project's default for a report with an agent, else shared. A private
+        report without an agent has no one to be private to."""
+        if report.agent_id is None:
+            if report.visibility is Visibility.PRIVATE:
+                raise InvalidInputError(
+                    "visibility: a failure report without an agent is always shared; "
+                    "give its agentId",
+                    field="visibility",
+                )
+            visibility = Visibility.SHARED
+        else:
+            visibility = report.visibility or self.sharing.default_visibility(project_id)
+        return report.model_copy(update={"visibility": visibility})
 
     def record(
         self, report: FailureReport | Mapping[str, Any], *, project_id: str
     ) -> FailureOutcome:
-        report = parse(FailureReport, report)
+        """Record a report already attributed to the acting agent (``agents.attribute``)."""
+        report = self.settle(parse(FailureReport, report), project_id)
+        visibility = report.visibility or Visibility.SHARED
         now = self._now()
         report_id = new_id()
         props: dict[str, Any] = {
@@ -78,6 +105,7 @@ class Failures(Service):
                 "tool": report.tool,
                 "command": report.command,
                 "agent_id": report.agent_id,
+                "visibility": visibility.value,
             }.items()
             if value is not None
         }
@@ -131,6 +159,7 @@ class Failures(Service):
             rationale=f"derived from failure capsule {capsule.id}",
             session_id=report.session_id,
             agent_id=report.agent_id,
+            visibility=report.visibility,
         )
         (outcome,) = self.writer.write([lesson], project_id=project_id).outcomes
         rows = self.store.write(

@@ -167,23 +167,29 @@ def _replay(messages: list[Message], receive: Receive) -> Receive:
     return replay
 
 
-def refusal(error: GraphMemError) -> JSONResponse:
-    """A refused request's answer: the GraphQL error shape, with its HTTP status."""
+def error_object(error: GraphMemError) -> dict[str, Any]:
+    """One GraphQL error object for a request refused before it ran, so the HTTP
+    answer and a websocket operation's ``error`` message say the same thing."""
     extensions: dict[str, Any] = {"code": error.code}
     if error.field:
         extensions["field"] = error.field
-    headers = {}
-    if isinstance(error, RateLimitedError):
-        headers["retry-after"] = str(max(1, round(error.retry_after)))
-    if isinstance(error, UnauthenticatedError):
-        headers["www-authenticate"] = 'Bearer realm="graphmem"'
     message = error.message
     if isinstance(error, StoreUnavailableError) and not isinstance(error, StorageFullError):
         # Looking the key up failed: the detail (socket paths, hosts) is in the
         # store's log line under this request's id, not in the answer.
         message = STORE_UNAVAILABLE_MESSAGE
+    return {"message": message, "extensions": extensions}
+
+
+def refusal(error: GraphMemError) -> JSONResponse:
+    """A refused request's answer: the GraphQL error shape, with its HTTP status."""
+    headers = {}
+    if isinstance(error, RateLimitedError):
+        headers["retry-after"] = str(max(1, round(error.retry_after)))
+    if isinstance(error, UnauthenticatedError):
+        headers["www-authenticate"] = 'Bearer realm="graphmem"'
     return JSONResponse(
-        {"errors": [{"message": message, "extensions": extensions}]},
+        {"errors": [error_object(error)]},
         status_code=STATUS.get(error.code, 400),
         headers=headers,
     )

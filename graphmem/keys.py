@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import threading
+import time
 import uuid
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -29,6 +30,13 @@ MAX_KEY_PROJECTS = 100
 TOUCH_EVERY_S = 60.0
 """How stale ``last_used_at`` may get: writing it on every request would make
 every read a write."""
+RECHECK_EVERY_S = 2.0
+"""How long a key found live may be trusted without reading it again, where a
+caller asks for a recent check rather than a fresh one: an open websocket checks
+its key before every event it sends, and a read per event would cost as much as
+the event. So a key revoked by another process (``graphmem keys revoke``) stops
+an open subscription within this many seconds; one revoked through this
+process's ``ApiKeys`` stops it at once."""
 
 
 class ApiKey(BaseModel):
@@ -71,6 +79,9 @@ class ApiKeys:
         self._store = store
         self._clock = clock
         self._touched: dict[str, float] = {}
+        self._checked: dict[str, tuple[float, str]] = {}
+        """Token hash -> (monotonic time it was last found live, key id). Only live
+        keys get in, so it holds at most one entry per key."""
         self._lock = threading.Lock()
 
     def create(
@@ -117,18 +128,38 @@ class ApiKeys:
         rows = self._store.write("revoke_api_key", {"id": key_id, "now": stored_now(self._clock)})
         if not rows:
             raise NotFoundError(f"id: no API key {key_id!r}", field="id")
+        with self._lock:
+            # This process's open connections need not wait for RECHECK_EVERY_S.
+            for digest in [d for d, (_, kid) in self._checked.items() if kid == key_id]:
+                del self._checked[digest]
         return _key(rows[0])
 
     def authenticate(self, token: str) -> Principal:
-        """The principal of a live key; revocation takes effect on the next request."""
+        """The principal of a live key, read from the store every time: revocation
+        takes effect on the next request."""
         if not token.startswith(TOKEN_PREFIX) or len(token) > 256:
             raise UnauthenticatedError("invalid API key")
-        rows = self._store.read("find_api_key", {"hash": hash_token(token)})
+        digest = hash_token(token)
+        rows = self._store.read("find_api_key", {"hash": digest})
         if not rows:
+            with self._lock:
+                self._checked.pop(digest, None)
             raise UnauthenticatedError("invalid or revoked API key")
         key = _key(rows[0])
+        with self._lock:
+            self._checked[digest] = (time.monotonic(), key.id)
         self._touch(key.id)
         return key.principal()
+
+    def checked_recently(self, token: str) -> bool:
+        """Whether this token's key was found live in the last ``RECHECK_EVERY_S``
+        seconds (and not revoked through this process since): a caller that may
+        trust that skips the store. Never blocks on the store, so the event loop
+        may ask. Monotonic time, not the GraphMem clock: the bound is the real
+        time a revoked key may go on being served."""
+        with self._lock:
+            found = self._checked.get(hash_token(token))
+        return found is not None and time.monotonic() - found[0] < RECHECK_EVERY_S
 
     def _touch(self, key_id: str) -> None:
         now = stored_now(self._clock)

@@ -8,6 +8,7 @@ message naming the field and the limit.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -100,6 +101,24 @@ def _no_nul(text: str) -> str:
             text.encode()
         except UnicodeEncodeError:
             raise ValueError("must not contain unpaired surrogates") from None
+    return text
+
+
+_CONTROL = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+"""Control characters (C0, DEL, C1) but tab, newline and carriage return; NUL has
+its own rule."""
+
+
+def _no_controls(text: str | None) -> str | None:
+    # A memory's text is what agents are given and terminals print: a control
+    # character in it (an ANSI sequence, a bell) is never content, and printed raw
+    # it drives the terminal of whoever reads it.
+    found = _CONTROL.search(text) if text is not None else None
+    if found is not None:
+        raise ValueError(
+            "must not contain control characters other than tab, newline and carriage "
+            f"return (found {found.group()!r} at character {found.start() + 1})"
+        )
     return text
 
 
@@ -273,6 +292,8 @@ class MemoryInput(_Input):
     """When it stopped holding ("the key was rotated on 3 May"); open when absent.
     A newer memory that supersedes it closes it too."""
 
+    _content_without_controls = field_validator("content", "rationale")(_no_controls)
+
     @field_validator("tier")
     @classmethod
     def _not_archived(cls, tier: Tier) -> Tier:
@@ -310,6 +331,8 @@ class MemoryUpdate(_Input):
     valid_to: Epoch | None = None
     """When it stopped holding: an end given this way stays when a SUPERSEDES
     relation into the memory is later removed."""
+
+    _content_without_controls = field_validator("content", "rationale")(_no_controls)
 
     @field_validator("tags")
     @classmethod

@@ -3,6 +3,12 @@ long-term tiers, highest importance first, every move logged in the graph.
 
 Scoring happens inside the database (see ``evaluate_session.cypher``) so a
 session of 100,000 working items returns only the few that will move.
+
+A run made by a call acting as an agent sees what that agent may read, like
+every other read: it scores, moves, counts and rotates the session's shared
+memories and the agent's own private ones, never another agent's. A session
+that holds only what the agent may not read does not exist for it (see
+``hidden_sessions``).
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from graphmem.agents import acting_agent
 from graphmem.errors import NotFoundError
 from graphmem.ids import new_id
 from graphmem.lifecycle import SHORT_TERM, long_term_target, promotion_target
@@ -151,7 +158,26 @@ def rule_notes(
     return notes
 
 
+def missing_session(session_id: str, project_id: str) -> NotFoundError:
+    """What an unknown session id gets, and a session the caller may not see."""
+    return NotFoundError(
+        f"session_id: no session {session_id!r} in project {project_id!r}", field="session_id"
+    )
+
+
 class PromotionEngine(Service):
+    def hidden_sessions(self, session_ids: Sequence[str], *, project_id: str) -> set[str]:
+        """The sessions of ``session_ids`` that exist but that the acting agent may
+        not see: each holds memories or failure capsules, none of which it may
+        read. For that agent they behave as sessions that do not exist. A call
+        acting as no agent sees every session (and reads nothing here)."""
+        if acting_agent() is None or not session_ids:
+            return set()
+        rows = self.store.read(
+            "hidden_sessions", {"ids": list(session_ids), "project_id": project_id}
+        )
+        return {row["id"] for row in rows}
+
     def evaluate(
         self,
         session_id: str,
@@ -340,7 +366,6 @@ class PromotionEngine(Service):
         """
         started = time.perf_counter()
         started_at = self._now()
-        self._require_session(session_id, project_id)
         threshold = self.rules.promote_threshold
         result = RunResult(
             run_id=new_id(),
@@ -350,6 +375,12 @@ class PromotionEngine(Service):
             dry_run=dry_run,
             threshold=threshold,
         )
+        if not self._session_seen(session_id, project_id):
+            if trigger is Trigger.MEMORY_LIMIT:
+                # A write counted into another memory, in a session that holds
+                # nothing its agent may read: nothing of it is this run's to move.
+                return result
+            raise missing_session(session_id, project_id)
         if not dry_run:
             # A dry run is a question, not a run: it triggers nothing and no
             # metric or session statistic counts it.
@@ -362,6 +393,7 @@ class PromotionEngine(Service):
                 dry_run=dry_run,
             )
         result.candidates = self.evaluate(session_id, project_id=project_id, limit=limit)
+        rotated: list[str] = []
         if not dry_run:
             outcome = self.promote(
                 result.candidates,
@@ -372,9 +404,12 @@ class PromotionEngine(Service):
             )
             result.promoted, result.failures = outcome.promoted, outcome.failures
             if rotate_limit is not None:
-                result.rotated = self.rotate(session_id, project_id=project_id, limit=rotate_limit)
+                rotated = self._rotate(session_id, project_id=project_id, limit=rotate_limit)
+                result.rotated = len(rotated)
         result.remaining = self.working_count(session_id, project_id=project_id)
         if not dry_run:
+            # The session's record counts every working memory left, whoever ran it;
+            # each caller reads it back counted over what it may read.
             self.store.write(
                 "finish_promotion_run",
                 {
@@ -382,8 +417,7 @@ class PromotionEngine(Service):
                     "session_id": session_id,
                     "run_id": result.run_id,
                     "now": self._now(),
-                    "rotated": result.rotated,
-                    "remaining": result.remaining,
+                    "rotated_ids": rotated,
                 },
             )
         result.duration_ms = (time.perf_counter() - started) * 1000
@@ -464,10 +498,14 @@ class PromotionEngine(Service):
 
     def rotate(self, session_id: str, *, project_id: str, limit: int | None = None) -> int:
         """Archive the oldest working items of a full session down to the headroom."""
+        return len(self._rotate(session_id, project_id=project_id, limit=limit))
+
+    def _rotate(self, session_id: str, *, project_id: str, limit: int | None) -> list[str]:
+        """``rotate``, returning the ids it archived."""
         maximum = limit or self.rules.short_term_max
         working = self.working_count(session_id, project_id=project_id)
         if working < maximum:
-            return 0
+            return []
         excess = working - self.rules.rotate_to(maximum)
         rows = self.store.write(
             "rotate_session",
@@ -479,13 +517,12 @@ class PromotionEngine(Service):
                 "now": self._now(),
             },
         )
-        return len(rows)
+        return [row["id"] for row in rows]
 
-    def _require_session(self, session_id: str, project_id: str) -> None:
+    def _session_seen(self, session_id: str, project_id: str) -> bool:
+        """The session exists and the acting agent may see it."""
         if not self.store.read(
             "session_stats", {"project_id": project_id, "session_id": session_id}
         ):
-            raise NotFoundError(
-                f"session_id: no session {session_id!r} in project {project_id!r}",
-                field="session_id",
-            )
+            return False
+        return not self.hidden_sessions([session_id], project_id=project_id)

@@ -3,6 +3,15 @@ settings (the periodic trigger, its record and log).
 
 Pausing and closing a session run promotion first, so what is worth keeping
 moves to long-term tiers before the session stops taking writes.
+
+Sessions are one namespace per project, seen through what they hold. For a call
+acting as an agent, a session holding memories or failure capsules none of which
+it may read is a session that does not exist: reading it is ``None``, steering it
+(pause, close, promotion runs and settings, statistics) is ``NotFoundError`` as
+for an unknown id, and its promotion log is empty; opening it is refused as an id
+in use, and changes nothing. A session holding anything the agent may read is
+one it sees and steers, but its counts and the runs it starts cover only what
+the agent may read. An empty session is every agent's.
 """
 
 from __future__ import annotations
@@ -10,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.agents import acting_agent
+from graphmem.errors import ConflictError, InvalidInputError
 from graphmem.ids import new_id
 from graphmem.models import (
     MAX_PAGE_SIZE,
@@ -21,15 +31,9 @@ from graphmem.models import (
     check_identifier,
     check_text,
 )
-from graphmem.promotion import CLOSE_LIMIT, PromotionEngine, Trigger
+from graphmem.promotion import CLOSE_LIMIT, PromotionEngine, Trigger, missing_session
 from graphmem.service import Service
 from graphmem.store import Row
-
-
-def missing_session(session_id: str, project_id: str) -> NotFoundError:
-    return NotFoundError(
-        f"session_id: no session {session_id!r} in project {project_id!r}", field="session_id"
-    )
 
 
 def _session(row: Row) -> Session:
@@ -54,6 +58,13 @@ class Sessions(Service):
             name = check_text("name", name, max_chars=200)
         if max_items is not None and not 1 <= max_items <= 1_000_000:
             raise InvalidInputError("max_items: must be between 1 and 1000000", field="max_items")
+        if self._hidden(session_id, project_id):
+            # It cannot be another one of the same id, and is not this agent's to reopen.
+            raise ConflictError(
+                f"session_id: {session_id!r} is taken in project {project_id!r}; "
+                "open a session of another id",
+                field="session_id",
+            )
         rows = self.store.write(
             "open_session",
             {
@@ -95,10 +106,17 @@ class Sessions(Service):
         return _session(rows[0])
 
     def get_many(self, session_ids: Iterable[str], *, project_id: str) -> list[Session | None]:
+        """Sessions in the order asked for; ``None`` for an unknown id, and for a
+        session the acting agent may not see."""
         ids = list(session_ids)
         rows = self.store.read("get_sessions", {"ids": ids, "project_id": project_id})
         found = {row["session"]["id"]: _session(row) for row in rows}
+        for hidden in self.promotion.hidden_sessions(list(found), project_id=project_id):
+            del found[hidden]
         return [found.get(session_id) for session_id in ids]
+
+    def _hidden(self, session_id: str, project_id: str) -> bool:
+        return bool(self.promotion.hidden_sessions([session_id], project_id=project_id))
 
     def get(self, session_id: str, *, project_id: str) -> Session:
         (session,) = self.get_many([session_id], project_id=project_id)
@@ -109,12 +127,22 @@ class Sessions(Service):
     # -- promotion settings, record and log ---------------------------------
 
     def promotion_stats(self, session_id: str, *, project_id: str) -> PromotionStats:
+        """The session's promotion record. For a call acting as an agent its
+        counts of memories (promoted, failed, rotated, remaining) are of those
+        the agent may read, and the remaining ones are counted now."""
         rows = self.store.read(
             "session_stats", {"project_id": project_id, "session_id": session_id}
         )
-        if not rows:
+        if not rows or self._hidden(session_id, project_id):
             raise missing_session(session_id, project_id)
         stats = {k: v for k, v in rows[0]["stats"].items() if v is not None}
+        if acting_agent() is not None:
+            (seen,) = self.store.read(
+                "session_stats_seen", {"project_id": project_id, "session_id": session_id}
+            )
+            stats["promotion_total"] = seen["total_promoted"]
+            if "last_run_id" in stats:  # a session never run has no last run to count
+                stats.update((k, v) for k, v in seen.items() if k.startswith("last_"))
         return PromotionStats(
             session_id=stats["id"],
             project_id=stats["project_id"],
@@ -138,6 +166,8 @@ class Sessions(Service):
             )
         if not 1 <= limit <= MAX_PAGE_SIZE:
             raise InvalidInputError(f"limit: must be between 1 and {MAX_PAGE_SIZE}", field="limit")
+        if session_id is not None and self._hidden(session_id, project_id):
+            return []  # as for an unknown session
         rows = self.store.read(
             "promotion_events",
             {
@@ -157,6 +187,8 @@ class Sessions(Service):
             raise InvalidInputError(
                 "interval_seconds: must be between 1 and 86400", field="interval_seconds"
             )
+        if self._hidden(session_id, project_id):
+            raise missing_session(session_id, project_id)
         rows = self.store.write(
             "set_promotion_enabled",
             {

@@ -9,6 +9,7 @@ needs it. Errors the API raises on purpose become one red line and exit code
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,12 +19,13 @@ from typing import TYPE_CHECKING, Annotated, Any, get_args
 import typer
 from pydantic import ValidationError
 from rich.console import Console
-from rich.text import Text
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from graphmem.api import GraphMem
+from graphmem.auth import Role
+from graphmem.cli.terminal import escaped, shown
 from graphmem.config import Settings
-from graphmem.errors import GraphMemError
+from graphmem.errors import ForbiddenError, GraphMemError
 from graphmem.models import MemoryType, invalid_input
 
 if TYPE_CHECKING:
@@ -83,8 +85,9 @@ app = typer.Typer(
 )
 PIPE_WIDTH = 160
 # Piped output is read by scripts and people alike: do not cut it at 80 columns.
-out = Console(width=None if sys.stdout.isatty() else PIPE_WIDTH)
-err = Console(stderr=True, soft_wrap=True)
+# Both print control characters in what they are given escaped (graphmem.cli.terminal).
+out = escaped(Console(width=None if sys.stdout.isatty() else PIPE_WIDTH))
+err = escaped(Console(stderr=True, soft_wrap=True))
 
 TYPES_HELP = ", ".join(t.value for t in MemoryType)
 ProjectOption = Annotated[
@@ -142,7 +145,7 @@ def reported_errors() -> Iterator[None]:
     try:
         yield
     except GraphMemError as exc:
-        err.print(Text(f"error [{exc.code}]: {exc.message}", style="bold red"))
+        err.print(shown(f"error [{exc.code}]: {exc.message}", style="bold red"))
         raise typer.Exit(1) from None
 
 
@@ -161,3 +164,33 @@ def settings_for(ctx: typer.Context, **overrides: Any) -> Settings:
 def opened(ctx: typer.Context) -> Iterator[GraphMem]:
     with reported_errors(), GraphMem.open(settings_for(ctx)) as gm:
         yield gm
+
+
+API_KEY_ENV = "GRAPHMEM_API_KEY"
+
+
+def key_scope(
+    gm: GraphMem, project: str | None, role: Role, *, whole_project: bool = False
+) -> tuple[str, str | None]:
+    """The project a command that reads or writes the store directly acts in, and
+    the agent it acts as, for the key in GRAPHMEM_API_KEY, resolved as the server
+    resolves a request's: the key must be live and hold the project and the role,
+    and a key bound to an agent acts as that agent (refused outright when the
+    command covers every agent's records). The project is ``--project``, else
+    GRAPHMEM_PROJECT, else the key's only project or the default one.
+
+    Without a key the command has local access, as every command that opens the
+    store has: the project named (else GRAPHMEM_PROJECT's), every agent's records.
+    """
+    token = os.environ.get(API_KEY_ENV)
+    if not token:
+        return project or gm.default_project, None
+    principal = gm.keys.authenticate(token)
+    requested = project or os.environ.get("GRAPHMEM_PROJECT") or None
+    project_id = principal.project_for(requested, gm.default_project, role)
+    if whole_project and principal.agent_id is not None:
+        raise ForbiddenError(
+            f"this API key acts as agent {principal.agent_id!r}; this operation covers every "
+            "agent's records and needs a key bound to no agent"
+        )
+    return project_id, principal.agent_id

@@ -13,9 +13,9 @@ from typing import Annotated, Any
 
 import typer
 from rich.table import Table
-from rich.text import Text
 
 from graphmem.cli.common import ProjectOption, app, err, opened, out
+from graphmem.cli.terminal import shown
 from graphmem.consolidator import ConsolidationResult
 from graphmem.wording import plural
 
@@ -46,7 +46,7 @@ def consolidate(
         return
     out.print(_groups(result), crop=False)
     for note in result.notes:
-        err.print(Text(note, style="yellow"))
+        err.print(shown(note, style="yellow"))
 
 
 def as_dict(result: ConsolidationResult) -> dict[str, Any]:
@@ -91,7 +91,7 @@ def _groups(result: ConsolidationResult) -> Table:
             group.fingerprint,
             "\n".join(group.member_ids),
             into,
-            Text(group.reason),
-            Text(f"{group.content} ({group.seen})"),
+            shown(group.reason),
+            shown(f"{group.content} ({group.seen})"),
         )
     return table

@@ -15,6 +15,7 @@ import typer
 from rich.text import Text
 
 from graphmem.cli.common import ProjectOption, app, err, opened, out, reported_errors
+from graphmem.cli.terminal import escape_controls
 from graphmem.evaluator import ConsistencyReport, Severity
 from graphmem.evaluator.report import render_html, render_table, shown_memory_ids
 from graphmem.models import Memory
@@ -160,7 +161,8 @@ def _show(
 
 def _write(body: str, output: Path | None) -> None:
     if output is None:
-        typer.echo(body)
+        # The HTML page quotes memories; JSON escapes what it holds itself.
+        typer.echo(escape_controls(body))
     else:
         output.write_text(body + "\n", encoding="utf-8")
         err.print(f"wrote {output}")

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from graphmem.capsules import MAX_LIST, FailureCapsule, error_head
 from graphmem.cli.common import ProjectOption, app, opened, out
+from graphmem.cli.terminal import escape_controls, shown
 from graphmem.models import Memory
 
 
@@ -40,21 +41,21 @@ def _show(capsule: FailureCapsule, lesson: Memory | None) -> None:
     seen = f"seen {capsule.occurrence_count}x"
     head = Text(f"{capsule.id}  {seen}", style="bold")
     if capsule.tool:
-        head.append(f"  [{capsule.tool}]", style="dim")
+        head.append(f"  [{escape_controls(capsule.tool)}]", style="dim")
     out.print(head)
     if capsule.attempted:
-        out.print(Text(f"   attempted: {capsule.attempted}"), crop=False)
+        out.print(shown(f"   attempted: {capsule.attempted}"), crop=False)
     if capsule.command:
-        out.print(Text(f"   command: {capsule.command}"), crop=False)
-    out.print(Text(f"   error: {error_head(capsule.error)}", style="red"), crop=False)
+        out.print(shown(f"   command: {capsule.command}"), crop=False)
+    out.print(shown(f"   error: {error_head(capsule.error)}", style="red"), crop=False)
     if capsule.fix:
-        out.print(Text(f"   fix: {capsule.fix}", style="green"), crop=False)
+        out.print(shown(f"   fix: {capsule.fix}", style="green"), crop=False)
     if capsule.session_ids:
         out.print(Text(f"   sessions: {', '.join(capsule.session_ids)}", style="dim"))
     if lesson is not None:
         out.print(
             Text(f"   lesson {lesson.id} ({lesson.status.value}): ", style="cyan").append(
-                " ".join(lesson.content.split())
+                escape_controls(" ".join(lesson.content.split()))
             ),
             crop=False,
         )

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from graphmem.auth import Role
 from graphmem.cli.common import app, err, opened, out
+from graphmem.cli.terminal import shown
 from graphmem.keys import format_time
 from graphmem.wording import plural
 
@@ -70,7 +71,7 @@ def list_keys(ctx: typer.Context) -> None:
     for key in found:
         table.add_row(
             key.id,
-            key.name,
+            shown(key.name),
             key.prefix + "…",
             key.role.value,
             key.agent_id or "",

@@ -8,10 +8,10 @@ from typing import Annotated, Any
 import typer
 from rich.progress import track
 from rich.table import Table
-from rich.text import Text
 
 from graphmem.archival import ArchiveResult
 from graphmem.cli.common import TYPES_HELP, ProjectOption, app, err, opened, out, reported_errors
+from graphmem.cli.terminal import shown
 from graphmem.errors import InvalidInputError
 from graphmem.models import ReviewItem
 from graphmem.promotion import RunResult
@@ -51,7 +51,7 @@ def promote(
     out.print(summary)
     for r in results:
         for failure in r.failures:
-            err.print(Text(f"not promoted {failure.memory_id}: {failure.reason}", style="yellow"))
+            err.print(shown(f"not promoted {failure.memory_id}: {failure.reason}", style="yellow"))
 
 
 def _candidates(result: RunResult) -> Table:
@@ -66,8 +66,8 @@ def _candidates(result: RunResult) -> Table:
             c.to_tier.value,
             f"{c.score:.3f}",
             parts,
-            Text("; ".join(f"{n.rule}: {n.detail}" for n in c.breakdown.rules)),
-            Text(" ".join(c.memory.content.split())[:60]),
+            shown("; ".join(f"{n.rule}: {n.detail}" for n in c.breakdown.rules)),
+            shown(" ".join(c.memory.content.split())[:60]),
         )
     return table
 
@@ -95,7 +95,7 @@ def _archived(result: ArchiveResult) -> Table:
     done = set(result.archived)
     for item in result.items:
         if result.dry_run or item.memory_id in done:
-            table.add_row(item.memory_id, item.tier.value, f"{item.score:.3f}", Text(item.reason))
+            table.add_row(item.memory_id, item.tier.value, f"{item.score:.3f}", shown(item.reason))
     return table
 
 
@@ -200,7 +200,7 @@ def _queue(items: list[ReviewItem]) -> Table:
             f"{item.feedback:+g}",
             f"{item.age_seconds / 3600:.1f} h",
             ", ".join(item.near_duplicates) or "-",
-            Text(" ".join(item.memory.content.split())[:80]),
+            shown(" ".join(item.memory.content.split())[:80]),
         )
     return table
 

@@ -32,6 +32,7 @@ from graphmem.cli.common import (
     settings_for,
     time_arg,
 )
+from graphmem.cli.terminal import escape_controls, shown
 from graphmem.clock import to_datetime
 from graphmem.models import Memory, MemoryInput, WriteResult, parse
 from graphmem.scheduler import Scheduler
@@ -272,7 +273,7 @@ def remember(
     if outcome.related_id:
         table.add_row(_RELATED[outcome.result], outcome.related_id)
     if outcome.reason:
-        table.add_row("why", outcome.reason)
+        table.add_row("why", shown(outcome.reason))
     out.print(table)
 
 
@@ -350,7 +351,7 @@ def show(
     fields.add_column("field", style="bold", no_wrap=True)
     fields.add_column("value")
     for name, value in _fields(memory):
-        fields.add_row(name, Text(value))
+        fields.add_row(name, shown(value))
     out.print(fields)
 
     scores = Table(title=f"Importance now ({breakdown.preset} preset)")
@@ -369,7 +370,7 @@ def show(
     for column in ("type", "from", "to", "weight", "rationale"):
         edges.add_column(column, no_wrap=column in ("from", "to"))
     for r in relations:
-        edges.add_row(r.type.value, r.from_id, r.to_id, f"{r.weight:.2f}", Text(r.rationale or ""))
+        edges.add_row(r.type.value, r.from_id, r.to_id, f"{r.weight:.2f}", shown(r.rationale or ""))
     out.print(edges)
 
 
@@ -430,7 +431,7 @@ def _listing(memories: list[Memory]) -> Table:
             m.status.value,
             m.memory_type.value if m.memory_type else "-",
             f"{m.importance:.3f}",
-            " ".join(m.content.split()),
+            escape_controls(" ".join(m.content.split())),
         ]
         for m in memories
     ]

@@ -26,6 +26,7 @@ from graphmem.cli.common import (
     settings_for,
     time_arg,
 )
+from graphmem.cli.terminal import escape_controls, shown
 from graphmem.models import Memory, parse
 from graphmem.retrieval import (
     ContextItem,
@@ -150,14 +151,14 @@ def _show_search(result: SearchResult) -> None:
         )
     )
     for note in result.notes:
-        out.print(Text(f"note: {note}", style="yellow"))
+        out.print(shown(f"note: {note}", style="yellow"))
     for n, hit in enumerate(result.hits, start=1):
         memory, why = hit.memory, hit.explanation
         out.print()
         out.print(Text(f"{n}. {hit.score:.3f}  {memory.id}  ", style="bold").append(_kind(memory)))
-        out.print(Text(f"   {' '.join(memory.content.split())}"), crop=False)
+        out.print(shown(f"   {' '.join(memory.content.split())}"), crop=False)
         if hit.archived:
-            out.print(Text(f"   {_archived(memory)}", style="yellow"), crop=False)
+            out.print(shown(f"   {_archived(memory)}", style="yellow"), crop=False)
         if why.retrievers:
             out.print(Text(f"   found by: {_retrievers(why.retrievers)}"))
         if why.path is not None:
@@ -172,7 +173,7 @@ def _show_search(result: SearchResult) -> None:
             out.print(Text(f"   replaces: {', '.join(why.replaces)}", style="magenta"))
         out.print(Text(f"   score: {_components(why.components)}", style="dim"))
         for note in why.notes:
-            out.print(Text(f"   note: {note}", style="yellow"))
+            out.print(shown(f"   note: {note}", style="yellow"))
 
 
 @app.command()
@@ -259,7 +260,7 @@ def _show_context(result: ContextResult) -> None:
         )
     )
     for note in result.notes:
-        out.print(Text(f"note: {note}", style="yellow"))
+        out.print(shown(f"note: {note}", style="yellow"))
     if not result.items:
         return
     table = Table()
@@ -269,9 +270,12 @@ def _show_context(result: ContextResult) -> None:
         table.add_row(
             f"{item.score:.3f}",
             item.memory.id,
-            Text(" ".join(item.memory.content.split()))
-            .append(f"\n{_archived(item.memory)}" if item.archived else "", style="yellow")
-            .append(_failure(item), style="cyan"),
+            shown(" ".join(item.memory.content.split()))
+            .append(
+                f"\n{escape_controls(_archived(item.memory))}" if item.archived else "",
+                style="yellow",
+            )
+            .append(escape_controls(_failure(item)), style="cyan"),
             _components(item.components),
             _retrievers(item.retrievers) or _via(item.path),
         )

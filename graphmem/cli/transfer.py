@@ -9,12 +9,22 @@ FalkorDB to Neo4j is an export with one set of ``GRAPHMEM_*`` variables and
 an import with the other. A progress bar goes to standard
 error when it is a terminal; summaries and skipped lines go there too, so
 ``graphmem export -`` pipes clean data.
+
+With an API key in GRAPHMEM_API_KEY both act as the key lets them, resolved as
+the server resolves a request's (``key_scope``): export reads a project the key
+holds, and with a key bound to an agent only what that agent may read (the
+shared memories and its own private ones, and the relations, events and
+failure capsules among them); import needs an admin key bound to no agent (it
+writes every agent's records as the file has them). Without a key they have
+local access, like every command that opens the store: the whole project.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -32,7 +42,10 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from graphmem.cli.common import ProjectOption, app, err, opened
+from graphmem.agents import acting_as
+from graphmem.auth import Role
+from graphmem.cli.common import ProjectOption, app, err, key_scope, opened
+from graphmem.cli.terminal import shown
 from graphmem.clock import stored_now
 from graphmem.transfer import ImportReport, TransferCounts, export_project, import_project
 from graphmem.transfer.cypher_script import export_cypher
@@ -103,12 +116,16 @@ def export_command(
     quiet: QuietOption = False,
 ) -> None:
     """Write a project: graphmem's JSONL holds all of it (memories with
-    embeddings, relations, sessions, promotion and staging logs)."""
+    embeddings, relations, sessions, promotion and staging logs). With
+    GRAPHMEM_API_KEY, only what that key may read."""
     chosen = format or SUFFIXES.get(Path(file).suffix.lower(), ExportFormat.GRAPHMEM)
     with opened(ctx) as gm:
-        store, project_id = gm.store, project or gm.default_project
-        total = project_summary(store, project_id)["memories"]
+        project_id, agent = key_scope(gm, project, Role.READ)
+        store = gm.store
+        with acting_as(agent):
+            total = project_summary(store, project_id)["memories"]
         with (
+            acting_as(agent),
             _output(file, binary=chosen is ExportFormat.GRAPHML) as out,
             _bar("exporting memories", total, quiet, bytes_=False) as advance,
         ):
@@ -159,25 +176,30 @@ def import_command(
     """Load a file into a project. Importing the same file again adds
     nothing: records already there are merged. Bad lines are listed with their
     line numbers and the exit status is 1; a graphmem file with a bad line then
-    leaves nothing behind (what it created is removed again)."""
-    with (
-        _input(file) as (lines, size),
-        opened(ctx) as gm,
-        _bar("importing", size, quiet, bytes_=True) as advance,
-    ):
-        counted = _counting(lines, advance)
-        if format is ImportFormat.GRAPHMEM:
-            report = import_project(gm.store, counted, project_id=project)
-        else:
-            report = import_sky(
-                gm.store,
-                counted,
-                project_id=project or gm.default_project,
-                term=term or _term_of(file),
-                session_id=session,
-                scorer=gm.scorer,
-                now=stored_now(gm.clock),
-            )
+    leaves nothing behind (what it created is removed again). With
+    GRAPHMEM_API_KEY, the key must be an admin key of the project, bound to no agent."""
+    with _input(file) as (lines, size), opened(ctx) as gm:
+        # A graphmem file goes into its own project unless --project says: read
+        # from its header, so that a key is checked against the project written to.
+        first = lines.readline()
+        named = project
+        if format is ImportFormat.GRAPHMEM and named is None:
+            named = _exported_project(first)
+        target, _ = key_scope(gm, named, Role.ADMIN, whole_project=True)
+        with _bar("importing", size, quiet, bytes_=True) as advance:
+            counted = _counting(itertools.chain([first] if first else [], lines), advance)
+            if format is ImportFormat.GRAPHMEM:
+                report = import_project(gm.store, counted, project_id=target)
+            else:
+                report = import_sky(
+                    gm.store,
+                    counted,
+                    project_id=target,
+                    term=term or _term_of(file),
+                    session_id=session,
+                    scorer=gm.scorer,
+                    now=stored_now(gm.clock),
+                )
     _imported(report)
     if not report.complete:
         raise typer.Exit(1)
@@ -211,7 +233,17 @@ def _input(file: str) -> Iterator[tuple[IO[bytes], int | None]]:
         yield handle, path.stat().st_size
 
 
-def _counting(lines: IO[bytes], advance: Callable[[int], None]) -> Iterator[str]:
+def _exported_project(first: bytes) -> str | None:
+    """The project a graphmem export names in its header line, if it names one."""
+    try:
+        header = json.loads(first)
+    except ValueError:
+        return None
+    project = header.get("project_id") if isinstance(header, dict) else None
+    return project if isinstance(project, str) and project else None
+
+
+def _counting(lines: Iterable[bytes], advance: Callable[[int], None]) -> Iterator[str]:
     """The file's lines as text, telling the progress bar how many bytes went by."""
     for raw in lines:
         advance(len(raw))
@@ -262,6 +294,6 @@ def _imported(report: ImportReport) -> None:
         f"merged {listed(report.merged)}; skipped {plural(len(report.skipped), 'line')}"
     )
     for skipped in report.skipped:
-        err.print(Text(f"line {skipped.line}: {skipped.reason}", style="yellow"))
+        err.print(shown(f"line {skipped.line}: {skipped.reason}", style="yellow"))
     for warning in report.warnings:
-        err.print(Text(f"warning: {warning}", style="bold yellow"))
+        err.print(shown(f"warning: {warning}", style="bold yellow"))

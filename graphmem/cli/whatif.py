@@ -11,9 +11,9 @@ from typing import Annotated, Any
 import typer
 import yaml
 from rich.table import Table
-from rich.text import Text
 
 from graphmem.cli.common import ProjectOption, app, opened, out
+from graphmem.cli.terminal import shown
 from graphmem.errors import InvalidInputError
 from graphmem.whatif import DEFAULT_CHANGES, Fate, Outcome, WhatIfReport
 
@@ -116,8 +116,8 @@ def _summary(report: WhatIfReport) -> Table:
 
 
 def _changes(report: WhatIfReport) -> Table:
-    shown = "" if len(report.changes) == report.changed else f", {len(report.changes)} shown"
-    table = Table(title=f"{report.changed} memories change{shown}")
+    listed = "" if len(report.changes) == report.changed else f", {len(report.changes)} shown"
+    table = Table(title=f"{report.changed} memories change{listed}")
     for column in ("id", "tier", "now", "variant", "score now", "score variant", "content"):
         table.add_column(column, no_wrap=column == "id")
     for c in report.changes:
@@ -128,7 +128,7 @@ def _changes(report: WhatIfReport) -> Table:
             _fate(c.variant),
             f"{c.current.score:.3f}",
             f"{c.variant.score:.3f}",
-            Text(" ".join(c.memory.content.split())[:60]),
+            shown(" ".join(c.memory.content.split())[:60]),
         )
     return table
 

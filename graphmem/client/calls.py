@@ -81,7 +81,7 @@ fragment P on PromotionStats {
 PROJECT = "fragment G on ProjectSettings { autoLinks defaultVisibility }"
 CAPSULE = """
   id projectId signature error attempted tool command files fix occurrenceCount
-  sessionIds contextMemoryIds lessonId firstSeenAt lastSeenAt fixedAt
+  sessionIds contextMemoryIds lessonId firstSeenAt lastSeenAt fixedAt agentId visibility
 """
 COMPONENTS = "components { name value weight contribution }"
 HITS = "retrievers { retriever rank score }"

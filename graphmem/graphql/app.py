@@ -10,8 +10,10 @@ itself around its lifespan (the service).
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+import re
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
+from itertools import accumulate
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -19,17 +21,22 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
-from starlette.types import Lifespan
+from starlette.types import Lifespan, Receive, Scope, Send
 from starlette.websockets import WebSocket
-from strawberry.asgi import GraphQL
+from strawberry.asgi import ASGIWebSocketAdapter, GraphQL
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
+    BaseGraphQLTransportWSHandler,
+    Operation,
+)
 from strawberry.types.unset import UNSET, UnsetType
 
 from graphmem import explore, graphiql
 from graphmem.api import GraphMem
 from graphmem.auth import OPEN
 from graphmem.config import Settings
-from graphmem.gate import PRINCIPAL, Gate
+from graphmem.errors import GraphMemError, InvalidInputError
+from graphmem.gate import PRINCIPAL, Gate, bearer_token, error_object, refusal
 from graphmem.graphql.loaders import Context
 from graphmem.graphql.schema import build_schema
 from graphmem.graphql.subscriptions import ConnectionContext, connection_init
@@ -38,23 +45,121 @@ from graphmem.observability.server import Observability
 from graphmem.ratelimit import RateLimiter
 from graphmem.scheduler import Scheduler
 
+MAX_JSON_DEPTH = 128
+"""How deeply a request body (or a websocket message) may nest arrays and
+objects. Python's JSON parser recurses once per level, so a body of 100,000
+brackets, well under ``GRAPHMEM_MAX_BODY_BYTES``, would exhaust the stack; no
+GraphQL request needs more than a few dozen levels."""
+
+_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
+_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+_STEP = [{ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}.get(b, 0) for b in range(256)]
+
+
+class BadJSONError(InvalidInputError):
+    """A request body or websocket message that cannot be decoded. One error for
+    every way (not UTF-8, not JSON, not an object, nested too deeply), so each
+    gets the same answer: a 400 with a GraphQL error object over HTTP, close code
+    4400 on a websocket."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"body: {reason}", field="body")
+        self.reason = reason
+
+
+def nested_deeper_than(data: str | bytes, limit: int) -> bool:
+    """Whether arrays and objects in ``data`` nest deeper than ``limit``, found
+    without recursion, before the parser could overflow the stack. Strings are
+    cut out first, so brackets inside them do not count. Every step runs in C
+    (a regular expression, ``translate``, ``accumulate``), so a megabyte of
+    brackets costs tens of milliseconds, a fraction of a Python loop over them;
+    the usual body, with few brackets, costs two counts."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    brackets = _STRING.sub(b"", raw).translate(None, _NOT_BRACKET)
+    if b"[" * (limit + 1) in brackets:
+        return True  # the usual attack, found without adding anything up
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > limit
+
+
+class WebSocketAdapter(ASGIWebSocketAdapter):
+    async def iter_json(
+        self, *, ignore_parsing_errors: bool = False
+    ) -> AsyncGenerator[object, None]:
+        """A message that cannot be decoded closes the connection with 4400, as
+        graphql-transport-ws asks of an invalid message, and a reason naming what
+        is wrong (strawberry would only catch text that is not JSON, and a message
+        nested too deeply would end the connection as an unhandled error)."""
+        messages = super().iter_json(ignore_parsing_errors=ignore_parsing_errors)
+        try:
+            async for message in messages:
+                yield message
+        except BadJSONError as exc:
+            # A close reason is at most 123 bytes; the reasons are ASCII.
+            await self.close(4400, f"message: {exc.reason}"[:123])
+
+
+class TransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
+    async def run_operation(self, operation: Operation[Context, None]) -> None:
+        """Read the connection's key again before each operation, as HTTP reads it
+        for each request: a key revoked while the connection is open gets the
+        error HTTP would give (``UNAUTHENTICATED``) as the operation's ``error``
+        message, and the connection stays open, as for any refused operation.
+        Done in the operation's own task, so the read does not hold up the
+        connection's other messages."""
+        context = self.context
+        if isinstance(context, ConnectionContext):
+            try:
+                await context.check_key(fresh=True)
+            except GraphMemError as exc:
+                await operation.send_operation_message(
+                    {"id": operation.id, "type": "error", "payload": [error_object(exc)]}
+                )
+                return
+        await super().run_operation(operation)
+
 
 class GraphQLView(GraphQL[Context, None]):
+    graphql_transport_ws_handler_class = TransportWSHandler
+    websocket_adapter_class = WebSocketAdapter  # type: ignore[assignment]
+
     @property
     def graphql_ide_html(self) -> str:
         """The packaged GraphiQL page instead of strawberry's, which loads from a CDN."""
         return graphiql.page()
 
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A body that cannot be decoded is answered here, as the gate answers its
+        refusals (a 400 with one GraphQL error object, ``INVALID_INPUT`` naming
+        ``body``), where strawberry would answer a text line, or a 500 for a
+        failure it does not expect."""
+        try:
+            await super().__call__(scope, receive, send)
+        except BadJSONError as exc:
+            if scope["type"] != "http":
+                raise
+            await refusal(exc)(scope, receive, send)
+
     def decode_json(self, data: str | bytes) -> object:
-        """JSON that is not an object (``null``, ``5``) is refused like text that is not
-        JSON at all, instead of failing inside strawberry; so is a body that is not
-        UTF-8 (a 400, where the decoder's own error would be a 500)."""
+        """Every body and message that cannot be decoded raises ``BadJSONError``:
+        text that is not JSON, JSON that is not an object (``null``, ``5``), bytes
+        that are not UTF-8, and arrays or objects nested deeper than
+        ``MAX_JSON_DEPTH`` (checked before parsing: the parser would run out of
+        stack first)."""
+        if nested_deeper_than(data, MAX_JSON_DEPTH):
+            raise BadJSONError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
         try:
             decoded = super().decode_json(data)
         except UnicodeDecodeError:
-            raise json.JSONDecodeError("the request body must be UTF-8", "", 0) from None
+            raise BadJSONError("not UTF-8") from None
+        except json.JSONDecodeError as exc:
+            raise BadJSONError(f"not JSON ({exc})") from None
+        except RecursionError:
+            # Not reached while the check above holds; a deep enough stack still could.
+            raise BadJSONError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
         if not isinstance(decoded, dict | list):
-            raise json.JSONDecodeError("the request body must be a JSON object", "", 0)
+            raise BadJSONError("must be a JSON object")
         return decoded
 
     async def get_context(
@@ -63,7 +168,11 @@ class GraphQLView(GraphQL[Context, None]):
         """A fresh context per request: DataLoader caches must not outlive it."""
         principal = request.state.principal if hasattr(request.state, PRINCIPAL) else None
         if isinstance(request, WebSocket):
-            return ConnectionContext(gm=request.app.state.gm, upgrade_principal=principal)
+            # The gate has refused a malformed header; this one is well formed.
+            token = bearer_token(request.headers.get("authorization"))
+            return ConnectionContext(
+                gm=request.app.state.gm, upgrade_principal=principal, upgrade_token=token
+            )
         return Context(gm=request.app.state.gm, principal=principal or OPEN)
 
     async def on_ws_connect(self, context: Context) -> UnsetType:

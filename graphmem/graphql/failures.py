@@ -13,7 +13,7 @@ from datetime import datetime
 import strawberry
 from starlette.concurrency import run_in_threadpool
 
-from graphmem import capsules
+from graphmem import capsules, models
 from graphmem.clock import to_datetime
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.operations import ProjectId, write
@@ -39,11 +39,22 @@ class FailureReportInput:
         default=None, description="What fixed it, when known; activates the lesson."
     )
     session_id: strawberry.ID | None = None
-    agent_id: strawberry.ID | None = None
+    agent_id: strawberry.ID | None = strawberry.field(
+        default=None,
+        description="Who reports it; a key bound to an agent reports as that agent only.",
+    )
+    visibility: models.Visibility | None = strawberry.field(
+        default=None,
+        description="Who may read the capsule and its lesson: PRIVATE to its agent or SHARED "
+        "with the project; the project's default when absent (always SHARED without an agent).",
+    )
     tags: list[str] = strawberry.field(default_factory=list)
 
 
-@strawberry.type(description="A failure and its recurrences; its lesson explains it.")
+@strawberry.type(
+    description="A failure and its recurrences; its lesson explains it. Read only by those "
+    "who may read it and its lesson."
+)
 class FailureCapsule:
     model: strawberry.Private[capsules.FailureCapsule]
     id: strawberry.ID
@@ -65,10 +76,19 @@ class FailureCapsule:
     first_seen_at: datetime
     last_seen_at: datetime
     fixed_at: datetime | None
+    agent_id: strawberry.ID | None = strawberry.field(description="The agent of its first report.")
+    visibility: models.Visibility = strawberry.field(
+        description="PRIVATE to its agent or SHARED with the project, as its report said; a "
+        "capsule stored before capsules kept visibility is SHARED."
+    )
+
+    viewer: strawberry.Private[str | None] = None
+    """The agent view its lesson and context memories are read in (see ``Memory.viewer``)."""
 
     @classmethod
-    def of(cls, capsule: capsules.FailureCapsule) -> FailureCapsule:
+    def of(cls, capsule: capsules.FailureCapsule, viewer: str | None = None) -> FailureCapsule:
         return cls(
+            viewer=viewer,
             model=capsule,
             id=strawberry.ID(capsule.id),
             project_id=strawberry.ID(capsule.project_id),
@@ -86,22 +106,23 @@ class FailureCapsule:
             first_seen_at=to_datetime(capsule.first_seen_at) or datetime.min,
             last_seen_at=to_datetime(capsule.last_seen_at) or datetime.min,
             fixed_at=to_datetime(capsule.fixed_at),
+            agent_id=strawberry.ID(capsule.agent_id) if capsule.agent_id else None,
+            visibility=capsule.visibility,
         )
 
     @strawberry.field(description="The lesson_learned memory derived from this failure.")
     async def lesson(self, info: Info) -> Memory | None:
         if self.model.lesson_id is None:
             return None
-        found = await info.context.loaders.memories(self.model.project_id).load(
-            self.model.lesson_id
-        )
-        return Memory.of(found) if found else None
+        loader = info.context.loaders.view(self.viewer).memories(self.model.project_id)
+        found = await loader.load(self.model.lesson_id)
+        return Memory.of(found, self.viewer) if found else None
 
     @strawberry.field(description="The memories that were in context when it failed.")
     async def context_memories(self, info: Info) -> list[Memory]:
-        loader = info.context.loaders.memories(self.model.project_id)
+        loader = info.context.loaders.view(self.viewer).memories(self.model.project_id)
         found = await loader.load_many(self.model.context_memory_ids)
-        return [Memory.of(memory) for memory in found if memory]
+        return [Memory.of(memory, self.viewer) for memory in found if memory]
 
 
 @strawberry.type(description="What recording a failure did.")

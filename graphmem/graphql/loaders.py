@@ -26,30 +26,46 @@ Fetch = Callable[..., list[V]]
 
 class Loaders:
     def __init__(self, gm: GraphMem) -> None:
-        self._gm = gm
+        self.gm = gm
+        """The store API these loaders read through (the request's view of it)."""
         self._memories: dict[str, DataLoader[str, Memory | None]] = {}
         self._relations: dict[str, DataLoader[str, list[Relation]]] = {}
         self._sessions: dict[str, DataLoader[str, Session | None]] = {}
+        self._views: dict[str, Loaders] = {}
+
+    def view(self, agent_id: str | None) -> Loaders:
+        """These loaders as one agent sees: what a root field that asked for an
+        agent's view (``agentId``) returns reads that view all the way down its
+        nested fields (relations, sessions, logs, memories reached from it).
+        ``None``: these loaders, the request's own view."""
+        if agent_id is None:
+            return self
+        view = self._views.get(agent_id)
+        if view is None:
+            view = self._views[agent_id] = Loaders(self.gm.as_agent(agent_id))
+        return view
 
     def memories(self, project_id: str | None) -> DataLoader[str, Memory | None]:
-        return self._loader(self._memories, project_id, self._gm.get_many)
+        return self._loader(self._memories, project_id, self.gm.get_many)
 
     def relations(self, project_id: str | None) -> DataLoader[str, list[Relation]]:
-        return self._loader(self._relations, project_id, self._gm.relations)
+        return self._loader(self._relations, project_id, self.gm.relations)
 
     def sessions(self, project_id: str | None) -> DataLoader[str, Session | None]:
-        return self._loader(self._sessions, project_id, self._gm.get_sessions)
+        return self._loader(self._sessions, project_id, self.gm.get_sessions)
 
     def forget_cached(self) -> None:
         """Drop what was read so far: called after each write, which may have changed it."""
         for loaders in (self._memories, self._relations, self._sessions):
             for loader in loaders.values():
                 loader.clear_all()
+        for view in self._views.values():
+            view.forget_cached()
 
     def _loader(
         self, loaders: dict[str, DataLoader[str, Any]], project_id: str | None, fetch: Fetch[V]
     ) -> DataLoader[str, V]:
-        project = self._gm.default_project if project_id is None else project_id
+        project = self.gm.default_project if project_id is None else project_id
         loader = loaders.get(project)
         if loader is None:
 

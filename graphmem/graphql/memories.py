@@ -109,7 +109,10 @@ class MemoryQuery:
         )
         return [RelationEvent.of(event) for event in events]
 
-    @strawberry.field(description="A session by id; null when the project has no such session.")
+    @strawberry.field(
+        description="A session by id; null when the project has no such session, or (for a "
+        "key bound to an agent) one holding only what that agent may not read."
+    )
     async def session(
         self, info: Info, id: strawberry.ID, project_id: ProjectId = None
     ) -> Session | None:
@@ -293,7 +296,9 @@ class MemoryMutation:
         return id
 
     @strawberry.mutation(
-        description="Open a session, or reactivate an existing one; a new id when none is given."
+        description="Open a session, or reactivate an existing one; a new id when none is given. "
+        "CONFLICT for a key bound to an agent when the session holds only what that agent may "
+        "not read."
     )
     async def open_session(
         self,

@@ -179,7 +179,8 @@ class ArchiveResult:
 class PromotionQuery:
     @strawberry.field(
         description="A session's promotion settings, totals and last run; "
-        "an unknown session is a NOT_FOUND error."
+        "an unknown session is a NOT_FOUND error. For a key bound to an agent, counts of "
+        "memories are of those it may read (lastRemaining: its working ones now)."
     )
     async def promotion_stats(
         self, info: Info, session_id: strawberry.ID, project_id: ProjectId = None

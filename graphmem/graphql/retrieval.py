@@ -161,11 +161,12 @@ class SearchResult:
     took_ms: float
 
     @classmethod
-    def of(cls, result: domain.SearchResult) -> SearchResult:
+    def of(cls, result: domain.SearchResult, viewer: str | None = None) -> SearchResult:
+        """``viewer``: the agent view asked for, which every nested field reads too."""
         return cls(
             hits=[
                 SearchHit(
-                    memory=Memory.of(h.memory),
+                    memory=Memory.of(h.memory, viewer),
                     score=h.score,
                     explanation=Explanation.of(h.explanation),
                     archived=h.archived,
@@ -218,17 +219,18 @@ class ContextResult:
     took_ms: float
 
     @classmethod
-    def of(cls, result: domain.ContextResult) -> ContextResult:
+    def of(cls, result: domain.ContextResult, viewer: str | None = None) -> ContextResult:
+        """``viewer``: the agent view asked for, which every nested field reads too."""
         return cls(
             items=[
                 ContextItem(
-                    memory=Memory.of(i.memory),
+                    memory=Memory.of(i.memory, viewer),
                     score=i.score,
                     components=_components(i.components),
                     retrievers=[RetrieverHit.of(h) for h in i.retrievers],
                     path=GraphPath.of(i.path) if i.path else None,
                     archived=i.archived,
-                    failure=FailureCapsule.of(i.failure) if i.failure else None,
+                    failure=FailureCapsule.of(i.failure, viewer) if i.failure else None,
                 )
                 for i in result.items
             ],
@@ -387,7 +389,7 @@ class RetrievalQuery:
             project_id=project_id,
             agent_id=agent_id,
         )
-        return ContextResult.of(result)
+        return ContextResult.of(result, agent_id)
 
     @strawberry.field(
         description="knowledgeContext as an LLM tool: the function-calling JSON schema."
@@ -438,7 +440,7 @@ class RetrievalQuery:
         result = await run_in_threadpool(
             info.context.gm.search, request, project_id=project_id, agent_id=agent_id
         )
-        return SearchResult.of(result)
+        return SearchResult.of(result, agent_id)
 
     @strawberry.field(
         description="The memories within depth relations of one, and the relations between them."

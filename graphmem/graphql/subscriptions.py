@@ -7,12 +7,17 @@ project against the connection's principal before it starts, so a refusal is
 an ``error`` message for that subscription, not a dropped socket. The memory
 an event is about is read when the event is sent, through loaders of the
 event's own: the connection lives for hours and its cached reads would go stale.
+
+Its key may be revoked meanwhile, so every
+operation it starts reads the key again (``graphmem.graphql.app``), and a
+running subscription checks it before each event, trusting a check made in the
+last ``graphmem.keys.RECHECK_EVERY_S`` seconds so an event costs no store read.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import strawberry
@@ -28,6 +33,7 @@ from graphmem.gate import bearer_token
 from graphmem.graphql.loaders import Context, Loaders
 from graphmem.graphql.operations import ProjectId
 from graphmem.graphql.types import Info, Memory, from_epoch
+from graphmem.keys import ApiKeys
 from graphmem.models import Identifier
 
 strawberry.enum(
@@ -89,13 +95,18 @@ async def _stream(
             "project_id: must be 1-128 characters of letters, digits and . _ : @ -",
             field="project_id",
         )
-    project = info.context.principal.project_for(project_id, gm.default_project, Role.READ)
-    agent = info.context.principal.agent_id
+    context = info.context
+    project = context.principal.project_for(project_id, gm.default_project, Role.READ)
+    agent = context.principal.agent_id
 
     async def stream() -> AsyncIterator[MemoryEvent]:
         # Subscribed when iteration starts: a stream that never starts holds nothing.
         with gm.events.subscribe(topic, project) as subscription:
             async for event in subscription:
+                if isinstance(context, ConnectionContext):
+                    # A revoked key ends the subscription (UNAUTHENTICATED) before
+                    # anything of the event is sent.
+                    await context.check_key(fresh=False)
                 if agent is not None and not await _sees(gm, event):
                     continue
                 yield MemoryEvent.of(event, gm)
@@ -150,18 +161,45 @@ class ConnectionContext(Context):
     upgrade_principal: Principal | None = None
     """Who the upgrade request's headers named (the open principal when no key is
     needed); ``None`` when the key must come in ``connection_init``."""
+    upgrade_token: str | None = field(default=None, repr=False)
+    """The key of the upgrade request's ``Authorization`` header, if it had one."""
     connection_params: dict[str, object] | None = None
     """The ``connection_init`` payload (strawberry fills it in)."""
+    token: str | None = field(default=None, init=False, repr=False)
+    """The key the connection speaks with, kept to read it again while the
+    connection lives; ``None`` when it speaks with none (open local access)."""
+    keys: ApiKeys = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # The registry itself: ``gm`` becomes an agent's view once the key is known.
+        self.keys = self.gm.keys
+        super().__post_init__()
+
+    async def check_key(self, *, fresh: bool) -> None:
+        """Raise ``UnauthenticatedError`` (as HTTP answers 401) if the connection's
+        key has been revoked. ``fresh`` reads the key from the store, as an HTTP
+        request does; otherwise a check made in the last ``RECHECK_EVERY_S``
+        seconds is trusted, so a stream of events costs no store reads."""
+        token = self.token
+        if token is None or (not fresh and self.keys.checked_recently(token)):
+            return
+        await run_in_threadpool(self.keys.authenticate, token)
 
 
 def principal_for_connection(
-    gm: GraphMem, upgrade: Principal | None, params: Mapping[str, object] | None
-) -> Principal:
-    """Who a websocket connection speaks for, decided at ``connection_init``.
+    gm: GraphMem,
+    upgrade: Principal | None,
+    params: Mapping[str, object] | None,
+    upgrade_token: str | None = None,
+) -> tuple[Principal, str | None]:
+    """Who a websocket connection speaks for, decided at ``connection_init``, and
+    the key it speaks with (``None``: none, open local access).
 
     Browsers cannot set headers on a websocket, so the bearer token may come in
     the ``connection_init`` payload (``{"authorization": "Bearer <key>"}``), where
-    it takes precedence over the upgrade request's ``Authorization`` header.
+    it takes precedence over the upgrade request's ``Authorization`` header. The
+    upgrade's key is checked again here: ``connection_init`` may come a while after
+    the upgrade, and a key revoked meanwhile must not open the connection.
     """
     given = (params or {}).get("authorization")
     if given is None:
@@ -169,11 +207,13 @@ def principal_for_connection(
             raise UnauthenticatedError(
                 'an API key is required: send {"authorization": "Bearer <key>"} in connection_init'
             )
-        return upgrade
+        if upgrade_token is not None and not gm.keys.checked_recently(upgrade_token):
+            return gm.keys.authenticate(upgrade_token), upgrade_token
+        return upgrade, upgrade_token
     token = bearer_token(given) if isinstance(given, str) else None
     if token is None:
         raise UnauthenticatedError("authorization: must be 'Bearer <key>'")
-    return gm.keys.authenticate(token)
+    return gm.keys.authenticate(token), token
 
 
 async def connection_init(context: Context) -> None:
@@ -181,11 +221,12 @@ async def connection_init(context: Context) -> None:
     if not isinstance(context, ConnectionContext):
         return
     try:
-        context.principal = await run_in_threadpool(
+        context.principal, context.token = await run_in_threadpool(
             principal_for_connection,
             context.gm,
             context.upgrade_principal,
             context.connection_params,
+            context.upgrade_token,
         )
     except UnauthenticatedError as exc:
         raise ConnectionRejectionError({"code": exc.code, "message": exc.message}) from None

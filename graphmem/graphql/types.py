@@ -276,10 +276,14 @@ class Memory:
     copied_by: str | None = strawberry.field(
         description="The agent that made the copy, or 'admin' for a caller bound to no agent."
     )
+    viewer: strawberry.Private[str | None] = None
+    """The agent whose view the root field asked for (``agentId``); its nested
+    fields read that view too. ``None``: the request's own view."""
 
     @classmethod
-    def of(cls, memory: models.Memory) -> Memory:
+    def of(cls, memory: models.Memory, viewer: str | None = None) -> Memory:
         return cls(
+            viewer=viewer,
             model=memory,
             id=strawberry.ID(memory.id),
             project_id=strawberry.ID(memory.project_id),
@@ -336,12 +340,16 @@ class Memory:
 
     @strawberry.field(description="The typed edges touching this memory, oldest first.")
     async def relations(self, info: Info) -> list[Relation]:
-        found = await info.context.loaders.relations(self.model.project_id).load(self.model.id)
+        loaders = info.context.loaders.view(self.viewer)
+        found = await loaders.relations(self.model.project_id).load(self.model.id)
         return [Relation.of(relation) for relation in found]
 
-    @strawberry.field(description="The session this memory was recorded in.")
+    @strawberry.field(
+        description="The session this memory was recorded in; null when it holds nothing "
+        "the caller may read."
+    )
     async def session(self, info: Info) -> Session | None:
-        loader = info.context.loaders.sessions(self.model.project_id)
+        loader = info.context.loaders.view(self.viewer).sessions(self.model.project_id)
         found = await loader.load(self.model.session_id)
         return Session.of(found) if found else None
 
@@ -352,12 +360,12 @@ class Memory:
     async def promotion_events(self, info: Info, limit: int = 50) -> list[PromotionEvent]:
         project = self.model.project_id
         events = await run_in_threadpool(
-            info.context.gm.promotion_events,
+            info.context.loaders.view(self.viewer).gm.promotion_events,
             memory_id=self.model.id,
             limit=limit,
             project_id=project,
         )
-        return [PromotionEvent.of(event, project) for event in events]
+        return [PromotionEvent.of(event, project, self.viewer) for event in events]
 
     @strawberry.field(
         description="This memory's staging steps (merged, activated, rejected), newest first "
@@ -365,7 +373,7 @@ class Memory:
     )
     async def staging_events(self, info: Info, limit: int = 50) -> list[StagingEvent]:
         events = await run_in_threadpool(
-            info.context.gm.staging_events,
+            info.context.loaders.view(self.viewer).gm.staging_events,
             self.model.id,
             limit=limit,
             project_id=self.model.project_id,
@@ -399,10 +407,15 @@ class PromotionEvent:
         description="Why it moved: score against the threshold it needed, and the retention "
         "rules that applied (time decay, tag, evidence for a long-term tier)."
     )
+    viewer: strawberry.Private[str | None] = None
+    """The agent view its memory is read in (see ``Memory.viewer``)."""
 
     @classmethod
-    def of(cls, event: models.PromotionEvent, project_id: str | None) -> PromotionEvent:
+    def of(
+        cls, event: models.PromotionEvent, project_id: str | None, viewer: str | None = None
+    ) -> PromotionEvent:
         return cls(
+            viewer=viewer,
             project_id=project_id,
             id=strawberry.ID(event.id),
             run_id=strawberry.ID(event.run_id),
@@ -427,8 +440,9 @@ class PromotionEvent:
 
     @strawberry.field(description="The memory that moved; null once it has been forgotten.")
     async def memory(self, info: Info) -> Memory | None:
-        found = await info.context.loaders.memories(self.project_id).load(self.memory_id)
-        return Memory.of(found) if found else None
+        loader = info.context.loaders.view(self.viewer).memories(self.project_id)
+        found = await loader.load(self.memory_id)
+        return Memory.of(found, self.viewer) if found else None
 
 
 @strawberry.type(description="One logged staging step of a memory.")

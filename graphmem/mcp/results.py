@@ -209,6 +209,11 @@ class CapsuleView(BaseModel):
     lesson_id: str | None = Field(description="The lesson_learned memory derived from it.")
     first_seen_at: str = Field(description="ISO-8601, UTC.")
     last_seen_at: str = Field(description="ISO-8601, UTC.")
+    agent_id: str | None = Field(default=None, description="The agent of its first report.")
+    visibility: models.Visibility = Field(
+        default=models.Visibility.SHARED,
+        description="private: only its agent reads it (and its lesson); shared: every agent.",
+    )
 
     @classmethod
     def of(cls, capsule: capsules.FailureCapsule) -> CapsuleView:
@@ -223,6 +228,8 @@ class CapsuleView(BaseModel):
             lesson_id=capsule.lesson_id,
             first_seen_at=_iso(capsule.first_seen_at) or "",
             last_seen_at=_iso(capsule.last_seen_at) or "",
+            agent_id=capsule.agent_id,
+            visibility=capsule.visibility,
         )
 
 

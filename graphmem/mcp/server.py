@@ -729,7 +729,8 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
         description="Report a failure of a step you took: what you attempted, the tool or "
         "command, the error, and what fixed it if you know. The same failure reported "
         "again is counted on its capsule; its lesson goes to the review queue and becomes "
-        "active on recurrence or once a fix is recorded.",
+        "active on recurrence or once a fix is recorded. The capsule and its lesson are "
+        "private or shared like a memory you remember.",
         annotations=WRITES,
     )
     def record_failure(
@@ -773,6 +774,13 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
             Identifier | None, Field(description="The thread of work it happened in.")
         ] = None,
         agent_id: Annotated[Identifier | None, Field(description="Who is reporting.")] = None,
+        visibility: Annotated[
+            models.Visibility | None,
+            Field(
+                description="private: only its agent reads the capsule and its lesson; "
+                "shared: every agent of the project. The project's default when omitted."
+            ),
+        ] = None,
         tags: Tags = (),
         project_id: ProjectId = None,
     ) -> FailureResult:
@@ -789,6 +797,7 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
                 "fix": fix,
                 "session_id": session_id,
                 "agent_id": agent_id,
+                "visibility": visibility,
                 "tags": tags,
             },
         )

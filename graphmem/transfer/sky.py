@@ -56,7 +56,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import IO, Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from graphmem import textscope
 from graphmem.errors import InvalidInputError, StoreUnavailableError
@@ -74,6 +74,7 @@ from graphmem.models import (
     Tag,
     Text,
     Tier,
+    _no_controls,
     invalid_input,
 )
 from graphmem.scoring import ImportanceScorer, ScoreInputs
@@ -116,6 +117,9 @@ class SkyRecord(BaseModel):
     tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
     importance: float = Field(default=0.7, ge=0.0, le=1.0, allow_inf_nan=False)
     promoted_at: Epoch | None = None
+
+    # A memory's rule (graphmem.models.MemoryInput): a bad line is named, nothing written.
+    _content_without_controls = field_validator("content")(_no_controls)
 
 
 def parse_record(data: Any) -> SkyRecord:

@@ -41,19 +41,25 @@ HOSTILE = [
 ]
 
 _core_chars = st.characters(exclude_categories=["Cs"], exclude_characters=["\x00"])
+_content_chars = st.characters(exclude_categories=["Cs", "Cc"], include_characters="\t\n\r")
+"""What a memory's content and rationale may hold: no control character but tab,
+newline and carriage return."""
+CONTROLS = ["ansi \x1b[2J\x1b[31mred", "title \x1b]0;pwned\x07", "bell\x07", "c1 \x9b x", "del\x7f"]
 
 
-def core_text(max_size: int) -> st.SearchStrategy[str]:
+def core_text(max_size: int, chars: st.SearchStrategy[str] = _core_chars) -> st.SearchStrategy[str]:
     """Text that survives whitespace stripping unchanged and is not empty."""
     return st.one_of(
-        st.text(_core_chars, min_size=1, max_size=max_size),
+        st.text(chars, min_size=1, max_size=max_size),
         st.sampled_from([h[:max_size] for h in HOSTILE]),
     ).filter(lambda s: s and s == s.strip())
 
 
-def padded(max_size: int) -> st.SearchStrategy[tuple[str, str]]:
+def padded(
+    max_size: int, chars: st.SearchStrategy[str] = _core_chars
+) -> st.SearchStrategy[tuple[str, str]]:
     """(sent, stored): good text, maybe wrapped in whitespace that is stripped."""
-    return st.tuples(core_text(max_size), st.sampled_from(["", " ", "\n\t ", "  "])).map(
+    return st.tuples(core_text(max_size, chars), st.sampled_from(["", " ", "\n\t ", "  "])).map(
         lambda pair: (pair[1] + pair[0] + pair[1], pair[0])
     )
 
@@ -179,9 +185,9 @@ def confidence_bad() -> st.SearchStrategy[Field]:
 MEMORY_FIELDS: dict[str, tuple[st.SearchStrategy[Field], st.SearchStrategy[Field], bool]] = {
     # name: (good, bad, may be absent)
     "content": (
-        padded(300).map(lambda p: Field(p[0], p[1], True)),
+        padded(300, _content_chars).map(lambda p: Field(p[0], p[1], True)),
         st.one_of(
-            _bad(st.sampled_from(["", "   ", "\n\t"])),
+            _bad(st.sampled_from(["", "   ", "\n\t", *CONTROLS])),
             _bad(_bad_text(10_000)),
             st.just(Field(MISSING, None, False)),
         ),
@@ -208,8 +214,10 @@ MEMORY_FIELDS: dict[str, tuple[st.SearchStrategy[Field], st.SearchStrategy[Field
     "pinned": (_good(st.booleans()), _bad(st.sampled_from(["maybe", 2, [], None])), True),
     "tags": (tags_good(), tags_bad(), True),
     "rationale": (
-        st.one_of(_good(st.none()), padded(400).map(lambda p: Field(p[0], p[1], True))),
-        _bad(_bad_text(4_000)),
+        st.one_of(
+            _good(st.none()), padded(400, _content_chars).map(lambda p: Field(p[0], p[1], True))
+        ),
+        _bad(st.one_of(_bad_text(4_000), st.sampled_from(CONTROLS))),
         True,
     ),
     "evidence": (text_list(32, 2_000), list_bad(32, 2_000), True),

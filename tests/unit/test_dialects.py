@@ -21,6 +21,7 @@ share or an unshare is one that ran just before it, so it needs no lock."""
 HARMLESS_TWICE = {
     "migrate_status": "sets the same status whoever runs it",
     "evaluator_fill_archived_at": "sets the same time from the same properties whoever runs it",
+    "finish_promotion_run": "records its own run's counts; the tier it reads is not a guard",
 }
 FALKORDB_ONLY = re.compile(r"vecf32\(|\bdb\.idx\.|CALL\s+db\.labels")
 NEO4J_ONLY = re.compile(r"\bdb\.index\.|\bEXISTS\s*\{|IF NOT EXISTS|\bREQUIRE\b")

@@ -1,0 +1,376 @@
+"""What one agent of a project may see and steer beyond single memories, on every
+surface: sessions (a session holding only another agent's private memories does
+not exist for it; in a mixed one it counts and promotes only what it may read),
+failure capsules (a report follows remember's visibility rule, and its capsule is
+read only by those who may read its lesson), and the nested fields of an admin's
+one-agent view (relations, sessions, logs and memories reached from a hit)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from mcp import ClientSession
+
+from graphmem.api import GraphMem
+from graphmem.auth import Role
+from graphmem.client import Client
+from graphmem.clock import ManualClock
+from graphmem.config import Settings
+from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
+from graphmem.graphql.app import create_app
+from graphmem.mcp.http import MCP_PATH, create_http_app
+from graphmem.models import RelationType, SessionState, Tier, Visibility
+from graphmem.store import Store
+from tests.integration.conftest import serve
+from tests.integration.test_mcp import call, over_http
+
+SETTINGS = Settings.model_construct(auth="required", rate_limit=0)
+RULE = {"memory_type": "rule", "tags": ["critical"]}
+"""A memory the next promotion run moves (a critical rule goes to procedural)."""
+
+
+@pytest.fixture
+def team(store: Store, clock: ManualClock) -> GraphMem:
+    """A project whose agents write private memories unless they say otherwise."""
+    gm = GraphMem(store, clock=clock)
+    gm.set_project_settings(default_visibility="private")
+    return gm
+
+
+def keys(gm: GraphMem) -> dict[str, str]:
+    return {
+        "ana": gm.keys.create("ana", ["default"], Role.WRITE, agent_id="ana")[1],
+        "ben": gm.keys.create("ben", ["default"], Role.ADMIN, agent_id="ben")[1],
+        "admin": gm.keys.create("admin", ["default"], Role.ADMIN)[1],
+    }
+
+
+def post(http: httpx.Client, key: str, document: str, **variables: Any) -> dict[str, Any]:
+    response = http.post(
+        "/graphql",
+        json={"query": document, "variables": variables},
+        headers={"Authorization": f"Bearer {key}"},
+    )
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def without(text: str, *ids: str) -> str:
+    for memory_id in ids:
+        text = text.replace(memory_id, "<id>")
+    return text
+
+
+# -- sessions ------------------------------------------------------------------------
+
+
+def test_a_session_of_another_agents_private_memories_does_not_exist_for_it(
+    team: GraphMem,
+) -> None:
+    ana, ben = team.as_agent("ana"), team.as_agent("ben")
+    note = ana.remember({"content": "ana's deploy checklist", "session_id": "s-ana", **RULE})
+    ana.remember({"content": "ana's scratch notes", "session_id": "s-ana"})
+    assert note.visibility is Visibility.PRIVATE
+    ben.open_session("s-empty")  # an empty session is every agent's
+
+    hidden, unknown, empty = ben.get_sessions(["s-ana", "s-none", "s-empty"])
+    assert hidden is None and unknown is None and empty is not None
+    steering = {
+        "get_session": lambda s: ben.get_session(s),
+        "promotion_stats": lambda s: ben.promotion_stats(s),
+        "pause_session": lambda s: ben.pause_session(s),
+        "close_session": lambda s: ben.close_session(s),
+        "run_promotion": lambda s: ben.run_promotion(s),
+        "dry_run": lambda s: ben.run_promotion(s, dry_run=True),
+        "enable_promotion": lambda s: ben.enable_promotion(s, interval_seconds=5),
+        "disable_promotion": lambda s: ben.disable_promotion(s),
+    }
+    for name, steer in steering.items():
+        answers = []
+        for session_id in ("s-ana", "s-none"):
+            with pytest.raises(NotFoundError) as missing:
+                steer(session_id)
+            answers.append((missing.value.field, missing.value.message.replace(session_id, "S")))
+        assert answers[0] == answers[1], name
+    assert ben.promotion_events(session_id="s-ana") == []
+    with pytest.raises(ConflictError) as taken:  # the id is taken, and nothing changes
+        ben.open_session("s-ana", name="ben's now")
+    assert taken.value.field == "session_id"
+
+    session = ana.get_session("s-ana")
+    assert (session.state, session.name) == (SessionState.ACTIVE, None)
+    assert team.get(note.id).tier is Tier.WORKING  # nothing was promoted
+    assert ana.promotion_stats("s-ana").runs == 0
+    assert team.get_session("s-ana") == session  # a caller bound to no agent sees it
+    assert ana.close_session("s-ana").state is SessionState.CLOSED
+    assert team.get(note.id).tier is Tier.PROCEDURAL  # ana's own close promotes it
+
+
+def test_a_mixed_session_counts_and_promotes_only_what_the_caller_may_read(
+    team: GraphMem, clock: ManualClock
+) -> None:
+    ana, ben = team.as_agent("ana"), team.as_agent("ben")
+    hers = ana.remember({"content": "ana's rollback rule", "session_id": "s-mix", **RULE})
+    ana.remember({"content": "ana's working note", "session_id": "s-mix"})
+    told = ana.remember(
+        {"content": "the team rule for rollbacks", "session_id": "s-mix", "visibility": "shared"}
+        | RULE
+    )
+    ben.remember({"content": "ben's working note", "session_id": "s-mix"})
+
+    assert ben.get_session("s-mix").id == "s-mix"  # it holds what ben may read
+    dry = ben.run_promotion("s-mix", dry_run=True)
+    assert [c.memory.id for c in dry.candidates] == [told.id]
+    closed = ben.close_session("s-mix")
+    assert closed.state is SessionState.CLOSED
+    assert team.get(told.id).tier is Tier.PROCEDURAL
+    assert team.get(hers.id).tier is Tier.WORKING  # ana's private rule stays where it was
+
+    seen = ben.promotion_stats("s-mix")
+    assert (seen.runs, seen.total_promoted, seen.last_promoted) == (1, 1, 1)
+    assert seen.last_remaining == 1  # ben's own note; ana's two are not his to count
+    assert [e.memory_id for e in ben.promotion_events(session_id="s-mix")] == [told.id]
+    whole = team.promotion_stats("s-mix")
+    assert whole.last_remaining == 3  # every working memory, as the run left them
+
+    clock.advance(60)
+    ana.open_session("s-mix")
+    run = ana.run_promotion("s-mix")
+    assert run.promoted == [hers.id] and run.remaining == 1  # ana's note; ben's is his
+    assert ben.promotion_stats("s-mix").total_promoted == 1
+    assert ana.promotion_stats("s-mix").total_promoted == 2
+    assert (ben.promotion_stats("s-mix").last_promoted, team.promotion_stats("s-mix").runs) == (
+        0,
+        2,
+    )
+
+
+def test_a_write_at_a_sessions_memory_limit_rotates_only_what_its_agent_may_read(
+    team: GraphMem,
+) -> None:
+    ana, ben = team.as_agent("ana"), team.as_agent("ben")
+    told = ben.remember({"content": "the build uses make", "visibility": "shared"})
+    team.open_session("s-ana", max_items=3)
+    notes = [ana.remember({"content": f"ana's note {n}", "session_id": "s-ana"}) for n in "ab"]
+    # Counted into the shared memory, the write adds nothing ben may read to s-ana.
+    assert ben.remember({"content": "The build uses make!", "session_id": "s-ana"}).id == told.id
+    assert team.promotion_stats("s-ana").runs == 0
+    mine = ben.remember({"content": "ben's note in ana's session", "session_id": "s-ana"})
+    assert [team.get(m.id).tier for m in notes] == [Tier.WORKING, Tier.WORKING]
+    assert team.get(mine.id).tier is Tier.WORKING  # one is under ben's limit of three
+    stats = ben.promotion_stats("s-ana")
+    assert (stats.runs, stats.last_trigger, stats.last_remaining) == (1, "memory_limit", 1)
+    assert team.promotion_stats("s-ana").last_remaining == 3
+
+
+def test_sessions_are_hidden_the_same_way_over_graphql_and_the_client(team: GraphMem) -> None:
+    ana = team.as_agent("ana")
+    note = ana.remember({"content": "ana's migration plan", "session_id": "s-ana", **RULE})
+    secret = keys(team)
+    session = "query($id: ID!) { session(id: $id) { id state } }"
+    stats = "query($id: ID!) { promotionStats(sessionId: $id) { runs totalPromoted } }"
+    events = "query($id: ID) { promotionEvents(sessionId: $id) { memoryId } }"
+    mutations = [
+        "mutation($id: ID!) { pauseSession(id: $id) { state } }",
+        "mutation($id: ID!) { closeSession(id: $id) { state } }",
+    ]
+    with serve(create_app(team, SETTINGS)) as http:
+        ben = secret["ben"]
+        assert post(http, ben, session, id="s-ana") == {"data": {"session": None}}
+        assert post(http, ben, events, id="s-ana") == {"data": {"promotionEvents": []}}
+        for document in [stats, *mutations]:
+            hidden, unknown = (post(http, ben, document, id=s) for s in ("s-ana", "s-none"))
+            assert hidden["data"] == unknown["data"] and len(hidden["errors"]) == 1, hidden
+            assert hidden["errors"][0]["extensions"]["code"] == "NOT_FOUND"
+            assert hidden["errors"][0]["extensions"] == unknown["errors"][0]["extensions"]
+            assert hidden["errors"][0]["message"].replace("s-ana", "S") == unknown["errors"][0][
+                "message"
+            ].replace("s-none", "S")
+        opened = post(http, ben, 'mutation { openSession(id: "s-ana") { id } }')
+        assert opened["errors"][0]["extensions"] == {"code": "CONFLICT", "field": "id"}
+        assert post(http, secret["ana"], session, id="s-ana")["data"]["session"] == {
+            "id": "s-ana",
+            "state": "ACTIVE",
+        }
+        with Client(str(http.base_url), ben) as client:
+            assert client.get_sessions(["s-ana"]) == [None]
+            with pytest.raises(NotFoundError) as missing:
+                client.close_session("s-ana")
+            assert missing.value.field == "id"  # as GraphQL names it, for any unknown id
+            with pytest.raises(NotFoundError):
+                client.promotion_stats("s-ana")
+            with pytest.raises(ConflictError):
+                client.open_session("s-ana")
+    assert team.get(note.id).tier is Tier.WORKING
+    assert team.get_session("s-ana").state is SessionState.ACTIVE
+
+
+# -- failure capsules ----------------------------------------------------------------
+
+ERROR = "PermissionError: [Errno 13] Permission denied: '/srv/ana/deploy.key'"
+COMMAND = "deploy --key /srv/ana/deploy.key --token t0ps3cret"
+
+
+def test_a_failure_report_follows_remembers_visibility_rule(team: GraphMem) -> None:
+    ana, ben = team.as_agent("ana"), team.as_agent("ben")
+    private = ana.record_failure({"error": ERROR, "command": COMMAND, "session_id": "s1"})
+    capsule = private.capsule
+    assert (capsule.agent_id, capsule.visibility) == ("ana", Visibility.PRIVATE)
+    lesson = ana.get(private.lesson_id or "")
+    assert (lesson.agent_id, lesson.visibility) == ("ana", Visibility.PRIVATE)
+    assert ana.failure_capsule(capsule.id) == capsule
+    assert ana.failure_capsules() == [capsule]
+
+    assert ben.get_many([lesson.id]) == [None]
+    assert ben.failure_capsules() == [] and ben.failure_capsules(session_id="s1") == []
+    for capsule_id in (capsule.id, "0" * 32):
+        with pytest.raises(NotFoundError) as missing:
+            ben.failure_capsule(capsule_id)
+        assert missing.value.field == "id"
+        assert capsule_id in missing.value.message
+    assert team.failure_capsule(capsule.id) == capsule  # a caller bound to no agent sees all
+
+    # The same failure reported by ben is his own capsule; ana's is not counted or shown.
+    his = ben.record_failure({"error": ERROR, "command": "deploy"})
+    assert his.created and his.capsule.id != capsule.id
+    assert (his.capsule.agent_id, his.capsule.command) == ("ben", "deploy")
+    assert ana.failure_capsule(capsule.id).occurrence_count == 1
+    again = ana.record_failure({"error": ERROR, "fix": "chmod 600 the key"})
+    assert not again.created and again.capsule.id == capsule.id
+    assert again.capsule.occurrence_count == 2
+
+    told = ana.record_failure({"error": "TimeoutError: registry", "visibility": "shared"})
+    assert told.capsule.visibility is Visibility.SHARED
+    assert ben.get(told.lesson_id or "").visibility is Visibility.SHARED
+    assert {c.id for c in ben.failure_capsules()} == {his.capsule.id, told.capsule.id}
+    unowned = team.record_failure({"error": "OSError: disk"})
+    assert (unowned.capsule.agent_id, unowned.capsule.visibility) == (None, Visibility.SHARED)
+    with pytest.raises(InvalidInputError) as refused:
+        team.record_failure({"error": "OSError: disk", "visibility": "private"})
+    assert refused.value.field == "visibility"
+
+    # Unsharing the lesson of a shared capsule takes the capsule from the others too.
+    ana.unshare(told.lesson_id or "")
+    assert {c.id for c in ben.failure_capsules()} == {his.capsule.id, unowned.capsule.id}
+    with pytest.raises(NotFoundError):
+        ben.failure_capsule(told.capsule.id)
+
+
+def test_failure_capsules_are_read_by_the_lessons_readers_on_every_surface(
+    team: GraphMem,
+) -> None:
+    secret = keys(team)
+    record = """mutation($input: FailureReportInput!) {
+      recordFailure(input: $input) { created capsule { id agentId visibility lessonId } }
+    }"""
+    capsule = """query($id: ID!) { failureCapsule(id: $id) { id error command } }"""
+    capsules = "{ failureCapsules { id error command lesson { id } } }"
+    memory = "query($id: ID!) { memory(id: $id) { id content } }"
+    with serve(create_app(team, SETTINGS)) as http:
+        recorded = post(http, secret["ana"], record, input={"error": ERROR, "command": COMMAND})
+        written = recorded["data"]["recordFailure"]["capsule"]
+        assert (written["agentId"], written["visibility"]) == ("ana", "PRIVATE")
+        ben = secret["ben"]
+        hidden = post(http, ben, capsule, id=written["id"])
+        unknown = post(http, ben, capsule, id="0" * 32)
+        assert hidden["errors"][0]["extensions"] == unknown["errors"][0]["extensions"]
+        assert without(hidden["errors"][0]["message"], written["id"]) == without(
+            unknown["errors"][0]["message"], "0" * 32
+        )
+        assert post(http, ben, capsules) == {"data": {"failureCapsules": []}}
+        assert post(http, ben, memory, id=written["lessonId"]) == {"data": {"memory": None}}
+        own = post(http, secret["ana"], capsules)["data"]["failureCapsules"]
+        assert [(c["id"], c["command"]) for c in own] == [(written["id"], COMMAND)]
+
+        shared = {"error": "TimeoutError: registry", "visibility": "SHARED"}
+        told = post(http, secret["ana"], record, input=shared)["data"]["recordFailure"]
+        assert told["capsule"]["visibility"] == "SHARED"
+        seen = post(http, ben, capsules)["data"]["failureCapsules"]
+        assert [c["id"] for c in seen] == [told["capsule"]["id"]]
+
+        with Client(str(http.base_url), secret["ana"]) as client:
+            mine = client.record_failure({"error": "KeyError: 'region'", "visibility": "private"})
+            assert (mine.capsule.agent_id, mine.capsule.visibility) == ("ana", Visibility.PRIVATE)
+        with Client(str(http.base_url), ben) as client:
+            assert [c.id for c in client.failure_capsules()] == [told["capsule"]["id"]]
+            with pytest.raises(NotFoundError):
+                client.failure_capsule(mine.capsule.id)
+
+    async def scenario(session: ClientSession) -> None:
+        private = await call(session, "record_failure", error="ValueError: bad port")
+        assert private["capsule"]["visibility"] == "private"
+        assert private["lesson"]["visibility"] == "private"
+        shared = await call(
+            session, "record_failure", error="ValueError: bad host", visibility="shared"
+        )
+        assert shared["lesson"]["visibility"] == "shared"
+
+    with serve(create_http_app(team, SETTINGS)) as http:
+        over_http(f"{http.base_url}".rstrip("/") + MCP_PATH, scenario, key=secret["ana"])
+    seen_by_ben = {c.error for c in team.as_agent("ben").failure_capsules()}
+    assert seen_by_ben == {"TimeoutError: registry", "ValueError: bad host"}
+
+
+# -- an admin's one-agent view, all the way down ------------------------------------
+
+
+@pytest.fixture
+def web(team: GraphMem) -> Iterator[dict[str, Any]]:
+    ana, ben = team.as_agent("ana"), team.as_agent("ben")
+    rule = ben.remember(
+        {"content": "canary deploys go to five percent first", "visibility": "shared"}
+    )
+    hidden = ana.remember(
+        {"content": "ana thinks canary deploys should skip europe", "session_id": "s-ana"}
+    )
+    ana.relate(hidden.id, rule.id, RelationType.CONSTRAINS, rationale="ana's private reason")
+    failure = ana.record_failure(  # a shared lesson, active: knowledgeContext explains it
+        {
+            "error": "canary deploys failed in europe",
+            "context_memory_ids": [hidden.id, rule.id],
+            "fix": "canary deploys wait for the europe region",
+            "visibility": "shared",
+        }
+    )
+    with serve(create_app(team, SETTINGS)) as http:
+        yield {"http": http, "rule": rule, "hidden": hidden, "failure": failure, **keys(team)}
+
+
+def test_an_admins_agent_view_applies_to_every_nested_field(web: dict[str, Any]) -> None:
+    http, rule, hidden = web["http"], web["rule"], web["hidden"]
+    nested = """memory { id relations { fromId toId rationale } session { id }
+                         promotionEvents { memoryId } stagingEvents { memoryId } }"""
+    search = f"""query($agent: ID) {{
+      search(query: "canary deploys", mode: FULLTEXT, agentId: $agent, minRelevance: 0) {{
+        hits {{ {nested} }}
+      }}
+    }}"""
+    as_ben = post(http, web["admin"], search, agent="ben")["data"]["search"]["hits"]
+    lesson = web["failure"].lesson_id
+    assert {h["memory"]["id"] for h in as_ben} == {rule.id, lesson}
+    (found,) = [h["memory"] for h in as_ben if h["memory"]["id"] == rule.id]
+    assert found["relations"] == []  # ana's private memory constrains it, unseen by ben
+    assert hidden.id not in str(as_ben) and "private reason" not in str(as_ben)
+    assert post(http, web["ben"], search)["data"]["search"]["hits"] == as_ben
+
+    admin = post(http, web["admin"], search)["data"]["search"]["hits"]
+    assert {h["memory"]["id"] for h in admin} == {rule.id, hidden.id, lesson}
+    assert any(h["memory"]["relations"] for h in admin)  # the admin's own view keeps them
+
+    context = f"""query($agent: ID) {{
+      knowledgeContext(contextHint: "canary deploys in europe", agentId: $agent,
+                       maxResults: 50, minRelevance: 0, recordAccess: false) {{
+        items {{ {nested}
+                 failure {{ id contextMemoryIds lesson {{ id }} contextMemories {{ id }} }} }}
+      }}
+    }}"""
+    items = post(http, web["admin"], context, agent="ben")["data"]["knowledgeContext"]["items"]
+    assert items and hidden.id not in str(items) and "private reason" not in str(items)
+    failures = [i["failure"] for i in items if i["failure"]]
+    assert [f["id"] for f in failures] == [web["failure"].capsule.id]
+    assert failures[0]["contextMemoryIds"] == [rule.id]
+    assert failures[0]["contextMemories"] == [{"id": rule.id}]
+    assert post(http, web["ben"], context)["data"]["knowledgeContext"]["items"] == items
