@@ -284,8 +284,7 @@ class EmbeddedFalkorDB:
     def _clear_leftovers(self) -> None:
         """Remove the socket and pid file a crashed server left behind, unless a
         server still holds the directory (loading its files): then wait for it."""
-        if self._held():
-            self._await_loading(None)
+        if self._held() and self._await_loading(None):
             return
         for leftover in (self.socket_path, self.pid_path):
             leftover.unlink(missing_ok=True)
@@ -303,14 +302,15 @@ class EmbeddedFalkorDB:
             fcntl.flock(probe, fcntl.LOCK_UN)
             return False
 
-    def _await_loading(self, process: subprocess.Popen[bytes] | None) -> None:
+    def _await_loading(self, process: subprocess.Popen[bytes] | None) -> bool:
         """Wait until the server answers, for as long as it makes progress.
 
         Loading a large append-only file takes as long as it takes: a fixed
         timeout either waits too little (and a second server was started on
         the same files) or too long. The wait ends when the server answers,
         when it has made no progress (no CPU time, no bytes loaded) for
-        ``startup_timeout`` (it is stuck), or
+        ``startup_timeout`` (it is stuck), when a server another start began is
+        gone (False: start one), or
         when ``process`` (a server this instance started) exits; a stuck server
         this instance started is killed, never left behind."""
         progress, stalled_since = (-1, -1), time.monotonic()
@@ -322,12 +322,9 @@ class EmbeddedFalkorDB:
                     f"the FalkorDB server exited at start: {detail.strip() or self.last_words()}"
                 )
             if process is None and not self._held():
-                raise StoreUnavailableError(
-                    f"the FalkorDB server of {self.data_dir} exited while loading: "
-                    + self.last_words()
-                )
+                return False  # it is gone (a child it forked may have held the lock a moment)
             if self._answers():
-                return
+                return True
             now = self._progress(process)
             if any(x > y for x, y in zip(now, progress, strict=True)):
                 progress, stalled_since = tuple(map(max, now, progress)), time.monotonic()
@@ -387,13 +384,16 @@ class EmbeddedFalkorDB:
         ]  # fmt: skip
         holder = open(self.data_dir / SERVER_LOCK_NAME, "a+")  # noqa: SIM115
         try:
-            try:
-                fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                # Another process started a server a moment ago: wait for that one.
-                holder.close()
-                self._await_loading(None)
-                return
+            while True:
+                try:
+                    fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    # Another start began a server a moment ago: wait for that one,
+                    # or take the directory once it is gone.
+                    if self._await_loading(None):
+                        holder.close()
+                        return
             # The server inherits the locked file and holds it until it exits.
             # A session of its own: Ctrl-C in the terminal reaches graphmem, which
             # then shuts the server down in order, rather than killing both at once.
