@@ -79,12 +79,6 @@ class Difference(StrEnum):
     ORDER = "order"
 
 
-VALUE_DIFFERENCES = frozenset(
-    {Difference.NUMBER, Difference.VERSION, Difference.DATE, Difference.IDENTIFIER}
-)
-"""Differences that make a restatement by the same source an update (``SUPERSEDE``)."""
-
-
 RETIRED = frozenset({"merge_overlap", "paraphrase_similarity", "max_term_swap"})
 
 
