@@ -29,12 +29,12 @@ from graphmem.errors import InvalidInputError
 from graphmem.evaluator import ConsistencyReport, Evaluator, Job
 from graphmem.events import EventBus
 from graphmem.failures import Failures
+from graphmem.inputs import retrieval_request, validate_batch
 from graphmem.keys import ApiKeys
 from graphmem.memories import Memories, missing
 from graphmem.migrations import MigrationReport, migrate
 from graphmem.models import (
     BulkReviewResult,
-    M,
     Memory,
     MemoryFilter,
     MemoryInput,
@@ -79,7 +79,7 @@ from graphmem.staging import Stager
 from graphmem.store import Store
 from graphmem.telemetry import Telemetry
 from graphmem.whatif import WhatIf, WhatIfReport, WhatIfVariant
-from graphmem.writer import Writer, validate_batch
+from graphmem.writer import Writer
 
 
 class GraphMem:
@@ -489,6 +489,12 @@ class GraphMem:
 
     # -- project settings ---------------------------------------------------
 
+    def project_ids(self) -> list[str]:
+        """Every project holding memories, sessions or settings, sorted: the
+        projects a caller can name. A project is never created by naming it, so
+        this is how a typo is told from an empty project."""
+        return self.evaluator.projects()
+
     def project_settings(self, *, project_id: str | None = None) -> ProjectSettings:
         """The project's settings (the defaults until some are set)."""
         return self.projects.settings(project_id=self._project(project_id))
@@ -769,7 +775,7 @@ class GraphMem:
         access counts, recency and importance stay as they are. ``agent_id``:
         only what that agent sees (its own memories and the shared ones).
         """
-        request = _request(ContextRequest, "context_hint", context_hint, options)
+        request = retrieval_request(ContextRequest, "context_hint", context_hint, options)
         project = self._project(project_id)
         with acting_as(agent_id):
             result = self.retrieval.knowledge_context(
@@ -792,7 +798,7 @@ class GraphMem:
         or the whole request, as a surface builds it. ``agent_id``: only what that
         agent sees (its own memories and the shared ones).
         """
-        request = _request(SearchRequest, "query", query, options)
+        request = retrieval_request(SearchRequest, "query", query, options)
         with acting_as(agent_id):
             return self.retrieval.search(request, project_id=self._project(project_id))
 
@@ -831,15 +837,3 @@ class GraphMem:
             limit=limit,
             progress=progress,
         )
-
-
-def _request(
-    model: type[M], first: str, value: Any, options: Mapping[str, Any]
-) -> M | Mapping[str, Any]:
-    """The request a retrieval call was given: whole, or as its first field plus
-    keyword options (validated once, by the service)."""
-    if isinstance(value, model | Mapping):
-        if options:
-            raise TypeError(f"pass a whole {model.__name__} or keyword options, not both")
-        return value
-    return {first: value, **options}

@@ -18,26 +18,11 @@ from pathlib import Path
 from graphmem.errors import NotFoundError
 from graphmem.ids import new_id
 from graphmem.models import Memory, Tier, memory_from_fields
+from graphmem.results import ArchiveItem, ArchiveResult
 from graphmem.retention import DAY
 from graphmem.service import Service
 
 ARCHIVABLE = (Tier.WORKING, Tier.EPISODIC, Tier.SEMANTIC, Tier.PROCEDURAL)
-
-
-@dataclass(frozen=True)
-class ArchiveItem:
-    memory_id: str
-    tier: Tier
-    score: float
-    reason: str
-
-
-@dataclass
-class ArchiveResult:
-    project_id: str
-    dry_run: bool
-    items: list[ArchiveItem] = field(default_factory=list)
-    archived: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -55,6 +55,7 @@ from graphmem.restatement import (
     judge,
     judge_events,
 )
+from graphmem.results import Group
 from graphmem.retention import Consolidation
 
 GROUPABLE_TIERS = frozenset({Tier.WORKING, Tier.EPISODIC, Tier.SEMANTIC})
@@ -96,29 +97,6 @@ def eligible(candidate: Candidate) -> bool:
         and not candidate.constrains
         and not candidate.taught
     )
-
-
-@dataclass(frozen=True, slots=True)
-class Group:
-    """Memories one consolidated memory will stand for, most central first."""
-
-    members: list[Memory]
-    fingerprint: str
-    reason: str
-    """What joined them: the similarity range and how many ``RELATED_TO`` links."""
-    content: str
-    """The consolidated statement: the central member's text and what the others add."""
-    seen: str
-    """How often and when the group was seen (kept as the memory's first evidence
-    entry rather than in its text, which retrieval matches against)."""
-
-    @property
-    def central(self) -> Memory:
-        return self.members[0]
-
-    @property
-    def member_ids(self) -> list[str]:
-        return [m.id for m in self.members]
 
 
 def version(m: Memory) -> dict[str, object]:

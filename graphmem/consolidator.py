@@ -16,7 +16,6 @@ groups that are still exactly what the dry run showed.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from graphmem import textscope
@@ -37,6 +36,7 @@ from graphmem.errors import InvalidInputError
 from graphmem.events import ChangeKind
 from graphmem.ids import new_id
 from graphmem.models import Memory, Source, Status, SuggestedBy, memory_from_fields
+from graphmem.results import Consolidated, ConsolidationResult
 from graphmem.service import Service
 from graphmem.text import content_key
 
@@ -47,33 +47,6 @@ EMBED_BATCH = 128
 MAX_FINGERPRINTS = 10_000
 MAX_VARIANTS = 20
 MAX_RELATED = 1_000_000
-
-
-@dataclass(frozen=True, slots=True)
-class Consolidated:
-    """One group written: the new memory and the sources it supersedes."""
-
-    memory_id: str
-    source_ids: list[str]
-    fingerprint: str
-
-
-@dataclass
-class ConsolidationResult:
-    project_id: str
-    dry_run: bool
-    scanned: int = 0
-    """Memories read (live, active, current); ``eligible`` of them may be grouped."""
-    eligible: int = 0
-    groups: list[Group] = field(default_factory=list)
-    """The groups found (with fingerprints given: the ones asked for that still hold)."""
-    consolidated: list[Consolidated] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    """Groups skipped, and why."""
-
-    @property
-    def memories_consolidated(self) -> int:
-        return sum(len(c.source_ids) for c in self.consolidated)
 
 
 class Consolidator(Service):
@@ -105,11 +78,14 @@ class Consolidator(Service):
         groups = find_groups(candidates, similar, related, rules, self.rules.restatement)
         if wanted is not None:
             found = {g.fingerprint for g in groups}
+            gone = sorted(wanted - found)
+            applied = self._applied(project_id, gone)
             result.notes += [
-                f"group {fp}: changed since the dry run (a member was written, archived "
+                f"group {fp}: already consolidated into {applied[fp]}; nothing written"
+                if fp in applied
+                else f"group {fp}: changed since the dry run (a member was written, archived "
                 "or regrouped); skipped, nothing written"
-                for fp in wanted
-                if fp not in found
+                for fp in gone
             ]
             groups = [g for g in groups if g.fingerprint in wanted]
         result.groups = groups
@@ -174,6 +150,16 @@ class Consolidator(Service):
         )
         return [(row["id"], row["other"]) for row in rows]
 
+    def _applied(self, project_id: str, fingerprints: list[str]) -> dict[str, str]:
+        """Which of these fingerprints were consolidated already, and into which memory:
+        applying a dry run's fingerprint a second time finds no such group any more."""
+        if not fingerprints:
+            return {}
+        rows = self.store.read(
+            "consolidated_groups", {"project_id": project_id, "fingerprints": fingerprints}
+        )
+        return {row["fingerprint"]: row["id"] for row in rows}
+
     def _apply(self, group: Group, vector: list[float] | None, result: ConsolidationResult) -> None:
         now = self._now()
         central = group.central
@@ -217,7 +203,9 @@ class Consolidator(Service):
                 "session_id": central.session_id,
                 "sources": [version(m) for m in group.members],
                 "props": props,
-                "rationale": f"consolidated: {group.reason}",
+                # The fingerprint names the group on each SUPERSEDES edge, so that
+                # applying it again is told apart from a group that changed.
+                "rationale": f"consolidated (group {group.fingerprint}): {group.reason}",
                 "archive_reason": ARCHIVE_REASON.format(id=memory_id),
                 "now": now,
             },

@@ -6,16 +6,34 @@ messages, so a client never has to parse a Python traceback.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Callable, Collection, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+    from pydantic_core import ErrorDetails
+
 
 class GraphMemError(Exception):
-    """Base error; ``code`` is stable and safe to show to clients."""
+    """Base error; ``code`` is stable and safe to show to clients.
+
+    ``field`` is the first input at fault and ``fields`` every one, in the
+    order the message names them: a client fixing one at a time would
+    otherwise need a round trip per mistake."""
 
     code = "INTERNAL"
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, field: str | None = None, fields: Sequence[str] = ()
+    ) -> None:
         super().__init__(message)
         self.message = message
-        self.field = field
+        self.field = field if field is not None else next(iter(fields), None)
+        named = list(dict.fromkeys(fields))
+        if self.field is not None and self.field not in named:
+            named.insert(0, self.field)
+        self.fields: tuple[str, ...] = tuple(named)
 
 
 class NotFoundError(GraphMemError):
@@ -28,6 +46,47 @@ class InvalidInputError(GraphMemError):
 
 class ConflictError(GraphMemError):
     code = "CONFLICT"
+
+
+def suggestion(name: str, known: Collection[str]) -> str:
+    """``" (did you mean 'x'?)"`` for a close known name, or nothing: a typo is
+    found in the message rather than by reading the documentation."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.8)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def problem(error: ErrorDetails, known: Collection[str] = ()) -> str:
+    """What is wrong with one value, in words that fit graphmem's inputs:
+    pydantic counts the characters of a whitespace-only text after stripping
+    it ("at least 1 character"), where the writer only typed blanks, and it
+    refuses an unknown key without naming one it would take."""
+    kind = error["type"]
+    value = error.get("input")
+    if kind == "string_too_short" and error.get("ctx", {}).get("min_length") == 1:
+        if isinstance(value, str) and value:
+            return "is blank: it holds only whitespace"
+        return "must not be empty"
+    if kind == "extra_forbidden" and error["loc"]:
+        name = str(error["loc"][-1])
+        return f"unknown key {name!r}{suggestion(name, known)}"
+    return error["msg"]
+
+
+def invalid_input(
+    exc: ValidationError,
+    *,
+    locate: Callable[[tuple[Any, ...]], str] | None = None,
+    known: Collection[str] = (),
+) -> InvalidInputError:
+    """One error naming every bad field (``locate`` renames pydantic's
+    locations); ``known`` are the keys the model takes, for suggestions."""
+    problems: list[tuple[str, str]] = []
+    for err in exc.errors():
+        loc = tuple(err["loc"])
+        field = locate(loc) if locate else ".".join(str(part) for part in loc)
+        problems.append((field or "input", problem(err, known)))
+    message = "; ".join(f"{field}: {text}" for field, text in problems)
+    return InvalidInputError(message, fields=[field for field, _ in problems])
 
 
 STORE_UNAVAILABLE_MESSAGE = "The graph database is unavailable; try again shortly"

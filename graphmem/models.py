@@ -27,9 +27,10 @@ from pydantic import (
     field_validator,
 )
 
+from graphmem import errors
 from graphmem.errors import InvalidInputError
 
-# Documented input limits (README "Limits").
+# Documented input limits (docs/graphql.md, "Limits").
 MAX_CONTENT_CHARS = 10_000
 MAX_RATIONALE_CHARS = 4_000
 MAX_TAGS = 32
@@ -750,12 +751,4 @@ def invalid_input(
     exc: ValidationError, *, locate: Callable[[tuple[Any, ...]], str] | None = None
 ) -> InvalidInputError:
     """One error naming every bad field; ``locate`` renames pydantic's locations."""
-    problems = []
-    first_field = None
-    for err in exc.errors():
-        loc = tuple(err["loc"])
-        field = locate(loc) if locate else ".".join(str(part) for part in loc)
-        field = field or "input"
-        first_field = first_field or field
-        problems.append(f"{field}: {err['msg']}")
-    return InvalidInputError("; ".join(problems), field=first_field)
+    return errors.invalid_input(exc, locate=locate)

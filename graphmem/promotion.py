@@ -16,8 +16,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
 from typing import Any
 
 from graphmem.agents import acting_agent
@@ -25,8 +24,9 @@ from graphmem.errors import NotFoundError
 from graphmem.ids import new_id
 from graphmem.lifecycle import SHORT_TERM, long_term_target, promotion_target
 from graphmem.models import Memory, Tier, memory_from_fields
+from graphmem.results import Candidate, PromotionFailure, RunResult, Trigger
 from graphmem.retention import DAY, RetentionRules
-from graphmem.scoring import ImportanceBreakdown, RuleNote
+from graphmem.scoring import RuleNote
 from graphmem.service import Service
 
 log = logging.getLogger(__name__)
@@ -36,62 +36,10 @@ CLOSE_LIMIT = 100_000
 """The final run at close is not capped per run: every pending item gets its chance."""
 
 
-class Trigger(StrEnum):
-    MANUAL = "manual"
-    PERIODIC = "periodic"
-    PAUSE = "pause"
-    CLOSE = "close"
-    MEMORY_LIMIT = "memory_limit"
-    AGENT_DECISION = "agent_decision"
-
-
-@dataclass(frozen=True)
-class Candidate:
-    memory: Memory
-    score: float
-    breakdown: ImportanceBreakdown
-    """The score factor by factor, and the retention rules that applied."""
-    to_tier: Tier
-    threshold: float = 0.0
-    """The importance this memory needed (its tag's, or the run's lowered by age)."""
-
-    @property
-    def reason(self) -> str:
-        """Why it moves, as the promotion event records it."""
-        rules = "; ".join(f"{n.rule}: {n.detail}" for n in self.breakdown.rules)
-        return f"score {self.score:.3f} >= {self.threshold:.3f}" + (f"; {rules}" if rules else "")
-
-
-@dataclass(frozen=True)
-class PromotionFailure:
-    memory_id: str
-    reason: str
-
-
 @dataclass(frozen=True)
 class PromoteResult:
     promoted: list[str]
     failures: list[PromotionFailure]
-
-
-@dataclass
-class RunResult:
-    run_id: str
-    session_id: str
-    project_id: str
-    trigger: Trigger
-    dry_run: bool
-    threshold: float
-    candidates: list[Candidate] = field(default_factory=list)
-    promoted: list[str] = field(default_factory=list)
-    failures: list[PromotionFailure] = field(default_factory=list)
-    rotated: int = 0
-    remaining: int = 0
-    duration_ms: float = 0.0
-
-    @property
-    def count(self) -> int:
-        return len(self.promoted)
 
 
 @dataclass(frozen=True)

@@ -25,11 +25,11 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from graphmem.archival import Archiver
 from graphmem.clock import Clock, ManualClock, stored_now
-from graphmem.errors import InvalidInputError
-from graphmem.models import Memory, Tier, invalid_input, memory_from_fields
+from graphmem.errors import InvalidInputError, invalid_input, suggestion
+from graphmem.models import Memory, Tier, memory_from_fields
 from graphmem.promotion import PromotionEngine
 from graphmem.retention import RetentionRules
-from graphmem.scoring import PRESETS, ImportanceScorer
+from graphmem.scoring import PRESETS, Factor, ImportanceScorer
 from graphmem.store import Store
 from graphmem.telemetry import Telemetry
 
@@ -40,6 +40,10 @@ MAX_CHANGES = 10_000
 """Changes listed in one answer; the transition counts always cover every memory."""
 READ_BATCH = 1_000
 """Memories read per statement to describe the changes."""
+
+
+FACTORS = [factor.value for factor in Factor]
+"""The weights a variant may set, by name."""
 
 
 class Outcome(StrEnum):
@@ -235,7 +239,11 @@ def _validated(values: Mapping[str, Any], prefix: str) -> RetentionRules:
     try:
         checked = _VariantRules(**values)
     except ValidationError as exc:
-        raise invalid_input(exc, locate=lambda loc: ".".join([prefix, *map(str, loc)])) from None
+        raise invalid_input(
+            exc,
+            locate=lambda loc: ".".join([prefix, *map(str, loc)]),
+            known=RetentionRules.model_fields,
+        ) from None
     # The validated values themselves: dumped, nested rules would become dicts.
     return RetentionRules.model_construct(
         **{name: getattr(checked, name) for name in RetentionRules.model_fields}
@@ -248,9 +256,18 @@ def variant_scorer(
     """A new scorer: the named preset (or the current one) with the weights applied."""
     if preset is not None and preset not in PRESETS:
         raise InvalidInputError(
-            f"preset: unknown preset {preset!r}; one of {', '.join(sorted(PRESETS))}",
+            f"preset: unknown preset {preset!r}{suggestion(preset, PRESETS)}; "
+            f"one of {', '.join(sorted(PRESETS))}",
             field="preset",
         )
+    for name in weights:
+        if name not in FACTORS:
+            field = f"weights.{name}"
+            raise InvalidInputError(
+                f"{field}: unknown factor {name!r}{suggestion(name, FACTORS)}, "
+                f"one of {', '.join(FACTORS)}",
+                field=field,
+            )
     scorer = ImportanceScorer(PRESETS[preset] if preset is not None else current.preset)
     if weights:
         scorer.configure(**weights)

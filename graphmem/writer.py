@@ -16,8 +16,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import TypeAdapter, ValidationError
-
 from graphmem import textscope
 from graphmem.agents import acting_agent
 from graphmem.autolinks import AutoLinker
@@ -29,7 +27,6 @@ from graphmem.lifecycle import SHORT_TERM
 from graphmem.memories import Embed, Memories
 from graphmem.models import (
     DEFAULT_SESSION,
-    MAX_BATCH_SIZE,
     Memory,
     MemoryInput,
     MemoryType,
@@ -40,7 +37,6 @@ from graphmem.models import (
     check_not_future,
     check_validity,
     initial_status,
-    invalid_input,
     memory_from_fields,
 )
 from graphmem.projects import Projects
@@ -66,32 +62,6 @@ NEAR_DUPLICATE_TEXT_MAX_BATCH = 50
 """Without embeddings, near duplicates are looked for in batches up to this size (the
 writes of an agent at work); a full-text lookup per item would dominate a bulk load,
 which gets exact dedup only."""
-_batch = TypeAdapter(list[MemoryInput])
-
-
-def validate_batch(items: Sequence[MemoryInput | Mapping[str, Any]]) -> list[MemoryInput]:
-    """The whole batch validated at once: one bad item rejects it, naming ``items[i]``."""
-    if len(items) > MAX_BATCH_SIZE:
-        raise InvalidInputError(
-            f"items: at most {MAX_BATCH_SIZE} memories per batch, got {len(items)}",
-            field="items",
-        )
-    try:
-        # One validator call for the whole batch: per-item calls cost as much
-        # as the database write.
-        return _batch.validate_python(items)
-    except ValidationError as exc:
-
-        def locate(loc: tuple[Any, ...]) -> str:
-            if not loc:
-                return "items"
-            index, *rest = loc
-            name = ".".join(str(part) for part in rest)
-            if len(items) == 1:
-                return name
-            return f"items[{index}].{name}" if name else f"items[{index}]"
-
-        raise invalid_input(exc, locate=locate) from None
 
 
 @dataclass

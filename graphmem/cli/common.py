@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, get_args
@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Annotated, Any, get_args
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from rich.text import Text
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
-from graphmem.api import GraphMem
 from graphmem.auth import Role
 from graphmem.cli.terminal import escaped, shown
 from graphmem.config import Settings
@@ -30,6 +30,8 @@ from graphmem.models import MemoryType, invalid_input
 
 if TYPE_CHECKING:
     from typer._click.core import Command
+
+    from graphmem.api import GraphMem
 
 
 class Commands(TyperGroup):
@@ -162,6 +164,8 @@ def settings_for(ctx: typer.Context, **overrides: Any) -> Settings:
 
 @contextmanager
 def opened(ctx: typer.Context) -> Iterator[GraphMem]:
+    from graphmem.api import GraphMem  # the store and the services: only once a command runs
+
     with reported_errors(), GraphMem.open(settings_for(ctx)) as gm:
         yield gm
 
@@ -194,3 +198,30 @@ def key_scope(
             "agent's records and needs a key bound to no agent"
         )
     return project_id, principal.agent_id
+
+
+MISSING_PROJECT_EXIT = 2
+"""A project named that does not exist is a wrong command line, as a bad option is."""
+
+
+def require_project(gm: GraphMem, project: str | None) -> None:
+    """Exit with ``MISSING_PROJECT_EXIT``, naming the projects there are, when
+    ``project`` names none: a typo must not pass as an empty project.
+    ``None`` (no project named) always passes."""
+    if project is not None:
+        require_listed(project, gm.project_ids())
+
+
+def require_listed(project: str | None, known: Sequence[str]) -> None:
+    """``require_project`` with the projects there are already known: those a
+    server listed for the command's key, when the command went through one."""
+    if project is None or project in known:
+        return
+    names = ", ".join(sorted(known)) or "none"
+    err.print(
+        Text(
+            f"error [NOT_FOUND]: project: no project named {project!r} (projects: {names})",
+            style="bold red",
+        )
+    )
+    raise typer.Exit(MISSING_PROJECT_EXIT)

@@ -44,7 +44,13 @@ def consolidate(
     if as_json:
         out.print_json(json.dumps(as_dict(result)))
         return
-    out.print(_groups(result), crop=False)
+    if result.groups:
+        out.print(_groups(result), crop=False)
+    else:
+        out.print(
+            "nothing to consolidate: no related memories form a group "
+            f"({result.eligible:,} of {result.scanned:,} memories groupable)"
+        )
     for note in result.notes:
         err.print(shown(note, style="yellow"))
 
@@ -76,6 +82,8 @@ def _groups(result: ConsolidationResult) -> Table:
     written = {c.fingerprint: c for c in result.consolidated}
     if result.dry_run:
         title = f"would consolidate {plural(len(result.groups), 'group')}"
+    elif not result.consolidated:
+        title = f"consolidated nothing: {plural(len(result.groups), 'group')} skipped"
     else:
         title = (
             f"consolidated {plural(result.memories_consolidated, 'memory', 'memories')} "

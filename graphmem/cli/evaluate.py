@@ -14,7 +14,15 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from graphmem.cli.common import ProjectOption, app, err, opened, out, reported_errors
+from graphmem.cli.common import (
+    ProjectOption,
+    app,
+    err,
+    opened,
+    out,
+    reported_errors,
+    require_project,
+)
 from graphmem.cli.terminal import escape_controls
 from graphmem.evaluator import ConsistencyReport, Severity
 from graphmem.evaluator.report import render_html, render_table, shown_memory_ids
@@ -22,8 +30,6 @@ from graphmem.models import Memory
 from graphmem.wording import plural
 
 FINDINGS_EXIT = 3
-MISSING_PROJECT_EXIT = 2
-"""A --project that names no project is a wrong command line, as a bad option is."""
 
 
 class Format(StrEnum):
@@ -97,18 +103,9 @@ def evaluate(
     # The HTML page shows what each finding's memories say: read them while the store is open.
     contents: dict[str, dict[str, Memory]] = {}
     with opened(ctx) as gm:
-        known = gm.evaluator.projects()
-        if project is not None and project not in known:
-            # A typo must not pass as an empty, healthy project.
-            names = ", ".join(sorted(known)) or "none"
-            err.print(
-                Text(
-                    f"error [NOT_FOUND]: project: no project named {project!r} (projects: {names})",
-                    style="bold red",
-                )
-            )
-            raise typer.Exit(MISSING_PROJECT_EXIT)
-        projects = known if all_projects else [project]
+        # A typo must not pass as an empty, healthy project.
+        require_project(gm, project)
+        projects = gm.evaluator.projects() if all_projects else [project]
         for name in projects:
             with err.status(f"evaluating {name or 'project'}..."):
                 report = gm.evaluate(fix=fix, dry_run=dry_run, evidence=evidence, project_id=name)

@@ -13,6 +13,7 @@ from graphmem.capsules import MAX_LIST, FailureCapsule, error_head
 from graphmem.cli.common import ProjectOption, app, opened, out
 from graphmem.cli.terminal import escape_controls, shown
 from graphmem.models import Memory
+from graphmem.wording import plural
 
 
 @app.command()
@@ -31,7 +32,7 @@ def failures(
     if as_json:
         out.print_json(json.dumps([c.model_dump(mode="json") for c in capsules]))
         return
-    out.print(Text(f"{len(capsules)} failure capsule(s)", style="bold"))
+    out.print(Text(plural(len(capsules), "failure capsule"), style="bold"))
     for capsule in capsules:
         _show(capsule, lessons.get(capsule.lesson_id or ""))
 

@@ -1,4 +1,5 @@
-"""Commands that serve the API and read or write single memories."""
+"""Commands that serve the API, read or write single memories and the relations
+between them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import getpass
 import os
 import signal
 import socket
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from types import FrameType
@@ -29,18 +31,22 @@ from graphmem.cli.common import (
     opened,
     out,
     reported_errors,
+    require_project,
     settings_for,
     time_arg,
 )
 from graphmem.cli.terminal import escape_controls, shown
 from graphmem.clock import to_datetime
-from graphmem.models import Memory, MemoryInput, WriteResult, parse
+from graphmem.errors import NotFoundError
+from graphmem.models import Memory, MemoryInput, Relation, RelationType, WriteResult, parse
 from graphmem.scheduler import Scheduler
 from graphmem.store.supervisor import when_unrecoverable
 from graphmem.wording import plural
 
 GRACEFUL_SHUTDOWN_SECONDS = 30
 """How long a stopping server waits for requests in flight."""
+
+RELATION_TYPES_HELP = ", ".join(t.value for t in RelationType)
 
 BACKLOG = 2048
 """Connections queued before uvicorn accepts them (uvicorn's own default)."""
@@ -67,7 +73,7 @@ def serve(
     # commands would pay for nothing.
     import uvicorn
 
-    from graphmem.graphql.app import create_app
+    from graphmem.graphql.app import banner, create_app
     from graphmem.observability.process import configure_serving
 
     # uvicorn re-raises SIGTERM once it has shut down gracefully; a stop asked
@@ -83,8 +89,8 @@ def serve(
         with listener, GraphMem.open(settings) as gm:
             # Before listening: /readyz is true from its first answer.
             gm.warm()
-            where = f"http://{settings.host}:{settings.port}/graphql"
-            err.print(f"graphmem: GraphiQL at {where}", markup=False)
+            for line in banner(settings, listener.getsockname()[1]):
+                err.print(line, markup=False)
             if settings.auth_required:
                 err.print("graphmem: API keys required (graphmem keys create)", markup=False)
             else:
@@ -168,8 +174,8 @@ def listen(host: str, port: int, *, port_env: str = "GRAPHMEM_PORT") -> socket.s
         listener.close()
         if exc.errno == errno.EADDRINUSE:
             reason = (
-                f"port {port} is in use on {host}; stop what listens there "
-                f"or choose another port (--port, {port_env})"
+                f"port {port} is in use on {host}; stop what listens there or choose "
+                f"another port: set {port_env}={port + 1} or pass --port {port + 1}"
             )
         elif exc.errno == errno.EACCES:
             reason = f"port {port} needs privileges this process lacks; choose one above 1023"
@@ -258,6 +264,7 @@ def remember(
     table.add_column("value", no_wrap=True)
     for field, value in (
         ("id", memory.id),
+        ("project", memory.project_id),
         ("tier", memory.tier.value),
         ("status", memory.status.value),
         ("importance", f"{memory.importance:.3f}"),
@@ -318,10 +325,13 @@ def list_memories(
     flt["include_candidates"] = not exclude_candidates
     with opened(ctx) as gm:
         page = gm.list(flt, first=first, after=after, project_id=project, as_of=time_arg(as_of))
+        if not page.items:
+            require_project(gm, server_first.project_named(project))
     if not page.items:
         out.print("no memories match")
         return
-    out.print(_listing(page.items), crop=False)
+    # As of a past time every memory listed held then; now, some may have ended.
+    out.print(_listing(page.items, now=time.time() if as_of is None else None), crop=False)
     if page.has_next:
         out.print(Text(f"next page: --after {page.end_cursor}"), soft_wrap=True)
     else:
@@ -338,13 +348,19 @@ def show(
     """Show one memory, why it scores what it scores, and what it is related to
     (with --as-of, as it stood then and the relations it had then)."""
     with opened(ctx) as gm:
-        if as_of is None:
-            memory = gm.get(memory_id, project_id=project)
-            (relations,) = gm.relations([memory.id], project_id=project)
-        else:
-            memory = gm.get(memory_id, project_id=project, as_of=time_arg(as_of))
-            hood = gm.neighborhood(memory_id, project_id=project, as_of=time_arg(as_of))
-            relations = [r for r in hood.edges if memory_id in (r.from_id, r.to_id)]
+        try:
+            if as_of is None:
+                memory = gm.get(memory_id, project_id=project)
+                (relations,) = gm.relations([memory.id], project_id=project)
+            else:
+                memory = gm.get(memory_id, project_id=project, as_of=time_arg(as_of))
+                hood = gm.neighborhood(memory_id, project_id=project, as_of=time_arg(as_of))
+                relations = [r for r in hood.edges if memory_id in (r.from_id, r.to_id)]
+        except NotFoundError:
+            require_project(gm, server_first.project_named(project))
+            if as_of is not None:
+                _written_after(gm, memory_id, project, as_of)
+            raise
         breakdown = gm.importance_breakdown(memory)
 
     fields = Table(title=f"Memory {memory.id}", show_header=False)
@@ -380,7 +396,7 @@ def unrelate(
     from_id: Annotated[str, typer.Argument(metavar="FROM", help="The edge's source memory.")],
     to_id: Annotated[str, typer.Argument(metavar="TO", help="The edge's target memory.")],
     relation_type: Annotated[
-        str, typer.Option("--type", help="CONSTRAINS, ENABLES, SUPERSEDES or RELATED_TO.")
+        str, typer.Option("--type", help=f"One of: {RELATION_TYPES_HELP}.", show_default=False)
     ],
     reason: Annotated[str, typer.Option(help="Why the relation is removed.")],
     by: Annotated[
@@ -393,16 +409,148 @@ def unrelate(
     Removing a SUPERSEDES relation restores the older memory, unless another
     still supersedes it.
     """
-    with opened(ctx) as gm:
-        removed = gm.unrelate(
+    removed_by = by or f"cli:{getpass.getuser()}"
+    with reported_errors():
+        removed = server_first.unrelate(
+            settings_for(ctx),
             from_id,
             to_id,
             relation_type,
             reason=reason,
-            removed_by=by or f"cli:{getpass.getuser()}",
-            project_id=project,
+            removed_by=removed_by,
+            project=project,
         )
-    out.print(f"removed {removed.type.value} {removed.from_id} -> {removed.to_id}")
+    if removed is None:
+        with opened(ctx) as gm:
+            removed = gm.unrelate(
+                from_id,
+                to_id,
+                relation_type,
+                reason=reason,
+                removed_by=removed_by,
+                project_id=project,
+            )
+    out.print(f"removed {_edge(removed)}")
+
+
+@app.command()
+def relate(
+    ctx: typer.Context,
+    from_id: Annotated[str, typer.Argument(metavar="FROM", help="The edge's source memory.")],
+    to_id: Annotated[str, typer.Argument(metavar="TO", help="The edge's target memory.")],
+    relation_type: Annotated[
+        str,
+        typer.Option("--type", help=f"One of: {RELATION_TYPES_HELP}.", show_default=False),
+    ],
+    rationale: Annotated[
+        str | None, typer.Option(help="Why the two are related.", show_default=False)
+    ] = None,
+    weight: Annotated[float, typer.Option(help="How strongly, 0 to 1.")] = 1.0,
+    project: ProjectOption = None,
+) -> None:
+    """Add (or update) a typed relation from one memory to another.
+
+    FROM CONSTRAINS TO: a rule that limits the other; ENABLES: makes it possible;
+    SUPERSEDES: FROM replaces TO (TO is kept, no longer served); RELATED_TO: bears on it.
+    """
+    with reported_errors():
+        added = server_first.relate(
+            settings_for(ctx),
+            from_id,
+            to_id,
+            relation_type,
+            rationale=rationale,
+            weight=weight,
+            project=project,
+        )
+    if added is None:
+        with opened(ctx) as gm:
+            added = gm.relate(
+                from_id,
+                to_id,
+                relation_type,
+                rationale=rationale,
+                weight=weight,
+                project_id=project,
+            )
+    out.print(f"added {_edge(added)} (weight {added.weight:.2f})")
+
+
+@app.command()
+def pin(
+    ctx: typer.Context,
+    memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory's id.")],
+    project: ProjectOption = None,
+) -> None:
+    """Pin a memory: a person's confirmation (a candidate becomes active), and a
+    pinned memory is never archived."""
+    with reported_errors():
+        memory = server_first.pin(settings_for(ctx), memory_id, project=project)
+    if memory is None:
+        with opened(ctx) as gm:
+            memory = gm.pin(memory_id, project_id=project)
+    out.print(f"pinned {_state(memory)}")
+
+
+@app.command()
+def unpin(
+    ctx: typer.Context,
+    memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory's id.")],
+    project: ProjectOption = None,
+) -> None:
+    """Unpin a memory; once stale it may be archived again."""
+    with reported_errors():
+        memory = server_first.unpin(settings_for(ctx), memory_id, project=project)
+    if memory is None:
+        with opened(ctx) as gm:
+            memory = gm.unpin(memory_id, project_id=project)
+    out.print(f"unpinned {_state(memory)}")
+
+
+@app.command(context_settings={"ignore_unknown_options": True})
+def feedback(
+    ctx: typer.Context,
+    memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory's id.")],
+    value: Annotated[
+        int, typer.Argument(metavar="VALUE", help="1 useful, 0 neutral, -1 wrong or unhelpful.")
+    ],
+    project: ProjectOption = None,
+) -> None:
+    """Rate a memory: 1 useful, 0 neutral, -1 wrong or unhelpful; it is rescored."""
+    with reported_errors():
+        memory = server_first.feedback(settings_for(ctx), memory_id, value, project=project)
+    if memory is None:
+        with opened(ctx) as gm:
+            memory = gm.feedback(memory_id, value, project_id=project)
+    out.print(f"feedback {value:+d} on {_state(memory)}, feedback sum {memory.feedback:g}")
+
+
+@app.command()
+def forget(
+    ctx: typer.Context,
+    memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory's id.")],
+    project: ProjectOption = None,
+) -> None:
+    """Delete a memory and its relations for good (stale memories are archived
+    instead, and can be restored)."""
+    with reported_errors():
+        forgotten = server_first.forget(settings_for(ctx), memory_id, project=project)
+    if not forgotten:
+        with opened(ctx) as gm:
+            gm.forget(memory_id, project_id=project)
+    out.print(f"forgot {memory_id} and its relations")
+
+
+def _edge(relation: Relation) -> str:
+    return f"{relation.type.value} {relation.from_id} -> {relation.to_id}"
+
+
+def _state(memory: Memory) -> str:
+    """A memory after a change: what the change moves (tier, status, importance)."""
+    return (
+        f"{memory.id} in project {memory.project_id}: {memory.tier.value}, "
+        f"{memory.status.value}, importance {memory.importance:.3f}"
+    )
 
 
 @app.command()
@@ -418,17 +566,18 @@ MIN_PREVIEW = 20
 MAX_PREVIEW = 60
 
 
-def _listing(memories: list[Memory]) -> Table:
+def _listing(memories: list[Memory], *, now: float | None) -> Table:
     """A table that never cuts a field short.
 
     Ids must survive whole to be pasted into ``show``, so only the content
     preview gives way to a narrow terminal; below its minimum the lines wrap.
+    A memory whose validity ended by ``now`` is marked expired beside its status.
     """
     rows = [
         [
             m.id,
             m.tier.value,
-            m.status.value,
+            _status(m, now),
             m.memory_type.value if m.memory_type else "-",
             f"{m.importance:.3f}",
             escape_controls(" ".join(m.content.split())),
@@ -456,6 +605,26 @@ def _listing(memories: list[Memory]) -> Table:
     for row in rows:
         table.add_row(*(Text(cell) for cell in row))
     return table
+
+
+def _status(memory: Memory, now: float | None) -> str:
+    """The status, and ``expired`` when what the memory records stopped holding by ``now``."""
+    expired = now is not None and memory.valid_to is not None and memory.valid_to <= now
+    return f"{memory.status.value}, expired" if expired else memory.status.value
+
+
+def _written_after(gm: GraphMem, memory_id: str, project: str | None, as_of: str) -> None:
+    """Raise ``NotFoundError`` saying when the memory was written, if it exists
+    now: then it is missing at ``as_of`` only because it was written later."""
+    (now,) = gm.get_many([memory_id], project_id=project)
+    if now is None:
+        return
+    written = datetime.fromtimestamp(now.created_at, tz=UTC).isoformat()
+    raise NotFoundError(
+        f"memory: {memory_id} was written at {written}, after {as_of} "
+        "(--as-of): it did not exist yet",
+        field="as_of",
+    )
 
 
 def _fields(memory: Memory) -> Iterator[tuple[str, str]]:

@@ -23,10 +23,13 @@ from graphmem.cli.common import (
     opened,
     out,
     reported_errors,
+    require_listed,
+    require_project,
     settings_for,
     time_arg,
 )
 from graphmem.cli.terminal import escape_controls, shown
+from graphmem.config import Settings
 from graphmem.models import Memory, parse
 from graphmem.retrieval import (
     ContextItem,
@@ -132,14 +135,30 @@ def search(
                 },
             },
         )
-        result = server_first.search(settings_for(ctx), request, project=project, agent=agent)
+        settings = settings_for(ctx)
+        result = server_first.search(settings, request, project=project, agent=agent)
+        if result is not None and not result.hits:
+            _require_served_project(settings, project)
     if result is None:
         with opened(ctx) as gm:
             result = gm.search(request, project_id=project, agent_id=agent)
+            if not result.hits:
+                require_project(gm, server_first.project_named(project))
     if as_json:
         out.print_json(result.model_dump_json())
         return
     _show_search(result)
+
+
+def _require_served_project(settings: Settings, project: str | None) -> None:
+    """``require_project`` through the server that answered: an empty answer from a
+    project that does not exist is a typo, said as it is said locally."""
+    named = server_first.project_named(project)
+    if named is None:
+        return
+    known = server_first.projects(settings)
+    if known is not None:
+        require_listed(named, known)
 
 
 def _show_search(result: SearchResult) -> None:
@@ -236,14 +255,19 @@ def context(
                 "as_of": as_of,
             }
         )
+        settings = settings_for(ctx)
         result = server_first.knowledge_context(
-            settings_for(ctx), request, record_access=record_access, project=project, agent=agent
+            settings, request, record_access=record_access, project=project, agent=agent
         )
+        if result is not None and not result.items:
+            _require_served_project(settings, project)
     if result is None:
         with opened(ctx) as gm:
             result = gm.knowledge_context(
                 request, record_access=record_access, project_id=project, agent_id=agent
             )
+            if not result.items:
+                require_project(gm, server_first.project_named(project))
     if as_json:
         out.print_json(result.model_dump_json())
         return
@@ -296,6 +320,9 @@ def backfill_embeddings(
         result = gm.backfill_embeddings(
             batch_size=batch_size, all_projects=all_projects, progress=True, project_id=project
         )
+    if result.embedded == 0 and result.remaining == 0:
+        out.print("nothing to embed: every memory has an embedding")
+        return
     out.print(f"embedded {result.embedded}, {result.remaining} remaining ({result.took_s:.1f} s)")
 
 

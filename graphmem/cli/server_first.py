@@ -1,86 +1,75 @@
-"""``search``, ``context`` and ``remember`` through the running server when there is one.
+"""The commands that read or write through the running server when there is one:
+``search``, ``context``, ``remember``, ``relate``, ``unrelate``, ``pin``,
+``unpin``, ``feedback`` and ``forget``.
 
 A CLI process that opens the store itself loads the embedding model, which
 costs far more than the command's own work. ``graphmem serve`` keeps the model
 loaded, so while one serves the same data directory the commands send it one
 GraphQL request instead, and open the store themselves only when none answers.
+The server is found through the address file in the data directory
+(graphmem.discovery), as the prompt hook finds it.
 
-The server says where it listens in a file in its data directory, written
-once it is ready and removed when it stops. A command uses only the server of
-its own data directory: one listening on the usual port may serve another
-store. A file left by a server that died names a process that is gone, or an
-address that refuses the connection; either way the command runs locally.
+Both paths act in the same project: ``--project``, else ``GRAPHMEM_PROJECT``
+of the command's own environment (the server's may differ), else the
+server's default (``default``, or an API key's only project).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
+import re
 from collections.abc import Iterator
-from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import httpx
 
+from graphmem import discovery
 from graphmem.client import calls
 from graphmem.client.errors import ServerError
 from graphmem.client.transport import Call, answer, headers
-from graphmem.config import Settings
-from graphmem.models import Memory, MemoryInput, WriteOutcome
-from graphmem.retrieval import ContextResult, SearchRequest, SearchResult
-from graphmem.retrieval.context import ContextRequest
+from graphmem.discovery import ADDRESS_FILE as ADDRESS_FILE
+from graphmem.errors import GraphMemError
+
+if TYPE_CHECKING:
+    from graphmem.config import Settings
+    from graphmem.models import Memory, MemoryInput, Relation, RelationType, WriteOutcome
+    from graphmem.retrieval import ContextResult, SearchRequest, SearchResult
+    from graphmem.retrieval.context import ContextRequest
 
 T = TypeVar("T")
 
-ADDRESS_FILE = "serve.json"
 TIMEOUT_S = 30.0
 """A server that answers at all answers well within this; past it the command fails."""
-
-
-def address_file(settings: Settings) -> Path:
-    return Path(settings.data_dir) / ADDRESS_FILE
 
 
 @contextlib.contextmanager
 def advertised(settings: Settings, port: int) -> Iterator[None]:
     """While serving: say in the data directory where this process listens."""
-    path = address_file(settings)
-    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(settings.host, settings.host)
-    host = f"[{host}]" if ":" in host else host
-    url = f"http://{host}:{port}/graphql"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"pid": os.getpid(), "url": url}))
-    try:
+    with discovery.advertised(settings.data_dir, settings.host, port):
         yield
-    finally:
-        with contextlib.suppress(OSError):
-            current = json.loads(path.read_text())
-            if current.get("pid") == os.getpid():
-                path.unlink()
 
 
 def server_url(settings: Settings) -> str | None:
     """The URL of the live server of this data directory, if one says it serves it."""
-    try:
-        found = json.loads(address_file(settings).read_text())
-        pid, url = int(found["pid"]), str(found["url"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
-    except PermissionError:  # alive, owned by someone else
-        pass
-    return url
+    return discovery.server_url(settings.data_dir)
+
+
+def project_named(project: str | None) -> str | None:
+    """The project a command names: ``--project``, else ``GRAPHMEM_PROJECT``; ``None``
+    leaves the choice to the store (its default, or an API key's only project).
+
+    Sent to the server as it is, since the server's own ``GRAPHMEM_PROJECT`` is
+    not the command's: without it a command with the variable set would act in
+    another project through a server than without one."""
+    return project or os.environ.get("GRAPHMEM_PROJECT") or None
 
 
 def search(
     settings: Settings, request: SearchRequest, *, project: str | None, agent: str | None = None
 ) -> SearchResult | None:
     """The server's answer to ``request``, or ``None`` when no server answers."""
-    return _send(settings, calls.search(request, project, agent).named("CliSearch"))
+    return _send(settings, calls.search(request, project_named(project), agent).named("CliSearch"))
 
 
 def knowledge_context(
@@ -92,15 +81,75 @@ def knowledge_context(
     agent: str | None = None,
 ) -> ContextResult | None:
     """The server's knowledgeContext for ``request``, or ``None`` when no server answers."""
-    call = calls.knowledge_context(request, record_access, project, agent)
+    call = calls.knowledge_context(request, record_access, project_named(project), agent)
     return _send(settings, call.named("CliContext"))
+
+
+def projects(settings: Settings) -> list[str] | None:
+    """The projects the server lists for this command's key (those it may read
+    that hold anything), or ``None`` when no server answers."""
+    call = Call("query CliProjects { projects }", {}, lambda data: list(data["projects"]))
+    return _send(settings, call)
 
 
 def remember(
     settings: Settings, item: MemoryInput, *, project: str | None
 ) -> tuple[Memory, WriteOutcome] | None:
     """The server's remember of ``item``, or ``None`` when no server answers."""
-    return _send(settings, calls.remember_detailed(item, project).named("CliRemember"))
+    call = calls.remember_detailed(item, project_named(project))
+    return _send(settings, call.named("CliRemember"))
+
+
+def relate(
+    settings: Settings,
+    from_id: str,
+    to_id: str,
+    relation_type: RelationType | str,
+    *,
+    rationale: str | None,
+    weight: float,
+    project: str | None,
+) -> Relation | None:
+    """The server's relate, or ``None`` when no server answers."""
+    call = calls.relate(from_id, to_id, relation_type, rationale, weight, project_named(project))
+    return _send(settings, call.named("CliRelate"))
+
+
+def unrelate(
+    settings: Settings,
+    from_id: str,
+    to_id: str,
+    relation_type: RelationType | str,
+    *,
+    reason: str,
+    removed_by: str,
+    project: str | None,
+) -> Relation | None:
+    """The server's unrelate, or ``None`` when no server answers."""
+    call = calls.unrelate(from_id, to_id, relation_type, reason, removed_by, project_named(project))
+    return _send(settings, call.named("CliUnrelate"))
+
+
+def pin(settings: Settings, memory_id: str, *, project: str | None) -> Memory | None:
+    return _send(settings, calls.pin(memory_id, project_named(project)).named("CliPin"))
+
+
+def unpin(settings: Settings, memory_id: str, *, project: str | None) -> Memory | None:
+    return _send(settings, calls.unpin(memory_id, project_named(project)).named("CliUnpin"))
+
+
+def feedback(
+    settings: Settings, memory_id: str, value: int, *, project: str | None
+) -> Memory | None:
+    call = calls.feedback(memory_id, value, project_named(project))
+    return _send(settings, call.named("CliFeedback"))
+
+
+def forget(settings: Settings, memory_id: str, *, project: str | None) -> bool:
+    """Whether the server forgot the memory; ``False`` when no server answers."""
+    call = calls.forget(memory_id, project_named(project))
+    forgot = Call(call.document, call.variables, lambda _: True)
+    return _send(settings, forgot.named("CliForget")) is not None
 
 
 def _send(settings: Settings, call: Call[T]) -> T | None:
@@ -123,4 +172,26 @@ def _send(settings: Settings, call: Call[T]) -> T | None:
             ) from None
         except httpx.TransportError:
             return None
-    return answer(call, response)
+    try:
+        return answer(call, response)
+    except GraphMemError as exc:
+        raise _named_locally(exc) from None
+
+
+def _named_locally(error: GraphMemError) -> GraphMemError:
+    """The server's error with its fields named as the store names them when
+    opened locally (``toId`` -> ``to_id``, ``input.validTo`` -> ``valid_to``):
+    a command prints the same error whichever path answered it."""
+    names = {field: _snake(field.removeprefix("input.")) for field in error.fields}
+    message = error.message
+    for field, name in names.items():
+        message = re.sub(rf"(^|; ){re.escape(field)}:", lambda m, n=name: f"{m[1]}{n}:", message)
+    error.message = message
+    error.args = (message,)
+    error.field = names.get(error.field, error.field) if error.field else None
+    error.fields = tuple(names.values())
+    return error
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m[1].lower(), name)

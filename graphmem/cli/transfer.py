@@ -51,6 +51,7 @@ from graphmem.transfer import ImportReport, TransferCounts, export_project, impo
 from graphmem.transfer.cypher_script import export_cypher
 from graphmem.transfer.graphml import export_graphml
 from graphmem.transfer.paging import project_summary
+from graphmem.transfer.report import NOUNS, listed
 from graphmem.transfer.sky import Term, export_sky, import_sky
 from graphmem.wording import plural
 
@@ -73,19 +74,11 @@ class SkyTerm(StrEnum):
     ALL = "all"
 
 
-SUFFIXES = {".graphml": ExportFormat.GRAPHML, ".cypher": ExportFormat.CYPHER,
-            ".cql": ExportFormat.CYPHER}  # fmt: skip
-NOUNS = {
-    "project": ("project", "projects"),
-    "session": ("session", "sessions"),
-    "memory": ("memory", "memories"),
-    "relation": ("relation", "relations"),
-    "promotion_run": ("promotion run", "promotion runs"),
-    "promotion_event": ("promotion event", "promotion events"),
-    "staging_event": ("staging event", "staging events"),
-    "archival_event": ("archival event", "archival events"),
-    "failure_capsule": ("failure capsule", "failure capsules"),
-}
+SUFFIXES = {"": ExportFormat.GRAPHMEM, ".jsonl": ExportFormat.GRAPHMEM,
+            ".ndjson": ExportFormat.GRAPHMEM, ".graphml": ExportFormat.GRAPHML,
+            ".cypher": ExportFormat.CYPHER, ".cql": ExportFormat.CYPHER}  # fmt: skip
+"""The export format a file's suffix chooses; any other suffix is refused, not
+written as JSONL under a name that says otherwise."""
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress bar (there is none off a terminal).")
 ]
@@ -100,8 +93,8 @@ def export_command(
         typer.Option(
             "--format",
             "-f",
-            help="graphmem (lossless JSONL), sky, graphml or cypher; "
-            "default: by the file's suffix (.graphml, .cypher), else graphmem.",
+            help="graphmem (lossless JSONL), sky, graphml or cypher; default: by the "
+            "file's suffix (.jsonl, .ndjson or none: graphmem; .graphml; .cypher, .cql).",
             show_default=False,
             case_sensitive=False,
         ),
@@ -118,7 +111,7 @@ def export_command(
     """Write a project: graphmem's JSONL holds all of it (memories with
     embeddings, relations, sessions, promotion and staging logs). With
     GRAPHMEM_API_KEY, only what that key may read."""
-    chosen = format or SUFFIXES.get(Path(file).suffix.lower(), ExportFormat.GRAPHMEM)
+    chosen = format or _format_of(file)
     with opened(ctx) as gm:
         project_id, agent = key_scope(gm, project, Role.READ)
         store = gm.store
@@ -139,6 +132,22 @@ def export_command(
             else:
                 counts = export_cypher(store, project_id, out, progress=advance)
     _exported(project_id, chosen, counts)
+
+
+def _format_of(file: str) -> ExportFormat:
+    """The format a file's suffix names; a usage error for a suffix that names none."""
+    if file == "-":
+        return ExportFormat.GRAPHMEM
+    suffix = Path(file).suffix.lower()
+    if suffix not in SUFFIXES:
+        known = ", ".join(s for s in SUFFIXES if s)
+        formats = ", ".join(f.value for f in ExportFormat)
+        raise typer.BadParameter(
+            f"no export format has the suffix {suffix!r} (suffixes: {known}); "
+            f"name the format with --format ({formats})",
+            param_hint="FILE",
+        )
+    return SUFFIXES[suffix]
 
 
 @app.command("import")
@@ -268,31 +277,32 @@ def _exported(project_id: str, format: ExportFormat, counts: TransferCounts) -> 
 
 
 def _imported(report: ImportReport) -> None:
-    def listed(counts: dict[str, int]) -> str:
-        return ", ".join(plural(n, *NOUNS[k]) for k, n in counts.items() if n) or "nothing"
-
-    if report.rolled_back:
+    """One summary line: what went in, or (a bad line) that nothing did and what
+    was written all the same; then each bad line and each warning."""
+    if report.rolled_back or report.refused:
+        removed = (
+            f", so what it had created ({listed(report.rolled_back)}) was removed again"
+            if report.rolled_back
+            else ""
+        )
+        kept = (
+            f"; {listed(report.merged)} already there took the file's properties"
+            if report.merged
+            else ""
+        )
         err.print(
             Text(
                 f"nothing imported into project {report.project_id}: "
-                f"{plural(len(report.skipped), 'bad line')}, so what it had created "
-                f"({listed(report.rolled_back)}) was removed again; fix the lines and "
-                "import again",
+                f"{plural(len(report.skipped), 'bad line')}{removed}{kept}; fix the lines "
+                "and import again",
                 style="bold red",
             )
         )
-    if report.refused:
+    else:
         err.print(
-            Text(
-                f"nothing imported into project {report.project_id}: "
-                f"{plural(len(report.skipped), 'bad line')}; fix the lines and import again",
-                style="bold red",
-            )
+            f"imported into project {report.project_id}: created {listed(report.created)}; "
+            f"merged {listed(report.merged)}; skipped {plural(len(report.skipped), 'line')}"
         )
-    err.print(
-        f"imported into project {report.project_id}: created {listed(report.created)}; "
-        f"merged {listed(report.merged)}; skipped {plural(len(report.skipped), 'line')}"
-    )
     for skipped in report.skipped:
         err.print(shown(f"line {skipped.line}: {skipped.reason}", style="yellow"))
     for warning in report.warnings:

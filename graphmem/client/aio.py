@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
-from graphmem.api import _request
-from graphmem.archival import ArchiveResult
 from graphmem.capsules import FailureCapsule, FailureOutcome, FailureReport
 from graphmem.client import calls
 from graphmem.client.errors import ServerUnreachableError
 from graphmem.client.transport import Call, RetryPolicy, answer, endpoint, headers
-from graphmem.consolidator import ConsolidationResult
-from graphmem.evaluator import ConsistencyReport, Job
+from graphmem.inputs import retrieval_request
 from graphmem.models import (
     BulkReviewResult,
     Memory,
@@ -42,7 +39,7 @@ from graphmem.models import (
     StagingEvent,
     WriteOutcome,
 )
-from graphmem.promotion import RunResult
+from graphmem.results import ArchiveResult, ConsolidationResult, Job, RunResult
 from graphmem.retrieval import (
     ContextRequest,
     ContextResult,
@@ -51,6 +48,9 @@ from graphmem.retrieval import (
     SearchResult,
 )
 from graphmem.scoring import ImportanceBreakdown
+
+if TYPE_CHECKING:
+    from graphmem.evaluator import ConsistencyReport
 
 T = TypeVar("T")
 
@@ -336,6 +336,11 @@ class AsyncClient:
 
     # -- project settings ---------------------------------------------------
 
+    async def project_ids(self) -> list[str]:
+        """Every project this client's key may read that holds memories, sessions
+        or settings, sorted: how a typo is told from an empty project."""
+        return await self._run(calls.projects())
+
     async def project_settings(self, *, project_id: str | None = None) -> ProjectSettings:
         """The project's settings (the defaults until some are set)."""
         return await self._run(calls.project_settings(self._project(project_id)))
@@ -527,7 +532,7 @@ class AsyncClient:
         **options: Any,
     ) -> ContextResult:
         """What an agent should know right now, best first (see ``GraphMem.knowledge_context``)."""
-        request = _request(ContextRequest, "context_hint", context_hint, options)
+        request = retrieval_request(ContextRequest, "context_hint", context_hint, options)
         project = self._project(project_id)
         call = calls.knowledge_context(request, record_access, project, agent_id)
         return await self._run(call)
@@ -541,7 +546,7 @@ class AsyncClient:
         **options: Any,
     ) -> SearchResult:
         """Hybrid search over vectors, full text and relations; every hit explains itself."""
-        request = _request(SearchRequest, "query", query, options)
+        request = retrieval_request(SearchRequest, "query", query, options)
         return await self._run(calls.search(request, self._project(project_id), agent_id))
 
     async def neighborhood(

@@ -11,15 +11,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from graphmem.archival import ArchiveResult
 from graphmem.capsules import FailureCapsule, FailureOutcome, FailureReport
 from graphmem.client.codec import decode, encode, read
 from graphmem.client.transport import Call
-from graphmem.consolidator import ConsolidationResult
 from graphmem.errors import InvalidInputError, NotFoundError
-from graphmem.evaluator import ConsistencyReport, Job
+from graphmem.inputs import validate_batch
 from graphmem.models import (
     BulkReviewResult,
     Memory,
@@ -46,7 +44,7 @@ from graphmem.models import (
     epoch_seconds,
     parse,
 )
-from graphmem.promotion import RunResult
+from graphmem.results import ArchiveResult, ConsolidationResult, Job, RunResult
 from graphmem.retrieval import (
     ContextRequest,
     ContextResult,
@@ -55,7 +53,9 @@ from graphmem.retrieval import (
     SearchResult,
 )
 from graphmem.scoring import ImportanceBreakdown
-from graphmem.writer import validate_batch
+
+if TYPE_CHECKING:
+    from graphmem.evaluator import ConsistencyReport
 
 MEMORY = """
 fragment M on Memory {
@@ -451,6 +451,10 @@ def get_session(session_id: str, project_id: str | None) -> Call[Session]:
 # -- project settings -------------------------------------------------------------
 
 
+def projects() -> Call[list[str]]:
+    return Call("query { projects }", {}, lambda data: list(data["projects"]))
+
+
 def project_settings(project_id: str | None) -> Call[ProjectSettings]:
     document = "query($p: ID) { projectSettings(projectId: $p) { ...G } }"
     return Call(
@@ -810,6 +814,10 @@ def consistency_reports(
         variables = {"first": limit, "before": _datetime(before), "p": project_id}
 
     def result(data: dict[str, Any]) -> list[ConsistencyReport]:
+        # The report's findings are the evaluator's own classes, which bring
+        # networkx: loaded by the call that returns them, not by every client.
+        from graphmem.evaluator import ConsistencyReport
+
         found = data.get("consistencyReports") or [data.get("consistencyReport")]
         return [ConsistencyReport.from_dict(_json(r["json"])) for r in found if r]
 

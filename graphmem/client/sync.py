@@ -10,18 +10,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
-from graphmem.api import _request
-from graphmem.archival import ArchiveResult
 from graphmem.capsules import FailureCapsule, FailureOutcome, FailureReport
 from graphmem.client import calls
 from graphmem.client.errors import ServerUnreachableError
 from graphmem.client.transport import Call, RetryPolicy, answer, endpoint, headers
-from graphmem.consolidator import ConsolidationResult
-from graphmem.evaluator import ConsistencyReport, Job
+from graphmem.inputs import retrieval_request
 from graphmem.models import (
     BulkReviewResult,
     Memory,
@@ -43,7 +40,7 @@ from graphmem.models import (
     StagingEvent,
     WriteOutcome,
 )
-from graphmem.promotion import RunResult
+from graphmem.results import ArchiveResult, ConsolidationResult, Job, RunResult
 from graphmem.retrieval import (
     ContextRequest,
     ContextResult,
@@ -52,6 +49,9 @@ from graphmem.retrieval import (
     SearchResult,
 )
 from graphmem.scoring import ImportanceBreakdown
+
+if TYPE_CHECKING:
+    from graphmem.evaluator import ConsistencyReport
 
 T = TypeVar("T")
 
@@ -329,6 +329,11 @@ class Client:
 
     # -- project settings ---------------------------------------------------
 
+    def project_ids(self) -> list[str]:
+        """Every project this client's key may read that holds memories, sessions
+        or settings, sorted: how a typo is told from an empty project."""
+        return self._run(calls.projects())
+
     def project_settings(self, *, project_id: str | None = None) -> ProjectSettings:
         """The project's settings (the defaults until some are set)."""
         return self._run(calls.project_settings(self._project(project_id)))
@@ -514,7 +519,7 @@ class Client:
         **options: Any,
     ) -> ContextResult:
         """What an agent should know right now, best first (see ``GraphMem.knowledge_context``)."""
-        request = _request(ContextRequest, "context_hint", context_hint, options)
+        request = retrieval_request(ContextRequest, "context_hint", context_hint, options)
         project = self._project(project_id)
         call = calls.knowledge_context(request, record_access, project, agent_id)
         return self._run(call)
@@ -528,7 +533,7 @@ class Client:
         **options: Any,
     ) -> SearchResult:
         """Hybrid search over vectors, full text and relations; every hit explains itself."""
-        request = _request(SearchRequest, "query", query, options)
+        request = retrieval_request(SearchRequest, "query", query, options)
         return self._run(calls.search(request, self._project(project_id), agent_id))
 
     def neighborhood(

@@ -47,6 +47,7 @@ from graphmem.evaluator.snapshot import (
 )
 from graphmem.ids import new_id
 from graphmem.models import MAX_PAGE_SIZE, Memory, Status
+from graphmem.results import Job
 from graphmem.retention import RetentionRules
 from graphmem.scoring import ImportanceScorer
 from graphmem.service import Service
@@ -82,19 +83,6 @@ class EvaluatorSettings:
     """Neighbours asked of the vector index per memory."""
     stored_findings: int = 1_000
     """Findings kept in a stored report; the summary still counts all of them."""
-
-
-@dataclass
-class Job:
-    """A background evaluation (``submit``): its id is the report id it writes."""
-
-    id: str
-    project_id: str
-    state: str = "queued"
-    """``queued``, ``running``, ``succeeded`` or ``failed``."""
-    submitted_at: float = 0.0
-    finished_at: float | None = None
-    error: str | None = None
 
 
 class Evaluator(Service):

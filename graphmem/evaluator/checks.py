@@ -545,7 +545,7 @@ def check_invariants(snap: Snapshot, ctx: CheckContext) -> Iterator[Finding]:
                 "CONFIDENCE_OUT_OF_RANGE",
                 [node],
                 f"memory {node} has confidence {confidence!r}, outside [0, 1]",
-                "set a confidence between 0 and 1 (graphmem edit ID --confidence X)",
+                "set a confidence between 0 and 1 (the updateMemory mutation, or GraphMem.update)",
                 details={"confidence": confidence},
             )
         if importance_ok and confidence_ok and attrs.get("created_at") is not None:
@@ -613,7 +613,8 @@ def _lifecycle(node: str, attrs: Mapping[str, Any]) -> Iterator[Finding]:
             "LIFECYCLE_INVALID",
             [node],
             f"memory {node}: " + "; ".join(problems),
-            "restore or archive it through graphmem so the lifecycle fields are set together",
+            "restore or archive it with graphmem's own operations, which set the lifecycle "
+            "fields together",
             details={"problems": problems},
         )
 

@@ -1,6 +1,7 @@
 """The ASGI application ``graphmem serve`` runs: GraphQL at ``/graphql`` (GraphiQL
 on a browser's GET), a liveness probe at ``/healthz``, a readiness probe at
-``/readyz`` and Prometheus metrics at ``/metrics``.
+``/readyz``, Prometheus metrics at ``/metrics``, the explorer at ``/explore``, and
+at ``/`` a page listing them.
 
 The GraphMem instance lives in ``app.state`` so one app shape serves both an
 instance the caller owns (tests, embedding) and one the app opens and closes
@@ -11,15 +12,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from html import escape
 from itertools import accumulate
+from pathlib import Path
 
+from cross_web import HTTPException
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import Lifespan, Receive, Scope, Send
 from starlette.websockets import WebSocket
@@ -120,6 +124,12 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
         await super().run_operation(operation)
 
 
+_HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}
+"""The code of a request strawberry refuses, by its status: a GET without a
+query where no GraphiQL is served (production mode) finds nothing, and any
+other refusal is a request that is not a GraphQL request (``BAD_REQUEST``)."""
+
+
 class GraphQLView(GraphQL[Context, None]):
     graphql_transport_ws_handler_class = TransportWSHandler
     websocket_adapter_class = WebSocketAdapter  # type: ignore[assignment]
@@ -130,16 +140,26 @@ class GraphQLView(GraphQL[Context, None]):
         return graphiql.page()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """A body that cannot be decoded is answered here, as the gate answers its
-        refusals (a 400 with one GraphQL error object, ``INVALID_INPUT`` naming
-        ``body``), where strawberry would answer a text line, or a 500 for a
-        failure it does not expect."""
-        try:
+        """Every HTTP request it cannot take is answered as the gate answers its
+        refusals, with one GraphQL error object and the HTTP status, where
+        strawberry would answer a text line (or a 500 for a failure it does not
+        expect): a body that cannot be decoded is ``INVALID_INPUT`` naming
+        ``body``, the rest (a content type it does not take, no query, a
+        mutation sent by GET) ``BAD_REQUEST``, with strawberry's reason."""
+        if scope["type"] != "http":
             await super().__call__(scope, receive, send)
+            return
+        try:
+            response = await self.run(Request(scope=scope, receive=receive))
         except BadJSONError as exc:
-            if scope["type"] != "http":
-                raise
-            await refusal(exc)(scope, receive, send)
+            response = refusal(exc)
+        except HTTPException as exc:
+            code = _HTTP_CODES.get(exc.status_code, "BAD_REQUEST")
+            response = JSONResponse(
+                {"errors": [{"message": exc.reason, "extensions": {"code": code}}]},
+                status_code=exc.status_code,
+            )
+        await response(scope, receive, send)
 
     def decode_json(self, data: str | bytes) -> object:
         """Every body and message that cannot be decoded raises ``BadJSONError``:
@@ -202,6 +222,59 @@ async def readyz(request: Request) -> JSONResponse:
     )
 
 
+FAVICON = Path(__file__).parent / "static" / "favicon.svg"
+
+
+async def favicon(_: Request) -> Response:
+    """The tab icon of GraphiQL and /explore: browsers ask for ``/favicon.ico``
+    whatever the page, and take an SVG answered there."""
+    return FileResponse(
+        FAVICON, media_type="image/svg+xml", headers={"cache-control": "max-age=86400"}
+    )
+
+
+def pages(*, graphiql: bool) -> dict[str, str]:
+    """What the server answers at each address, for ``/`` and the start banner."""
+    return {
+        "/graphql": "GraphiQL (in a browser), and the GraphQL API"
+        if graphiql
+        else "the GraphQL API (no GraphiQL in production mode)",
+        "/explore": "the graph explorer",
+        "/healthz": "liveness",
+        "/readyz": "readiness: the store and the embedder",
+        "/metrics": "Prometheus metrics",
+    }
+
+
+def index(graphiql: bool) -> Callable[[Request], Awaitable[Response]]:
+    """``/``: where to go, so the root of the address ``graphmem serve`` prints
+    is not a bare 404. HTML for a browser, JSON otherwise."""
+    listed = pages(graphiql=graphiql)
+
+    async def answer(request: Request) -> Response:
+        if "text/html" in request.headers.get("accept", ""):
+            items = "".join(
+                f'<li><a href="{path}">{path}</a>: {escape(what)}</li>'
+                for path, what in listed.items()
+            )
+            return HTMLResponse(
+                '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+                '<link rel="icon" href="/favicon.ico"><title>graphmem</title></head>'
+                f"<body><h1>graphmem</h1><ul>{items}</ul></body></html>"
+            )
+        return JSONResponse({"service": "graphmem", "links": listed})
+
+    return answer
+
+
+def banner(settings: Settings, port: int) -> list[str]:
+    """The addresses ``graphmem serve`` prints as it starts: the API (GraphiQL
+    outside production mode) and the explorer."""
+    base = f"http://{settings.host}:{port}"
+    api = "GraphiQL" if settings.mode != "production" else "GraphQL API"
+    return [f"graphmem: {api} at {base}/graphql", f"graphmem: explorer at {base}/explore"]
+
+
 def _build(settings: Settings, lifespan: Lifespan[Starlette] | None = None) -> Starlette:
     ide = None if settings.mode == "production" else "graphiql"
     view = GraphQLView(
@@ -224,6 +297,8 @@ def _build(settings: Settings, lifespan: Lifespan[Starlette] | None = None) -> S
     app = Starlette(
         middleware=[observability.middleware(), gate],
         routes=[
+            Route("/", index(graphiql=ide is not None), methods=["GET"]),
+            Route("/favicon.ico", favicon, methods=["GET"]),
             Route("/graphql", view, methods=["GET", "POST"]),
             WebSocketRoute("/graphql", view),
             Route("/healthz", healthz, methods=["GET"]),

@@ -46,6 +46,7 @@ from graphmem.errors import (
     InvalidInputError,
     StorageFullError,
     StoreUnavailableError,
+    invalid_input,
 )
 from graphmem.observability.request_ids import current_request_id
 
@@ -72,21 +73,44 @@ def parse_input(model: type[M], data: dict[str, Any], argument: str) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            path = argument + "".join(
-                f"[{part}]" if isinstance(part, int) else f".{to_camel_case(str(part))}"
-                for part in err["loc"]
+        raise RequestPathError.of(
+            invalid_input(
+                exc,
+                locate=lambda loc: (
+                    argument
+                    + "".join(
+                        f"[{part}]" if isinstance(part, int) else f".{to_camel_case(str(part))}"
+                        for part in loc
+                    )
+                ),
+                known=[to_camel_case(name) for name in model.model_fields],
             )
-            problems.append((path, err["msg"]))
-        message = "; ".join(f"{path}: {msg}" for path, msg in problems)
-        raise InvalidInputError(message, field=problems[0][0]) from None
+        ) from None
+
+
+class BadValueError(ValueError):
+    """A scalar value its parser cannot read (a time that is not one). Raised as
+    a plain exception, not a ``GraphQLError``, so that graphql-core attaches the
+    literal's node or the variable's path, from which the argument is named."""
+
+
+class RequestPathError(InvalidInputError):
+    """An input error whose fields are already paths in the request, as the
+    client wrote them: ``variant.rules.promote_threshold`` keeps the snake_case
+    key of a JSON value, which renaming to camelCase would turn into a key the
+    client never sent."""
+
+    @classmethod
+    def of(cls, error: GraphMemError) -> RequestPathError:
+        return cls(error.message, field=error.field, fields=error.fields)
 
 
 def is_unexpected(error: GraphQLError) -> bool:
     """Errors raised by neither GraphMem nor graphql-core: bugs and outages."""
     original = error.original_error
-    return original is not None and not isinstance(original, GraphMemError | GraphQLError)
+    return original is not None and not isinstance(
+        original, GraphMemError | GraphQLError | BadValueError
+    )
 
 
 def should_log(error: GraphQLError) -> bool:
@@ -140,17 +164,48 @@ def _for_client(error: GraphQLError, document: DocumentNode | None) -> GraphQLEr
     return _from_request(error, document)
 
 
+def _bad_value(error: GraphQLError) -> BadValueError | None:
+    """The scalar parser's error behind a validation or variable error, if any."""
+    cause: BaseException | None = error.original_error
+    while isinstance(cause, GraphQLError):
+        cause = cause.original_error
+    return cause if isinstance(cause, BadValueError) else None
+
+
 def _from_graphmem(error: GraphQLError, original: GraphMemError) -> GraphQLError:
     if original.field is None:
         return _rebuilt(error, original.message, {"code": original.code})
-    field = to_camel_case(original.field)
-    if field not in _arguments(error):
-        field = _ARGUMENT_NAMES.get(original.field, field)
-    message = original.message
-    prefix = f"{original.field}:"
-    if message.startswith(prefix):
-        message = f"{field}:{message[len(prefix) :]}"
-    return _rebuilt(error, message, {"code": original.code, "field": field})
+    arguments = _arguments(error)
+    names = {
+        field: field if isinstance(original, RequestPathError) else _request_path(field, arguments)
+        for field in original.fields
+    }
+    message = renamed(original.message, names)
+    extensions: dict[str, Any] = {"code": original.code, "field": names[original.field]}
+    if len(names) > 1:
+        extensions["fields"] = list(names.values())
+    return _rebuilt(error, message, extensions)
+
+
+def renamed(message: str, names: dict[str, str]) -> str:
+    """The message with each field's problem under its new name: every problem of
+    a message is ``field: what is wrong``, joined by ``; ``."""
+    for field, name in names.items():
+        message = re.sub(rf"(^|; ){re.escape(field)}:", lambda m, n=name: f"{m[1]}{n}:", message)
+    return message
+
+
+def _request_path(field: str, arguments: set[str]) -> str:
+    """A GraphMem field name (``valid_to``, ``min_relevance``) as the request
+    spells it: camelCase, and inside ``input`` when the operation takes one and
+    has no argument of that name."""
+    name = to_camel_case(field)
+    head, rest = re.match(r"(\w*)(.*)", field, re.DOTALL).groups()  # type: ignore[union-attr]
+    if to_camel_case(head) in arguments:
+        return name
+    if head in _ARGUMENT_NAMES:
+        return _ARGUMENT_NAMES[head] + to_camel_case(rest)
+    return f"input.{name}" if "input" in arguments else name
 
 
 def _arguments(error: GraphQLError) -> set[str]:
@@ -180,6 +235,9 @@ def _from_request(error: GraphQLError, document: DocumentNode | None) -> GraphQL
         return _rebuilt(error, error.message, {"code": "LIMIT_EXCEEDED"})
     if isinstance(error, GraphQLSyntaxError):
         return _rebuilt(error, error.message, {"code": "GRAPHQL_PARSE_FAILED"})
+    # A value the scalar's parser refused is told in its words, not graphql-core's.
+    bad_value = _bad_value(error)
+    problem = str(bad_value) if bad_value is not None else error.message
     nodes = error.nodes or []
     variable = next((n for n in nodes if isinstance(n, VariableDefinitionNode)), None)
     if variable is not None and error.path is None and len(nodes) == 1:
@@ -187,16 +245,14 @@ def _from_request(error: GraphQLError, document: DocumentNode | None) -> GraphQL
         # document failed validation and the fallback below applies).
         field = _variable_field(variable, error, document)
         if field is not None:
-            return _rebuilt(
-                error, f"{field}: {error.message}", {"code": "INVALID_INPUT", "field": field}
-            )
+            return _rebuilt(error, f"{field}: {problem}", {"code": "INVALID_INPUT", "field": field})
     # Matched by source span, not identity: cached validation results may hold the
     # nodes of an earlier parse of the same text.
     spans = {_span(n) for n in nodes} - {None}
     field = _argument_path(document, lambda node: _span(node) in spans)
     if field is None:
         return _rebuilt(error, error.message, {"code": "GRAPHQL_VALIDATION_FAILED"})
-    return _rebuilt(error, f"{field}: {error.message}", {"code": "INVALID_INPUT", "field": field})
+    return _rebuilt(error, f"{field}: {problem}", {"code": "INVALID_INPUT", "field": field})
 
 
 def _span(node: Node) -> tuple[int, int] | None:

@@ -1,5 +1,6 @@
-"""Project settings: how one project runs (``ProjectSettings``), read by anyone
-who may read the project and changed with an ``admin`` key."""
+"""Projects: which there are (``projects``, the ones the caller's key may read)
+and how one runs (``ProjectSettings``), read by anyone who may read the project
+and changed with an ``admin`` key."""
 
 from __future__ import annotations
 
@@ -52,6 +53,15 @@ class ProjectSettingsInput:
 
 @strawberry.type
 class ProjectQuery:
+    @strawberry.field(
+        description="The projects this caller may read that hold memories, sessions or "
+        "settings, sorted."
+    )
+    async def projects(self, info: Info) -> list[strawberry.ID]:
+        known = await run_in_threadpool(info.context.gm.project_ids)
+        readable = info.context.principal.projects
+        return [strawberry.ID(p) for p in known if readable is None or p in readable]
+
     @strawberry.field(description="The project's settings.")
     async def project_settings(self, info: Info, project_id: ProjectId = None) -> ProjectSettings:
         gm = info.context.gm

@@ -4,7 +4,8 @@ one Mutation.
 Each area (memories, promotion, review, ...) keeps its types and resolvers in
 a module of its own; adding an area means adding its classes to the lists
 below. Every operation takes an optional ``projectId`` (the tenant boundary;
-the server's default project when absent), and every mutation result is null
+the server's default project when absent) but ``projects``, which lists the
+caller's projects (graphmem.graphql.tenancy), and every mutation result is null
 only when that mutation failed, so one failure does not hide the results of
 the other mutations in a document.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from datetime import datetime
 from functools import partial
 
 import strawberry
@@ -40,6 +42,7 @@ from graphmem.graphql.projects import ProjectMutation, ProjectQuery
 from graphmem.graphql.promotion import PromotionMutation, PromotionQuery
 from graphmem.graphql.retrieval import RetrievalQuery
 from graphmem.graphql.review import ReviewMutation, ReviewQuery
+from graphmem.graphql.scalars import DateTime
 from graphmem.graphql.sharing import SharingMutation, SharingQuery
 from graphmem.graphql.subscriptions import Subscription
 from graphmem.graphql.tenancy import ADMIN_MUTATIONS, guard
@@ -118,6 +121,7 @@ def build_schema(settings: Settings | None = None) -> GraphMemSchema:
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
+        scalar_overrides={datetime: DateTime},
         extensions=[OperationRecorder, ClientErrors, *limits, ValidationCache, FreshReads],
     )
 

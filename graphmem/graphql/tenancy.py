@@ -36,15 +36,30 @@ WHOLE_PROJECT_QUERIES = frozenset({"consistency_job", "consistency_report", "con
 """Reads whose answer covers every agent's memories (the evaluator's findings name
 them all): like the admin operations, refused to a key bound to an agent."""
 
+CROSS_PROJECT_QUERIES = frozenset({"projects"})
+"""Reads about which projects there are rather than about one: they take no
+``projectId``, and their resolver answers with only what the caller's key holds."""
+
 
 class Tenancy(FieldExtension):
-    def __init__(self, role: Role, *, whole_project: bool = False) -> None:
+    def __init__(
+        self, role: Role, *, whole_project: bool = False, cross_project: bool = False
+    ) -> None:
         self.role = role
         self.whole_project = whole_project
         """Acts on (or reports on) every agent's memories: no key bound to one may."""
+        self.cross_project = cross_project
+        """Names no project: only the role is checked here."""
 
     def _scoped(self, info: Info, kwargs: dict[str, Any]) -> dict[str, Any]:
         context = info.context
+        if self.cross_project:
+            if not context.principal.role.includes(self.role):
+                raise ForbiddenError(
+                    f"this API key's role is {context.principal.role.value}; this operation "
+                    f"needs {self.role.value}"
+                )
+            return kwargs
         kwargs["project_id"] = context.principal.project_for(
             kwargs.get("project_id"), context.gm.default_project, self.role
         )
@@ -65,9 +80,16 @@ class Tenancy(FieldExtension):
 
 def guard(root: type, role: Role, *, admin: frozenset[str] = frozenset()) -> type:
     """Attach the tenant check to every field of a root type; a field without a
-    ``projectId`` argument is a schema error, since nothing could scope it."""
+    ``projectId`` argument is a schema error, since nothing could scope it,
+    unless it is one of ``CROSS_PROJECT_QUERIES``, which must take none."""
     for field in get_object_definition(root, strict=True).fields:
-        if not any(argument.python_name == "project_id" for argument in field.arguments):
+        scoped = any(argument.python_name == "project_id" for argument in field.arguments)
+        if field.python_name in CROSS_PROJECT_QUERIES:
+            if scoped:
+                raise TypeError(f"{root.__name__}.{field.python_name} spans projects")
+            field.extensions.append(Tenancy(role, cross_project=True))
+            continue
+        if not scoped:
             raise TypeError(f"{root.__name__}.{field.python_name} takes no projectId")
         needed = Role.ADMIN if field.python_name in admin else role
         whole = field.python_name in admin or field.python_name in WHOLE_PROJECT_QUERIES

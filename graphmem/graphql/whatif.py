@@ -8,9 +8,11 @@ from datetime import datetime
 import strawberry
 from starlette.concurrency import run_in_threadpool
 from strawberry.scalars import JSON
+from strawberry.utils.str_converters import to_camel_case
 
 from graphmem import models, whatif
 from graphmem.errors import InvalidInputError
+from graphmem.graphql.errors import RequestPathError, renamed
 from graphmem.graphql.operations import ProjectId
 from graphmem.graphql.types import Info, Memory, from_epoch
 from graphmem.retention import RetentionRules
@@ -165,9 +167,14 @@ class WhatIfQuery:
 
 
 def _within_variant(exc: InvalidInputError) -> InvalidInputError:
-    """Name a bad key by its path in the request: ``variant.rules.promote_threshold``."""
-    if exc.field is None:
+    """Name a bad key by its path in the request: ``variant.rules.promote_threshold``.
+    Only the variant's own field is camelCased (``rules_yaml`` is ``rulesYaml``):
+    the keys inside ``rules`` and ``weights`` are JSON, named as the client wrote
+    them."""
+    if not exc.fields:
         return exc
-    field = f"variant.{exc.field}"
-    message = exc.message.replace(f"{exc.field}:", f"{field}:")
-    return InvalidInputError(message, field=field)
+    names = {}
+    for field in exc.fields:
+        head, dot, rest = field.partition(".")
+        names[field] = f"variant.{to_camel_case(head)}{dot}{rest}"
+    return RequestPathError(renamed(exc.message, names), fields=list(names.values()))

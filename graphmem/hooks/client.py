@@ -4,6 +4,11 @@ The server keeps the embedding model loaded, so this path gets hybrid
 retrieval for the price of one local request. It must fail fast: a server
 that is not running shows as a refused connection (the caller may then read
 the store itself), one that does not answer within the timeout as an error.
+
+The server is the one named (``--url``, ``GRAPHMEM_URL``), else the one
+serving the data directory (its ``serve.json``, as every server-first command
+finds it: graphmem.discovery), else whatever listens on ``GRAPHMEM_PORT`` of
+this machine (8000 unless set).
 """
 
 from __future__ import annotations
@@ -12,13 +17,15 @@ import json
 import os
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from graphmem import discovery
 from graphmem.hooks.errors import HookError, ServerUnavailable
 from graphmem.hooks.render import Recalled, Recorded
 
-DEFAULT_URL = "http://127.0.0.1:8000/graphql"
+DEFAULT_PORT = "8000"
 DEFAULT_TIMEOUT_S = 2.0
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -41,8 +48,28 @@ mutation Failure($input: FailureReportInput!, $projectId: ID) {
 """
 
 
-def server_url() -> str:
-    return os.environ.get("GRAPHMEM_URL") or DEFAULT_URL
+@dataclass(frozen=True)
+class Server:
+    url: str
+    found_by: str
+    """How the URL was chosen, for ``--explain``."""
+
+
+def find_server(url: str | None = None) -> Server:
+    """The server to ask: ``url`` (``--url``), else ``GRAPHMEM_URL``, else the one
+    serving the data directory, else the configured port on this machine."""
+    if url:
+        return Server(url, "--url")
+    if configured := os.environ.get("GRAPHMEM_URL"):
+        return Server(configured, "GRAPHMEM_URL")
+    directory = discovery.data_dir()
+    if advertised := discovery.server_url(directory):
+        return Server(advertised, f"the server of {directory}, from its {discovery.ADDRESS_FILE}")
+    port = os.environ.get("GRAPHMEM_PORT")
+    if port and not port.isdigit():
+        raise HookError(f"GRAPHMEM_PORT: {port!r} is not a port number")
+    found_by = "GRAPHMEM_PORT" if port else "the default port (no serve.json, no GRAPHMEM_PORT)"
+    return Server(f"http://127.0.0.1:{port or DEFAULT_PORT}/graphql", found_by)
 
 
 def recall(

@@ -3,8 +3,9 @@ bear on it for the agent to add to the model's context. A failed tool call
 (PostToolUse with an error) is recorded as a failure capsule instead, and a
 failure seen before is answered with what was learned from it.
 
-The running server answers first (it has the embedding model loaded); when
-none is running, the hook reads the store itself on full text. Whatever goes
+The running server answers first (it has the embedding model loaded; found
+as graphmem.hooks.client.find_server says); when none is running, the hook
+reads the store itself on full text. Whatever goes
 wrong, the hook prints one line on stderr, nothing on stdout, and exits 0: a
 memory lookup must never stop an agent from working.
 """
@@ -97,13 +98,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--explain",
         action="store_true",
-        help="say on stderr which project was read, how many memories matched and why "
-        "nothing was injected",
+        help="say on stderr which project was read, which server answered (or that the "
+        "store was read), how many memories matched and why nothing was injected",
     )
     p.add_argument(
         "--url",
         default=None,
-        help=f"GraphQL endpoint (default: GRAPHMEM_URL, else {client.DEFAULT_URL})",
+        help="GraphQL endpoint (default: GRAPHMEM_URL, else the server of the data "
+        "directory, from its serve.json, else port GRAPHMEM_PORT (8000) of this machine)",
     )
     p.add_argument(
         "--max-results",
@@ -186,7 +188,7 @@ def run(argv: list[str] | None, stdin: bytes, explain: Explanation | None = None
         return None
     project, rule = resolve_project(options.project, event.cwd, from_repo=options.project_from_repo)
     explain.say(f"project: {project or 'the server default'} (from {rule})")
-    memories = _recall(hint, project, options)
+    memories = _recall(hint, project, options, explain)
     explain.say(f"{plural(len(memories), 'memory', 'memories')} matched {hint[:80]!r}")
     block = context_block(memories, project=project, budget_tokens=options.budget)
     if not memories:
@@ -210,7 +212,7 @@ def _failed_tool(
         return None
     project, rule = resolve_project(options.project, event.cwd, from_repo=options.project_from_repo)
     explain.say(f"project: {project or 'the server default'} (from {rule})")
-    recorded = _record(report, project, options)
+    recorded = _record(report, project, options, explain)
     explain.say(
         f"failure recorded on capsule {recorded.capsule_id} "
         f"(seen {recorded.occurrences}x, lesson {recorded.lesson_status or 'none'})"
@@ -221,9 +223,12 @@ def _failed_tool(
     return hook_output(event.hook_event_name, block) if block else None
 
 
-def _record(report: dict[str, Any], project: str | None, options: argparse.Namespace) -> Recorded:
+def _record(
+    report: dict[str, Any], project: str | None, options: argparse.Namespace, explain: Explanation
+) -> Recorded:
     return _server_first(
         options,
+        explain,
         lambda url, key: client.record_failure(
             report, project=project, url=url, timeout=options.timeout, api_key=key
         ),
@@ -233,9 +238,12 @@ def _record(report: dict[str, Any], project: str | None, options: argparse.Names
     )
 
 
-def _recall(hint: str, project: str | None, options: argparse.Namespace) -> list[Recalled]:
+def _recall(
+    hint: str, project: str | None, options: argparse.Namespace, explain: Explanation
+) -> list[Recalled]:
     return _server_first(
         options,
+        explain,
         lambda url, key: client.recall(
             hint,
             project=project,
@@ -256,17 +264,27 @@ def _recall(hint: str, project: str | None, options: argparse.Namespace) -> list
 
 def _server_first(
     options: argparse.Namespace,
+    explain: Explanation,
     remote: Callable[[str, str | None], T],
     local: Callable[[Any, str | None], T],
 ) -> T:
     """Ask the server; only when none answers (and ``--fallback`` allows it) open
     the store in this process, whose import costs the model and the driver."""
     api_key = os.environ.get("GRAPHMEM_API_KEY") or None
+    server = client.find_server(options.url)
     try:
-        return remote(options.url or client.server_url(), api_key)
+        answered = remote(server.url, api_key)
     except ServerUnavailable:
         if options.fallback == "off":
+            explain.say(f"no server at {server.url} (found by {server.found_by}); --fallback off")
             raise
+        explain.say(
+            f"no server at {server.url} (found by {server.found_by}): "
+            "reading the store itself (full text only)"
+        )
+    else:
+        explain.say(f"answered by the server at {server.url} (found by {server.found_by})")
+        return answered
     from graphmem.hooks import fallback
 
     return local(fallback, api_key)

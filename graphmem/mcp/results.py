@@ -251,6 +251,12 @@ class ForgetResult(BaseModel):
     forgotten: bool
 
 
+class ProjectsView(BaseModel):
+    projects: list[str] = Field(
+        description="The projects you may read that hold memories, sessions or settings, sorted."
+    )
+
+
 class SharingEventView(BaseModel):
     id: str
     memory_id: str

@@ -43,6 +43,7 @@ from graphmem.mcp.results import (
     MemoriesView,
     MemoryView,
     NeighborhoodView,
+    ProjectsView,
     RelationView,
     RememberResult,
     ReviewView,
@@ -904,5 +905,16 @@ def create_server(gm: GraphMem, *, principal: Principal = OPEN) -> GraphMemMCP:
             memory_id=memory_id, limit=limit, project_id=project(ctx, project_id, Role.READ)
         )
         return SharingEventsView(events=[SharingEventView.of(event) for event in events])
+
+    @server.tool(
+        description="The projects you may read that hold memories, sessions or settings, "
+        "sorted: the values project_id takes. A project named that is not among them holds "
+        "nothing (a typo, or one not written to yet).",
+        annotations=READ_ONLY,
+    )
+    def projects(ctx: Context[Any, Any]) -> ProjectsView:
+        readable = _request_principal(ctx, principal).projects
+        known = gm.project_ids()
+        return ProjectsView(projects=[p for p in known if readable is None or p in readable])
 
     return server

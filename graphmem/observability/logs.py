@@ -1,7 +1,10 @@
 """Log lines: one JSON object per line (or plain text), stamped with the request id.
 
 ``graphmem serve`` configures this for the whole process
-(``GRAPHMEM_LOG_FORMAT=json|text``, ``GRAPHMEM_LOG_LEVEL``). Anything logged
+(``GRAPHMEM_LOG_FORMAT=auto|json|text``, ``GRAPHMEM_LOG_LEVEL``). ``auto``, the
+default, writes readable lines when stderr is a terminal (a person watching
+``graphmem serve``) and JSON otherwise (a service manager or a log shipper
+reading it); ``json`` and ``text`` force one. Anything logged
 with ``extra={"fields": {...}}`` gets those fields as keys of its line, which
 is how telemetry events and the access log carry their data; log shippers
 can then filter on them without parsing messages.
@@ -46,7 +49,7 @@ _DEBUG_EVENTS = frozenset(
 class LogSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GRAPHMEM_LOG_", extra="ignore")
 
-    format: Literal["json", "text"] = "json"
+    format: Literal["auto", "json", "text"] = "auto"
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
 
     @field_validator("format", mode="before")
@@ -67,7 +70,7 @@ def log_settings(**given: Any) -> LogSettings:
     except ValidationError as exc:
         error = exc.errors()[0]
         name = f"GRAPHMEM_LOG_{str(error['loc'][0]).upper()}"
-        allowed = "json or text" if error["loc"][0] == "format" else ", ".join(LEVELS)
+        allowed = "auto, json or text" if error["loc"][0] == "format" else ", ".join(LEVELS)
         raise InvalidInputError(
             f"{name}: must be one of {allowed}, got {error['input']!r}", field=name
         ) from None
@@ -128,15 +131,23 @@ def _text(value: Any) -> str:
     return text if plain else json.dumps(text)
 
 
+def as_json(settings: LogSettings, stream: IO[str]) -> bool:
+    """Whether lines to ``stream`` are JSON: as set, or (``auto``) unless a person reads them."""
+    if settings.format == "auto":
+        return not stream.isatty()
+    return settings.format == "json"
+
+
 def configure_logging(settings: LogSettings, stream: IO[str] | None = None) -> logging.Handler:
     """Send every log record of the process, uvicorn's included, to one handler.
 
     Returns the handler; it replaces the root logger's handlers, so calling
     this again reconfigures rather than duplicates.
     """
-    handler = logging.StreamHandler(stream or sys.stderr)
+    stream = stream or sys.stderr
+    handler = logging.StreamHandler(stream)
     handler.addFilter(RequestIdFilter())
-    handler.setFormatter(JsonFormatter() if settings.format == "json" else TextFormatter())
+    handler.setFormatter(JsonFormatter() if as_json(settings, stream) else TextFormatter())
     root = logging.getLogger()
     for old in root.handlers[:]:
         root.removeHandler(old)

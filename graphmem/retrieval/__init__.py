@@ -4,7 +4,17 @@ and relations, neighbourhoods for graph views, and the embedding backfill.
 ``context`` and ``search`` hold the formulas as pure code, ``fusion`` the rank
 fusion, ``fulltext`` the safe query builder, ``explain`` the result models and
 ``service`` the part that talks to the store.
+
+The request and result models load with the package; ``Retrieval`` and
+``RetrievalConfig`` load with ``service`` on first use, since the service
+brings the embedding runtime and numpy, which the remote client (it imports
+the models only) must not wait for.
 """
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from graphmem.retrieval.context import ContextRequest, tool_definition
 from graphmem.retrieval.explain import (
@@ -21,7 +31,11 @@ from graphmem.retrieval.explain import (
     SearchResult,
 )
 from graphmem.retrieval.search import SearchFilters, SearchMode, SearchRequest
-from graphmem.retrieval.service import Retrieval, RetrievalConfig
+
+if TYPE_CHECKING:
+    from graphmem.retrieval.service import Retrieval, RetrievalConfig
+
+_SERVICE = frozenset({"Retrieval", "RetrievalConfig"})
 
 __all__ = [
     "BackfillResult",
@@ -43,3 +57,15 @@ __all__ = [
     "SearchResult",
     "tool_definition",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _SERVICE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module("graphmem.retrieval.service"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_SERVICE})

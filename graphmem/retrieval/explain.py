@@ -7,6 +7,8 @@ what rank, the relations that brought it in, and what it replaced.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
@@ -14,6 +16,26 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 from graphmem.capsules import FailureCapsule
 from graphmem.models import Memory, Relation, RelationType, Tier
 from graphmem.scoring import ScoreComponent
+
+EXPIRED_SHOWN = 3
+"""Expired memories a note names; the rest are counted."""
+PREVIEW_CHARS = 40
+
+
+def expired_note(memories: Sequence[Memory]) -> str:
+    """Why memories that match the query are not in the answer: their validity
+    ended (``validTo`` passed), so they no longer hold. Said outright, because
+    an agent told nothing matched would write the fact again."""
+    shown = []
+    for memory in memories[:EXPIRED_SHOWN]:
+        words = " ".join(memory.content.split())
+        if len(words) > PREVIEW_CHARS:
+            words = words[: PREVIEW_CHARS - 1] + "…"
+        ended = datetime.fromtimestamp(memory.valid_to or 0.0, tz=UTC).isoformat()
+        shown.append(f'{memory.id} "{words}" (validTo passed at {ended})')
+    more = len(memories) - len(shown)
+    rest = f", and {more} more" if more else ""
+    return f"left out as expired: {', '.join(shown)}{rest}"
 
 
 class Retriever(StrEnum):

@@ -39,10 +39,13 @@ already cost up to 8% (and 6 points of recall@10 on one set), and it answers
 a store about something else."""
 
 
-def nothing_relevant(best: float | None, min_relevance: float) -> str:
-    """The note of a result that nothing reached ``min_relevance``."""
+def nothing_relevant(best: float | None, min_relevance: float, *, expired: bool = False) -> str:
+    """The note of a result that nothing reached ``min_relevance``; ``expired``:
+    memories that match were left out as expired (``explain.expired_note``
+    names them), so "no memory" would not be true."""
     if best is None:
-        return "nothing relevant: no memory shares a word or a meaning with the query"
+        scope = "no memory still in force" if expired else "no memory"
+        return f"nothing relevant: {scope} shares a word or a meaning with the query"
     return (
         f"nothing relevant: the closest memory's relevance is {best:.2f}, "
         f"below minRelevance {min_relevance:.2f}"

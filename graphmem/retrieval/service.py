@@ -52,6 +52,7 @@ from graphmem.retrieval.explain import (
     RetrieverHit,
     SearchHit,
     SearchResult,
+    expired_note,
 )
 from graphmem.retrieval.feedback import LexicalFeedback, expanded_weights, relevance_model
 from graphmem.retrieval.fulltext import (
@@ -220,6 +221,21 @@ class _Candidates:
     recent_weight: float = 0.0
     exchanges: dict[str, str] = field(default_factory=dict)
     """The exchanges the last ``relevance`` scored as one, answer id -> question id."""
+    expired: list[tuple[Memory, list[tuple[Retriever, int, float]]]] = field(default_factory=list)
+    """Candidates left out because their validity had ended, with their hits: a
+    result without them says so rather than that nothing matched."""
+
+    def expired_matches(self, min_relevance: float) -> list[Memory]:
+        """The expired candidates that would have been answers: sharing a query
+        word, or as close in meaning as ``min_relevance`` asks."""
+        return [
+            memory
+            for memory, hits in self.expired
+            if any(
+                by is Retriever.FULLTEXT or (by is Retriever.VECTOR and score >= min_relevance)
+                for by, _, score in hits
+            )
+        ]
 
     def add_recent(self, rows: Sequence[Row], fetch: int, weight: float) -> None:
         """The nearest memories of the query's last sentences, and their floor."""
@@ -399,7 +415,7 @@ class Retrieval:
         goal = total["missing"] if limit is None else min(limit, total["missing"])
         done = 0
         after = ""
-        with _progress(progress, goal) as advance:
+        with _progress(progress and goal > 0, goal) as advance:
             while done < goal:
                 rows = self.store.read(
                     "missing_embeddings",
@@ -501,10 +517,13 @@ class Retrieval:
         text = self._context_text(request.context_hint, found, fetch)
         notes = [] if self.embedder is not None else [EMBEDDINGS_OFF]
         relevance = {i: r for i, r in text.items() if r >= request.min_relevance}
+        expired = found.expired_matches(request.min_relevance)
         if found.memories and not relevance:
             notes.append(nothing_relevant(max(text.values()), request.min_relevance))
         elif not found.memories:
-            notes.append(nothing_relevant(None, request.min_relevance))
+            notes.append(nothing_relevant(None, request.min_relevance, expired=bool(expired)))
+        if expired:
+            notes.append(expired_note(expired))
         memories = found.memories
         # As of a past time a superseded memory had stopped holding (graphmem.validity).
         if not request.include_superseded and at is None:
@@ -610,10 +629,19 @@ class Retrieval:
         if as_of:
             memories = self.history.at(memories, at, project_id=project_id)
             memories = [m for m in memories if filters.allows(m)]
-            if not filters.include_superseded:
-                memories = [m for m in memories if m.held_at(at)]
-        elif not filters.include_superseded:
-            memories = [m for m in memories if m.superseded_by is not None or _open(m, at)]
+        if not filters.include_superseded:
+
+            def kept(m: Memory) -> bool:
+                if as_of:
+                    return m.held_at(at)
+                return m.superseded_by is not None or _open(m, at)
+
+            found.expired = [
+                (m, found.hits.get(m.id, []))
+                for m in memories
+                if not kept(m) and not _open(m, at) and m.superseded_by is None
+            ]
+            memories = [m for m in memories if kept(m)]
         found.keep(memories)
 
     def _scope_max_access(self, project_id: str, session_id: str | None) -> int:
@@ -700,8 +728,12 @@ class Retrieval:
             exchanges=self.config.exchanges,
         )
         relevance = {i: r for i, r in fused.items() if r >= request.min_relevance}
+        expired = found.expired_matches(request.min_relevance)
         if not relevance:
-            notes.append(nothing_relevant(max(fused.values(), default=None), request.min_relevance))
+            best = max(fused.values(), default=None)
+            notes.append(nothing_relevant(best, request.min_relevance, expired=bool(expired)))
+        if expired:
+            notes.append(expired_note(expired))
         memories = found.memories
         seeds_kept = request.limit
         if mode is SearchMode.GRAPH:

@@ -34,7 +34,9 @@ number and the reason, and then the import takes back every record it
 created: the project holds the whole file or nothing of it (records it
 merged into were there before and keep the file's properties). The closing ``end`` line holds
 the counts, so a cut-off file is reported rather than taken as the whole
-project.
+project. A file whose memories are another project's in the same store (an
+export imported back under a new name) is refused as a whole, with what to do
+instead: a memory id is unique across a store (``report.ids_taken``).
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ from graphmem.transfer.lines import (
     write_line,
 )
 from graphmem.transfer.paging import READ_PAGE, WRITE_PAGE, pages, project_summary, relations_of
-from graphmem.transfer.report import ImportReport, Progress, TransferCounts, refusal
+from graphmem.transfer.report import ImportReport, Progress, TransferCounts, ids_taken, refusal
 
 FORMAT = "graphmem-export"
 VERSION = 1
@@ -175,19 +177,23 @@ def import_project(
     loader = _Loader(store, source, target, page_size, report)
     seen: Counter[str] = Counter()
     end: dict[str, Any] | None = None
-    for number, text in records:
-        try:
-            record = decode(text)
-            kind = _kind(record, end is not None)
-        except InvalidInputError as exc:
-            report.skip(number, exc.message)
-            continue
-        if kind == "end":
-            end = record
-            continue
-        seen[kind] += 1
-        loader.add(kind, number, record)
-    loader.flush()
+    try:
+        for number, text in records:
+            try:
+                record = decode(text)
+                kind = _kind(record, end is not None)
+            except InvalidInputError as exc:
+                report.skip(number, exc.message)
+                continue
+            if kind == "end":
+                end = record
+                continue
+            seen[kind] += 1
+            loader.add(kind, number, record)
+        loader.flush()
+    except _Taken as taken:
+        loader.roll_back()
+        raise ids_taken(target, taken.owners, report.merged) from None
     _check_end(end, seen, report)
     report.skipped.sort(key=lambda skipped: skipped.line)
     if report.skipped:
@@ -239,6 +245,15 @@ def _check_end(end: Mapping[str, Any] | None, seen: Counter[str], report: Import
             f"the end line counts {expected} but the file held {held}: lines are missing "
             "or were added"
         )
+
+
+class _Taken(Exception):
+    """Memory ids of the file belong to other projects of the store: the import
+    stops, since every memory line and all that hangs off them would clash."""
+
+    def __init__(self, owners: set[str]) -> None:
+        super().__init__(", ".join(sorted(owners)))
+        self.owners = owners
 
 
 class Outcome(NamedTuple):
@@ -328,7 +343,7 @@ class _Loader:
         statement is atomic, so a refused one wrote nothing)."""
         try:
             return _WRITE[self.kind](self, rows)
-        except StoreUnavailableError:
+        except (StoreUnavailableError, _Taken):
             raise
         except Exception as exc:
             if len(rows) > 1:
@@ -514,29 +529,19 @@ def _write_memories(loader: _Loader, rows: list[dict[str, Any]]) -> list[Outcome
         found["id"]: found["project_id"]
         for found in loader.store.read("import_existing_memories", {"ids": ids})
     }
-    outcomes = []
-    writable = []
+    taken = set(owners.values()) - {loader.target}
+    if taken:
+        raise _Taken(taken)
+    outcomes = [
+        Outcome(row["line"], "merged" if row["props"]["id"] in owners else "created")
+        for row in rows
+    ]
     by_line = {row["line"]: row for row in rows}
-    for row in rows:
-        owner = owners.get(row["props"]["id"], loader.target)
-        if owner != loader.target:
-            outcomes.append(Outcome(row["line"], "skipped",
-                                    f"id {row['props']['id']} is taken by a memory of another "
-                                    "project"))  # fmt: skip
-            continue
-        writable.append(row)
-        outcomes.append(
-            Outcome(row["line"], "merged" if row["props"]["id"] in owners else "created")
-        )
-    if not writable:
-        return outcomes
-    (written,) = loader.store.write(
-        "import_memories", {"rows": writable, "project_id": loader.target}
-    )
+    (written,) = loader.store.write("import_memories", {"rows": rows, "project_id": loader.target})
     lines = set(written["written"])
     return [
         outcome
-        if outcome.result == "skipped" or outcome.line in lines
+        if outcome.line in lines
         else _unlinked("memory", by_line[outcome.line], loader.target)
         for outcome in outcomes
     ]

@@ -1,5 +1,5 @@
 """Hypothesis strategies for graphmem's inputs, each value paired with whether
-the documented limits (README "Limits") allow it.
+the documented limits (docs/graphql.md, "Limits") allow it.
 
 The verdict comes from the limits as written, not from graphmem's validators,
 so a validator that lets a bad value through (or refuses a good one) shows up.

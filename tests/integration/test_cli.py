@@ -137,7 +137,7 @@ def test_show_prints_fields_breakdown_and_relations(data_dir: Path) -> None:
     [
         (
             ["remember", ""],
-            "error [INVALID_INPUT]: content: String should have at least 1 character",
+            "error [INVALID_INPUT]: content: must not be empty",
         ),
         (["remember", "x", "--confidence", "2"], "error [INVALID_INPUT]: confidence: "),
         (["remember", "x", "--type", "whim"], "error [INVALID_INPUT]: memory_type: "),
@@ -229,6 +229,7 @@ def test_serve_answers_graphql_and_stops_cleanly(data_dir: Path, stop_with: sign
 
     assert server.returncode == 0, err
     assert f"GraphiQL at http://127.0.0.1:{port}/graphql" in err
+    assert f"explorer at http://127.0.0.1:{port}/explore" in err
     assert "Traceback" not in err
     assert not (data_dir / SOCKET_NAME).exists()
     assert not (data_dir / PID_NAME).exists()

@@ -170,7 +170,7 @@ def test_imports_keep_or_refuse_control_characters_by_format(data_dir: Path) -> 
     assert "line 2: content:" in refused.output
     assert "control characters other than tab, newline and carriage return" in refused.output
     assert not RAW.search(refused.output)
-    assert "no memories match" in run_cli(data_dir, "list", "--project", "sky").output
+    assert "no project named 'sky'" in run_cli(data_dir, "list", "--project", "sky").output
 
 
 @pytest.fixture

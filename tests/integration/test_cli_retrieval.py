@@ -87,7 +87,8 @@ def test_backfill_embeds_what_was_written_without_embeddings(data_dir: Path):
     assert done.exit_code == 0, done.output
     assert "embedded 3, 0 remaining" in done.stdout
     again = cli(data_dir, "backfill-embeddings", embedder="minilm")
-    assert "embedded 0, 0 remaining" in again.stdout
+    assert "nothing to embed" in again.stdout
+    assert "embedding memories" not in again.stderr  # no empty progress bar
 
 
 def test_remember_takes_occurred_at_and_search_and_context_filter_on_it(data_dir: Path):

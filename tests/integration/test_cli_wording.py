@@ -23,8 +23,12 @@ def cli(data_dir: Path, *args: str) -> Result:
 
 def command_paths() -> list[tuple[str, ...]]:
     root = typer.main.get_command(app)
+    assert isinstance(root, typer.core.TyperGroup)
+    ctx = typer.Context(root)
     paths: list[tuple[str, ...]] = [()]
-    for name, command in root.commands.items():
+    for name in root.list_commands(ctx):
+        # Each command's module is imported on first use (graphmem.cli): ask for it.
+        command = root.get_command(ctx, name)
         paths.append((name,))
         paths.extend((name, sub) for sub in getattr(command, "commands", {}))
     return paths
@@ -89,3 +93,10 @@ def test_counts_agree_with_their_nouns(data_dir: Path) -> None:
         in cli(data_dir, "review", "--all", "approve", "--dry-run").output
     )
     assert re.search(r"^\s*1 candidate\s*$", cli(data_dir, "review", "--list").output, re.MULTILINE)
+
+
+def test_consolidating_with_nothing_to_consolidate_says_so(data_dir: Path) -> None:
+    shown = cli(data_dir, "consolidate")
+    assert shown.exit_code == 0, shown.output
+    assert "nothing to consolidate: no related memories form a group" in shown.output
+    assert "consolidated 0" not in shown.output

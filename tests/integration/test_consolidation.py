@@ -142,6 +142,22 @@ def test_a_group_changed_since_the_dry_run_is_skipped_with_a_note(
     assert all(egm.get(i).tier is Tier.WORKING for i in ids["dark"])
 
 
+def test_a_fingerprint_applied_twice_says_it_was_applied_already(
+    egm: GraphMem, clock: ManualClock
+) -> None:
+    crafted(egm, clock)
+    dry = egm.consolidate(dry_run=True)
+    fingerprints = [g.fingerprint for g in dry.groups]
+    first = egm.consolidate(fingerprints=fingerprints)
+    into = {c.fingerprint: c.memory_id for c in first.consolidated}
+    assert set(into) == set(fingerprints)
+    again = egm.consolidate(fingerprints=fingerprints)
+    assert again.consolidated == []
+    assert sorted(again.notes) == sorted(
+        f"group {fp}: already consolidated into {into[fp]}; nothing written" for fp in fingerprints
+    )
+
+
 def test_a_member_written_between_read_and_write_skips_the_whole_group(
     egm: GraphMem, clock: ManualClock, graph_snapshot: Callable[[], Any]
 ) -> None:

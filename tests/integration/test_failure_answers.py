@@ -174,7 +174,7 @@ def test_serve_on_a_busy_port_says_so(data_dir: Path):
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
         f"error: port {port} is in use on 127.0.0.1; stop what listens there "
-        "or choose another port (--port, GRAPHMEM_PORT)"
+        f"or choose another port: set GRAPHMEM_PORT={port + 1} or pass --port {port + 1}"
     ], result.stderr
     assert not (data_dir / "falkordb.sock").exists(), "the database started for nothing"
 

@@ -310,7 +310,7 @@ def test_cli_failures_lists_capsules_with_their_lesson():
         env = {**unset, "GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_EMBEDDER": "none"}
         shown = CliRunner().invoke(app, ["failures", "--session", "s1"], env=env)
         assert shown.exit_code == 0, shown.output
-        assert "1 failure capsule(s)" in shown.stdout
+        assert "1 failure capsule\n" in shown.stdout
         assert f"{first.capsule.id}  seen 2x  [Bash]" in shown.stdout
         assert "error: ModuleNotFoundError: No module named 'requests'" in shown.stdout
         assert "fix: pip install requests" in shown.stdout

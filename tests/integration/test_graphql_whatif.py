@@ -82,8 +82,8 @@ def test_weights_and_rules_as_json(gql: GraphQLClient, gm: GraphMem) -> None:
 @pytest.mark.parametrize(
     ("variant", "field"),
     [
-        ({"rulesYaml": "promote_treshold: 0.5\n"}, "variant.rulesYaml.promoteTreshold"),
-        ({"rules": {"promote_threshold": 1.5}}, "variant.rules.promoteThreshold"),
+        ({"rulesYaml": "promote_treshold: 0.5\n"}, "variant.rulesYaml.promote_treshold"),
+        ({"rules": {"promote_threshold": 1.5}}, "variant.rules.promote_threshold"),
         ({"weights": {"novelty": 1}}, "variant.weights.novelty"),
         ({"preset": "sky"}, "variant.preset"),
         ({"weights": [1, 2]}, "variant.weights"),

@@ -70,7 +70,10 @@ TOOLS = {
     "sharing_events",
     "get_memories",
     "neighborhood",
+    "projects",
 }
+CROSS_PROJECT_TOOLS = {"projects"}
+"""Tools about which projects there are: they take no project_id."""
 SESSION_LIMIT_S = 60
 """No MCP conversation in these tests may take longer than this."""
 REQUEST_TIMEOUT_S = 30
@@ -179,7 +182,7 @@ def test_stdio_lists_the_tools_with_the_models_limits(data_dir: Path) -> None:
     for name, (inputs, outputs, description) in schemas.items():
         assert description, name
         assert outputs is not None and outputs["type"] == "object", name
-        assert "project_id" in inputs["properties"], name
+        assert ("project_id" in inputs["properties"]) != (name in CROSS_PROJECT_TOOLS), name
         for prop, spec in inputs["properties"].items():
             assert spec.get("description"), (name, prop)
     props = {name: schema[0]["properties"] for name, schema in schemas.items()}
@@ -519,9 +522,12 @@ def test_http_reads_by_id_show_an_agent_bound_key_no_other_agents_private_memory
 def test_http_key_scope_and_role(gm: GraphMem) -> None:
     writer = gm.keys.create("writer", ["alpha"], Role.WRITE)[1]
     reader = gm.keys.create("reader", ["alpha", "gamma"], Role.READ)[1]
+    gm.remember({"content": "Delta keeps its own notes"}, project_id="delta")
     with http_server(gm) as url:
 
         async def as_writer(session: ClientSession) -> None:
+            # A key's project with nothing in it yet is not listed; others never are.
+            assert await call(session, "projects") == {"projects": []}
             written = await call(session, "remember", content="Alpha uses blue-green deploys")
             assert written["created"] is True
             forbidden = await call_error(
@@ -534,6 +540,7 @@ def test_http_key_scope_and_role(gm: GraphMem) -> None:
             assert also["code"] == "FORBIDDEN"
 
         async def as_reader(session: ClientSession) -> None:
+            assert await call(session, "projects") == {"projects": ["alpha"]}
             found = await call(session, "search", query="deploys", project_id="alpha")
             assert [h["memory"]["content"] for h in found["hits"]] == [
                 "Alpha uses blue-green deploys"
@@ -544,8 +551,12 @@ def test_http_key_scope_and_role(gm: GraphMem) -> None:
             assert refused["code"] == "FORBIDDEN"
             assert "write" in refused["message"]
 
+        async def open_access(session: ClientSession) -> None:
+            assert await call(session, "projects") == {"projects": ["alpha", "delta"]}
+
         over_http(url, as_writer, key=writer)
         over_http(url, as_reader, key=reader)
+        over_http(url, open_access)
 
     assert [m.content for m in gm.list(project_id="alpha").items] == [
         "Alpha uses blue-green deploys"
@@ -679,6 +690,6 @@ def test_http_on_a_busy_port_says_so_in_one_line(data_dir: Path) -> None:
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
         f"error: port {port} is in use on 127.0.0.1; stop what listens there "
-        "or choose another port (--port, GRAPHMEM_MCP_PORT)"
+        f"or choose another port: set GRAPHMEM_MCP_PORT={port + 1} or pass --port {port + 1}"
     ], result.stderr
     assert not (data_dir / "falkordb.sock").exists(), "the database started for nothing"

@@ -1,10 +1,13 @@
-"""The README's code blocks, run for real: a README that drifts from the program fails.
+"""The code blocks of the README and of the docs pages, run for real: a page that
+drifts from the program fails.
 
 Each fenced block is taken by its language: GraphQL operations are sent to a real
-server (subscriptions are validated against the schema), the Python example runs
-on an embedded store, `curl` lines are sent to a real server, every `graphmem …`
-command line names a command that exists (its ``--help`` exits 0), every
-``python -m …`` names a module that exists, and JSON blocks parse.
+server (subscriptions are validated against the schema), the README's Python
+examples run on an embedded store and against a server, `curl` lines are sent to a
+real server, every `graphmem …` command line names a command that exists (its
+``--help`` exits 0), every ``python -m …`` names a module that exists, and JSON
+blocks parse. The README links every docs page, and every link between the pages
+leads to a file that exists.
 """
 
 from __future__ import annotations
@@ -35,7 +38,10 @@ pytestmark = pytest.mark.backends("falkordb")
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
+"""The README and the docs pages it sends a reader to: their blocks are checked alike."""
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+LINK = re.compile(r"\]\(([^)#\s]+\.md)(#[^)]*)?\)")
 
 
 @dataclass(frozen=True)
@@ -43,17 +49,21 @@ class Block:
     language: str
     text: str
     line: int
+    page: str
 
     def __str__(self) -> str:
-        return f"README.md:{self.line} ({self.language or 'plain'})"
+        return f"{self.page}:{self.line} ({self.language or 'plain'})"
 
 
-def blocks(language: str) -> list[Block]:
-    text = README.read_text(encoding="utf-8")
+def blocks(language: str, pages: list[Path] = PAGES) -> list[Block]:
     found = []
-    for match in FENCE.finditer(text):
-        if match.group(1) == language:
-            found.append(Block(language, match.group(2), text.count("\n", 0, match.start()) + 1))
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        name = str(page.relative_to(ROOT))
+        for match in FENCE.finditer(text):
+            if match.group(1) == language:
+                line = text.count("\n", 0, match.start()) + 1
+                found.append(Block(language, match.group(2), line, name))
     return found
 
 
@@ -91,7 +101,7 @@ def graphmem_commands() -> list[tuple[str, ...]]:
 
 
 def test_the_readme_has_the_two_set_up_commands() -> None:
-    (setup, *_) = blocks("sh")
+    (setup, *_) = blocks("sh", [README])
     assert [line.split("#")[0].strip() for line in setup.text.splitlines()] == [
         "make serve",
         "make test",
@@ -99,7 +109,7 @@ def test_the_readme_has_the_two_set_up_commands() -> None:
 
 
 @pytest.mark.parametrize("command", graphmem_commands(), ids=" ".join)
-def test_every_graphmem_command_in_the_readme_exists(command: tuple[str, ...]) -> None:
+def test_every_graphmem_command_in_the_pages_exists(command: tuple[str, ...]) -> None:
     runner = CliRunner()
     for depth in range(len(command), 0, -1):
         # The words after a command may be its arguments (`graphmem show ID`).
@@ -110,8 +120,8 @@ def test_every_graphmem_command_in_the_readme_exists(command: tuple[str, ...]) -
     pytest.fail(f"`graphmem {' '.join(command)} --help` failed: {result.output[-500:]}")
 
 
-def test_every_python_module_the_readme_runs_exists() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_every_python_module_the_pages_run_exists() -> None:
+    text = "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
     modules = set(re.findall(r"python -m ([\w.]+)", text))
     assert modules
     missing = [m for m in sorted(modules) if importlib.util.find_spec(m) is None]
@@ -155,7 +165,7 @@ def test_curl_examples_get_data(gql: GraphQLClient) -> None:
 
 
 def test_the_python_example_runs() -> None:
-    (block,) = [b for b in blocks("python") if "GraphMem.open" in b.text]
+    (block,) = [b for b in blocks("python", [README]) if "GraphMem.open" in b.text]
     with tempfile.TemporaryDirectory(dir="/tmp", prefix="gmrd-") as data_dir:
         code = re.sub(r'data_dir="[^"]+"', f'data_dir="{data_dir}"', block.text)
         env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
@@ -168,7 +178,7 @@ def test_the_python_example_runs() -> None:
 
 
 def test_the_client_example_runs_against_a_server(gql: GraphQLClient) -> None:
-    (block,) = [b for b in blocks("python") if "Client(" in b.text]
+    (block,) = [b for b in blocks("python", [README]) if "Client(" in b.text]
     code = block.text.replace("http://127.0.0.1:8000", str(gql.http.base_url))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -178,4 +188,18 @@ def test_the_client_example_runs_against_a_server(gql: GraphQLClient) -> None:
 
 def test_the_readme_blocks_are_found() -> None:
     """Guards the parsing above: a README rewrite must not make these tests vacuous."""
-    assert operations() and blocks("python") and graphmem_commands()
+    assert operations() and blocks("python", [README]) and graphmem_commands()
+    pages = {block.page for block in operations() + blocks("sh")}
+    assert {"README.md", "docs/graphql.md", "docs/cli.md", "docs/transfer.md"} <= pages
+
+
+def test_the_readme_links_every_docs_page() -> None:
+    linked = {target for target, _ in LINK.findall(README.read_text(encoding="utf-8"))}
+    assert {f"docs/{page.name}" for page in PAGES[1:]} <= linked
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+def test_every_link_between_the_pages_leads_to_a_page(page: Path) -> None:
+    targets = {target for target, _ in LINK.findall(page.read_text(encoding="utf-8"))}
+    missing = [t for t in sorted(targets) if "://" not in t and not (page.parent / t).is_file()]
+    assert missing == []

@@ -12,7 +12,7 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.clock import ManualClock
-from graphmem.errors import InvalidInputError
+from graphmem.errors import ConflictError, InvalidInputError
 from graphmem.store import Store
 from graphmem.transfer import export_project, import_project
 from tests.conftest import cypher
@@ -223,16 +223,18 @@ def test_importing_under_another_project_name(
     assert moved.get_session("s-1").project_id == "copy"
     assert snapshot(other_store, "default") == ([], [])
     # In the same store the ids are taken by the original project, which the
-    # import leaves alone: every memory line is reported, nothing is moved.
+    # import leaves alone: one error names it and what to do instead, and what
+    # the import had created (the project, its session) is gone again.
     before = snapshot(store)
-    same_store = import_project(store, io.StringIO(text), project_id="copy")
-    assert not same_store.created["memory"] and not same_store.merged["memory"]
-    assert all(
-        "is taken by a memory of another project" in s.reason
-        for s in same_store.skipped
-        if s.reason.startswith("memory:")
+    with pytest.raises(ConflictError) as refused:
+        import_project(store, io.StringIO(text), project_id="copy")
+    assert refused.value.message.startswith(
+        "the memories in this file belong to project default in this store, so they cannot "
+        "also go into project copy (a memory id is unique across a store); nothing was written."
     )
+    assert "graphmem copy ID --project default --to copy" in refused.value.message
     assert snapshot(store) == before
+    assert snapshot(store, "copy") == ([], [])
     with pytest.raises(InvalidInputError, match="project"):
         import_project(other_store, io.StringIO(text), project_id="no spaces allowed")
 

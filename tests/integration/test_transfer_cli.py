@@ -85,11 +85,33 @@ def test_skipped_lines_are_listed_and_the_exit_status_says_so(dirs):
     output = " ".join(result.output.split())
     assert "nothing imported into project default: 1 bad line, so" in output
     assert "what it had created (1 project, 1 session, 1 memory) was removed again" in output
-    assert "created nothing" in output and "skipped 1 line" in output
+    # One summary: no second line saying something was imported after all.
+    assert "imported into project" not in output.replace("nothing imported into project", "")
     assert "line 4: line: not JSON" in result.output
     assert "warning: the file has no end line" in result.output
     refused = run(target, "import", str(source / "nowhere.jsonl"))
     assert refused.exit_code == 2 and "cannot read" in refused.output
+
+
+def test_a_project_imported_under_a_new_name_beside_itself_is_one_clear_error(dirs):
+    """Its memory ids are the original project's: one error says so, says nothing
+    was written and what to do instead (graphmem copy), not a line per memory."""
+    source, _ = dirs
+    with opened(source) as gm:
+        for n in range(3):
+            gm.remember({"content": f"fact {n} about the build cache"}, project_id="alpha")
+    dump = source / "alpha.jsonl"
+    assert run(source, "export", str(dump), "--project", "alpha").exit_code == 0
+    result = run(source, "import", str(dump), "--project", "beta")
+    assert result.exit_code == 1
+    output = " ".join(result.output.split())
+    assert output.startswith("error [CONFLICT]: the memories in this file belong to project alpha")
+    assert "nothing was written" in output
+    assert "graphmem copy ID --project alpha --to beta" in output
+    assert "is taken by" not in output and "imported into project" not in output
+    assert len(result.output.strip().splitlines()) <= 4, result.output
+    with opened(source) as gm:
+        assert "beta" not in gm.evaluator.projects()
 
 
 def test_sky_files_import_by_their_term_and_export_back(dirs):

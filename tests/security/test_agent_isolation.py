@@ -457,7 +457,7 @@ def test_a_key_bound_to_an_agent_writes_as_it_only(egm: GraphMem, team: dict[str
         refused = http.post(
             "/graphql", json={"query": remember, "variables": {"input": as_other}}
         ).json()
-        assert refused["errors"][0]["extensions"] == {"code": "FORBIDDEN", "field": "agentId"}
+        assert refused["errors"][0]["extensions"] == {"code": "FORBIDDEN", "field": "input.agentId"}
         report = """mutation($input: FailureReportInput!) {
           recordFailure(input: $input) { created }
         }"""
@@ -465,7 +465,7 @@ def test_a_key_bound_to_an_agent_writes_as_it_only(egm: GraphMem, team: dict[str
         refused = http.post("/graphql", json={"query": report, "variables": {"input": forged}})
         assert refused.json()["errors"][0]["extensions"] == {
             "code": "FORBIDDEN",
-            "field": "agentId",
+            "field": "input.agentId",
         }
         for whole_project in (
             "mutation { archiveStale { archived } }",

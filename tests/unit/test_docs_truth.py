@@ -27,8 +27,8 @@ def test_the_neo4j_guide_offers_no_graphiql_where_compose_turns_it_off() -> None
     assert "serves no GraphiQL page" in read("docs/neo4j.md")
 
 
-def test_the_readme_says_writes_merge_near_duplicates_at_the_rules_thresholds() -> None:
-    staging = read("README.md").split("**Staging.**")[1].split("\n\n")[0]
+def test_the_lifecycle_page_says_writes_merge_near_duplicates_at_the_rules_thresholds() -> None:
+    staging = read("docs/lifecycle.md").split("**Staging.**")[1].split("\n\n")[0]
     rules = RetentionRules.load(ROOT / "retention_rules.yaml")
     assert "near" in staging and "NEAR" in staging
     assert f"`dedup_similarity` ({rules.dedup_similarity:g})" in staging
@@ -36,7 +36,7 @@ def test_the_readme_says_writes_merge_near_duplicates_at_the_rules_thresholds() 
 
 
 def test_the_readme_says_when_the_inject_fallback_reads_the_store() -> None:
-    hooks = read("README.md").split("## Coding-agent hooks")[1].split("\n## ")[0]
+    hooks = read("README.md").split("## The prompt hook")[1].split("\n## ")[0]
     assert "already running" in hooks and "--fallback start" in hooks
 
 

@@ -103,12 +103,12 @@ def test_a_text_line_shows_the_request_id_and_the_fields() -> None:
     assert "[-] idle" in idle
 
 
-def test_settings_default_to_json_at_info_and_read_the_environment(
+def test_settings_default_to_auto_at_info_and_read_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("GRAPHMEM_LOG_FORMAT", raising=False)
     monkeypatch.delenv("GRAPHMEM_LOG_LEVEL", raising=False)
-    assert (log_settings().format, log_settings().level) == ("json", "INFO")
+    assert (log_settings().format, log_settings().level) == ("auto", "INFO")
 
     monkeypatch.setenv("GRAPHMEM_LOG_FORMAT", "Text")
     monkeypatch.setenv("GRAPHMEM_LOG_LEVEL", "debug")
@@ -118,7 +118,7 @@ def test_settings_default_to_json_at_info_and_read_the_environment(
 
 @pytest.mark.parametrize(
     ("variable", "value", "allowed"),
-    [("GRAPHMEM_LOG_FORMAT", "xml", "json or text"), ("GRAPHMEM_LOG_LEVEL", "loud", "DEBUG")],
+    [("GRAPHMEM_LOG_FORMAT", "xml", "auto, json or text"), ("GRAPHMEM_LOG_LEVEL", "loud", "DEBUG")],
 )
 def test_a_bad_setting_is_refused_by_name(
     monkeypatch: pytest.MonkeyPatch, variable: str, value: str, allowed: str
@@ -200,3 +200,37 @@ def test_incoming_request_ids_are_kept_only_when_sane(header: str | None, kept: 
     assert (made == header) is kept
     if not kept:
         assert len(made) == 32 and made != request_id_from(header)
+
+
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal, as stderr does when a person runs serve."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("format", "stream", "json_lines"),
+    [
+        ("auto", Terminal(), False),
+        ("auto", io.StringIO(), True),
+        ("json", Terminal(), True),
+        ("text", io.StringIO(), False),
+    ],
+)
+def test_auto_logs_readable_lines_to_a_terminal_and_json_elsewhere(
+    format: str, stream: io.StringIO, json_lines: bool
+) -> None:
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    try:
+        configure_logging(log_settings(format=format, level="INFO"), stream)
+        logging.getLogger("graphmem.test.auto").warning("port taken")
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    line = stream.getvalue().splitlines()[-1]
+    if json_lines:
+        assert json.loads(line)["message"] == "port taken"
+    else:
+        assert line.endswith("WARNING graphmem.test.auto [-] port taken")

@@ -20,8 +20,8 @@ from graphmem.models import (
 @pytest.mark.parametrize(
     ("data", "field", "fragment"),
     [
-        ({"content": ""}, "content", "at least 1"),
-        ({"content": "   "}, "content", "at least 1"),
+        ({"content": ""}, "content", "must not be empty"),
+        ({"content": "   "}, "content", "is blank"),
         ({"content": "x" * (MAX_CONTENT_CHARS + 1)}, "content", str(MAX_CONTENT_CHARS)),
         ({"content": "a", "confidence": 1.5}, "confidence", "less than or equal to 1"),
         ({"content": "a", "confidence": -0.1}, "confidence", "greater than or equal to 0"),
@@ -30,7 +30,7 @@ from graphmem.models import (
         ({"content": "a", "tier": "archived"}, "tier", "archived"),
         ({"content": "a", "tags": ["t"] * (MAX_TAGS + 1)}, "tags", str(MAX_TAGS)),
         ({"content": "a", "session_id": "has space"}, "session_id", "pattern"),
-        ({"content": "a", "colour": "red"}, "colour", "Extra inputs"),
+        ({"content": "a", "colour": "red"}, "colour", "unknown key 'colour'"),
         ({"content": "nul\x00byte"}, "content", "NUL"),
         ({"content": "a", "evidence": ["ok", "b\x00"]}, "evidence.1", "NUL"),
     ],

@@ -14,6 +14,8 @@ await build({
   entryPoints: { explorer: here("src/main.js") },
   outdir: out,
   bundle: true,
+  // The Neo4j Browser style, read by palette.js for the relation colours.
+  loader: { ".grass": "text" },
   minify: true,
   format: "iife",
   target: ["es2022"],

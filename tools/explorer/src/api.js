@@ -15,7 +15,7 @@ export function storeKey(key) {
 
 export class RequestError extends Error {}
 
-const MEMORY_FIELDS = `id content tier status importance memoryType confidence pinned tags createdAt`;
+const MEMORY_FIELDS = `id content tier status importance memoryType confidence pinned tags createdAt validTo supersededBy`;
 
 const SEARCH = `
 query ExploreSearch($query: String!, $mode: SearchMode!, $limit: Int!, $projectId: ID) {
@@ -51,6 +51,8 @@ query ExploreMemories($first: Int!, $after: String, $projectId: ID) {
     pageInfo { hasNextPage endCursor }
   }
 }`;
+
+const PROJECTS = `query ExploreProjects { projects }`;
 
 async function graphql(query, variables) {
   const headers = { "Content-Type": "application/json", Accept: "application/json" };
@@ -114,4 +116,10 @@ export async function recentMemories({ scan, page, projectId }) {
     if (memories.length >= scan) return { memories, more: true };
     after = pageInfo.endCursor;
   }
+}
+
+/** The projects the API key may read that hold anything, sorted. */
+export async function projects() {
+  const data = await graphql(PROJECTS, {});
+  return data.projects;
 }

@@ -26,3 +26,15 @@ export function number(value, digits = 3) {
 export function lower(value) {
   return value ? value.toLowerCase().replaceAll("_", " ") : "";
 }
+
+/**
+ * At most `length` characters, cut after the last whole word that fits and
+ * marked with an ellipsis, which so ends the last line however the text
+ * wraps. A single word longer than that is cut in it.
+ */
+export function shorten(text, length) {
+  if (text.length <= length) return text;
+  const room = text.slice(0, length);
+  const words = room.slice(0, room.search(/\s\S*$/)).trimEnd();
+  return `${words || room.slice(0, length - 1)}…`;
+}

@@ -2,7 +2,9 @@
 // into, so expanding a node keeps everything already on screen where it is.
 
 import cytoscape from "cytoscape";
+import { shorten } from "./dom.js";
 import { RELATION_COLOURS, TIER_COLOURS } from "./palette.js";
+import { standing } from "./validity.js";
 
 const LABEL_LENGTH = 50;
 /** Label sizes in screen pixels, whatever the zoom (down to MIN_LABEL_ZOOM). */
@@ -10,30 +12,41 @@ const NODE_FONT_PX = 13;
 const EDGE_FONT_PX = 11;
 const LABEL_WIDTH_PX = 160;
 const MIN_LABEL_ZOOM = 0.35;
-/** Node diameters: the least and the most important memory on screen. */
-const SMALLEST = 28;
-const LARGEST = 90;
-/** Importances closer together than this are not stretched to the full range. */
-const MIN_SPREAD = 0.2;
+/**
+ * Node diameters: linear in importance, from SMALLEST at 0 to LARGEST at 1.
+ * The floor keeps the least important memory a target you can click, and a
+ * fixed scale keeps a memory the same size in every view, so close
+ * importances (0.55 and 0.62) draw close sizes.
+ */
+const SMALLEST = 24;
+const LARGEST = 80;
+/** Screen pixels kept free between one node (with its caption) and the next. */
+const GAP_PX = 8;
+/** Rounds of pushing overlapping nodes apart, and of fitting the result. */
+const SEPARATE_ROUNDS = 60;
+const FIT_ROUNDS = 4;
+const PADDING = 40;
 
-function shorten(text, length = LABEL_LENGTH) {
-  return text.length > length ? `${text.slice(0, length - 1)}…` : text;
+/** The caption: the memory's words, and on a line of its own whether it stopped holding. */
+function caption(memory) {
+  const mark = standing(memory);
+  const words = shorten(memory.content, LABEL_LENGTH);
+  return mark ? `${words}\n(${mark})` : words;
 }
 
-/**
- * Each node's diameter from its importance, relative to the others on
- * screen: importances cluster (most sit between 0.3 and 0.6), so a scale
- * fixed to [0, 1] draws them all alike. A spread under MIN_SPREAD is not
- * stretched, so near-equal memories stay near-equal in size.
- */
-export function nodeSizes(importances) {
-  const values = [...importances.values()];
-  if (!values.length) return new Map();
-  const low = Math.min(...values);
-  const spread = Math.max(Math.max(...values) - low, MIN_SPREAD);
-  return new Map(
-    [...importances].map(([id, value]) => [id, Math.round(SMALLEST + ((value - low) / spread) * (LARGEST - SMALLEST))]),
-  );
+/** The classes that say what a memory is, rather than how the view shows it. */
+const MARKS = ["candidate", "superseded", "expired"];
+
+function classesOf(memory) {
+  const mark = standing(memory);
+  return [memory.status === "CANDIDATE" ? "candidate" : null, mark || null].filter(Boolean);
+}
+
+/** Whether two boxes (x1, y1, x2, y2) overlap by more than nothing once `gap` apart. */
+function overlap(a, b, gap) {
+  const dx = Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1) + gap;
+  const dy = Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1) + gap;
+  return dx > 0 && dy > 0 ? { dx, dy } : null;
 }
 
 function style(px) {
@@ -44,8 +57,8 @@ function style(px) {
         "background-color": "#A5ABB6",
         "border-color": "#4B5563",
         "border-width": 1,
-        width: "data(size)",
-        height: "data(size)",
+        width: `mapData(importance, 0, 1, ${SMALLEST}, ${LARGEST})`,
+        height: `mapData(importance, 0, 1, ${SMALLEST}, ${LARGEST})`,
         label: "data(label)",
         "font-size": () => px(NODE_FONT_PX),
         color: "#1F2933",
@@ -67,6 +80,23 @@ function style(px) {
     { selector: "node.expanded", style: { "border-width": 3, "border-color": "#111827" } },
     { selector: "node.listed", style: { "border-width": 3, "border-color": "#111827" } },
     { selector: "node.center", style: { "border-width": 5, "border-color": "#111827", "font-weight": "bold" } },
+    // After the rules above: a listed or expanded memory shows its mark all the same.
+    // Replaced by a newer memory: faded, so what holds now stands out.
+    {
+      selector: "node.superseded",
+      style: {
+        "background-opacity": 0.3,
+        "border-style": "dotted",
+        "border-width": 3,
+        "border-color": "#7B8794",
+        color: "#7B8794",
+      },
+    },
+    // Past its validTo: a red double ring.
+    {
+      selector: "node.expired",
+      style: { "border-style": "double", "border-width": 5, "border-color": "#B42318", color: "#7B1C14" },
+    },
     { selector: "node:selected", style: { "overlay-color": "#FACC15", "overlay-opacity": 0.35 } },
     { selector: ".hidden", style: { display: "none" } },
     {
@@ -75,7 +105,10 @@ function style(px) {
         width: "mapData(weight, 0, 1, 1.5, 4)",
         "curve-style": "bezier",
         "target-arrow-shape": "triangle",
-        label: "data(type)",
+        // The colour (legend) says the type; the word appears while the
+        // pointer is on the edge or one of its ends, so it never sits on a
+        // caption for good.
+        label: "",
         "font-size": () => px(EDGE_FONT_PX),
         // Horizontal, whatever the edge's angle: rotated text is hard to read.
         "text-rotation": "none",
@@ -89,16 +122,13 @@ function style(px) {
       style: { "line-color": colour, "target-arrow-color": colour, color: colour },
     })),
     { selector: 'edge[type = "SUPERSEDES"]', style: { "line-style": "dashed" } },
+    { selector: "edge.labelled", style: { label: "data(type)", "z-index": 10 } },
   ];
   return rules;
 }
 
 function nodeElement(memory) {
-  return {
-    group: "nodes",
-    data: { ...memory, label: shorten(memory.content), size: SMALLEST },
-    classes: memory.status === "CANDIDATE" ? ["candidate"] : [],
-  };
+  return { group: "nodes", data: { ...memory, label: caption(memory) }, classes: classesOf(memory) };
 }
 
 function edgeElement(relation) {
@@ -139,7 +169,7 @@ export class GraphView {
       pending = true;
       requestAnimationFrame(() => {
         pending = false;
-        this.cy.style().update();
+        this.restyle();
       });
     });
     this.cy.on("tap", "node", (event) => {
@@ -150,11 +180,36 @@ export class GraphView {
     this.cy.on("tap", (event) => {
       if (event.target === this.cy) onSelect(null);
     });
+    this.cy.on("mouseover", "node, edge", (event) => {
+      const target = event.target;
+      (target.isNode() ? target.connectedEdges() : target).addClass("labelled");
+    });
+    const unlabel = () => this.cy.edges().removeClass("labelled");
+    this.cy.on("mouseout", "node, edge", unlabel);
+    container.addEventListener("mouseleave", unlabel);
+    // The graph takes the space beside the details panel: when that opens
+    // or closes, whatever no longer fits is fitted again.
+    new ResizeObserver(() => {
+      this.cy.resize();
+      if (!this.fits()) this.fit();
+    }).observe(container);
     this.setState("empty");
   }
 
   setState(state) {
     this.container.dataset.state = state;
+  }
+
+  /**
+   * Apply the sizes that depend on the zoom, and measure every element with
+   * them at once. A style update alone leaves each caption's measured size
+   * for the next frame, while the next bounds read caches the caption's box
+   * from its previous size; cytoscape draws a caption into that box, so a
+   * caption grown since lost its first and last letters.
+   */
+  restyle() {
+    this.cy.style().update();
+    this.cy.elements().boundingBox({ useCache: false });
   }
 
   /** Replace the view with one neighbourhood, centred on its memory. */
@@ -198,8 +253,9 @@ export class GraphView {
       for (const memory of hood.nodes) {
         const { id, ...fields } = memory;
         const node = cy.getElementById(id);
-        node.data({ ...fields, label: shorten(memory.content) });
-        node.toggleClass("candidate", memory.status === "CANDIDATE");
+        node.data({ ...fields, label: caption(memory) });
+        const marks = classesOf(memory);
+        for (const mark of MARKS) node.toggleClass(mark, marks.includes(mark));
       }
       for (const relation of hood.edges) {
         const element = edgeElement(relation);
@@ -210,12 +266,8 @@ export class GraphView {
     this.truncated ||= hood.truncated;
   }
 
-  /** Sizes, the candidate filter and the layout, after nodes came or went. */
+  /** The candidate filter and the layout, after nodes came or went. */
   settle(fresh = false) {
-    const sizes = nodeSizes(new Map(this.cy.nodes().map((node) => [node.id(), node.data("importance")])));
-    this.cy.batch(() => {
-      for (const [id, size] of sizes) this.cy.getElementById(id).data("size", size);
-    });
     this.applyCandidateFilter();
     this.layout(fresh);
   }
@@ -251,13 +303,12 @@ export class GraphView {
     // Lay out with labels at their nominal size: at the last view's zoom they
     // would be scaled, and a spread-out layout would zoom out further still.
     this.cy.zoom(1);
-    this.cy.style().update();
+    this.restyle();
     const layout = this.shown().layout({
       name: "cose",
       animate: false,
       randomize: fresh,
-      fit: true,
-      padding: 50,
+      fit: false,
       nodeDimensionsIncludeLabels: true,
       idealEdgeLength: () => 120,
       nodeRepulsion: () => 20000,
@@ -265,11 +316,79 @@ export class GraphView {
       componentSpacing: 80,
     });
     layout.run();
-    this.cy.style().update();
+    this.fit();
   }
 
+  /**
+   * Fit the view, then push apart what overlaps at the zoom it ended on:
+   * captions keep their size on screen, so zooming out grows them against the
+   * graph, and a layout that left room at one zoom may not at the next.
+   */
   fit() {
-    this.cy.fit(this.shown(), 50);
+    for (let round = 0; round < FIT_ROUNDS; round++) {
+      this.cy.fit(this.shown(), PADDING);
+      this.restyle();
+      if (!this.separate()) return;
+    }
+    this.cy.fit(this.shown(), PADDING);
+    this.restyle();
+  }
+
+  /** Whether every node shown is inside the view. */
+  fits() {
+    if (this.shown().nodes().empty()) return true;
+    const box = this.shown().nodes().renderedBoundingBox({ includeLabels: true });
+    return box.x1 >= 0 && box.y1 >= 0 && box.x2 <= this.cy.width() && box.y2 <= this.cy.height();
+  }
+
+  /**
+   * Move nodes apart until no node or caption overlaps another, each pair
+   * along the axis it overlaps least on; true if anything moved.
+   */
+  separate() {
+    const nodes = this.shown().nodes().toArray();
+    const gap = GAP_PX / this.cy.zoom();
+    let moved = false;
+    for (let round = 0; round < SEPARATE_ROUNDS; round++) {
+      const boxes = nodes.map((node) => node.boundingBox({ includeLabels: true, includeOverlays: false }));
+      let clear = true;
+      for (let i = 0; i < nodes.length; i++) {
+        for (let j = i + 1; j < nodes.length; j++) {
+          const hit = overlap(boxes[i], boxes[j], gap);
+          if (!hit) continue;
+          clear = false;
+          const [a, b] = [nodes[i].position(), nodes[j].position()];
+          const shift = (delta, from, to) => ((to >= from ? 1 : -1) * delta) / 2;
+          const move =
+            hit.dx < hit.dy ? { x: shift(hit.dx, a.x, b.x), y: 0 } : { x: 0, y: shift(hit.dy, a.y, b.y) };
+          nodes[i].position({ x: a.x - move.x, y: a.y - move.y });
+          nodes[j].position({ x: b.x + move.x, y: b.y + move.y });
+          for (const [k, node] of [[i, nodes[i]], [j, nodes[j]]]) {
+            boxes[k] = node.boundingBox({ includeLabels: true, includeOverlays: false });
+          }
+        }
+      }
+      if (clear) return moved;
+      moved = true;
+    }
+    return moved;
+  }
+
+  /** The memory a node stands for, as last read. */
+  memory(id) {
+    return this.cy.getElementById(id).data();
+  }
+
+  /** Each relation of a memory on screen: its type, which way it points, and the memory at its other end. */
+  relationsOf(id) {
+    return this.cy
+      .getElementById(id)
+      .connectedEdges()
+      .map((edge) => {
+        const outgoing = edge.source().id() === id;
+        const other = outgoing ? edge.target() : edge.source();
+        return { type: edge.data("type"), outgoing, id: other.id(), content: other.data("content") };
+      });
   }
 
   /** Counts on the container, for people reading the summary and for tests. */

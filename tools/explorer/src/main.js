@@ -7,7 +7,7 @@
 // important ones.
 
 import "./style.css";
-import { RequestError, neighborhood, recentMemories, search, storeKey, storedKey } from "./api.js";
+import { RequestError, neighborhood, projects, recentMemories, search, storeKey, storedKey } from "./api.js";
 import { el, lower } from "./dom.js";
 import { GraphView } from "./graph.js";
 import { RELATION_COLOURS, TIER_COLOURS } from "./palette.js";
@@ -41,12 +41,17 @@ function explain(error) {
 }
 
 function legend() {
-  const swatch = (colour, shape) => el("span", { className: `swatch ${shape}`, style: { background: colour } });
+  const dot = (colour) => el("span", { className: "swatch dot", style: { background: colour } });
+  const mark = (name) => el("span", { dataset: { mark: name } }, el("span", { className: `swatch dot ${name}` }), name);
+  const line = (type, colour) =>
+    el("span", { className: `swatch line ${type.toLowerCase()}`, style: { borderColor: colour } });
   return [
-    ...Object.entries(TIER_COLOURS).map(([tier, colour]) => el("span", {}, swatch(colour, "dot"), lower(tier))),
-    el("span", {}, el("span", { className: "swatch dot candidate" }), "candidate"),
-    ...Object.entries(RELATION_COLOURS).map(([type, colour]) => el("span", {}, swatch(colour, "line"), type)),
-    el("span", { className: "hint" }, "bigger: more important · click a node to expand it"),
+    ...Object.entries(TIER_COLOURS).map(([tier, colour]) => el("span", {}, dot(colour), lower(tier))),
+    mark("candidate"),
+    mark("superseded"),
+    mark("expired"),
+    ...Object.entries(RELATION_COLOURS).map(([type, colour]) => el("span", { dataset: { type } }, line(type, colour), type)),
+    el("span", { className: "hint" }, "bigger: more important · point at an edge for its type · click a node to expand it"),
   ];
 }
 
@@ -73,6 +78,34 @@ function start() {
     if (value) sessionStorage.setItem(PROJECT_STORAGE, value);
     else sessionStorage.removeItem(PROJECT_STORAGE);
   };
+  /**
+   * Offer the projects the API key may read in the Project box, and return
+   * them; null when the server would not say (no key yet, or a refused one:
+   * the view's own request says why).
+   */
+  const listProjects = async () => {
+    let names = null;
+    try {
+      names = await projects();
+    } catch {
+      // Left to the view's own request to report.
+    }
+    $("projects").replaceChildren(...(names ?? []).map((name) => el("option", { value: name })));
+    return names;
+  };
+  /**
+   * Why the project named shows nothing, when it is because there is no such
+   * project (a typo, or one the key may not read): the list is read again, so
+   * a project written to since the page loaded counts.
+   */
+  const missingProject = async () => {
+    const named = projectId();
+    if (!named) return null;
+    const known = await listProjects();
+    if (known === null || known.includes(named)) return null;
+    return `no project named ${named} (projects: ${known.join(", ") || "none"})`;
+  };
+
   /** The link to a memory, keeping the search it was found by. */
   const linkTo = (id) =>
     stateHash({ ...readState(location.hash), project: projectId(), memory: id, depth: depth() }) || "#";
@@ -112,7 +145,14 @@ function start() {
     setStatus("reading the project's memories…");
     try {
       const { memories, more } = await recentMemories({ scan: OVERVIEW_SCAN, page: OVERVIEW_PAGE, projectId: projectId() });
+      const missing = memories.length === 0 ? await missingProject() : null;
       if (run !== listRun) return [];
+      if (missing) {
+        overview.replaceChildren();
+        showExample(null);
+        setStatus(missing, true);
+        return [];
+      }
       const important = [...memories]
         .sort((a, b) => b.importance - a.importance || b.createdAt.localeCompare(a.createdAt))
         .slice(0, OVERVIEW_LIST);
@@ -144,8 +184,13 @@ function start() {
     results.setAttribute("aria-busy", "true");
     try {
       const result = await search({ query: state.q, mode: state.mode, limit: SEARCH_LIMIT, projectId: projectId() });
+      const missing = result.hits.length === 0 ? await missingProject() : null;
       if (run !== listRun) return [];
       renderResults(results, result, linkTo);
+      if (missing) {
+        setStatus(missing, true);
+        return [];
+      }
       const notes = result.notes.length ? ` · ${result.notes.join("; ")}` : "";
       setStatus(
         `${plural(result.hits.length, "hit", "hits")} in ${Math.round(result.tookMs)} ms ` +
@@ -191,7 +236,8 @@ function start() {
       const hood = await neighborhood({ id: state.memory, depth: state.depth, projectId: projectId() });
       if (run !== graphRun) return;
       view.show(hood);
-      renderDetails(details, hood.nodes.find((node) => node.id === hood.centerId), linkTo);
+      const centre = hood.nodes.find((node) => node.id === hood.centerId);
+      renderDetails(details, centre, linkTo, view.relationsOf(hood.centerId));
       summary();
       view.setState("ready");
     } catch (error) {
@@ -240,6 +286,8 @@ function start() {
     view.setState("loading");
     try {
       view.merge(await neighborhood({ id, depth: depth(), projectId: projectId() }));
+      // The panel lists the memory's relations on screen, which the expansion added to.
+      if (details.dataset.id === id) renderDetails(details, view.memory(id), linkTo, view.relationsOf(id));
       summary();
       view.setState("ready");
     } catch (error) {
@@ -249,7 +297,7 @@ function start() {
   };
 
   const view = new GraphView($("graph"), {
-    onSelect: (memory) => renderDetails(details, memory, linkTo),
+    onSelect: (memory) => renderDetails(details, memory, linkTo, memory ? view.relationsOf(memory.id) : []),
     onExpand: load,
   });
   // For scripting the page from the browser console (and for its end-to-end test).
@@ -263,7 +311,11 @@ function start() {
     apply(true);
   });
   apiKey.addEventListener("input", () => storeKey(apiKey.value.trim()));
-  apiKey.addEventListener("change", () => apply(true));
+  // Another key may read other projects.
+  apiKey.addEventListener("change", () => {
+    listProjects();
+    apply(true);
+  });
   $("settings").addEventListener("submit", (event) => {
     event.preventDefault();
     apply(true);
@@ -292,6 +344,7 @@ function start() {
   // so the two events one navigation may fire cost one read.
   window.addEventListener("popstate", () => apply());
   window.addEventListener("hashchange", () => apply());
+  listProjects();
   apply();
 }
 

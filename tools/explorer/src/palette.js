@@ -1,5 +1,32 @@
-// Tier colours match cypher/browser/graphmem.grass, so the explorer and
-// Neo4j Browser show the same graph the same way.
+// Colours the graph is drawn in. A relation type's colour is read from
+// cypher/browser/graphmem.grass, the Neo4j Browser style, when the page is
+// built: the explorer and Browser draw the same relation in the same colour,
+// and a change to the style changes both. Tiers have no Browser counterpart
+// (Browser styles by label, and every memory is a :Memory).
+
+import grass from "../../../cypher/browser/graphmem.grass";
+
+/** Each rule's declarations, by selector (`relationship.SUPERSEDES`). */
+function parseGrass(text) {
+  const rules = {};
+  for (const [, selector, body] of text.matchAll(/([\w.]+)\s*\{((?:[^}']|'[^']*')*)\}/g)) {
+    rules[selector] = Object.fromEntries(
+      body
+        .split(";")
+        .map((declaration) => declaration.split(":").map((part) => part.trim()))
+        .filter((pair) => pair.length === 2 && pair[0]),
+    );
+  }
+  return rules;
+}
+
+const BROWSER = parseGrass(grass);
+
+function browserColour(type) {
+  const colour = BROWSER[`relationship.${type}`]?.color;
+  if (!colour) throw new Error(`graphmem.grass has no colour for ${type}`);
+  return colour;
+}
 
 export const TIER_COLOURS = {
   WORKING: "#F79767",
@@ -10,8 +37,8 @@ export const TIER_COLOURS = {
 };
 
 export const RELATION_COLOURS = {
-  CONSTRAINS: "#C0392B",
-  ENABLES: "#2E8B57",
-  SUPERSEDES: "#7D5BA6",
-  RELATED_TO: "#7F8C8D",
+  CONSTRAINS: browserColour("CONSTRAINS"),
+  ENABLES: browserColour("ENABLES"),
+  SUPERSEDES: browserColour("SUPERSEDES"),
+  RELATED_TO: browserColour("RELATED_TO"),
 };

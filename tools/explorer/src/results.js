@@ -1,8 +1,12 @@
 // Search hits with their explanations: which retrievers found each memory,
 // the relations that brought it in, and its score factor by factor.
 
-import { el, lower, number } from "./dom.js";
+import { el, lower, number, shorten } from "./dom.js";
 import { TIER_COLOURS } from "./palette.js";
+import { standing } from "./validity.js";
+
+/** The longest text of a memory named in a line about another. */
+const LINK_LENGTH = 60;
 
 export function tierBadge(tier) {
   return el("span", { className: "badge", style: { background: TIER_COLOURS[tier] ?? "#A5ABB6" } }, lower(tier));
@@ -60,23 +64,38 @@ function componentsTable(components) {
   );
 }
 
-/** When a memory was written, in UTC to the minute: "2026-11-24 13:05". */
+/** A time in UTC to the minute: "2026-11-24 13:05 UTC". */
+function utc(time) {
+  return `${time.slice(0, 16).replace("T", " ")} UTC`;
+}
+
+/** When a memory was written: "written 2026-11-24 13:05 UTC". */
 function written(createdAt) {
-  return createdAt ? `written ${createdAt.slice(0, 16).replace("T", " ")} UTC` : "";
+  return createdAt ? `written ${utc(createdAt)}` : "";
+}
+
+/** A memory's status, and whether it stopped holding: "active · superseded". */
+function statusText(memory) {
+  const mark = standing(memory);
+  return mark ? `${lower(memory.status)} · ${mark}` : lower(memory.status);
+}
+
+function itemClass(memory) {
+  const marks = [memory.status === "CANDIDATE" ? "candidate" : null, standing(memory) || null];
+  return ["hit", ...marks.filter(Boolean)].join(" ");
 }
 
 function hitItem(hit, contentOf, linkTo) {
   const { memory, explanation } = hit;
-  const candidate = memory.status === "CANDIDATE";
   return el(
     "li",
-    { className: candidate ? "hit candidate" : "hit", dataset: { id: memory.id, status: memory.status } },
+    { className: itemClass(memory), dataset: { id: memory.id, status: memory.status } },
     el("a", { className: "open", href: linkTo(memory.id) }, memory.content),
     el(
       "p",
       { className: "meta" },
       tierBadge(memory.tier),
-      ` ${lower(memory.status)} · score ${number(hit.score)} · importance ${number(memory.importance, 2)}`,
+      ` ${statusText(memory)} · score ${number(hit.score)} · importance ${number(memory.importance, 2)}`,
       memory.memoryType ? ` · ${lower(memory.memoryType)}` : "",
     ),
     retrieversLine(explanation),
@@ -92,23 +111,21 @@ function hitItem(hit, contentOf, linkTo) {
 export function renderResults(list, result, linkTo) {
   const contents = new Map(result.hits.map((hit) => [hit.memory.id, hit.memory.content]));
   const contentOf = (id) => {
-    const text = contents.get(id) ?? id;
-    return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+    return shorten(contents.get(id) ?? id, LINK_LENGTH);
   };
   list.replaceChildren(...result.hits.map((hit) => hitItem(hit, contentOf, linkTo)));
 }
 
 function memoryItem(memory, linkTo) {
-  const candidate = memory.status === "CANDIDATE";
   return el(
     "li",
-    { className: candidate ? "hit candidate" : "hit", dataset: { id: memory.id, status: memory.status } },
+    { className: itemClass(memory), dataset: { id: memory.id, status: memory.status } },
     el("a", { className: "open", href: linkTo(memory.id) }, memory.content),
     el(
       "p",
       { className: "meta" },
       tierBadge(memory.tier),
-      ` ${lower(memory.status)} · importance ${number(memory.importance, 2)}`,
+      ` ${statusText(memory)} · importance ${number(memory.importance, 2)}`,
       memory.memoryType ? ` · ${lower(memory.memoryType)}` : "",
       memory.pinned ? " · pinned" : "",
       ` · ${written(memory.createdAt)}`,
@@ -131,16 +148,39 @@ export function renderOverview(panel, { important, recent }, linkTo) {
   );
 }
 
-export function renderDetails(panel, memory, linkTo) {
+const STANDING_TEXT = {
+  superseded: "Superseded: a newer memory replaced it.",
+  expired: "Expired: its validity has ended.",
+};
+
+function relationItem(relation, linkTo) {
+  const other = shorten(relation.content, LINK_LENGTH);
+  return el(
+    "li",
+    { dataset: { type: relation.type } },
+    relation.outgoing ? `${relation.type} → ` : `← ${relation.type} `,
+    el("a", { href: linkTo(relation.id) }, other),
+  );
+}
+
+/**
+ * The memory a node stands for; `relations` are its edges on screen (the
+ * graph draws their types only under the pointer, so they are listed here).
+ */
+export function renderDetails(panel, memory, linkTo, relations = []) {
   if (!memory) {
     panel.hidden = true;
+    delete panel.dataset.id;
     panel.replaceChildren();
     return;
   }
   panel.hidden = false;
-  panel.replaceChildren(
+  panel.dataset.id = memory.id;
+  const mark = standing(memory);
+  const parts = [
     el("button", { type: "button", className: "close", "aria-label": "Close", onclick: () => renderDetails(panel, null) }, "×"),
     el("p", { className: "content" }, memory.content),
+    mark ? el("p", { className: `standing ${mark}` }, STANDING_TEXT[mark]) : null,
     el(
       "dl",
       {},
@@ -154,9 +194,20 @@ export function renderDetails(panel, memory, linkTo) {
         ["pinned", memory.pinned ? "yes" : "no"],
         ["tags", memory.tags?.length ? memory.tags.join(", ") : "—"],
         ["written", written(memory.createdAt).replace("written ", "") || "—"],
-      ].flatMap(([name, value]) => [el("dt", {}, name), el("dd", {}, value)]),
+        ["valid until", memory.validTo ? utc(memory.validTo) : "—"],
+        [
+          "superseded by",
+          memory.supersededBy ? el("a", { href: linkTo(memory.supersededBy) }, memory.supersededBy) : null,
+        ],
+      ]
+        .filter(([, value]) => value !== null)
+        .flatMap(([name, value]) => [el("dt", {}, name), el("dd", {}, value)]),
     ),
+    relations.length
+      ? el("ul", { className: "relations" }, relations.map((relation) => relationItem(relation, linkTo)))
+      : null,
     // A link: the memory's own URL, to centre on, copy or open in a new tab.
     el("a", { className: "centre", href: linkTo(memory.id) }, "Centre on this memory"),
-  );
+  ];
+  panel.replaceChildren(...parts.filter(Boolean));
 }

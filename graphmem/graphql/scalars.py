@@ -1,0 +1,57 @@
+"""The ``DateTime`` scalar: ISO 8601 text or epoch seconds, as every other
+surface takes a time (``graphmem.models.epoch_seconds``).
+
+Strawberry's own ``DateTime`` takes text only and words a bad value as its
+parser's failure (``invalid literal for int() with base 10: b'yest'``); worse,
+it raises a ``GraphQLError`` without a location, so a bad literal in a document
+could not be traced to its argument. This parser raises ``BadValueError`` instead:
+graphql-core then attaches the value's node (a literal) or its path (a
+variable), and ``graphmem.graphql.errors`` reports ``INVALID_INPUT`` naming the
+argument.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import strawberry
+from strawberry.types.scalar import ScalarDefinition
+
+from graphmem.graphql.errors import BadValueError
+from graphmem.models import epoch_seconds
+
+FORMAT = "ISO 8601 (2025-01-31T09:30:00Z, or 2025-01-31, no zone meaning UTC) or epoch seconds"
+SHOWN_CHARS = 64
+"""How much of a refused value the error repeats."""
+
+
+def _shown(value: Any) -> str:
+    """The value as the client wrote it in JSON or GraphQL (``"yesterday"``, ``true``)."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+
+
+def parse_datetime(value: Any) -> datetime:
+    """A time from ISO 8601 text or epoch seconds (or milliseconds, as the other
+    surfaces read a number above 10^11)."""
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise BadValueError(f"{_shown(value)} is not a time, expected {FORMAT}") from None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            return datetime.fromtimestamp(epoch_seconds(value), tz=UTC)
+        except (ValueError, OverflowError, OSError):
+            raise BadValueError(f"{_shown(value)} is out of range, expected {FORMAT}") from None
+    raise BadValueError(f"{_shown(value)} is not a time, expected {FORMAT}")
+
+
+DateTime: ScalarDefinition = strawberry.scalar(
+    name="DateTime",
+    description=f"A time: {FORMAT}. Answers give ISO 8601 with the zone (UTC).",
+    serialize=datetime.isoformat,
+    parse_value=parse_datetime,
+)

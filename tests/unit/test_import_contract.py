@@ -1,0 +1,176 @@
+"""The remote client and the CLI's server-first commands load the models they
+exchange, never the server: not the API, the store, the services or their
+engines (numpy and the embedding runtime, networkx, the GraphQL schema, the
+database drivers). Each check runs in a fresh interpreter, since this one has
+loaded everything already."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphmem import discovery
+from graphmem.client.codec import encode
+from graphmem.models import Memory
+from graphmem.retrieval import Explanation, Retriever, SearchHit, SearchResult
+from graphmem.scoring import ScoreComponent
+
+SERVER_SIDE = (
+    "graphmem.api",
+    "graphmem.store",
+    "graphmem.writer",
+    "graphmem.promotion",
+    "graphmem.archival",
+    "graphmem.consolidator",
+    "graphmem.retrieval.service",
+    "graphmem.embeddings",
+    "graphmem.evaluator",
+    "graphmem.graphql",
+    "numpy",
+    "onnxruntime",
+    "networkx",
+    "scipy",
+    "strawberry",
+    "redis",
+    "falkordb",
+    "neo4j",
+)
+"""Packages and modules the client side must not load (each with its submodules)."""
+
+
+def server_side(modules: list[str]) -> list[str]:
+    return [m for m in modules if any(m == s or m.startswith(f"{s}.") for s in SERVER_SIDE)]
+
+
+def loaded_by(code: str, tmp_path: Path, env: dict[str, str] | None = None) -> list[str]:
+    """The modules a fresh interpreter holds after running ``code`` (which may exit)."""
+    found = tmp_path / "modules.json"
+    probe = (
+        "import json, sys\n"
+        "try:\n"
+        + "".join(f"    {line}\n" for line in code.splitlines())
+        + "except SystemExit as exc:\n"
+        "    assert not exc.code, exc.code\n"
+        f"open({str(found)!r}, 'w').write(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(found.read_text())
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import graphmem.client",
+        "from graphmem.client import AsyncClient, Client, RetryPolicy, ServerError",
+        "from graphmem.client import ServerUnreachableError",
+        "import graphmem.cli.server_first",
+        "import graphmem.cli.retrieval",
+        "import graphmem.hooks.inject",
+    ],
+)
+def test_the_client_side_imports_none_of_the_server(code: str, tmp_path: Path) -> None:
+    modules = loaded_by(code, tmp_path)
+    assert server_side(modules) == []
+
+
+def test_the_client_classes_still_load_from_the_package(tmp_path: Path) -> None:
+    """The package loads its classes on first use; each still comes from it."""
+    modules = loaded_by(
+        "import graphmem.client as client\n"
+        "assert client.Client.__module__ == 'graphmem.client.sync'\n"
+        "assert client.AsyncClient.__module__ == 'graphmem.client.aio'\n"
+        "assert all(getattr(client, name) for name in client.__all__)",
+        tmp_path,
+    )
+    assert "graphmem.client.aio" in modules and "graphmem.client.sync" in modules
+
+
+class _Server(ThreadingHTTPServer):
+    answer: dict[str, Any]
+    asked: list[dict[str, Any]]
+
+
+class _GraphQL(BaseHTTPRequestHandler):
+    """Answers every GraphQL call with the server's canned ``answer``."""
+
+    server: _Server
+
+    def do_POST(self) -> None:
+        self.server.asked.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+        body = json.dumps(self.server.answer).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def served_search(tmp_path: Path) -> Iterator[_Server]:
+    """A data directory whose advertised server answers a search with one hit."""
+    hit = SearchHit(
+        memory=Memory(
+            id="m1",
+            project_id="default",
+            session_id="s",
+            content="the build cache lives in /var/cache/build",
+            created_at=1_800_000_000.0,
+            updated_at=1_800_000_000.0,
+        ),
+        score=0.5,
+        explanation=Explanation(
+            components=[ScoreComponent(name="relevance", value=1.0, weight=0.5, contribution=0.5)]
+        ),
+    )
+    result = SearchResult(hits=[hit], mode="hybrid", retrievers=[Retriever.FULLTEXT], took_ms=1.0)
+    server = _Server(("127.0.0.1", 0), _GraphQL)
+    server.answer = {"data": {"search": encode(result)}}
+    server.asked = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with discovery.advertised(tmp_path / "data", "127.0.0.1", server.server_address[1]):
+            yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_search_sent_to_the_server_loads_none_of_it(
+    served_search: _Server, tmp_path: Path
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    env["GRAPHMEM_DATA_DIR"] = str(tmp_path / "data")
+    out = tmp_path / "out.txt"
+    modules = loaded_by(
+        "import contextlib\n"
+        "from graphmem.entry import main\n"
+        "sys.argv = ['graphmem', 'search', 'build cache']\n"
+        f"with open({str(out)!r}, 'w') as out, contextlib.redirect_stdout(out):\n"
+        "    main()",
+        tmp_path,
+        env,
+    )
+    assert len(served_search.asked) == 1
+    assert "/var/cache/build" in out.read_text()
+    assert server_side(modules) == []

@@ -1,0 +1,11 @@
+// Whether a memory still holds. A superseded memory was replaced by a newer
+// one (supersededBy); an expired one stopped holding at its validTo, which
+// has passed, with nothing replacing it. Either stays readable in the graph,
+// marked, because it explains how the project got where it is.
+
+/** "superseded", "expired" or "" (it holds now). */
+export function standing(memory, now = Date.now()) {
+  if (memory.supersededBy) return "superseded";
+  if (memory.validTo && Date.parse(memory.validTo) <= now) return "expired";
+  return "";
+}
