@@ -14,7 +14,7 @@ NEO4J_HOME ?= .neo4j
 NEO4J_BOLT_PORT ?= 7687
 NEO4J_HTTP_PORT ?= 7474
 
-.PHONY: serve test bench lint install-dev lint-cypher explorer graphiql static neo4j neo4j-build
+.PHONY: serve test bench lint install-dev lint-cypher typecheck explorer graphiql static neo4j neo4j-build
 
 $(BIN)/graphmem: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -73,7 +73,12 @@ graphiql: $(GRAPHIQL)/node_modules/.package-lock.json
 static: explorer graphiql
 	git diff --exit-code --stat -- graphmem/explore/static graphmem/graphiql/static
 
-test: $(VENV)/.dev-installed lint-cypher static neo4j-build
+# mypy over the whole package, as [tool.mypy] in pyproject.toml configures it
+# (strict on the pure domain and the store).
+typecheck: $(VENV)/.dev-installed
+	$(BIN)/mypy
+
+test: $(VENV)/.dev-installed lint-cypher static typecheck neo4j-build
 	$(BIN)/ruff check graphmem tests benchmarks
 	$(BIN)/ruff format --check graphmem tests benchmarks
 	$(BIN)/pytest -n auto -q

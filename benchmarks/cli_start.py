@@ -1,12 +1,14 @@
 """``python -m benchmarks.cli_start``: how long a ``graphmem`` command takes to start.
 
-Three numbers, each the median of ``--runs`` fresh processes:
+Each number the median of ``--runs`` fresh processes:
 
 - ``graphmem --help``: wall time of the console script;
 - ``graphmem search``, server first: wall time of a search while a
   ``graphmem serve`` (started here, on a data directory of its own, with
   embeddings off so its start is quick) serves the data directory, so the
   command sends one GraphQL request and never opens the store;
+- ``graphmem inject``, the prompt hook, with that server on a port other
+  than the usual one (found through the data directory's ``serve.json``);
 - graphmem's own import time for each: what ``python -X importtime`` counts
   for the ``graphmem`` modules alone (their self times summed), the part of
   the start this project controls.
@@ -18,6 +20,7 @@ slowest first.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -34,29 +37,32 @@ SCRIPT = Path(sys.executable).with_name("graphmem")
 _IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)")
 
 
-def graphmem(args: list[str], env: dict[str, str]) -> None:
-    done = subprocess.run([str(SCRIPT), *args], env=env, capture_output=True, text=True)
+def graphmem(args: list[str], env: dict[str, str], stdin: str | None = None) -> str:
+    done = subprocess.run(
+        [str(SCRIPT), *args], env=env, input=stdin, capture_output=True, text=True
+    )
     if done.returncode != 0:
         raise SystemExit(f"graphmem {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
+    return done.stdout
 
 
-def wall(args: list[str], env: dict[str, str], runs: int) -> float:
+def wall(args: list[str], env: dict[str, str], runs: int, stdin: str | None) -> float:
     """Median wall time of ``graphmem ARGS``, in seconds."""
     took = []
     for _ in range(runs):
         start = time.perf_counter()
-        graphmem(args, env)
+        graphmem(args, env, stdin)
         took.append(time.perf_counter() - start)
     return statistics.median(took)
 
 
-def own_imports(args: list[str], env: dict[str, str]) -> list[tuple[str, float]]:
+def own_imports(args: list[str], env: dict[str, str], stdin: str | None) -> list[tuple[str, float]]:
     """The ``graphmem`` modules ``graphmem ARGS`` imports, each with its self time (s)."""
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-c",
          "import sys; from graphmem.entry import main; sys.argv[0] = 'graphmem'; main()",
          *args],
-        env=env, capture_output=True, text=True, check=False,
+        env=env, input=stdin, capture_output=True, text=True, check=False,
     )  # fmt: skip
     found = []
     for line in done.stderr.splitlines():
@@ -66,9 +72,16 @@ def own_imports(args: list[str], env: dict[str, str]) -> list[tuple[str, float]]
     return sorted(found, key=lambda item: -item[1])
 
 
-def report(label: str, args: list[str], env: dict[str, str], runs: int, modules: bool) -> None:
-    took = wall(args, env, runs)
-    imported = own_imports(args, env)
+def report(
+    label: str,
+    args: list[str],
+    env: dict[str, str],
+    runs: int,
+    modules: bool,
+    stdin: str | None = None,
+) -> None:
+    took = wall(args, env, runs, stdin)
+    imported = own_imports(args, env, stdin)
     own = sum(seconds for _, seconds in imported)
     print(
         f"{label:<28} wall {took * 1000:7.0f} ms   graphmem's imports {own * 1000:6.0f} ms "
@@ -89,11 +102,21 @@ def main() -> None:
     env.update(GRAPHMEM_DATA_DIR=str(data_dir), GRAPHMEM_EMBEDDER="none", HF_HUB_OFFLINE="1")
     try:
         report("graphmem --help", ["--help"], env, options.runs, options.modules)
-        with ServerProcess(data_dir, env={"GRAPHMEM_EMBEDDER": "none"}):
+        with ServerProcess(data_dir, env={"GRAPHMEM_EMBEDDER": "none"}) as server:
             graphmem(["remember", "the build cache lives in /var/cache/build"], env)
             report(
                 "graphmem search (server)", ["search", "build cache"], env, options.runs,
                 options.modules,
+            )  # fmt: skip
+            event = json.dumps({
+                "hook_event_name": "UserPromptSubmit", "cwd": str(data_dir),
+                "prompt": "where does the build cache live?",
+            })  # fmt: skip
+            if "build cache" not in graphmem(["inject"], env, event):
+                raise SystemExit("graphmem inject printed no memory")
+            report(
+                f"graphmem inject (port {server.port})", ["inject"], env, options.runs,
+                options.modules, event,
             )  # fmt: skip
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)

@@ -4,7 +4,7 @@
 // Candidates carry only what scoring and filtering read (parsing every field of
 // every candidate costs more than the query); results are re-read in full.
 UNWIND $seed_ids AS seed_id
-MATCH p = (s:Memory {id: seed_id})-[:CONSTRAINS|ENABLES|RELATED_TO*1..3]-(o:Memory)
+MATCH p = (s:Memory {id: seed_id})-[:{{traversed_relation_types}}*1..3]-(o:Memory)
 WHERE s.project_id = $project_id
   AND ($viewer IS NULL OR coalesce(s.visibility, 'shared') = 'shared' OR s.agent_id = $viewer)
   AND length(p) <= $depth

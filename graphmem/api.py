@@ -12,6 +12,7 @@ before anything is written, so a rejected call leaves the store unchanged.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -71,7 +72,7 @@ from graphmem.retrieval import (
     SearchRequest,
     SearchResult,
 )
-from graphmem.review import NearDuplicateFinder, Review
+from graphmem.review import Review
 from graphmem.scoring import ImportanceBreakdown, ImportanceScorer
 from graphmem.sessions import Sessions
 from graphmem.sharing import Sharing
@@ -154,8 +155,6 @@ class GraphMem:
             stager=self.stager,
             sharing=self.sharing,
         )
-        self.near_duplicate_finder: NearDuplicateFinder | None = None
-        """Lists a review candidate's near duplicates; ``None``: the queue shows none."""
         self.whatif = WhatIf(store, clock=self.clock, scorer=self.scorer, rules=self.rules)
         self.evaluator = Evaluator(store, **services, record_evidence=self.record_evidence)
         self.keys = ApiKeys(store, self.clock)
@@ -359,13 +358,15 @@ class GraphMem:
 
     def sharing_events(
         self, *, memory_id: str | None = None, limit: int = 50, project_id: str | None = None
-    ) -> list[SharingEvent]:
+    ) -> builtins.list[SharingEvent]:
         """Who shared, unshared or copied which memory, newest first."""
         return self.sharing.events(
             memory_id=memory_id, limit=limit, project_id=self._project(project_id)
         )
 
-    def _attributed(self, items: list[MemoryInput], project: str) -> list[MemoryInput]:
+    def _attributed(
+        self, items: builtins.list[MemoryInput], project: str
+    ) -> builtins.list[MemoryInput]:
         """Each new memory's agent (the acting one) and visibility (the project's
         default when not given; shared when it has no agent). The default is
         read only for a batch that needs it: most writes have no agent."""
@@ -445,7 +446,7 @@ class GraphMem:
 
     def relation_events(
         self, memory_id: str, *, limit: int = 50, project_id: str | None = None
-    ) -> list[RelationEvent]:
+    ) -> builtins.list[RelationEvent]:
         """Relations removed from or to a memory, newest first, with who and why."""
         return self.relation_edges.events(
             memory_id, limit=limit, project_id=self._project(project_id)
@@ -453,7 +454,7 @@ class GraphMem:
 
     def relations(
         self, memory_ids: Sequence[str], *, project_id: str | None = None
-    ) -> list[list[Relation]]:
+    ) -> builtins.list[builtins.list[Relation]]:
         """Edges touching each memory, grouped per id in the order asked for."""
         return self.relation_edges.of(memory_ids, project_id=self._project(project_id))
 
@@ -481,7 +482,7 @@ class GraphMem:
 
     def get_sessions(
         self, session_ids: Iterable[str], *, project_id: str | None = None
-    ) -> list[Session | None]:
+    ) -> builtins.list[Session | None]:
         return self.sessions.get_many(session_ids, project_id=self._project(project_id))
 
     def get_session(self, session_id: str, *, project_id: str | None = None) -> Session:
@@ -489,7 +490,7 @@ class GraphMem:
 
     # -- project settings ---------------------------------------------------
 
-    def project_ids(self) -> list[str]:
+    def project_ids(self) -> builtins.list[str]:
         """Every project holding memories, sessions or settings, sorted: the
         projects a caller can name. A project is never created by naming it, so
         this is how a typo is told from an empty project."""
@@ -538,7 +539,7 @@ class GraphMem:
         session_id: str | None = None,
         limit: int = 50,
         project_id: str | None = None,
-    ) -> list[PromotionEvent]:
+    ) -> builtins.list[PromotionEvent]:
         """The promotion log of a memory or a session, newest first."""
         return self.sessions.promotion_events(
             memory_id=memory_id,
@@ -618,14 +619,16 @@ class GraphMem:
         after: str | None = None,
         project_id: str | None = None,
     ) -> ReviewPage:
-        """Candidates awaiting review, ``oldest`` or most-``evidence`` first."""
+        """Candidates awaiting review, ``oldest`` or most-``evidence`` first, each
+        with the live memories whose text is close to it."""
+        project = self._project(project_id)
         return self.review.queue(
             filter,
             order=order,
             first=first,
             after=after,
-            project_id=self._project(project_id),
-            near_duplicates=self.near_duplicate_finder,
+            project_id=project,
+            near_duplicates=lambda memory: self.writer.near_duplicates(memory, project=project),
         )
 
     def approve(self, memory_id: str, *, project_id: str | None = None) -> Memory:
@@ -666,7 +669,7 @@ class GraphMem:
 
     def staging_events(
         self, memory_id: str, *, limit: int = 50, project_id: str | None = None
-    ) -> list[StagingEvent]:
+    ) -> builtins.list[StagingEvent]:
         return self.review.staging_events(
             memory_id, limit=limit, project_id=self._project(project_id)
         )
@@ -689,7 +692,7 @@ class GraphMem:
         session_id: str | None = None,
         limit: int = 20,
         project_id: str | None = None,
-    ) -> list[FailureCapsule]:
+    ) -> builtins.list[FailureCapsule]:
         """Failure capsules, most recently seen first."""
         return self.failures.list(
             project_id=self._project(project_id), session_id=session_id, limit=limit
@@ -736,13 +739,13 @@ class GraphMem:
         report_id: str | None = None,
         full: bool = True,
         project_id: str | None = None,
-    ) -> list[ConsistencyReport]:
+    ) -> builtins.list[ConsistencyReport]:
         """Stored evaluator reports, newest first (``full=False``: summaries only)."""
         return self.evaluator.reports(
             self._project(project_id), limit=limit, before=before, report_id=report_id, full=full
         )
 
-    def migrate(self) -> list[MigrationReport]:
+    def migrate(self) -> builtins.list[MigrationReport]:
         """Bring the graph to the current schema version; safe to run again."""
         return migrate(self.store, self.clock)
 

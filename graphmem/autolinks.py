@@ -125,10 +125,10 @@ class AutoLinker:
                     "k": ENTITY_SCAN,
                 },
             )
-            for row in found:
-                for hit in row["hits"]:
-                    if row["entity"] in entities(hit["content"] or ""):
-                        holders[row["entity"]].append((hit["occurred_at"], hit["id"]))
+            for mention in found:
+                for hit in mention["hits"]:
+                    if mention["entity"] in entities(hit["content"] or ""):
+                        holders[mention["entity"]].append((hit["occurred_at"], hit["id"]))
         links = []
         for i in _in_time_order(rows):
             row = rows[i]

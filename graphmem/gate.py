@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from graphql import GraphQLFormattedError
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -167,7 +168,7 @@ def _replay(messages: list[Message], receive: Receive) -> Receive:
     return replay
 
 
-def error_object(error: GraphMemError) -> dict[str, Any]:
+def error_object(error: GraphMemError) -> GraphQLFormattedError:
     """One GraphQL error object for a request refused before it ran, so the HTTP
     answer and a websocket operation's ``error`` message say the same thing."""
     extensions: dict[str, Any] = {"code": error.code}

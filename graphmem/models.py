@@ -68,9 +68,8 @@ def epoch_seconds(value: Any) -> float:
         except ValueError:
             raise ValueError("must be an ISO 8601 time or epoch seconds") from None
     if isinstance(value, datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=UTC)
-        return round(value.timestamp(), 3)
+        moment = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        return round(moment.timestamp(), 3)
     raise ValueError("must be an ISO 8601 time or epoch seconds")
 
 

@@ -20,6 +20,9 @@ _LOCK_LINE = re.compile(
     r"^(?:SET|REMOVE) \w+\._lock(?: = true)?(?:, \w+\._lock(?: = true)?)*\n", re.M
 )
 """A guarded write's lock (cypher/README.md): ``SET n._lock = true`` or ``REMOVE n._lock``."""
+_INCLUDE = re.compile(r"\{\{(\w+)(?:\((\w+)\))?\}\}")
+"""A fragment included by a statement (cypher/README.md): ``{{name}}`` or ``{{name(var)}}``."""
+FRAGMENTS = "fragments"
 
 
 class Statements:
@@ -57,8 +60,34 @@ class Statements:
 def _load(root: Path, dialect: str, name: str) -> str:
     for candidate in (root / dialect / f"{name}.cypher", root / f"{name}.cypher"):
         if candidate.is_file():
-            return _without_comments(candidate.read_text(encoding="utf-8"))
+            text = _included(root, name, candidate.read_text(encoding="utf-8"))
+            return _without_comments(text)
     raise GraphMemError(f"no Cypher statement named {name!r} for {dialect}")
+
+
+def _included(root: Path, name: str, text: str) -> str:
+    """A list several statements need word for word (a memory's fields, the
+    relation types) is written once, in ``fragments/``, and put in where a
+    statement names it: adding a field then changes one file, and no statement
+    can fall behind. A fragment goes in on one line, so the statement's lines
+    keep their numbers; ``@`` in it stands for the variable the statement gives."""
+
+    def include(match: re.Match[str]) -> str:
+        fragment, variable = match.group(1), match.group(2)
+        path = root / FRAGMENTS / f"{fragment}.cypher"
+        if not path.is_file():
+            raise GraphMemError(f"{name}: no Cypher fragment named {fragment!r}")
+        body = " ".join(_without_comments(path.read_text(encoding="utf-8")).splitlines())
+        if ("@" in body) != (variable is not None):
+            raise GraphMemError(
+                f"{name}: fragment {fragment!r} takes {'a' if '@' in body else 'no'} variable"
+            )
+        return body.replace("@", variable) if variable is not None else body
+
+    expanded = _INCLUDE.sub(include, text)
+    if "{{" in expanded:
+        raise GraphMemError(f"{name}: a fragment include was not recognised")
+    return expanded
 
 
 @cache

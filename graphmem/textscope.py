@@ -48,7 +48,8 @@ def text_scope(project_id: str, agent_id: str | None, visibility: str | None) ->
     """The scope words of a memory: its project's, and its readers' (a memory
     without an agent, or not private, is shared)."""
     private = agent_id is not None and visibility == "private"
-    return f"{project_word(project_id)} {agent_word(agent_id) if private else SHARED}"
+    reader = agent_word(agent_id) if agent_id is not None and private else SHARED
+    return f"{project_word(project_id)} {reader}"
 
 
 def readers(viewer: str | None) -> list[str]:

@@ -73,6 +73,14 @@ def existed_at(memory: Memory, at: float) -> bool:
     return memory.created_at <= at
 
 
+def _tier(name: str | None) -> Tier:
+    """A tier a move logged; every tier move names both, so a missing one is a
+    corrupt history row, refused as an unknown tier would be."""
+    if name is None:
+        raise ValueError("a tier move without its tiers")
+    return Tier(name)
+
+
 def memory_at(memory: Memory, changes: Sequence[Change], at: float) -> Memory:
     """The memory as it stood at ``at``: its tier, status, archival and
     supersession then, from its logged changes (oldest first). Text, counters
@@ -81,9 +89,9 @@ def memory_at(memory: Memory, changes: Sequence[Change], at: float) -> Memory:
     moves = [c for c in changes if c.kind in TIER_MOVES]
     past = [c for c in moves if c.at <= at]
     if past:
-        tier = Tier(past[-1].after)
+        tier = _tier(past[-1].after)
     elif moves:
-        tier = Tier(moves[0].before)
+        tier = _tier(moves[0].before)
     else:
         tier = memory.tier
     update["tier"] = tier

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from graphmem import textscope
 from graphmem.agents import acting_agent
 from graphmem.autolinks import AutoLinker
-from graphmem.embeddings import memory_text
+from graphmem.embeddings import Vector, memory_text
 from graphmem.errors import InvalidInputError
 from graphmem.events import ChangeKind
 from graphmem.ids import new_id
@@ -48,6 +48,8 @@ from graphmem.service import Service
 from graphmem.staging import Stager
 from graphmem.store import Row
 from graphmem.text import content_key, jaccard, tokens
+
+M = TypeVar("M", bound=Mapping[str, Any])
 
 NEAR_DUPLICATE_K = 20
 """Neighbours asked of the vector index per new memory when looking for a near duplicate."""
@@ -174,7 +176,7 @@ class Writer(Service):
                         "event_id": new_id(),
                         "dedup": readable(row["content"]),
                     }
-                    for row, vector in zip(rows, vectors or [None] * len(rows), strict=True)
+                    for row, vector in zip(rows, vectors or _no_vectors(rows), strict=True)
                 ],
                 "event_window": window,
                 "merges": self.stager.merge_params(list(merges.values())),
@@ -420,6 +422,15 @@ class Writer(Service):
             pending = again if k <= NEAR_DUPLICATE_K_MAX else []
         return found
 
+    def near_duplicates(self, memory: Memory, *, project: str) -> list[str]:
+        """The live memories whose words are close to this one's (token Jaccard
+        at or above ``dedup_jaccard``), closest first: what a reviewer compares a
+        candidate with before approving it. By words, whatever the embedder:
+        a reviewer asks which texts say nearly the same, and the queue must not
+        embed every candidate it lists."""
+        found = self._nearest_by_words([{"content": memory.content}], project)
+        return [hit["id"] for hit in found.get(0, []) if hit["id"] != memory.id]
+
     def _nearest_by_words(
         self, rows: list[dict[str, Any]], project: str
     ) -> dict[int, list[Mapping[str, Any]]]:
@@ -455,7 +466,9 @@ class Writer(Service):
                 ),
                 key=lambda other: -other["similarity"],
             )
-            close = [other for other in scored if other["similarity"] >= self.rules.dedup_jaccard]
+            close: list[Mapping[str, Any]] = [
+                other for other in scored if other["similarity"] >= self.rules.dedup_jaccard
+            ]
             if close:
                 found[hit["index"]] = close[:NEAR_MATCHES_JUDGED]
         return found
@@ -608,9 +621,12 @@ def _check_validity(inputs: Sequence[MemoryInput], now: float) -> None:
         check_validity(start, item.valid_to, field=field)
 
 
-def _repeated(
-    known: Sequence[Mapping[str, Any]], event: bool, when: float, window: float
-) -> Mapping[str, Any] | None:
+def _no_vectors(rows: Sequence[Mapping[str, Any]]) -> list[Vector | None]:
+    """A batch's embeddings when the embedder is off: none for each row."""
+    return [None] * len(rows)
+
+
+def _repeated(known: Sequence[M], event: bool, when: float, window: float) -> M | None:
     """The first memory with the same text that an item repeats: a claim repeats
     a claim; an event only an event of the same moment (two "Haha" a day apart
     are two turns)."""

@@ -18,6 +18,7 @@ from typing import NamedTuple
 import typer
 from typer import main as typer_main
 from typer._click.core import Command as ClickCommand
+from typer._click.core import Context as ClickContext
 from typer.core import TyperCommand
 
 from graphmem.cli.common import Commands, app
@@ -165,11 +166,11 @@ class LazyCommands(Commands):
     """While the root's help is written: commands not imported yet are shown
     from the table instead."""
 
-    def list_commands(self, ctx: typer.Context) -> list[str]:
+    def list_commands(self, ctx: ClickContext) -> list[str]:
         named = [entry.name for entry in COMMANDS]
         return named + [name for name in super().list_commands(ctx) if name not in _BY_NAME]
 
-    def get_command(self, ctx: typer.Context, cmd_name: str) -> ClickCommand | None:
+    def get_command(self, ctx: ClickContext, cmd_name: str) -> ClickCommand | None:
         entry = _BY_NAME.get(cmd_name)
         if entry is not None and cmd_name not in self.commands:
             if self.listing:
@@ -177,7 +178,7 @@ class LazyCommands(Commands):
             self.commands[cmd_name] = loaded(entry)
         return super().get_command(ctx, cmd_name)
 
-    def format_help(self, ctx: typer.Context, formatter: typer._click.HelpFormatter) -> None:
+    def format_help(self, ctx: ClickContext, formatter: typer._click.HelpFormatter) -> None:
         self.listing = True
         try:
             super().format_help(ctx, formatter)

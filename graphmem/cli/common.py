@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, get_args
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_args
 
 import typer
 from pydantic import ValidationError
@@ -29,7 +29,7 @@ from graphmem.errors import ForbiddenError, GraphMemError
 from graphmem.models import MemoryType, invalid_input
 
 if TYPE_CHECKING:
-    from typer._click.core import Command
+    from typer._click.core import Command, Context
 
     from graphmem.api import GraphMem
 
@@ -39,13 +39,13 @@ class Commands(TyperGroup):
     which takes no value, and ``<list[str]>`` beside an option given once per
     value. Here a flag shows no value and a repeated option the type of one."""
 
-    def get_command(self, ctx: typer.Context, cmd_name: str) -> Command | None:
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             name_values(command, ctx)
         return command
 
-    def get_help_option(self, ctx: typer.Context) -> TyperOption | None:
+    def get_help_option(self, ctx: Context) -> TyperOption | None:
         option = super().get_help_option(ctx)
         if option is not None:
             option.metavar = ""
@@ -58,14 +58,18 @@ def _one_value(param: TyperOption | TyperArgument) -> str:
     return f"<{getattr(value, '__name__', value)}>"
 
 
-def name_values(command: Command, ctx: typer.Context) -> None:
+def name_values(command: Command, ctx: Context) -> None:
     """Set the help's value placeholder of every flag and repeated option."""
     for param in [*command.params, command.get_help_option(ctx)]:
         if isinstance(param, TyperArgument) and param.type_descriptor.is_list:
             # An argument's type column ignores its metavar: this one object's
             # rendering is replaced, not typer's.
             shown = _one_value(param)
-            param.display_type_rich = lambda ctx, shown=shown: shown  # type: ignore[method-assign]
+
+            def rendered(ctx: Context, shown: str = shown) -> str:
+                return shown
+
+            param.display_type_rich = rendered  # type: ignore[method-assign]
         if not isinstance(param, TyperOption) or param.metavar is not None:
             continue
         if param.is_flag:
@@ -168,6 +172,24 @@ def opened(ctx: typer.Context) -> Iterator[GraphMem]:
 
     with reported_errors(), GraphMem.open(settings_for(ctx)) as gm:
         yield gm
+
+
+T = TypeVar("T")
+
+
+def served_or_local(
+    ctx: typer.Context,
+    served: Callable[[Settings], T | None],
+    local: Callable[[GraphMem], T],
+) -> T:
+    """The answer of the server of this data directory, or, when none serves it,
+    of the store opened here: one call, the same result and errors either way."""
+    with reported_errors():
+        answer = served(settings_for(ctx))
+    if answer is not None:
+        return answer
+    with opened(ctx) as gm:
+        return local(gm)
 
 
 API_KEY_ENV = "GRAPHMEM_API_KEY"

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from types import FrameType
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, Literal, NoReturn
 
 import typer
 from rich import box
@@ -32,11 +32,11 @@ from graphmem.cli.common import (
     out,
     reported_errors,
     require_project,
+    served_or_local,
     settings_for,
     time_arg,
 )
 from graphmem.cli.terminal import escape_controls, shown
-from graphmem.clock import to_datetime
 from graphmem.errors import NotFoundError
 from graphmem.models import Memory, MemoryInput, Relation, RelationType, WriteResult, parse
 from graphmem.scheduler import Scheduler
@@ -253,11 +253,11 @@ def remember(
     item.update({key: value for key, value in optional.items() if value is not None})
     with reported_errors():
         memory_input = parse(MemoryInput, item)
-        written = server_first.remember(settings_for(ctx), memory_input, project=project)
-    if written is None:
-        with opened(ctx) as gm:
-            written = gm.remember_detailed(memory_input, project_id=project)
-    memory, outcome = written
+    memory, outcome = served_or_local(
+        ctx,
+        lambda settings: server_first.remember(settings, memory_input, project=project),
+        lambda gm: gm.remember_detailed(memory_input, project_id=project),
+    )
     title = _TITLES[outcome.result]
     table = Table(title=title, show_header=False)
     table.add_column("field", style="bold")
@@ -273,7 +273,10 @@ def remember(
         ("agent", f"{memory.agent_id} ({memory.visibility.value})" if memory.agent_id else "-"),
         ("occurred", datetime.fromtimestamp(memory.occurred, tz=UTC).isoformat()),
         ("valid from", datetime.fromtimestamp(memory.valid_since, tz=UTC).isoformat()),
-        ("valid to", to_datetime(memory.valid_to).isoformat() if memory.valid_to else "-"),
+        (
+            "valid to",
+            datetime.fromtimestamp(memory.valid_to, tz=UTC).isoformat() if memory.valid_to else "-",
+        ),
         ("occurrences", str(memory.occurrence_count)),
     ):
         table.add_row(field, value)
@@ -410,26 +413,17 @@ def unrelate(
     still supersedes it.
     """
     removed_by = by or f"cli:{getpass.getuser()}"
-    with reported_errors():
-        removed = server_first.unrelate(
-            settings_for(ctx),
-            from_id,
-            to_id,
-            relation_type,
-            reason=reason,
-            removed_by=removed_by,
-            project=project,
-        )
-    if removed is None:
-        with opened(ctx) as gm:
-            removed = gm.unrelate(
-                from_id,
-                to_id,
-                relation_type,
-                reason=reason,
-                removed_by=removed_by,
-                project_id=project,
-            )
+    removed = served_or_local(
+        ctx,
+        lambda settings: server_first.unrelate(
+            settings, from_id, to_id, relation_type,
+            reason=reason, removed_by=removed_by, project=project,
+        ),
+        lambda gm: gm.unrelate(
+            from_id, to_id, relation_type,
+            reason=reason, removed_by=removed_by, project_id=project,
+        ),
+    )  # fmt: skip
     out.print(f"removed {_edge(removed)}")
 
 
@@ -453,26 +447,16 @@ def relate(
     FROM CONSTRAINS TO: a rule that limits the other; ENABLES: makes it possible;
     SUPERSEDES: FROM replaces TO (TO is kept, no longer served); RELATED_TO: bears on it.
     """
-    with reported_errors():
-        added = server_first.relate(
-            settings_for(ctx),
-            from_id,
-            to_id,
-            relation_type,
-            rationale=rationale,
-            weight=weight,
-            project=project,
-        )
-    if added is None:
-        with opened(ctx) as gm:
-            added = gm.relate(
-                from_id,
-                to_id,
-                relation_type,
-                rationale=rationale,
-                weight=weight,
-                project_id=project,
-            )
+    added = served_or_local(
+        ctx,
+        lambda settings: server_first.relate(
+            settings, from_id, to_id, relation_type,
+            rationale=rationale, weight=weight, project=project,
+        ),
+        lambda gm: gm.relate(
+            from_id, to_id, relation_type, rationale=rationale, weight=weight, project_id=project
+        ),
+    )  # fmt: skip
     out.print(f"added {_edge(added)} (weight {added.weight:.2f})")
 
 
@@ -484,11 +468,11 @@ def pin(
 ) -> None:
     """Pin a memory: a person's confirmation (a candidate becomes active), and a
     pinned memory is never archived."""
-    with reported_errors():
-        memory = server_first.pin(settings_for(ctx), memory_id, project=project)
-    if memory is None:
-        with opened(ctx) as gm:
-            memory = gm.pin(memory_id, project_id=project)
+    memory = served_or_local(
+        ctx,
+        lambda settings: server_first.pin(settings, memory_id, project=project),
+        lambda gm: gm.pin(memory_id, project_id=project),
+    )
     out.print(f"pinned {_state(memory)}")
 
 
@@ -499,11 +483,11 @@ def unpin(
     project: ProjectOption = None,
 ) -> None:
     """Unpin a memory; once stale it may be archived again."""
-    with reported_errors():
-        memory = server_first.unpin(settings_for(ctx), memory_id, project=project)
-    if memory is None:
-        with opened(ctx) as gm:
-            memory = gm.unpin(memory_id, project_id=project)
+    memory = served_or_local(
+        ctx,
+        lambda settings: server_first.unpin(settings, memory_id, project=project),
+        lambda gm: gm.unpin(memory_id, project_id=project),
+    )
     out.print(f"unpinned {_state(memory)}")
 
 
@@ -517,11 +501,11 @@ def feedback(
     project: ProjectOption = None,
 ) -> None:
     """Rate a memory: 1 useful, 0 neutral, -1 wrong or unhelpful; it is rescored."""
-    with reported_errors():
-        memory = server_first.feedback(settings_for(ctx), memory_id, value, project=project)
-    if memory is None:
-        with opened(ctx) as gm:
-            memory = gm.feedback(memory_id, value, project_id=project)
+    memory = served_or_local(
+        ctx,
+        lambda settings: server_first.feedback(settings, memory_id, value, project=project),
+        lambda gm: gm.feedback(memory_id, value, project_id=project),
+    )
     out.print(f"feedback {value:+d} on {_state(memory)}, feedback sum {memory.feedback:g}")
 
 
@@ -600,7 +584,7 @@ def _listing(memories: list[Memory], *, now: float | None) -> Table:
         width=needed if needed > out.width else None,
     )
     for name, width in zip(LIST_COLUMNS, widths, strict=True):
-        justify = "right" if name == "importance" else "left"
+        justify: Literal["right", "left"] = "right" if name == "importance" else "left"
         table.add_column(name, no_wrap=True, min_width=width, justify=justify)
     for row in rows:
         table.add_row(*(Text(cell) for cell in row))
@@ -633,7 +617,7 @@ def _fields(memory: Memory) -> Iterator[tuple[str, str]]:
         if value is None or value == []:
             text = "-"
         elif name.endswith("_at") or name in ("last_seen", "valid_from", "valid_to"):
-            text = to_datetime(value).isoformat(timespec="milliseconds")
+            text = datetime.fromtimestamp(value, tz=UTC).isoformat(timespec="milliseconds")
         elif isinstance(value, list):
             text = ", ".join(str(v) for v in value)
         elif isinstance(value, float):

@@ -185,7 +185,11 @@ def _named_locally(error: GraphMemError) -> GraphMemError:
     names = {field: _snake(field.removeprefix("input.")) for field in error.fields}
     message = error.message
     for field, name in names.items():
-        message = re.sub(rf"(^|; ){re.escape(field)}:", lambda m, n=name: f"{m[1]}{n}:", message)
+
+        def swap(match: re.Match[str], name: str = name) -> str:
+            return f"{match[1]}{name}:"
+
+        message = re.sub(rf"(^|; ){re.escape(field)}:", swap, message)
     error.message = message
     error.args = (message,)
     error.field = names.get(error.field, error.field) if error.field else None

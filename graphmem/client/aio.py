@@ -8,6 +8,7 @@ on the network or on a retry's wait.
 from __future__ import annotations
 
 import asyncio
+import builtins
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -230,7 +231,7 @@ class AsyncClient:
 
     async def sharing_events(
         self, *, memory_id: str | None = None, limit: int = 50, project_id: str | None = None
-    ) -> list[SharingEvent]:
+    ) -> builtins.list[SharingEvent]:
         """Who shared, unshared or copied which memory, newest first."""
         return await self._run(calls.sharing_events(memory_id, limit, self._project(project_id)))
 
@@ -281,13 +282,13 @@ class AsyncClient:
 
     async def relation_events(
         self, memory_id: str, *, limit: int = 50, project_id: str | None = None
-    ) -> list[RelationEvent]:
+    ) -> builtins.list[RelationEvent]:
         """Relations removed from or to a memory, newest first, with who and why."""
         return await self._run(calls.relation_events(memory_id, limit, self._project(project_id)))
 
     async def relations(
         self, memory_ids: Sequence[str], *, project_id: str | None = None
-    ) -> list[list[Relation]]:
+    ) -> builtins.list[builtins.list[Relation]]:
         """Edges touching each memory, grouped per id in the order asked for."""
         project = self._project(project_id)
         return [
@@ -323,7 +324,7 @@ class AsyncClient:
 
     async def get_sessions(
         self, session_ids: Iterable[str], *, project_id: str | None = None
-    ) -> list[Session | None]:
+    ) -> builtins.list[Session | None]:
         project = self._project(project_id)
         return [
             session
@@ -336,7 +337,7 @@ class AsyncClient:
 
     # -- project settings ---------------------------------------------------
 
-    async def project_ids(self) -> list[str]:
+    async def project_ids(self) -> builtins.list[str]:
         """Every project this client's key may read that holds memories, sessions
         or settings, sorted: how a typo is told from an empty project."""
         return await self._run(calls.projects())
@@ -381,7 +382,7 @@ class AsyncClient:
         session_id: str | None = None,
         limit: int = 50,
         project_id: str | None = None,
-    ) -> list[PromotionEvent]:
+    ) -> builtins.list[PromotionEvent]:
         """The promotion log of a memory or a session, newest first."""
         call = calls.promotion_events(memory_id, session_id, limit, self._project(project_id))
         return await self._run(call)
@@ -422,7 +423,7 @@ class AsyncClient:
         session_id: str | None = None,
         limit: int = 20,
         project_id: str | None = None,
-    ) -> list[FailureCapsule]:
+    ) -> builtins.list[FailureCapsule]:
         """Failure capsules, most recently seen first."""
         return await self._run(calls.failure_capsules(session_id, limit, self._project(project_id)))
 
@@ -490,7 +491,7 @@ class AsyncClient:
 
     async def staging_events(
         self, memory_id: str, *, limit: int = 50, project_id: str | None = None
-    ) -> list[StagingEvent]:
+    ) -> builtins.list[StagingEvent]:
         return await self._run(calls.staging_events(memory_id, limit, self._project(project_id)))
 
     # -- consistency evaluation ---------------------------------------------
@@ -514,7 +515,7 @@ class AsyncClient:
         report_id: str | None = None,
         full: bool = True,
         project_id: str | None = None,
-    ) -> list[ConsistencyReport]:
+    ) -> builtins.list[ConsistencyReport]:
         """Stored evaluator reports, newest first; the server sends them whole, so
         ``full`` makes no difference here."""
         call = calls.consistency_reports(limit, before, report_id, self._project(project_id))

@@ -63,8 +63,8 @@ fragment M on Memory {
   accessCount retrievalCount occurrenceCount feedback feedbackCount pinned source
   suggestedBy selfAssessment tags rationale evidence agentId supersededBy createdAt
   occurredAt updatedAt lastAccessedAt lastRetrievedAt promotedAt archivedAt archivedFrom
-  archiveReason activatedAt lastSeen mergedInto variants conflictsWith conflictReason
-  validFrom validTo
+  archiveReason activatedAt lastSeen mergedInto evaluatorRelevance variants conflictsWith
+  conflictReason validFrom validTo
   visibility copiedFrom copiedFromProject copiedAt copiedBy
 }"""
 RELATION = "fragment R on Relation { type fromId toId rationale weight createdAt }"

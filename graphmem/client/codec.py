@@ -53,18 +53,18 @@ def decode(kind: Any, value: Any) -> Any:
 def read(model: type[T], data: Mapping[str, Any]) -> T:
     """One object of GraphQL JSON as ``model``; fields the server did not send keep
     the model's defaults."""
+    # Classes hash; typeshed's Hashable protocol does not see that in a type[T].
+    hints = _hints(model)  # type: ignore[arg-type]
     fields = {
-        name: decode(hint, data[camel(name)])
-        for name, hint in _hints(model).items()
-        if camel(name) in data
+        name: decode(hint, data[camel(name)]) for name, hint in hints.items() if camel(name) in data
     }
-    if issubclass(model, BaseModel):  # type: ignore[arg-type]
-        return model.model_validate(fields)  # type: ignore[attr-defined,no-any-return]
+    if issubclass(model, BaseModel):
+        return model.model_validate(fields)
     return model(**fields)
 
 
 @functools.cache
-def _hints(model: type) -> dict[str, Any]:
+def _hints(model: type[Any]) -> dict[str, Any]:
     if issubclass(model, BaseModel):
         return {name: f.annotation for name, f in model.model_fields.items()}
     return {f.name: get_type_hints(model)[f.name] for f in dataclasses.fields(model)}

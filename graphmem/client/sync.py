@@ -8,6 +8,7 @@ the same models and exceptions back, instead of writing GraphQL by hand.
 
 from __future__ import annotations
 
+import builtins
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -225,7 +226,7 @@ class Client:
 
     def sharing_events(
         self, *, memory_id: str | None = None, limit: int = 50, project_id: str | None = None
-    ) -> list[SharingEvent]:
+    ) -> builtins.list[SharingEvent]:
         """Who shared, unshared or copied which memory, newest first."""
         return self._run(calls.sharing_events(memory_id, limit, self._project(project_id)))
 
@@ -274,13 +275,13 @@ class Client:
 
     def relation_events(
         self, memory_id: str, *, limit: int = 50, project_id: str | None = None
-    ) -> list[RelationEvent]:
+    ) -> builtins.list[RelationEvent]:
         """Relations removed from or to a memory, newest first, with who and why."""
         return self._run(calls.relation_events(memory_id, limit, self._project(project_id)))
 
     def relations(
         self, memory_ids: Sequence[str], *, project_id: str | None = None
-    ) -> list[list[Relation]]:
+    ) -> builtins.list[builtins.list[Relation]]:
         """Edges touching each memory, grouped per id in the order asked for."""
         project = self._project(project_id)
         return [
@@ -316,7 +317,7 @@ class Client:
 
     def get_sessions(
         self, session_ids: Iterable[str], *, project_id: str | None = None
-    ) -> list[Session | None]:
+    ) -> builtins.list[Session | None]:
         project = self._project(project_id)
         return [
             session
@@ -329,7 +330,7 @@ class Client:
 
     # -- project settings ---------------------------------------------------
 
-    def project_ids(self) -> list[str]:
+    def project_ids(self) -> builtins.list[str]:
         """Every project this client's key may read that holds memories, sessions
         or settings, sorted: how a typo is told from an empty project."""
         return self._run(calls.projects())
@@ -372,7 +373,7 @@ class Client:
         session_id: str | None = None,
         limit: int = 50,
         project_id: str | None = None,
-    ) -> list[PromotionEvent]:
+    ) -> builtins.list[PromotionEvent]:
         """The promotion log of a memory or a session, newest first."""
         call = calls.promotion_events(memory_id, session_id, limit, self._project(project_id))
         return self._run(call)
@@ -411,7 +412,7 @@ class Client:
         session_id: str | None = None,
         limit: int = 20,
         project_id: str | None = None,
-    ) -> list[FailureCapsule]:
+    ) -> builtins.list[FailureCapsule]:
         """Failure capsules, most recently seen first."""
         return self._run(calls.failure_capsules(session_id, limit, self._project(project_id)))
 
@@ -477,7 +478,7 @@ class Client:
 
     def staging_events(
         self, memory_id: str, *, limit: int = 50, project_id: str | None = None
-    ) -> list[StagingEvent]:
+    ) -> builtins.list[StagingEvent]:
         return self._run(calls.staging_events(memory_id, limit, self._project(project_id)))
 
     # -- consistency evaluation ---------------------------------------------
@@ -501,7 +502,7 @@ class Client:
         report_id: str | None = None,
         full: bool = True,
         project_id: str | None = None,
-    ) -> list[ConsistencyReport]:
+    ) -> builtins.list[ConsistencyReport]:
         """Stored evaluator reports, newest first; the server sends them whole, so
         ``full`` makes no difference here."""
         call = calls.consistency_reports(limit, before, report_id, self._project(project_id))

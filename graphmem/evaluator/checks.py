@@ -194,7 +194,7 @@ def finding(
 
 def _typed(snap: Snapshot, relation: str) -> nx.DiGraph:
     """The simple directed graph of one relation type."""
-    typed = nx.DiGraph()
+    typed: nx.DiGraph[str] = nx.DiGraph()
     typed.add_edges_from(snap.edges_of_type(relation))
     return typed
 
@@ -306,7 +306,7 @@ def check_superseded_by(snap: Snapshot, ctx: CheckContext) -> Iterator[Finding]:
             continue
         yield finding(
             "SUPERSEDED_BY_MISMATCH",
-            [node, *news, *([recorded] if recorded in graph else [])],
+            [node, *news, *([recorded] if recorded is not None and recorded in graph else [])],
             message,
             "run supersede(old, new) again for the intended successor, which sets both",
         )

@@ -271,7 +271,7 @@ def supersede_chains(snap: Snapshot) -> dict[str, Any]:
     left out (a check reports them); a chain forking below a head counts
     its longest branch.
     """
-    chains = nx.DiGraph()
+    chains: nx.DiGraph[str] = nx.DiGraph()
     chains.add_edges_from((u, v) for u, v in snap.edges_of_type(SUPERSEDES) if u != v)
     cyclic = {n for c in nx.strongly_connected_components(chains) if len(c) > 1 for n in c}
     chains.remove_nodes_from(cyclic)

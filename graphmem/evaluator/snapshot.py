@@ -193,7 +193,8 @@ def _load(store: Store, project_id: str, page: int) -> Snapshot:
                 snapshot.foreign.append(
                     ForeignRelation(source, kind, target, other_project or None)
                 )
-        graph.add_edges_from(local)
+        # (u, v, key, data) is a MultiDiGraph edge; types-networkx only knows Graph's.
+        graph.add_edges_from(local)  # type: ignore[arg-type]
     # A relation to a memory written after its page was read creates a node
     # with no properties; that memory is not part of this snapshot.
     unread = [n for n, attrs in graph.nodes(data=True) if not attrs]
@@ -286,7 +287,7 @@ def _memory_nodes(rows: list[Row], project_id: str) -> Iterator[tuple[str, dict[
     The rows are consumed: their dicts become the node attribute dicts.
     """
     current: dict[str, Any] | None = None
-    current_id = None
+    current_id = ""
     for row in rows:
         linked = row.pop("linked_session")
         linked_project = row.pop("linked_project")

@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from html import escape
 from itertools import accumulate
 from pathlib import Path
+from typing import Literal
 
 from cross_web import HTTPException
 from starlette.applications import Starlette
@@ -33,6 +34,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
     Operation,
 )
+from strawberry.subscriptions.protocols.graphql_transport_ws.types import ErrorMessage
 from strawberry.types.unset import UNSET, UnsetType
 
 from graphmem import explore, graphiql
@@ -117,9 +119,12 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
             try:
                 await context.check_key(fresh=True)
             except GraphMemError as exc:
-                await operation.send_operation_message(
-                    {"id": operation.id, "type": "error", "payload": [error_object(exc)]}
-                )
+                refused: ErrorMessage = {
+                    "id": operation.id,
+                    "type": "error",
+                    "payload": [error_object(exc)],
+                }
+                await operation.send_operation_message(refused)
                 return
         await super().run_operation(operation)
 
@@ -132,7 +137,7 @@ other refusal is a request that is not a GraphQL request (``BAD_REQUEST``)."""
 
 class GraphQLView(GraphQL[Context, None]):
     graphql_transport_ws_handler_class = TransportWSHandler
-    websocket_adapter_class = WebSocketAdapter  # type: ignore[assignment]
+    websocket_adapter_class = WebSocketAdapter
 
     @property
     def graphql_ide_html(self) -> str:
@@ -276,7 +281,7 @@ def banner(settings: Settings, port: int) -> list[str]:
 
 
 def _build(settings: Settings, lifespan: Lifespan[Starlette] | None = None) -> Starlette:
-    ide = None if settings.mode == "production" else "graphiql"
+    ide: Literal["graphiql"] | None = None if settings.mode == "production" else "graphiql"
     view = GraphQLView(
         build_schema(settings),
         graphql_ide=ide,

@@ -152,7 +152,7 @@ class ClientErrors(MaskErrors):
 
 
 def _for_client(error: GraphQLError, document: DocumentNode | None) -> GraphQLError:
-    if "code" in error.extensions:
+    if "code" in (error.extensions or {}):
         return error
     original = error.original_error
     if isinstance(original, StorageFullError):
@@ -191,7 +191,11 @@ def renamed(message: str, names: dict[str, str]) -> str:
     """The message with each field's problem under its new name: every problem of
     a message is ``field: what is wrong``, joined by ``; ``."""
     for field, name in names.items():
-        message = re.sub(rf"(^|; ){re.escape(field)}:", lambda m, n=name: f"{m[1]}{n}:", message)
+
+        def swap(match: re.Match[str], name: str = name) -> str:
+            return f"{match[1]}{name}:"
+
+        message = re.sub(rf"(^|; ){re.escape(field)}:", swap, message)
     return message
 
 
@@ -226,7 +230,7 @@ def _rebuilt(error: GraphQLError, message: str, extensions: dict[str, Any]) -> G
         source=error.source,
         positions=error.positions,
         path=error.path,
-        extensions={**error.extensions, **extensions},
+        extensions={**(error.extensions or {}), **extensions},
     )
 
 

@@ -42,7 +42,7 @@ class ConsistencyFinding:
             message=finding.message,
             fix=finding.fix,
             fixable=finding.fixable,
-            details=dict(finding.details),
+            details=JSON(dict(finding.details)),
         )
 
 
@@ -118,8 +118,8 @@ class ConsistencyReport:
             ),
             notes=list(report.notes),
             metrics=json.loads(json.dumps(report.metrics)),
-            fixes=report.fixes,
-            evidence=report.evidence,
+            fixes=None if report.fixes is None else JSON(report.fixes),
+            evidence=None if report.evidence is None else JSON(report.evidence),
             findings_truncated=report.findings_total is not None
             and report.findings_total > len(report.findings),
             report=report,

@@ -396,7 +396,7 @@ class RetrievalQuery:
     )
     def knowledge_context_tool(self, project_id: ProjectId = None) -> JSON:
         # The same in every project; projectId is accepted like on every operation.
-        return domain.tool_definition()
+        return JSON(domain.tool_definition())
 
     @strawberry.field(
         description="Hybrid search over vectors, full text and relations; every hit explains "

@@ -251,6 +251,9 @@ class Memory:
         description="When a duplicate of this memory was last written and merged into it."
     )
     merged_into: strawberry.ID | None
+    evaluator_relevance: float | None = strawberry.field(
+        description="Relevance evidence from the consistency evaluator, in [0, 1]."
+    )
     variants: list[str] = strawberry.field(
         description="Other wordings of this memory that near-duplicate writes merged into it."
     )
@@ -321,6 +324,7 @@ class Memory:
             activated_at=to_datetime(memory.activated_at),
             last_seen=to_datetime(memory.last_seen),
             merged_into=strawberry.ID(memory.merged_into) if memory.merged_into else None,
+            evaluator_relevance=memory.evaluator_relevance,
             variants=memory.variants,
             conflicts_with=strawberry.ID(memory.conflicts_with) if memory.conflicts_with else None,
             conflict_reason=memory.conflict_reason,

@@ -112,7 +112,7 @@ class WhatIfReport:
                 preset=preset,
                 promoted=totals[whatif.Outcome.PROMOTE],
                 archived=totals[whatif.Outcome.ARCHIVE],
-                rules=rules.model_dump(mode="json"),
+                rules=JSON(rules.model_dump(mode="json")),
             )
 
         return cls(

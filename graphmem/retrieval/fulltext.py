@@ -133,8 +133,10 @@ def _stem_word(word: str) -> str:
 
 
 def is_content_word(word: str) -> bool:
-    """A folded word that full text indexes: not a stop word, not overlong."""
-    return word not in STOPWORDS and len(word) <= MAX_TERM_CHARS
+    """A folded word that full text indexes: not a stop word, not overlong, and
+    holding a letter or digit (RediSearch refuses a query term of underscores
+    alone, which ``\\w`` counts as a word)."""
+    return word not in STOPWORDS and len(word) <= MAX_TERM_CHARS and word.strip("_") != ""
 
 
 def _analysed_word(word: str) -> str:

@@ -155,7 +155,8 @@ class SearchRequest(_Input):
     @classmethod
     def _null_is_default(cls, value: Any, info: ValidationInfo) -> Any:
         """Surfaces pass an omitted optional argument as null: the default applies."""
-        if value is None:
+        # A field validator always knows its field; only model validators get None.
+        if value is None and info.field_name is not None:
             return cls.model_fields[info.field_name].get_default(call_default_factory=True)
         return value
 

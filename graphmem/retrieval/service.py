@@ -945,8 +945,8 @@ class Retrieval:
         pending: Future[_Nearest] | None = None
         if vector and self.embedder is not None:
             texts = [text]
-            if recent and fulltext and (last := recent_part(text, self.config.recent)):
-                texts.append(last)
+            if recent and fulltext and (tail := recent_part(text, self.config.recent)):
+                texts.append(tail)
             # In the caller's context: the acting agent ($viewer) and the trace go along.
             pending = self._pool().submit(
                 contextvars.copy_context().run,
@@ -1130,7 +1130,7 @@ class Retrieval:
             query = queries[position]
             fallback = queries[position + 1] if position + 1 < len(queries) else None
             matches, seen, fell_back = self._fulltext_matches(query, params, k, fallback)
-            if fell_back:
+            if fell_back and fallback is not None:
                 query, position = fallback, position + 1
             if matches:
                 break
@@ -1271,7 +1271,7 @@ class Retrieval:
             "fulltext_corpus",
             {"project_id": scope.project_id, "sample": self.config.corpus_sample},
         )
-        row = rows[0] if rows else {"indexed": 0, "documents": 0, "texts": []}
+        row: Row = rows[0] if rows else {"indexed": 0, "documents": 0, "texts": []}
         if row["texts"]:
             corpus = Corpus.from_sample(int(row["documents"]), row["texts"], int(row["indexed"]))
         else:

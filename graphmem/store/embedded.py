@@ -327,7 +327,8 @@ class EmbeddedFalkorDB:
                 return True
             now = self._progress(process)
             if any(x > y for x, y in zip(now, progress, strict=True)):
-                progress, stalled_since = tuple(map(max, now, progress)), time.monotonic()
+                progress = (max(now[0], progress[0]), max(now[1], progress[1]))
+                stalled_since = time.monotonic()
             elif time.monotonic() - stalled_since > self.startup_timeout:
                 if process is not None:
                     process.kill()

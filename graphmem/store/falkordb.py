@@ -275,7 +275,7 @@ def _list(value: list[Any] | tuple[Any, ...]) -> str:
     return "[" + ",".join([_literal(v) for v in value]) + "]"
 
 
-def _vector(value: array) -> str:
+def _vector(value: array[float]) -> str:
     """An embedding (``array('f')``) at the precision it is stored in.
 
     Nine significant digits give a float32 back exactly, in about half the

@@ -133,14 +133,19 @@ class Supervisor:
     # -- the watching thread ---------------------------------------------
 
     def _run(self) -> None:
-        while self._state is not State.STOPPED:
+        while not self._stopped():
             if not self._wait_for_death():
                 return
-            if self._state is State.STOPPED:
+            if self._stopped():
                 return
             self._recover()
             if self._state is State.FAILED:
                 return
+
+    def _stopped(self) -> bool:
+        """A call, not an inline test: stop() sets the state from another thread
+        while this one waits, so no earlier reading of it may be trusted."""
+        return self._state is State.STOPPED
 
     def _wait_for_death(self) -> bool:
         """Block until the server process ends (True) or ``stop`` is called (False)."""

@@ -41,7 +41,7 @@ def export_graphml(
 ) -> TransferCounts:
     """Write the project's memories and relations to ``out`` as GraphML."""
     project_summary(store, project_id)
-    graph = nx.MultiDiGraph(project_id=project_id, list_encoding="json")
+    graph: nx.MultiDiGraph[str] = nx.MultiDiGraph(project_id=project_id, list_encoding="json")
     counts = TransferCounts()
     for rows in pages(store, "export_memory_fields", project_id, page_size):
         for row in rows:

@@ -228,7 +228,11 @@ def import_sky(
         try:
             _project_id.validate_python(value)
         except ValidationError as exc:
-            raise invalid_input(exc, locate=lambda _, f=field: f) from None
+
+            def at(_: tuple[Any, ...], field: str = field) -> str:
+                return field
+
+            raise invalid_input(exc, locate=at) from None
     scorer = scorer or ImportanceScorer()
     report = ImportReport(project_id)
     # Every line is checked before anything is written: a file with a bad line

@@ -9,7 +9,7 @@ import threading
 import snowballstemmer
 
 from graphmem.retrieval import fulltext
-from graphmem.retrieval.fulltext import MAX_GROUPS, Corpus, relaxations
+from graphmem.retrieval.fulltext import MAX_GROUPS, Corpus, query_terms, relaxations
 from graphmem.store.dialect import Dialect
 
 COUNTS = {"queue": 9_000, "time": 20_000, "redis": 4_000, "streams": 3_500, "qzx7731": 3}
@@ -116,3 +116,8 @@ def test_a_number_is_its_own_stem_without_the_stemmer():
     assert fulltext.stem("4847") == "4847" == snowballstemmer.stemmer("english").stemWord("4847")
     assert "4847" not in fulltext._stems
     assert fulltext.analyse("GM-4847 failed twice") == ["gm", "4847", "fail", "twice"]
+
+
+def test_a_word_of_underscores_alone_is_never_a_query_term() -> None:
+    # RediSearch refuses such a term with a syntax error; `\w` counts it a word.
+    assert query_terms("0:_ __ a_b") == ["0", "a_b"]

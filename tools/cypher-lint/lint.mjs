@@ -7,7 +7,8 @@
 // functions and procedures graphmem calls, its labels, relationship types,
 // property keys (and the keys of parameter maps) and parameters. Any error fails the run, and so does a
 // warning that a label, relationship type or property key is not declared:
-// against a real database that warning is how a misspelt name shows.
+// against a real database that warning is how a misspelt name shows. A
+// statement is linted with its fragments (cypher/fragments/) put in.
 //
 // Usage: node lint.mjs [cypher-dir]   (default: the repository's cypher/)
 
@@ -122,6 +123,32 @@ function withFunctions(schema, signatures) {
   return { ...schema, functions: { [VERSION]: functions } };
 }
 
+const INCLUDE = /\{\{(\w+)(?:\((\w+)\))?\}\}/g;
+
+/**
+ * A statement with its fragments put in, as graphmem.statements does: `{{name}}`
+ * or `{{name(var)}}` becomes cypher/fragments/name.cypher without its comment
+ * lines, on one line (so the statement's lines keep their numbers), with `@`
+ * standing for var.
+ */
+function included(root, path, text) {
+  const expanded = text.replace(INCLUDE, (_, name, variable) => {
+    const fragment = join(root, 'fragments', `${name}.cypher`);
+    if (!existsSync(fragment)) throw new Error(`${path}: no Cypher fragment named ${name}`);
+    const body = readFileSync(fragment, 'utf8')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line && !line.startsWith('//'))
+      .join(' ');
+    if (body.includes('@') !== (variable !== undefined)) {
+      throw new Error(`${path}: fragment ${name} takes ${body.includes('@') ? 'a' : 'no'} variable`);
+    }
+    return variable === undefined ? body : body.replaceAll('@', variable);
+  });
+  if (expanded.includes('{{')) throw new Error(`${path}: a fragment include was not recognised`);
+  return expanded;
+}
+
 function cypherFiles(dir) {
   return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.cypher')).sort() : [];
 }
@@ -135,7 +162,7 @@ function neo4jQueries(root) {
   for (const name of [...names].sort()) {
     const own = join(root, 'neo4j', `${name}.cypher`);
     const path = existsSync(own) ? own : join(root, `${name}.cypher`);
-    const text = readFileSync(path, 'utf8');
+    const text = included(root, path, readFileSync(path, 'utf8'));
     if (name !== 'schema') {
       queries.push({ path, text, line: 0 });
       continue;
@@ -149,7 +176,8 @@ function neo4jQueries(root) {
   }
   for (const file of cypherFiles(join(root, 'browser'))) {
     const path = join(root, 'browser', file);
-    queries.push({ path, text: readFileSync(path, 'utf8'), line: 0, functions: BROWSER_FUNCTIONS });
+    const text = included(root, path, readFileSync(path, 'utf8'));
+    queries.push({ path, text, line: 0, functions: BROWSER_FUNCTIONS });
   }
   return queries;
 }

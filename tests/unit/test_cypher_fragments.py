@@ -1,0 +1,110 @@
+"""Lists several statements need word for word are written once, as fragments
+in ``cypher/fragments/`` (cypher/README.md), and stay equal to the Python they
+mirror: a field or relation type added on one side only fails here."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from graphmem.errors import GraphMemError
+from graphmem.models import Memory, RelationType
+from graphmem.retrieval.search import TRAVERSED
+from graphmem.statements import CYPHER_DIR, DIALECTS, Statements
+
+FRAGMENTS = CYPHER_DIR / "fragments"
+PROJECTION = re.compile(r"\b\w+ \{(\.id, \.project_id[^}]*)\}")
+"""A memory's map projection as a statement returns it: ``m {.id, .project_id, ...}``."""
+
+
+def fragment(name: str) -> str:
+    lines = (FRAGMENTS / f"{name}.cypher").read_text().splitlines()
+    return " ".join(line.strip() for line in lines if line.strip() and not line.startswith("//"))
+
+
+def projected(text: str) -> list[list[str]]:
+    return [[f.strip().lstrip(".") for f in m.split(",")] for m in PROJECTION.findall(text)]
+
+
+def test_the_memory_projection_lists_every_field_of_the_model_once():
+    (fields,) = projected(fragment("memory_projection").replace("@", "m"))
+    assert len(fields) == len(set(fields))
+    assert set(fields) == set(Memory.model_fields)
+
+
+def test_the_relation_type_fragments_are_the_enums():
+    assert fragment("relation_types") == "|".join(t.value for t in RelationType)
+    assert fragment("traversed_relation_types") == "|".join(t.value for t in TRAVERSED)
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_statement_returning_nearly_every_field_returns_them_all(dialect: str):
+    """A statement projecting most of a memory means the whole memory: one that
+    lists fields of its own falls behind the next field added."""
+    statements = Statements(dialect)
+    full = set(Memory.model_fields)
+    whole = 0
+    for name in sorted(statements.names() - {"schema"}):
+        for fields in projected(statements[name]):
+            if len(fields) > len(full) // 2 and set(fields) <= full:
+                assert set(fields) == full, f"{name} lacks {sorted(full - set(fields))}"
+                whole += 1
+    assert whole >= 19
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_every_include_is_expanded(dialect: str):
+    statements = Statements(dialect)
+    for name in statements.names() - {"schema"}:
+        assert "{{" not in statements[name] and "@" not in statements[name], name
+
+
+def test_the_episodic_and_session_passes_score_alike():
+    """The periodic pass and the session pass weigh a memory's age the same way."""
+    statements = Statements("falkordb")
+    score = fragment("importance_score").replace("@", "m")
+    for name in ("evaluate_session", "evaluate_episodic", "archive_candidates"):
+        assert score in " ".join(statements[name].splitlines()), name
+
+
+def write(root: Path, files: dict[str, str]) -> Statements:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return Statements("falkordb", root)
+
+
+def test_an_include_puts_the_fragment_in_on_one_line_with_its_variable(tmp_path: Path):
+    statements = write(
+        tmp_path,
+        {
+            "fragments/pair.cypher": "// the pair\n@ {.id,\n  .name}\n",
+            "fragments/kinds.cypher": "A|B\n",
+            "q.cypher": "MATCH (n)-[:{{kinds}}]->(o)\nRETURN {{pair(o)}} AS o\n",
+        },
+    )
+    assert statements["q"] == "MATCH (n)-[:A|B]->(o)\nRETURN o {.id, .name} AS o"
+
+
+@pytest.mark.parametrize(
+    ("statement", "error"),
+    [
+        ("RETURN {{missing(n)}}", "no Cypher fragment named 'missing'"),
+        ("RETURN {{pair}}", "fragment 'pair' takes a variable"),
+        ("MATCH (n)-[:{{kinds(n)}}]->()", "fragment 'kinds' takes no variable"),
+        ("RETURN {{pair(n.x)}}", "a fragment include was not recognised"),
+    ],
+)
+def test_a_wrong_include_is_refused(tmp_path: Path, statement: str, error: str):
+    statements = write(
+        tmp_path,
+        {
+            "fragments/pair.cypher": "@ {.id}",
+            "fragments/kinds.cypher": "A|B",
+            "q.cypher": statement,
+        },
+    )
+    with pytest.raises(GraphMemError, match=re.escape(error)):
+        statements["q"]
