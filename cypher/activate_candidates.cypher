@@ -5,7 +5,7 @@
 UNWIND $items AS item
 MATCH (m:Memory {id: item.id})
 WHERE m.project_id = $project_id AND m.status = 'candidate'
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
 SET m._lock = true
 REMOVE m._lock
 WITH m, item

@@ -5,5 +5,5 @@
 UNWIND $ids AS wanted
 MATCH (m:Memory {id: wanted})
 WHERE m.project_id = $project_id
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
 RETURN null AS fields, m {.id, .project_id, .session_id, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} AS memory, m.content AS content, m.rationale AS rationale

@@ -7,7 +7,7 @@ WHERE m.project_id = $project_id AND m.id > $after
   AND coalesce(m.tier, 'working') IN $tiers
   AND coalesce(m.status, 'active') = 'active'
   AND m.superseded_by IS NULL
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
 WITH m
 ORDER BY m.id
 LIMIT $page

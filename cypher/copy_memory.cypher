@@ -6,7 +6,7 @@
 // source's readers: $private_scope if it is private, else $shared_scope.
 MATCH (s:Memory {id: $id})
 WHERE s.project_id = $project_id
-  AND ($viewer IS NULL OR coalesce(s.visibility, 'shared') = 'shared' OR s.agent_id = $viewer)
+  AND {{visible(s)}}
 MERGE (p:Project {id: $to_project_id})
   ON CREATE SET p.created_at = $now
 MERGE (sess:Session {project_id: $to_project_id, id: s.session_id})

@@ -3,8 +3,8 @@ UNWIND $ids AS from_id
 MATCH (a:Memory {id: from_id})-[r]->(b:Memory)
 WHERE a.project_id = $project_id
   AND b.project_id = $project_id
-  AND ($viewer IS NULL OR coalesce(a.visibility, 'shared') = 'shared' OR a.agent_id = $viewer)
-  AND ($viewer IS NULL OR coalesce(b.visibility, 'shared') = 'shared' OR b.agent_id = $viewer)
+  AND {{visible(a)}}
+  AND {{visible(b)}}
   AND b.id IN $ids
   AND type(r) IN $relation_types
 RETURN type(r) AS type, a.id AS from_id, b.id AS to_id, r.rationale AS rationale,

@@ -4,7 +4,7 @@
 // A run acting as an agent ($viewer) weighs only what that agent may read.
 MATCH (m:Memory {session_id: $session_id})
 WHERE m.project_id = $project_id
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
   AND m.tier IN $tiers
   AND m.memory_type IS NOT NULL
   AND m.content <> ''

@@ -6,12 +6,12 @@
 UNWIND $seed_ids AS seed_id
 MATCH p = (s:Memory {id: seed_id})-[:{{traversed_relation_types}}*1..3]-(o:Memory)
 WHERE s.project_id = $project_id
-  AND ($viewer IS NULL OR coalesce(s.visibility, 'shared') = 'shared' OR s.agent_id = $viewer)
+  AND {{visible(s)}}
   AND length(p) <= $depth
   AND o.id <> seed_id
   AND all(r IN relationships(p) WHERE type(r) IN $relation_types)
   AND all(n IN nodes(p) WHERE n.project_id = $project_id)
-  AND all(n IN nodes(p) WHERE ($viewer IS NULL OR coalesce(n.visibility, 'shared') = 'shared' OR n.agent_id = $viewer))
+  AND all(n IN nodes(p) WHERE {{visible(n)}})
 WITH seed_id, o, p
 LIMIT $max_paths
 RETURN seed_id, o {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} AS memory,

@@ -6,7 +6,7 @@ OPTIONAL MATCH (e)-[:MOVED]->(m:Memory)
 WITH e, m
 // An event of another agent's private memory is that agent's alone.
 WHERE m IS NULL
-   OR ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+   OR {{visible(m)}}
 WITH e, m
 ORDER BY e.id
 LIMIT $limit

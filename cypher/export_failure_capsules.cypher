@@ -5,18 +5,18 @@
 // their context only the memories it may read.
 MATCH (c:FailureCapsule {project_id: $project_id})
 WHERE c.id > $after
-  AND ($viewer IS NULL OR coalesce(c.visibility, 'shared') = 'shared' OR c.agent_id = $viewer)
+  AND {{visible(c)}}
 OPTIONAL MATCH (c)-[:TAUGHT]->(l:Memory)
 WITH c, l
 WHERE l IS NULL
-   OR ($viewer IS NULL OR coalesce(l.visibility, 'shared') = 'shared' OR l.agent_id = $viewer)
+   OR {{visible(l)}}
 WITH c, l
 ORDER BY c.id
 LIMIT $limit
 OPTIONAL MATCH (c)-[:FOR_SESSION]->(s:Session)
 WITH c, l, collect(s.id) AS for_sessions
 OPTIONAL MATCH (c)-[:IN_CONTEXT]->(m:Memory)
-WHERE ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+WHERE {{visible(m)}}
 WITH c, l, for_sessions, collect(m.id) AS in_context
 RETURN properties(c) AS props, for_sessions, in_context, l.id AS taught
 ORDER BY props.id

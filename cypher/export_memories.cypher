@@ -2,7 +2,7 @@
 // property (the embedding included) and the session each is linked to.
 MATCH (m:Memory {project_id: $project_id})
 WHERE m.id > $after
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
 WITH m
 ORDER BY m.id
 LIMIT $limit

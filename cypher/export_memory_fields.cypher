@@ -2,7 +2,7 @@
 // memories in id order, every property but the embedding (returned as null).
 MATCH (m:Memory {project_id: $project_id})
 WHERE m.id > $after
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
 WITH m
 ORDER BY m.id
 LIMIT $limit

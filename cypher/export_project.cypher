@@ -4,5 +4,5 @@ OPTIONAL MATCH (p:Project {id: $project_id})
 OPTIONAL MATCH (s:Session {project_id: $project_id})
 WITH p, count(s) AS sessions
 OPTIONAL MATCH (m:Memory {project_id: $project_id})
-WHERE ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+WHERE {{visible(m)}}
 RETURN properties(p) AS props, sessions, count(m) AS memories

@@ -7,19 +7,18 @@ MATCH (c:FailureCapsule {project_id: $project_id})
 WHERE ($id IS NULL OR c.id = $id)
   AND ($lesson_ids IS NULL OR c.lesson_id IN $lesson_ids)
   AND ($session_id IS NULL OR (c)-[:FOR_SESSION]->(:Session {id: $session_id}))
-  AND ($viewer IS NULL OR coalesce(c.visibility, 'shared') = 'shared' OR c.agent_id = $viewer)
+  AND {{visible(c)}}
 // The lesson as linked now: a lesson someone forgot is gone from the capsule too.
 OPTIONAL MATCH (c)-[:TAUGHT]->(lm:Memory)
 WITH c, lm
-WHERE lm IS NULL OR $viewer IS NULL OR coalesce(lm.visibility, 'shared') = 'shared'
-   OR lm.agent_id = $viewer
+WHERE lm IS NULL OR {{visible(lm)}}
 WITH c, lm
 ORDER BY c.last_seen_at DESC, c.id
 LIMIT $limit
 OPTIONAL MATCH (c)-[:FOR_SESSION]->(cs:Session)
 WITH c, lm, collect(cs.id) AS session_ids
 OPTIONAL MATCH (c)-[:IN_CONTEXT]->(cm:Memory)
-WHERE ($viewer IS NULL OR coalesce(cm.visibility, 'shared') = 'shared' OR cm.agent_id = $viewer)
+WHERE {{visible(cm)}}
 WITH c, lm, session_ids, collect(cm.id) AS context_ids
 RETURN c {.id, .project_id, .signature, .error, .attempted, .tool, .command, .files, .fix, .occurrence_count, .first_seen_at, .last_seen_at, .fixed_at, .agent_id, .visibility} AS capsule,
        session_ids, context_ids, lm.id AS lesson_id

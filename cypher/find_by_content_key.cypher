@@ -4,7 +4,7 @@
 UNWIND $keys AS key
 MATCH (m:Memory {content_key: key})
 WHERE m.project_id = $project_id AND coalesce(m.tier, 'working') <> 'archived'
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
 RETURN key, m.id AS id, m.created_at AS created_at, m.memory_type AS memory_type,
        m.occurred_at AS occurred_at
 ORDER BY created_at ASC

@@ -10,10 +10,10 @@
 MATCH (stored:Memory)
 WITH count(stored) AS indexed
 OPTIONAL MATCH (m:Memory {project_id: $project_id})
-WHERE $viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer
+WHERE {{visible(m)}}
 WITH indexed, count(m) AS documents
 OPTIONAL MATCH (s:Memory {project_id: $project_id})
-WHERE $viewer IS NULL OR coalesce(s.visibility, 'shared') = 'shared' OR s.agent_id = $viewer
+WHERE {{visible(s)}}
 WITH indexed, documents, s, rand() AS draw
 WHERE s IS NULL OR draw * documents < $sample
 WITH indexed, documents, s

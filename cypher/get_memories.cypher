@@ -1,5 +1,5 @@
 UNWIND $ids AS wanted
 MATCH (m:Memory {id: wanted})
 WHERE m.project_id = $project_id
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
 RETURN {{memory_projection(m)}} AS memory

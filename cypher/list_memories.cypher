@@ -9,7 +9,7 @@ WHERE ($tier IS NULL OR m.tier = $tier)
   AND ($session_id IS NULL OR m.session_id = $session_id)
   AND ($pinned IS NULL OR m.pinned = $pinned)
   AND all(t IN $tags WHERE t IN m.tags)
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
   AND ($after_created_at IS NULL
        OR m.created_at < $after_created_at
        OR (m.created_at = $after_created_at AND m.id < $after_id))

@@ -7,7 +7,7 @@ MATCH (m:Memory {project_id: $project_id})
 WHERE m.created_at <= $as_of
   AND coalesce(m.valid_from, m.occurred_at, m.created_at) <= $as_of
   AND (m.valid_to IS NULL OR m.valid_to > $as_of)
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
   AND ($memory_type IS NULL OR m.memory_type = $memory_type)
   AND ($session_id IS NULL OR m.session_id = $session_id)
   AND ($pinned IS NULL OR m.pinned = $pinned)

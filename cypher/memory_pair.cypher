@@ -2,10 +2,10 @@
 // project, and whether the new edge would close a SUPERSEDES cycle.
 OPTIONAL MATCH (a:Memory {id: $from_id})
 WHERE a.project_id = $project_id
-  AND ($viewer IS NULL OR coalesce(a.visibility, 'shared') = 'shared' OR a.agent_id = $viewer)
+  AND {{visible(a)}}
 OPTIONAL MATCH (b:Memory {id: $to_id})
 WHERE b.project_id = $project_id
-  AND ($viewer IS NULL OR coalesce(b.visibility, 'shared') = 'shared' OR b.agent_id = $viewer)
+  AND {{visible(b)}}
 OPTIONAL MATCH path = (b)-[:SUPERSEDES*1..]->(a)
 RETURN a IS NOT NULL AS from_exists,
        b IS NOT NULL AS to_exists,

@@ -6,10 +6,10 @@
 // in opposite orders, Neo4j reports a deadlock and the driver retries one.
 MATCH (into:Memory {id: $into_id})
 WHERE into.project_id = $project_id AND coalesce(into.tier, 'working') <> 'archived'
-  AND ($viewer IS NULL OR coalesce(into.visibility, 'shared') = 'shared' OR into.agent_id = $viewer)
+  AND {{visible(into)}}
 MATCH (from:Memory {id: $from_id})
 WHERE from.project_id = $project_id AND coalesce(from.tier, 'working') <> 'archived'
-  AND ($viewer IS NULL OR coalesce(from.visibility, 'shared') = 'shared' OR from.agent_id = $viewer)
+  AND {{visible(from)}}
 SET into._lock = true, from._lock = true
 REMOVE into._lock, from._lock
 WITH into, from

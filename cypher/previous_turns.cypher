@@ -7,7 +7,7 @@ CALL {
   MATCH (o:Memory {session_id: item.session_id})
   WHERE o.project_id = $project_id AND coalesce(o.tier, 'working') <> 'archived'
     AND coalesce(o.occurred_at, o.created_at) <= item.occurred_at
-    AND ($viewer IS NULL OR coalesce(o.visibility, 'shared') = 'shared' OR o.agent_id = $viewer)
+    AND {{visible(o)}}
   RETURN o
   ORDER BY coalesce(o.occurred_at, o.created_at) DESC, o.created_at DESC, o.id DESC
   LIMIT 1

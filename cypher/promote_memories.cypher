@@ -6,7 +6,7 @@
 UNWIND $moves AS move
 MATCH (m:Memory {id: move.id})
 WHERE m.project_id = $project_id AND m.tier = move.from_tier
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
 SET m._lock = true
 REMOVE m._lock
 WITH m, move

@@ -34,7 +34,7 @@ CALL {
   UNWIND $context_ids AS mid
   MATCH (m:Memory {id: mid})
   WHERE m.project_id = $project_id
-    AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+    AND {{visible(m)}}
   MERGE (c)-[:IN_CONTEXT]->(m)
   RETURN count(m) AS linked
 }
@@ -63,11 +63,11 @@ CALL {
 OPTIONAL MATCH (c)-[:FOR_SESSION]->(cs:Session)
 WITH c, collect(cs.id) AS session_ids
 OPTIONAL MATCH (c)-[:IN_CONTEXT]->(cm:Memory)
-WHERE ($viewer IS NULL OR coalesce(cm.visibility, 'shared') = 'shared' OR cm.agent_id = $viewer)
+WHERE {{visible(cm)}}
 WITH c, session_ids, collect(cm.id) AS context_ids
 // The lesson as linked now: a lesson someone forgot is gone from the capsule too.
 OPTIONAL MATCH (c)-[:TAUGHT]->(lm:Memory)
-WHERE ($viewer IS NULL OR coalesce(lm.visibility, 'shared') = 'shared' OR lm.agent_id = $viewer)
+WHERE {{visible(lm)}}
 WITH c, session_ids, context_ids, lm
 RETURN c {.id, .project_id, .signature, .error, .attempted, .tool, .command, .files, .fix, .occurrence_count, .first_seen_at, .last_seen_at, .fixed_at, .agent_id, .visibility} AS capsule,
        session_ids, context_ids, lm.id AS lesson_id,

@@ -7,7 +7,7 @@
 UNWIND $ids AS id
 MATCH (m:Memory {id: id})
 WHERE m.project_id = $project_id
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
 SET m._lock = true
 REMOVE m._lock
 WITH m, coalesce(m.retrieval_count, 0) + 1 AS retrievals

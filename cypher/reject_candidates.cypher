@@ -4,7 +4,7 @@
 UNWIND $ids AS wanted
 MATCH (m:Memory {id: wanted})
 WHERE m.project_id = $project_id AND m.status = 'candidate' AND coalesce(m.tier, 'working') <> 'archived'
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
 SET m._lock = true
 REMOVE m._lock
 WITH m, wanted

@@ -5,8 +5,8 @@ WHERE e.project_id = $project_id AND (e.from_id = $memory_id OR e.to_id = $memor
 OPTIONAL MATCH (f:Memory {id: e.from_id})
 OPTIONAL MATCH (t:Memory {id: e.to_id})
 WITH e, f, t
-WHERE (f IS NULL OR ($viewer IS NULL OR coalesce(f.visibility, 'shared') = 'shared' OR f.agent_id = $viewer))
-  AND (t IS NULL OR ($viewer IS NULL OR coalesce(t.visibility, 'shared') = 'shared' OR t.agent_id = $viewer))
+WHERE (f IS NULL OR {{visible(f)}})
+  AND (t IS NULL OR {{visible(t)}})
 RETURN e {.id, .kind, .type, .from_id, .to_id, .rationale, .weight, .created_at, .removed_by, .reason, .at} AS event
 ORDER BY e.at DESC, e.id DESC
 LIMIT $limit

@@ -9,7 +9,7 @@ WITH m
 MATCH (m)-[r]-(o:Memory)
 WITH r, o
 WHERE o.project_id = $project_id
-  AND ($viewer IS NULL OR coalesce(o.visibility, 'shared') = 'shared' OR o.agent_id = $viewer)
+  AND {{visible(o)}}
   AND type(r) IN $relation_types
   AND coalesce(r.created_at, 0.0) <= $as_of
 RETURN type(r) AS type, startNode(r).id AS from_id, endNode(r).id AS to_id,
@@ -20,7 +20,7 @@ MATCH (e:RelationEvent {from_id: wanted})
 WHERE e.project_id = $project_id AND e.type IN $relation_types
   AND coalesce(e.created_at, 0.0) <= $as_of AND e.at > $as_of
 MATCH (o:Memory {id: e.to_id})
-WHERE ($viewer IS NULL OR coalesce(o.visibility, 'shared') = 'shared' OR o.agent_id = $viewer)
+WHERE {{visible(o)}}
 RETURN e.type AS type, e.from_id AS from_id, e.to_id AS to_id,
        e.rationale AS rationale, e.weight AS weight, e.created_at AS created_at
 UNION ALL
@@ -29,6 +29,6 @@ MATCH (e:RelationEvent {to_id: wanted})
 WHERE e.project_id = $project_id AND e.type IN $relation_types
   AND coalesce(e.created_at, 0.0) <= $as_of AND e.at > $as_of
 MATCH (o:Memory {id: e.from_id})
-WHERE ($viewer IS NULL OR coalesce(o.visibility, 'shared') = 'shared' OR o.agent_id = $viewer)
+WHERE {{visible(o)}}
 RETURN e.type AS type, e.from_id AS from_id, e.to_id AS to_id,
        e.rationale AS rationale, e.weight AS weight, e.created_at AS created_at

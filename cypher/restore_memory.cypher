@@ -2,7 +2,7 @@
 // restores, the second finds it restored and changes nothing.
 MATCH (m:Memory {id: $id})
 WHERE m.project_id = $project_id AND m.tier = 'archived'
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
 SET m._lock = true
 REMOVE m._lock
 WITH m

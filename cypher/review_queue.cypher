@@ -7,7 +7,7 @@ WHERE m.status = 'candidate' AND coalesce(m.tier, 'working') <> 'archived'
   AND all(t IN $tags WHERE t IN m.tags)
   AND ($created_before IS NULL OR m.created_at < $created_before)
   AND coalesce(m.occurrence_count, 1) >= $min_occurrences
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
 WITH m, coalesce(m.occurrence_count, 1) + coalesce(m.feedback, 0) AS weight
 ORDER BY CASE WHEN $order = 'evidence' THEN -weight ELSE 0 END ASC, m.created_at ASC, m.id ASC
 SKIP $skip

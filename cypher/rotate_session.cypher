@@ -4,7 +4,7 @@
 // archival cannot record 'archived' as the tier to restore to.
 MATCH (m:Memory {session_id: $session_id})
 WHERE m.project_id = $project_id AND m.tier = 'working'
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
 WITH m
 ORDER BY coalesce(m.last_accessed_at, m.occurred_at, m.created_at) ASC, m.created_at ASC
 LIMIT $count

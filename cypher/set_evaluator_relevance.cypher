@@ -1,7 +1,7 @@
 // The strongest relevance evidence seen is kept.
 MATCH (m:Memory {id: $id})
 WHERE m.project_id = $project_id
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
 SET m.evaluator_relevance = CASE
       WHEN m.evaluator_relevance IS NULL OR m.evaluator_relevance < $relevance THEN $relevance
       ELSE m.evaluator_relevance END,

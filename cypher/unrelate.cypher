@@ -6,8 +6,8 @@
 // as reads of the past do (graphmem/validity.py). No edge: no row, no write.
 MATCH (a:Memory {id: $from_id})-[r]->(b:Memory {id: $to_id})
 WHERE a.project_id = $project_id AND b.project_id = $project_id AND type(r) = $type
-  AND ($viewer IS NULL OR coalesce(a.visibility, 'shared') = 'shared' OR a.agent_id = $viewer)
-  AND ($viewer IS NULL OR coalesce(b.visibility, 'shared') = 'shared' OR b.agent_id = $viewer)
+  AND {{visible(a)}}
+  AND {{visible(b)}}
 WITH a, b, r, r.rationale AS rationale, r.weight AS weight, r.created_at AS created_at
 LIMIT 1
 CREATE (e:RelationEvent {

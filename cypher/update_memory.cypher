@@ -2,7 +2,7 @@
 // A changed text gets its new vector (or loses the stale one) in the same write.
 MATCH (m:Memory {id: $id})
 WHERE m.project_id = $project_id
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
 SET m += $changes
 FOREACH (_ IN CASE WHEN $reembed THEN [1] ELSE [] END |
   SET m.embedding = $embedding)

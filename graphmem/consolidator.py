@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from graphmem import textscope
+from graphmem.clock import Clock
 from graphmem.consolidation import (
     ARCHIVE_REASON,
     FINGERPRINT_PATTERN,
@@ -37,7 +38,11 @@ from graphmem.events import ChangeKind
 from graphmem.ids import new_id
 from graphmem.models import Memory, Source, Status, SuggestedBy, memory_from_fields
 from graphmem.results import Consolidated, ConsolidationResult
+from graphmem.retention import RetentionRules
+from graphmem.scoring import ImportanceScorer
 from graphmem.service import Service
+from graphmem.store import Store
+from graphmem.telemetry import Telemetry
 from graphmem.text import content_key
 
 Embed = Callable[[Sequence[str]], Sequence[Sequence[float]] | None]
@@ -50,8 +55,17 @@ MAX_RELATED = 1_000_000
 
 
 class Consolidator(Service):
-    def __init__(self, store: Any, *, embed: Embed, **services: Any) -> None:
-        super().__init__(store, **services)
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock,
+        scorer: ImportanceScorer,
+        rules: RetentionRules,
+        telemetry: Telemetry,
+        embed: Embed,
+    ) -> None:
+        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
         self.embed = embed
 
     def run(

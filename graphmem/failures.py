@@ -9,10 +9,12 @@ every later report counts on the capsule and the lesson in the same write
 that counts the capsule. Recurrence, or a fix recorded with a report,
 activates the lesson under the staging rules; either is logged.
 
-A report follows remember's visibility rule: its own ``visibility``, else the
-project's default when it has an agent, else shared. The capsule and its lesson
-take that visibility; a capsule is read only by those who may read it and its
-lesson (shared, or private to the caller's agent, or a caller bound to none).
+A report follows remember's rule (``Sharing.attributed``): it is the acting
+agent's, and seen as it says, else as the project's default when it has an
+agent, else by everyone. The capsule and its lesson (written through the
+writer, which applies the same rule) take that visibility; a capsule is read
+only by those who may read it and its lesson (shared, or private to the
+caller's agent, or a caller bound to none).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from graphmem.capsules import (
     lesson_content,
     signature,
 )
+from graphmem.clock import Clock
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.ids import new_id
 from graphmem.memories import Memories
@@ -44,11 +47,14 @@ from graphmem.models import (
     Visibility,
     parse,
 )
+from graphmem.retention import RetentionRules
 from graphmem.retrieval import ContextResult
+from graphmem.scoring import ImportanceScorer
 from graphmem.service import Service
 from graphmem.sharing import Sharing
 from graphmem.staging import Signal, Stager
-from graphmem.store import Row
+from graphmem.store import Row, Store
+from graphmem.telemetry import Telemetry
 from graphmem.writer import Writer
 
 LESSON_CLAIM_SECONDS = 60.0
@@ -61,40 +67,28 @@ LESSON_TAG = "failure"
 class Failures(Service):
     def __init__(
         self,
-        *args: Any,
+        store: Store,
+        *,
+        clock: Clock,
+        scorer: ImportanceScorer,
+        rules: RetentionRules,
+        telemetry: Telemetry,
         writer: Writer,
         memories: Memories,
         stager: Stager,
         sharing: Sharing,
-        **services: Any,
     ) -> None:
-        super().__init__(*args, **services)
+        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
         self.writer = writer
         self.memories = memories
         self.stager = stager
         self.sharing = sharing
 
-    def settle(self, report: FailureReport, project_id: str) -> FailureReport:
-        """The report's visibility as remember decides a memory's: as given, else
-        the project's default for a report with an agent, else shared. A private
-        report without an agent has no one to be private to."""
-        if report.agent_id is None:
-            if report.visibility is Visibility.PRIVATE:
-                raise InvalidInputError(
-                    "visibility: a failure report without an agent is always shared; "
-                    "give its agentId",
-                    field="visibility",
-                )
-            visibility = Visibility.SHARED
-        else:
-            visibility = report.visibility or self.sharing.default_visibility(project_id)
-        return report.model_copy(update={"visibility": visibility})
-
     def record(
         self, report: FailureReport | Mapping[str, Any], *, project_id: str
     ) -> FailureOutcome:
-        """Record a report already attributed to the acting agent (``agents.attribute``)."""
-        report = self.settle(parse(FailureReport, report), project_id)
+        """Record a report as the acting agent makes it (``Sharing.attributed``)."""
+        (report,) = self.sharing.attributed([parse(FailureReport, report)], project_id)
         visibility = report.visibility or Visibility.SHARED
         now = self._now()
         report_id = new_id()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from graphmem.clock import Clock
 from graphmem.cursors import decode_cursor, encode_cursor
 from graphmem.embeddings import Vector, memory_text
 from graphmem.errors import InvalidInputError, NotFoundError
@@ -27,9 +28,12 @@ from graphmem.models import (
     memory_from_fields,
     parse,
 )
+from graphmem.retention import RetentionRules
+from graphmem.scoring import ImportanceScorer
 from graphmem.service import Service
 from graphmem.staging import Signal, Stager
-from graphmem.store import Row
+from graphmem.store import Row, Store
+from graphmem.telemetry import Telemetry
 from graphmem.text import content_key
 from graphmem.validity import check_as_of
 
@@ -48,8 +52,18 @@ def memory_of(row: Row) -> Memory:
 class Memories(Service):
     """One memory at a time: reads, edits, uses, feedback, pins and deletion."""
 
-    def __init__(self, *args: Any, stager: Stager, embed: Embed, **services: Any) -> None:
-        super().__init__(*args, **services)
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock,
+        scorer: ImportanceScorer,
+        rules: RetentionRules,
+        telemetry: Telemetry,
+        stager: Stager,
+        embed: Embed,
+    ) -> None:
+        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
         self.stager = stager
         self.embed = embed
         self.history = History(self.store)

@@ -19,7 +19,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from graphmem.agents import acting_agent
 from graphmem.errors import NotFoundError
 from graphmem.ids import new_id
 from graphmem.lifecycle import SHORT_TERM, long_term_target, promotion_target
@@ -28,6 +27,7 @@ from graphmem.results import Candidate, PromotionFailure, RunResult, Trigger
 from graphmem.retention import DAY, RetentionRules
 from graphmem.scoring import RuleNote
 from graphmem.service import Service
+from graphmem.viewer import acting_agent
 
 log = logging.getLogger(__name__)
 

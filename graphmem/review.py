@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from graphmem.clock import Clock
 from graphmem.cursors import decode_offset, encode_offset
 from graphmem.errors import ConflictError, InvalidInputError
 from graphmem.ids import new_id
@@ -27,16 +28,30 @@ from graphmem.models import (
     check_text,
     parse,
 )
+from graphmem.retention import RetentionRules
+from graphmem.scoring import ImportanceScorer
 from graphmem.service import Service
 from graphmem.staging import Evidence, Signal, Stager, earned_signal
+from graphmem.store import Store
+from graphmem.telemetry import Telemetry
 
 NearDuplicateFinder = Callable[[Memory], list[str]]
 """Ids of live memories whose text is close to a memory's (shown beside a candidate)."""
 
 
 class Review(Service):
-    def __init__(self, *args: Any, stager: Stager, memories: Memories, **services: Any) -> None:
-        super().__init__(*args, **services)
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock,
+        scorer: ImportanceScorer,
+        rules: RetentionRules,
+        telemetry: Telemetry,
+        stager: Stager,
+        memories: Memories,
+    ) -> None:
+        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
         self.stager = stager
         self.memories = memories
 

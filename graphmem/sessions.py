@@ -17,9 +17,8 @@ the agent may read. An empty session is every agent's.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
-from graphmem.agents import acting_agent
+from graphmem.clock import Clock
 from graphmem.errors import ConflictError, InvalidInputError
 from graphmem.ids import new_id
 from graphmem.models import (
@@ -32,8 +31,12 @@ from graphmem.models import (
     check_text,
 )
 from graphmem.promotion import CLOSE_LIMIT, PromotionEngine, Trigger, missing_session
+from graphmem.retention import RetentionRules
+from graphmem.scoring import ImportanceScorer
 from graphmem.service import Service
-from graphmem.store import Row
+from graphmem.store import Row, Store
+from graphmem.telemetry import Telemetry
+from graphmem.viewer import acting_agent
 
 
 def _session(row: Row) -> Session:
@@ -41,8 +44,17 @@ def _session(row: Row) -> Session:
 
 
 class Sessions(Service):
-    def __init__(self, *args: Any, promotion: PromotionEngine, **services: Any) -> None:
-        super().__init__(*args, **services)
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock,
+        scorer: ImportanceScorer,
+        rules: RetentionRules,
+        telemetry: Telemetry,
+        promotion: PromotionEngine,
+    ) -> None:
+        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
         self.promotion = promotion
 
     def open(

@@ -6,35 +6,51 @@ project. Only that agent, or a caller bound to no agent, may share or unshare
 it; each change is logged as a ``SharingEvent``. A copy to another project is a
 new memory there that names its source (``copied_from``); the source is never
 moved or changed.
+
+What an agent writes (a memory, a failure report) is its own, and who sees it
+is decided here too (``attributed``), once for every path that writes.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TypeVar
 
 from graphmem import textscope
-from graphmem.agents import ADMIN, acting_agent
+from graphmem.capsules import FailureReport
+from graphmem.clock import Clock
 from graphmem.errors import ForbiddenError, InvalidInputError
 from graphmem.events import ChangeKind
 from graphmem.ids import new_id
 from graphmem.memories import Memories, memory_of, missing
-from graphmem.models import Memory, SharingEvent, Visibility
+from graphmem.models import Memory, MemoryInput, SharingEvent, Visibility
 from graphmem.projects import Projects
+from graphmem.retention import RetentionRules
+from graphmem.scoring import ImportanceScorer
 from graphmem.service import Service
+from graphmem.store import Store
+from graphmem.telemetry import Telemetry
+from graphmem.viewer import ADMIN, acting_agent
 
 MAX_EVENTS = 200
+
+Attributed = TypeVar("Attributed", MemoryInput, FailureReport)
 
 
 class Sharing(Service):
     def __init__(
         self,
-        *args: Any,
+        store: Store,
+        *,
+        clock: Clock,
+        scorer: ImportanceScorer,
+        rules: RetentionRules,
+        telemetry: Telemetry,
         memories: Memories,
         projects: Projects,
         default_visibility: Visibility,
-        **services: Any,
     ) -> None:
-        super().__init__(*args, **services)
+        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
         self.memories = memories
         self.projects = projects
         self._default = default_visibility
@@ -44,6 +60,30 @@ class Sharing(Service):
         place that decides it. The project's own setting, else the server's."""
         own = self.projects.settings(project_id=project_id).default_visibility
         return own or self._default
+
+    def attributed(self, items: Sequence[Attributed], project_id: str) -> list[Attributed]:
+        """Each item (a memory to write, a failure report) as the acting agent
+        writes it: its agent is the acting one, and it is seen as it says, else
+        as the project's default when it has an agent, else by everyone (a
+        private item without an agent has no one to be private to). The default
+        is read only for a batch that needs it: most writes have no agent."""
+        attributed = [_as_acting_agent(item) for item in items]
+        needs_default = any(i.agent_id is not None and i.visibility is None for i in attributed)
+        default = self.default_visibility(project_id) if needs_default else None
+        ready = []
+        for index, item in enumerate(attributed):
+            if item.agent_id is None and item.visibility is Visibility.PRIVATE:
+                field = "visibility" if len(items) == 1 else f"items[{index}].visibility"
+                what = "a failure report" if isinstance(item, FailureReport) else "a memory"
+                raise InvalidInputError(
+                    f"{field}: {what} without an agent is always shared; give its agentId",
+                    field=field,
+                )
+            if item.visibility is None:
+                visibility = default if item.agent_id is not None else Visibility.SHARED
+                item = item.model_copy(update={"visibility": visibility})
+            ready.append(item)
+        return ready
 
     def set_visibility(self, memory_id: str, to: Visibility, *, project_id: str) -> Memory:
         """Share or unshare one memory; a memory already so is returned unchanged
@@ -126,3 +166,17 @@ class Sharing(Service):
             SharingEvent.model_validate({k: v for k, v in row["event"].items() if v is not None})
             for row in rows
         ]
+
+
+def _as_acting_agent(item: Attributed) -> Attributed:
+    """What the acting agent writes is its own: an item naming another agent is
+    refused, one naming none is attributed to it."""
+    agent = acting_agent()
+    if agent is None or item.agent_id == agent:
+        return item
+    if item.agent_id is not None:
+        raise ForbiddenError(
+            f"agentId: this call acts as agent {agent!r} and cannot write as {item.agent_id!r}",
+            field="agentId",
+        )
+    return item.model_copy(update={"agent_id": agent})

@@ -20,7 +20,7 @@ _LOCK_LINE = re.compile(
     r"^(?:SET|REMOVE) \w+\._lock(?: = true)?(?:, \w+\._lock(?: = true)?)*\n", re.M
 )
 """A guarded write's lock (cypher/README.md): ``SET n._lock = true`` or ``REMOVE n._lock``."""
-_INCLUDE = re.compile(r"\{\{(\w+)(?:\((\w+)\))?\}\}")
+_INCLUDE = re.compile(r"\{\{(\w+)(?:\(([\w.]+)\))?\}\}")
 """A fragment included by a statement (cypher/README.md): ``{{name}}`` or ``{{name(var)}}``."""
 FRAGMENTS = "fragments"
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from graphmem import textscope
-from graphmem.agents import acting_agent
 from graphmem.autolinks import AutoLinker
+from graphmem.clock import Clock
 from graphmem.embeddings import Vector, memory_text
 from graphmem.errors import InvalidInputError
 from graphmem.events import ChangeKind
@@ -42,22 +42,33 @@ from graphmem.models import (
 from graphmem.projects import Projects
 from graphmem.promotion import PromotionEngine, Trigger
 from graphmem.restatement import Judgement, Verdict, judge, judge_events, readable
+from graphmem.retention import RetentionRules
 from graphmem.retrieval.fulltext import query_terms
-from graphmem.scoring import ScoreInputs
+from graphmem.scoring import ImportanceScorer, ScoreInputs
 from graphmem.service import Service
+from graphmem.sharing import Sharing
 from graphmem.staging import Stager
-from graphmem.store import Row
+from graphmem.store import Row, Store
+from graphmem.store.knn import Answer, Reach, nearest
+from graphmem.telemetry import Telemetry
 from graphmem.text import content_key, jaccard, tokens
+from graphmem.viewer import acting_agent
 
 M = TypeVar("M", bound=Mapping[str, Any])
 
-NEAR_DUPLICATE_K = 20
-"""Neighbours asked of the vector index per new memory when looking for a near duplicate."""
-NEAR_DUPLICATE_K_MAX = 1_280
-"""The most neighbours asked for when the index gives fewer than asked (20, 80, 320, 1,280)."""
 NEAR_MATCHES_JUDGED = 3
 """Near matches per new memory the restatement check reads, most similar first: a
 paraphrase ranked below a contradiction of it still merges."""
+NEAR_DUPLICATES = Reach(
+    k=20, most=1_280, enough=NEAR_MATCHES_JUDGED, widen=False, shadowed_below=0.5, chases=None
+)
+"""How far the vector index is followed for a new memory's near duplicates: 20
+neighbours, then 80, 320 and 1,280 past FalkorDB's stale vectors, which hide
+the live one from a kNN: after 15 accesses a paraphrase of a memory no longer
+found it among the nearest 20, and after 40 the index gave nothing for a k of
+20 or 80. An item the index gave fewer than half of ``k`` for, with fewer
+matches than are judged, is asked again while that brings more (or still
+nothing); a few shadows leave the live memory among what the index gives."""
 NEAR_DUPLICATE_TEXT_K = 5
 """Full-text matches whose token overlap is measured, without embeddings."""
 NEAR_DUPLICATE_TEXT_MAX_BATCH = 50
@@ -90,35 +101,50 @@ class Writer(Service):
 
     def __init__(
         self,
-        *args: Any,
+        store: Store,
+        *,
+        clock: Clock,
+        scorer: ImportanceScorer,
+        rules: RetentionRules,
+        telemetry: Telemetry,
         stager: Stager,
         promotion: PromotionEngine,
         memories: Memories,
         embed: Embed,
         projects: Projects,
+        sharing: Sharing,
         links: AutoLinker,
-        **services: Any,
     ) -> None:
-        super().__init__(*args, **services)
+        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
         self.stager = stager
         self.promotion = promotion
         self.memories = memories
         self.embed = embed
         self.projects = projects
+        self.sharing = sharing
         self.links = links
+
+    def write_one(self, item: MemoryInput, *, project_id: str) -> tuple[Memory, WriteOutcome]:
+        """One item written, and the memory it created or merged into as it now stands."""
+        written = self.write([item], project_id=project_id)
+        (outcome,) = written.outcomes
+        memory = written.memory(outcome.id) or self.memories.get(outcome.id, project_id=project_id)
+        return memory, outcome
 
     def write(
         self, inputs: Sequence[MemoryInput], *, project_id: str, dedup: bool = True
     ) -> Written:
         """Write a batch in one statement; duplicates merge instead of creating nodes.
 
-        With ``dedup``, an item whose normalised text matches a live memory of
-        the project (or an earlier item of the same batch) counts as another
-        occurrence of it.
+        Each item is first the acting agent's, with its visibility settled
+        (``Sharing.attributed``), whoever writes it. With ``dedup``, an item
+        whose normalised text matches a live memory of the project (or an
+        earlier item of the same batch) counts as another occurrence of it.
         """
         if not inputs:
             return Written([])
         project = project_id
+        inputs = self.sharing.attributed(inputs, project)
         now = self._now()
         _check_occurred_at(inputs, now)
         _check_validity(inputs, now)
@@ -379,47 +405,33 @@ class Writer(Service):
     def _nearest_by_vector(
         self, vectors: list[Any], project: str
     ) -> dict[int, list[Mapping[str, Any]]]:
-        """Each item's near matches, most similar first.
+        """Each item's near matches, most similar first: every item asked in one
+        statement, again as far as ``NEAR_DUPLICATES`` reaches. An answer that
+        found none keeps what a smaller ``k`` found."""
 
-        FalkorDB 4.16 leaves a memory's old vector in its index each time the
-        memory is written (an access, a retrieval count), and those hide the live
-        one from a kNN: after 15 accesses a paraphrase of a memory no longer
-        found it among the nearest 20, and after 40 the index gave nothing for
-        a k of 20 or 80. An item the index gave fewer than half of ``k`` for,
-        with fewer matches than are judged, is asked again with four times ``k``
-        while that brings more (or still nothing), up to ``NEAR_DUPLICATE_K_MAX``.
-        A few shadows leave the live memory among what the index gives."""
-        found: dict[int, list[Mapping[str, Any]]] = {}
-        seen: dict[int, int] = {}
-        pending = list(range(len(vectors)))
-        k = NEAR_DUPLICATE_K
-        while pending:
+        def ask(k: int, items: list[int]) -> dict[int, Answer]:
             rows = self.store.read(
                 "near_duplicates",
                 {
-                    "items": [{"index": i, "vector": vectors[i]} for i in pending],
+                    "items": [{"index": i, "vector": vectors[i]} for i in items],
                     "project_id": project,
                     "threshold": self.rules.restatement.candidate_similarity,
                     "k": k,
                 },
             )
             answered = {row["index"]: row for row in rows}
-            again = []
-            for i in pending:
-                row = answered.get(i)
-                hits = sorted(row["hits"], key=lambda h: -h["similarity"]) if row else []
-                if hits:
-                    found[i] = hits[:NEAR_MATCHES_JUDGED]
-                given = row["seen"] if row else 0
-                # Shadows filled more than half of what was asked (a k they fill
-                # whole can give nothing at all); a store smaller than that gives
-                # the same again, and is not asked a third time.
-                shadowed = given == 0 or (given < k // 2 and given > seen.get(i, -1))
-                if shadowed and len(hits) < NEAR_MATCHES_JUDGED:
-                    again.append(i)
-                seen[i] = given
-            k *= 4
-            pending = again if k <= NEAR_DUPLICATE_K_MAX else []
+            # An item the index gave nothing for has no row.
+            return {
+                i: Answer(sorted(row["hits"], key=lambda h: -h["similarity"]), row["seen"])
+                if (row := answered.get(i)) is not None
+                else Answer([], 0)
+                for i in items
+            }
+
+        found: dict[int, list[Mapping[str, Any]]] = {}
+        for i, answer in nearest(self.store, ask, range(len(vectors)), NEAR_DUPLICATES):
+            if answer.rows:
+                found[i] = [*answer.rows[:NEAR_MATCHES_JUDGED]]
         return found
 
     def near_duplicates(self, memory: Memory, *, project: str) -> list[str]:

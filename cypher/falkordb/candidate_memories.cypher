@@ -9,7 +9,7 @@
 UNWIND $ids AS wanted
 MATCH (m:Memory {id: wanted})
 WHERE m.project_id = $project_id
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
 WITH m, none(v IN [m.id, m.project_id, coalesce(m.session_id, ''), coalesce(m.superseded_by, '')] + coalesce(m.tags, [])
             WHERE v CONTAINS '"' OR v CONTAINS '\\') AS clean
 RETURN CASE WHEN clean THEN toJSON(m {.id, .project_id, .session_id, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to}) END AS fields,

@@ -8,7 +8,7 @@ CALL {
   WITH node
   WHERE node.project_id = $project_id AND coalesce(node.tier, 'working') <> 'archived'
     AND node.superseded_by IS NULL
-    AND ($viewer IS NULL OR coalesce(node.visibility, 'shared') = 'shared' OR node.agent_id = $viewer)
+    AND {{visible(node)}}
   RETURN node
   ORDER BY coalesce(node.occurred_at, node.created_at) DESC, node.id DESC
   LIMIT $k

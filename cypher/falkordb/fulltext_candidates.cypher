@@ -34,5 +34,5 @@ UNWIND top + [null] AS node
 WITH node, size(top) AS seen, fell_back
 WHERE node IS NULL
    OR (node.project_id = $project_id
-       AND ($viewer IS NULL OR coalesce(node.visibility, 'shared') = 'shared' OR node.agent_id = $viewer))
+       AND {{visible(node)}})
 RETURN node.id AS id, node.content AS content, node.rationale AS rationale, node.created_at AS created_at, seen, fell_back

@@ -11,7 +11,7 @@ CALL db.idx.vector.queryNodes('Memory', 'embedding', $k, vecf32(item.vector)) YI
 WITH item, collect({node: node, similarity: 1.0 - score}) AS found
 WITH item, size(found) AS seen,
      [f IN found WHERE f.node.project_id = $project_id
-        AND ($viewer IS NULL OR coalesce(f.node.visibility, 'shared') = 'shared' OR f.node.agent_id = $viewer)
+        AND {{visible(f.node)}}
         AND coalesce(f.node.tier, 'working') <> 'archived'
         AND f.node.superseded_by IS NULL
         AND f.similarity >= $threshold] AS kept

@@ -5,7 +5,7 @@ UNWIND $items AS item
 CALL db.idx.fulltext.queryNodes('Memory', item.query) YIELD node, score
 WITH item, node, score
 WHERE node.project_id = $project_id AND coalesce(node.tier, 'working') <> 'archived'
-  AND ($viewer IS NULL OR coalesce(node.visibility, 'shared') = 'shared' OR node.agent_id = $viewer)
+  AND {{visible(node)}}
   AND node.superseded_by IS NULL
 WITH item, node, score
 ORDER BY score DESC

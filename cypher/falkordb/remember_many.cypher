@@ -30,7 +30,7 @@ CALL {
     AND (coalesce(dup.memory_type, '') = 'event') = (coalesce(row.props.memory_type, '') = 'event')
     AND (coalesce(row.props.memory_type, '') <> 'event'
          OR abs(dup.occurred_at - row.props.occurred_at) <= $event_window)
-    AND ($viewer IS NULL OR coalesce(dup.visibility, 'shared') = 'shared' OR dup.agent_id = $viewer)
+    AND {{visible(dup)}}
   WITH row, dup
   ORDER BY dup.created_at ASC
   WITH row, collect(dup.id)[0] AS oldest
@@ -45,7 +45,7 @@ CALL {
     AND (coalesce(known.memory_type, '') = 'event') = (coalesce(row.props.memory_type, '') = 'event')
     AND (coalesce(row.props.memory_type, '') <> 'event'
          OR abs(known.occurred_at - row.props.occurred_at) <= $event_window)
-    AND ($viewer IS NULL OR coalesce(known.visibility, 'shared') = 'shared' OR known.agent_id = $viewer)
+    AND {{visible(known)}}
     AND coalesce(known.tier, 'working') <> 'archived'
   WITH row, count(known) AS known
   WHERE known = 0

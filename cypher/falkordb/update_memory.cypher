@@ -4,7 +4,7 @@
 // first, since FalkorDB 4.16 can leave a vector unchanged when SET writes over it.
 MATCH (m:Memory {id: $id})
 WHERE m.project_id = $project_id
-  AND ($viewer IS NULL OR coalesce(m.visibility, 'shared') = 'shared' OR m.agent_id = $viewer)
+  AND {{visible(m)}}
 SET m += $changes
 FOREACH (_ IN CASE WHEN $reembed THEN [1] ELSE [] END |
   REMOVE m.embedding)

@@ -10,14 +10,14 @@
 // of every candidate costs more than the query); results are re-read in full.
 // Only the best $detailed come with their fields and text: the others lend
 // their scores to candidates full text found and set the floor of the rest
-// (graphmem/retrieval/service.py), and a second query vector ($detailed 0)
+// (graphmem/retrieval/retrievers.py), and a second query vector ($detailed 0)
 // rescores candidates already found. The rank is counted after the filters.
 CALL db.index.vector.queryNodes('memory_embedding', $k, $vector) YIELD node, score
 WITH collect([node, 2.0 * score - 1.0]) AS top
 UNWIND top AS hit
 WITH hit[0] AS node, hit[1] AS score, size(top) AS seen, $tags AS tags
 WHERE node.project_id = $project_id
-  AND ($viewer IS NULL OR coalesce(node.visibility, 'shared') = 'shared' OR node.agent_id = $viewer)
+  AND {{visible(node)}}
   AND (size($types) = 0 OR node.memory_type IN $types)
   AND (size($tiers) = 0 OR coalesce(node.tier, 'working') IN $tiers)
   AND ($include_archived OR coalesce(node.tier, 'working') <> 'archived')

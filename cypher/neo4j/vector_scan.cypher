@@ -8,7 +8,7 @@
 MATCH (node:Memory {project_id: $project_id})
 WITH node, $tags AS tags
 WHERE node.embedding IS NOT NULL
-  AND ($viewer IS NULL OR coalesce(node.visibility, 'shared') = 'shared' OR node.agent_id = $viewer)
+  AND {{visible(node)}}
   AND (size($types) = 0 OR node.memory_type IN $types)
   AND (size($tiers) = 0 OR coalesce(node.tier, 'working') IN $tiers)
   AND ($include_archived OR coalesce(node.tier, 'working') <> 'archived')

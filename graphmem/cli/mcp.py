@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import socket
 from enum import StrEnum
-from types import FrameType
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
 from graphmem.api import GraphMem
 from graphmem.auth import OPEN
 from graphmem.cli.common import app, err, reported_errors, settings_for
-from graphmem.cli.memories import GRACEFUL_SHUTDOWN_SECONDS, listen
+from graphmem.cli.memories import listen
 from graphmem.config import Settings
-from graphmem.scheduler import Scheduler
 
 DEFAULT_PORT = 8765
 
@@ -50,68 +46,57 @@ def mcp(
     when it is unset. Over HTTP each request brings its own key, required unless
     the server listens on loopback only (GRAPHMEM_AUTH=required: always).
     """
-    # Imported here: the MCP SDK takes seconds to import, which the other
-    # commands would pay for nothing.
-    import anyio
+    # Imported here: the web stack and the MCP SDK take seconds to import, which
+    # the other commands would pay for nothing.
+    from graphmem import serving
 
-    from graphmem.mcp.server import create_server
-
-    # A client or service manager stops the server with SIGTERM: leave through
-    # the same path as end of input, so the store closes in order.
-    signal.signal(signal.SIGTERM, _exit_quietly)
+    serving.exit_on_sigterm()
     with reported_errors():
         settings = settings_for(ctx, host=host)
-        # Bound before the store opens: a busy port is one plain line, and the
-        # database does not start for nothing.
-        listener = (
-            listen(settings.host, port, port_env="GRAPHMEM_MCP_PORT")
-            if transport is Transport.HTTP
-            else None
-        )
-        with contextlib.ExitStack() as stack:
-            if listener is not None:
-                stack.enter_context(listener)
-            gm = stack.enter_context(GraphMem.open(settings))
-            key = os.environ.get("GRAPHMEM_API_KEY")
-            # Checked before serving: a wrong key is one red line, not a failing call.
-            principal = gm.keys.authenticate(key) if key and transport is Transport.STDIO else OPEN
-            gm.warm()
-            scheduler = Scheduler(gm) if settings.scheduler else None
-            if scheduler:
-                scheduler.start()
-            try:
-                if listener is not None:
-                    _serve_http(gm, settings, listener)
-                else:
-                    anyio.run(create_server(gm, principal=principal).run_stdio_async)
-            finally:
-                if scheduler:
-                    scheduler.stop()
+        if transport is Transport.HTTP:
+            # Bound before the store opens: a busy port is one plain line, and the
+            # database does not start for nothing.
+            with listen(settings.host, port, port_env="GRAPHMEM_MCP_PORT") as listener:
+                _serve_http(settings, listener)
+        else:
+            _serve_stdio(settings)
 
 
-def _serve_http(gm: GraphMem, settings: Settings, listener: socket.socket) -> None:
-    import uvicorn
+def _serve_stdio(settings: Settings) -> None:
+    """The tools for the one client on stdin and stdout, until it leaves."""
+    import anyio
 
+    from graphmem import serving
+    from graphmem.mcp.server import create_server
+
+    with GraphMem.open(settings) as gm:
+        key = os.environ.get("GRAPHMEM_API_KEY")
+        # Checked before serving: a wrong key is one red line, not a failing call.
+        principal = gm.keys.authenticate(key) if key else OPEN
+        with serving.running(gm, settings):
+            anyio.run(create_server(gm, principal=principal).run_stdio_async)
+
+
+def _serve_http(settings: Settings, listener: socket.socket) -> None:
+    from graphmem import serving
     from graphmem.mcp.http import MCP_PATH, create_http_app
 
-    access = (
-        "API keys required"
-        if settings.auth_required
-        else "open access, no API key needed: listening on loopback only"
-    )
-    port = listener.getsockname()[1]
-    err.print(f"graphmem: MCP at http://{settings.host}:{port}{MCP_PATH} ({access})", markup=False)
-    server = uvicorn.Server(
-        uvicorn.Config(
-            create_http_app(gm, settings),
-            log_level="warning",
-            # Open event streams must not hold a stop (and the database's clean
-            # shutdown) hostage.
-            timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+    def announce(port: int) -> None:
+        access = (
+            "API keys required"
+            if settings.auth_required
+            else "open access, no API key needed: listening on loopback only"
         )
+        err.print(
+            f"graphmem: MCP at http://{settings.host}:{port}{MCP_PATH} ({access})", markup=False
+        )
+
+    started = serving.serve(
+        settings,
+        listener,
+        lambda gm: create_http_app(gm, settings),
+        announce=announce,
+        log_level="warning",
     )
-    server.run(sockets=[listener])
-
-
-def _exit_quietly(signum: int, frame: FrameType | None) -> NoReturn:
-    raise SystemExit(0)
+    if not started:
+        raise typer.Exit(1)

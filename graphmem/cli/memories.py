@@ -3,17 +3,12 @@ between them."""
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import getpass
-import os
-import signal
 import socket
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from types import FrameType
-from typing import Annotated, Any, Literal, NoReturn
+from typing import Annotated, Any, Literal
 
 import typer
 from rich import box
@@ -37,19 +32,12 @@ from graphmem.cli.common import (
     time_arg,
 )
 from graphmem.cli.terminal import escape_controls, shown
+from graphmem.config import Settings
 from graphmem.errors import NotFoundError
 from graphmem.models import Memory, MemoryInput, Relation, RelationType, WriteResult, parse
-from graphmem.scheduler import Scheduler
-from graphmem.store.supervisor import when_unrecoverable
 from graphmem.wording import plural
 
-GRACEFUL_SHUTDOWN_SECONDS = 30
-"""How long a stopping server waits for requests in flight."""
-
 RELATION_TYPES_HELP = ", ".join(t.value for t in RelationType)
-
-BACKLOG = 2048
-"""Connections queued before uvicorn accepts them (uvicorn's own default)."""
 
 
 @app.command()
@@ -71,119 +59,57 @@ def serve(
     """Serve the GraphQL API (GraphiQL in the browser) until Ctrl-C."""
     # Imported here: the web stack takes ~0.4 s to import, which the other
     # commands would pay for nothing.
-    import uvicorn
-
-    from graphmem.graphql.app import banner, create_app
+    from graphmem import serving
+    from graphmem.graphql.app import create_app
     from graphmem.observability.process import configure_serving
 
-    # uvicorn re-raises SIGTERM once it has shut down gracefully; a stop asked
-    # for by a service manager should end with status 0, as Ctrl-C does.
-    signal.signal(signal.SIGTERM, _exit_quietly)
+    serving.exit_on_sigterm()
     with reported_errors():
         settings = settings_for(ctx, host=host, port=port)
         configure_serving(log_level=log_level)
         # The port first: a busy one is a plain line before anything starts.
-        listener = listen(settings.host, settings.port)
-        # Opened here rather than in the app's lifespan so that a store that
-        # cannot start is one red line, not a uvicorn startup traceback.
-        with listener, GraphMem.open(settings) as gm:
-            # Before listening: /readyz is true from its first answer.
-            gm.warm()
-            for line in banner(settings, listener.getsockname()[1]):
-                err.print(line, markup=False)
-            if settings.auth_required:
-                err.print("graphmem: API keys required (graphmem keys create)", markup=False)
-            else:
-                err.print(
-                    "graphmem: open access, no API key needed: listening on loopback only",
-                    markup=False,
-                )
-            if settings.backend == "falkordb" and not settings.falkordb_url:
-                err.print(
-                    f"graphmem: embedded FalkorDB in {settings.data_dir}, "
-                    f"durability {settings.durability}",
-                    markup=False,
-                )
-            when_unrecoverable(_stop_for_a_lost_store)
-            scheduler = Scheduler(gm) if settings.scheduler else None
-            if scheduler:
-                scheduler.start()
-            server = uvicorn.Server(
-                uvicorn.Config(
-                    create_app(gm, settings),
-                    # Logging is configured above; graphmem.access replaces uvicorn's
-                    # access log with lines that carry the operation and request id.
-                    log_config=None,
-                    access_log=False,
-                    # Requests in flight finish on SIGTERM, but a client that never
-                    # does must not hold the stop (and the database's clean
-                    # shutdown) hostage: after this long the rest are cut off.
-                    timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
-                )
+        with listen(settings.host, settings.port) as listener:
+            started = serving.serve(
+                settings,
+                listener,
+                lambda gm: create_app(gm, settings),
+                announce=lambda port: _announce(settings, port),
+                advertised=lambda port: server_first.advertised(settings, port),
             )
-            # Connections wait in the backlog from here until uvicorn accepts
-            # them, so the address can be advertised before it runs.
-            listener.listen(BACKLOG)
-            try:
-                # uvicorn re-raises Ctrl-C once it has shut down gracefully: a
-                # stop asked for, status 0.
-                with (
-                    contextlib.suppress(KeyboardInterrupt),
-                    server_first.advertised(settings, listener.getsockname()[1]),
-                ):
-                    server.run(sockets=[listener])
-            finally:
-                # uvicorn has drained the requests; let a running job finish too.
-                if scheduler:
-                    scheduler.stop()
-            if not server.started:
-                raise typer.Exit(1)
+        if not started:
+            raise typer.Exit(1)
 
 
-EXIT_STORE_LOST = 69
-"""``graphmem serve``'s exit status when the embedded database died and could not
-be restarted (sysexits' EX_UNAVAILABLE): a service manager restarts the process."""
+def _announce(settings: Settings, port: int) -> None:
+    """What ``serve`` prints once the store is warm: where, who may call, what store."""
+    from graphmem.graphql.app import banner
 
-
-class _Stop:
-    """How the process ends when uvicorn hands SIGTERM back after its shutdown."""
-
-    status = 0
-
-
-def _exit_quietly(signum: int, frame: FrameType | None) -> NoReturn:
-    raise SystemExit(_Stop.status)
-
-
-def _stop_for_a_lost_store(reason: str) -> None:
-    """Shut down as on SIGTERM (requests in flight finish, the store closes), then
-    exit with ``EXIT_STORE_LOST``; the supervisor has logged the fatal line."""
-    _Stop.status = EXIT_STORE_LOST
-    os.kill(os.getpid(), signal.SIGTERM)
+    for line in banner(settings, port):
+        err.print(line, markup=False)
+    if settings.auth_required:
+        err.print("graphmem: API keys required (graphmem keys create)", markup=False)
+    else:
+        err.print(
+            "graphmem: open access, no API key needed: listening on loopback only",
+            markup=False,
+        )
+    if settings.backend == "falkordb" and not settings.falkordb_url:
+        err.print(
+            f"graphmem: embedded FalkorDB in {settings.data_dir}, durability {settings.durability}",
+            markup=False,
+        )
 
 
 def listen(host: str, port: int, *, port_env: str = "GRAPHMEM_PORT") -> socket.socket:
-    """The bound listening socket, or one plain line saying why there is none
+    """The bound socket, or one plain red line saying why there is none
     (``port_env``: the setting that chooses the port)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listener = socket.socket(family, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    from graphmem import serving
+
     try:
-        listener.bind((host.strip("[]"), port))
-    except OSError as exc:
-        listener.close()
-        if exc.errno == errno.EADDRINUSE:
-            reason = (
-                f"port {port} is in use on {host}; stop what listens there or choose "
-                f"another port: set {port_env}={port + 1} or pass --port {port + 1}"
-            )
-        elif exc.errno == errno.EACCES:
-            reason = f"port {port} needs privileges this process lacks; choose one above 1023"
-        else:
-            reason = f"cannot listen on {host} port {port}: {exc.strerror or exc}"
-        err.print(Text(f"error: {reason}", style="bold red"))
+        return serving.bind(host, port, port_env=port_env)
+    except serving.PortUnavailableError as exc:
+        err.print(Text(f"error: {exc}", style="bold red"))
         raise typer.Exit(1) from None
-    return listener
 
 
 @app.command()

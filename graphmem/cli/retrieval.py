@@ -7,9 +7,13 @@ an agent was shown.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
+from rich.progress import Progress, TaskID
 from rich.table import Table
 from rich.text import Text
 
@@ -316,14 +320,35 @@ def backfill_embeddings(
     project: ProjectOption = None,
 ) -> None:
     """Embed the memories that have no embedding yet (after enabling embeddings)."""
-    with opened(ctx) as gm:
+    with opened(ctx) as gm, _embedding_bar() as progress:
         result = gm.backfill_embeddings(
-            batch_size=batch_size, all_projects=all_projects, progress=True, project_id=project
+            batch_size=batch_size, all_projects=all_projects, progress=progress, project_id=project
         )
     if result.embedded == 0 and result.remaining == 0:
         out.print("nothing to embed: every memory has an embedding")
         return
     out.print(f"embedded {result.embedded}, {result.remaining} remaining ({result.took_s:.1f} s)")
+
+
+@contextmanager
+def _embedding_bar() -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr, drawn from the backfill's first report on: a
+    backfill with nothing to embed reports nothing and draws none."""
+    bar = Progress(console=Console(stderr=True))
+    task: TaskID | None = None
+
+    def progress(done: int, goal: int) -> None:
+        nonlocal task
+        if task is None:
+            bar.start()
+            task = bar.add_task("embedding memories", total=goal)
+        bar.update(task, completed=done)
+
+    try:
+        yield progress
+    finally:
+        if task is not None:
+            bar.stop()
 
 
 def _failure(item: ContextItem) -> str:

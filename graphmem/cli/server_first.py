@@ -20,16 +20,17 @@ import contextlib
 import os
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
 from graphmem import discovery
-from graphmem.client import calls
 from graphmem.client.errors import ServerError
-from graphmem.client.transport import Call, answer, headers
+from graphmem.client.transport import answer, headers
 from graphmem.discovery import ADDRESS_FILE as ADDRESS_FILE
 from graphmem.errors import GraphMemError
+from graphmem.operations import Operations
+from graphmem.operations.requests import Request
 
 if TYPE_CHECKING:
     from graphmem.config import Settings
@@ -69,7 +70,8 @@ def search(
     settings: Settings, request: SearchRequest, *, project: str | None, agent: str | None = None
 ) -> SearchResult | None:
     """The server's answer to ``request``, or ``None`` when no server answers."""
-    return _send(settings, calls.search(request, project_named(project), agent).named("CliSearch"))
+    asked = Operations.search(request, project_id=project_named(project), agent_id=agent)
+    return _send(settings, asked.named("CliSearch"))
 
 
 def knowledge_context(
@@ -81,23 +83,24 @@ def knowledge_context(
     agent: str | None = None,
 ) -> ContextResult | None:
     """The server's knowledgeContext for ``request``, or ``None`` when no server answers."""
-    call = calls.knowledge_context(request, record_access, project_named(project), agent)
-    return _send(settings, call.named("CliContext"))
+    asked = Operations.knowledge_context(
+        request, record_access=record_access, project_id=project_named(project), agent_id=agent
+    )
+    return _send(settings, asked.named("CliContext"))
 
 
 def projects(settings: Settings) -> list[str] | None:
     """The projects the server lists for this command's key (those it may read
     that hold anything), or ``None`` when no server answers."""
-    call = Call("query CliProjects { projects }", {}, lambda data: list(data["projects"]))
-    return _send(settings, call)
+    return _send(settings, Operations.project_ids().named("CliProjects"))
 
 
 def remember(
     settings: Settings, item: MemoryInput, *, project: str | None
 ) -> tuple[Memory, WriteOutcome] | None:
     """The server's remember of ``item``, or ``None`` when no server answers."""
-    call = calls.remember_detailed(item, project_named(project))
-    return _send(settings, call.named("CliRemember"))
+    asked = Operations.remember_detailed(item, project_id=project_named(project))
+    return _send(settings, asked.named("CliRemember"))
 
 
 def relate(
@@ -111,8 +114,15 @@ def relate(
     project: str | None,
 ) -> Relation | None:
     """The server's relate, or ``None`` when no server answers."""
-    call = calls.relate(from_id, to_id, relation_type, rationale, weight, project_named(project))
-    return _send(settings, call.named("CliRelate"))
+    asked = Operations.relate(
+        from_id,
+        to_id,
+        relation_type,
+        rationale=rationale,
+        weight=weight,
+        project_id=project_named(project),
+    )
+    return _send(settings, asked.named("CliRelate"))
 
 
 def unrelate(
@@ -126,56 +136,73 @@ def unrelate(
     project: str | None,
 ) -> Relation | None:
     """The server's unrelate, or ``None`` when no server answers."""
-    call = calls.unrelate(from_id, to_id, relation_type, reason, removed_by, project_named(project))
-    return _send(settings, call.named("CliUnrelate"))
+    asked = Operations.unrelate(
+        from_id,
+        to_id,
+        relation_type,
+        reason=reason,
+        removed_by=removed_by,
+        project_id=project_named(project),
+    )
+    return _send(settings, asked.named("CliUnrelate"))
 
 
 def pin(settings: Settings, memory_id: str, *, project: str | None) -> Memory | None:
-    return _send(settings, calls.pin(memory_id, project_named(project)).named("CliPin"))
+    asked = Operations.pin(memory_id, project_id=project_named(project))
+    return _send(settings, asked.named("CliPin"))
 
 
 def unpin(settings: Settings, memory_id: str, *, project: str | None) -> Memory | None:
-    return _send(settings, calls.unpin(memory_id, project_named(project)).named("CliUnpin"))
+    asked = Operations.unpin(memory_id, project_id=project_named(project))
+    return _send(settings, asked.named("CliUnpin"))
 
 
 def feedback(
     settings: Settings, memory_id: str, value: int, *, project: str | None
 ) -> Memory | None:
-    call = calls.feedback(memory_id, value, project_named(project))
-    return _send(settings, call.named("CliFeedback"))
+    asked = Operations.feedback(memory_id, value, project_id=project_named(project))
+    return _send(settings, asked.named("CliFeedback"))
 
 
 def forget(settings: Settings, memory_id: str, *, project: str | None) -> bool:
     """Whether the server forgot the memory; ``False`` when no server answers."""
-    call = calls.forget(memory_id, project_named(project))
-    forgot = Call(call.document, call.variables, lambda _: True)
-    return _send(settings, forgot.named("CliForget")) is not None
+    asked = Operations.forget(memory_id, project_id=project_named(project))
+    return _answers(settings, asked.named("CliForget")) is not None
 
 
-def _send(settings: Settings, call: Call[T]) -> T | None:
-    """``call`` answered by the server of this data directory; ``None`` when none
-    answers, so the command runs locally. The client's calls and error mapping
+def _send(settings: Settings, request: Request[T]) -> T | None:
+    """``request`` answered by the server of this data directory; ``None`` when none
+    answers, so the command runs locally. The client's requests and error mapping
     are used as they are; only the retries are left out (a command line waits
     for no one)."""
+    answers = _answers(settings, request)
+    return None if answers is None else request.combine(answers)
+
+
+def _answers(settings: Settings, request: Request[Any]) -> list[Any] | None:
+    """What the server read from each of ``request``'s calls; ``None`` when none answers."""
     url = server_url(settings)
     if url is None:
         return None
+    answers = []
     # Only this machine's own server is ever named here: no proxy may see it.
     with httpx.Client(timeout=TIMEOUT_S, trust_env=False) as http:
-        try:
-            response = http.post(
-                url, json=call.body(), headers=headers(os.environ.get("GRAPHMEM_API_KEY"))
-            )
-        except httpx.TimeoutException:
-            raise ServerError(
-                f"the server at {url} did not answer in {TIMEOUT_S:g} s", code="TIMEOUT"
-            ) from None
-        except httpx.TransportError:
-            return None
-    try:
-        return answer(call, response)
-    except GraphMemError as exc:
-        raise _named_locally(exc) from None
+        for call in request.parts():
+            try:
+                response = http.post(
+                    url, json=call.body(), headers=headers(os.environ.get("GRAPHMEM_API_KEY"))
+                )
+            except httpx.TimeoutException:
+                raise ServerError(
+                    f"the server at {url} did not answer in {TIMEOUT_S:g} s", code="TIMEOUT"
+                ) from None
+            except httpx.TransportError:
+                return None
+            try:
+                answers.append(answer(call, response))
+            except GraphMemError as exc:
+                raise _named_locally(exc) from None
+    return answers
 
 
 def _named_locally(error: GraphMemError) -> GraphMemError:

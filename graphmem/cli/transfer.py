@@ -42,7 +42,6 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from graphmem.agents import acting_as
 from graphmem.auth import Role
 from graphmem.cli.common import ProjectOption, app, err, key_scope, opened
 from graphmem.cli.terminal import shown
@@ -53,6 +52,7 @@ from graphmem.transfer.graphml import export_graphml
 from graphmem.transfer.paging import project_summary
 from graphmem.transfer.report import NOUNS, listed
 from graphmem.transfer.sky import Term, export_sky, import_sky
+from graphmem.viewer import acting_as
 from graphmem.wording import plural
 
 

@@ -4,9 +4,9 @@ Both have ``GraphMem``'s methods, arguments, models and exceptions
 (tests/integration/test_client.py holds them to it), sent as GraphQL over
 HTTP with ``httpx``.
 
-Each class loads on first use: the CLI's server-first commands send
-``calls`` through a client of their own and need neither class, nor the
-asyncio that ``AsyncClient`` brings.
+Each class loads on first use: the CLI's server-first commands send the
+catalogue's requests (``graphmem.operations``) through a client of their own
+and need neither class, nor the asyncio that ``AsyncClient`` brings.
 """
 
 from __future__ import annotations

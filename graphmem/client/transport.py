@@ -9,39 +9,20 @@ first error raised as the exception the same failure raises in process.
 
 from __future__ import annotations
 
-import dataclasses
 import email.utils
 import json
 import time
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TypeVar
 
 import httpx
 
 from graphmem.client.errors import ServerError, error_from
+from graphmem.operations.requests import Call
 
 T = TypeVar("T")
 
 RETRIED_STATUSES = frozenset({429, 503})
-
-
-@dataclass(frozen=True)
-class Call(Generic[T]):
-    """A GraphQL document, its variables, and how to read its data."""
-
-    document: str
-    variables: Mapping[str, Any]
-    read: Callable[[dict[str, Any]], T]
-
-    def body(self) -> dict[str, Any]:
-        return {"query": self.document, "variables": dict(self.variables)}
-
-    def named(self, name: str) -> Call[T]:
-        """The same call as operation ``name``, so the server's logs and metrics
-        tell who sent it (the documents here are anonymous operations)."""
-        kind, rest = self.document.lstrip().split("(", 1)
-        return dataclasses.replace(self, document=f"{kind} {name}({rest}")
 
 
 @dataclass(frozen=True)

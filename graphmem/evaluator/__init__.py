@@ -4,7 +4,7 @@ It reads a snapshot of one project into networkx (``snapshot``), runs pure
 checks over it (``checks``), computes metrics (``metrics``) and writes one
 report (``report``) as a ``:ConsistencyReport`` node. It writes nothing else
 unless asked: ``fix`` applies the safe fixes (``fixes``), ``evidence``
-reports each candidate's relevance through the API's ``record_evidence``,
+reports each candidate's relevance through the review's ``record_evidence``,
 the one interface by which evaluator evidence reaches staging.
 """
 
@@ -49,6 +49,7 @@ from graphmem.ids import new_id
 from graphmem.models import MAX_PAGE_SIZE, Memory, Status
 from graphmem.results import Job
 from graphmem.retention import RetentionRules
+from graphmem.review import Review
 from graphmem.scoring import ImportanceScorer
 from graphmem.service import Service
 from graphmem.store import Row, Store
@@ -68,7 +69,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 EvidenceSink = Callable[..., Memory]
-"""``record_evidence(memory_id, relevance, project_id=...)``: ``GraphMem.record_evidence``."""
+"""``record_evidence(memory_id, relevance, project_id=...)``: ``Review.record_evidence``."""
 
 
 @dataclass(frozen=True)
@@ -94,11 +95,13 @@ class Evaluator(Service):
         scorer: ImportanceScorer,
         rules: RetentionRules,
         telemetry: Telemetry,
-        record_evidence: EvidenceSink | None = None,
+        review: Review | None = None,
         settings: EvaluatorSettings | None = None,
     ) -> None:
         super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
-        self.record_evidence = record_evidence
+        self.record_evidence: EvidenceSink | None = (
+            None if review is None else review.record_evidence
+        )
         self.settings = settings or EvaluatorSettings()
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._jobs_lock = threading.Lock()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager
 from html import escape
 from itertools import accumulate
 from pathlib import Path
@@ -37,7 +37,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
 from strawberry.subscriptions.protocols.graphql_transport_ws.types import ErrorMessage
 from strawberry.types.unset import UNSET, UnsetType
 
-from graphmem import explore, graphiql
+from graphmem import explore, graphiql, serving
 from graphmem.api import GraphMem
 from graphmem.auth import OPEN
 from graphmem.config import Settings
@@ -49,7 +49,6 @@ from graphmem.graphql.subscriptions import ConnectionContext, connection_init
 from graphmem.health import readiness
 from graphmem.observability.server import Observability
 from graphmem.ratelimit import RateLimiter
-from graphmem.scheduler import Scheduler
 
 MAX_JSON_DEPTH = 128
 """How deeply a request body (or a websocket message) may nest arrays and
@@ -337,20 +336,18 @@ def create_app_from_settings(settings: Settings) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        gm = await run_in_threadpool(GraphMem.open, settings)
-        app.state.gm = gm
-        app.state.observability.watch(gm)
-        scheduler = Scheduler(gm) if settings.scheduler else None
+        # Each step blocks (the database starts, the model loads, a running job
+        # finishes), so each runs off the event loop.
+        owned = ExitStack()
         try:
+            gm = await run_in_threadpool(lambda: owned.enter_context(GraphMem.open(settings)))
+            app.state.gm = gm
+            app.state.observability.watch(gm)
             # Startup completes (and the server listens) with the model loaded.
-            await run_in_threadpool(gm.warm)
-            if scheduler is not None:
-                scheduler.start()
+            await run_in_threadpool(lambda: owned.enter_context(serving.running(gm, settings)))
             yield
         finally:
             # The run in progress finishes before the store it writes to closes.
-            if scheduler is not None:
-                await run_in_threadpool(scheduler.stop)
-            await run_in_threadpool(gm.close)
+            await run_in_threadpool(owned.close)
 
     return _build(settings, lifespan)

@@ -35,6 +35,7 @@ from graphmem.graphql.types import (
     Session,
     WriteOutcome,
 )
+from graphmem.operations.access import attribution
 
 AS_OF_MEMORY = (
     "The memory as it stood at this past time (its tier, status and supersession then); "
@@ -253,7 +254,6 @@ class MemoryMutation:
         ] = None,
         project_id: ProjectId = None,
     ) -> Relation | None:
-        key = info.context.principal.key_id
         relation = await write(
             info,
             info.context.gm.unrelate,
@@ -261,7 +261,7 @@ class MemoryMutation:
             to_id,
             type,
             reason=reason,
-            removed_by=by or (f"key:{key}" if key else "graphql"),
+            removed_by=attribution(by, info.context.principal, "graphql"),
             project_id=project_id,
         )
         return Relation.of(relation)

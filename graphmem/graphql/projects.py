@@ -13,6 +13,7 @@ from graphmem import models
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.operations import ProjectId, write
 from graphmem.graphql.types import Info
+from graphmem.operations.access import readable
 
 strawberry.enum(
     models.AutoLink,
@@ -59,8 +60,7 @@ class ProjectQuery:
     )
     async def projects(self, info: Info) -> list[strawberry.ID]:
         known = await run_in_threadpool(info.context.gm.project_ids)
-        readable = info.context.principal.projects
-        return [strawberry.ID(p) for p in known if readable is None or p in readable]
+        return [strawberry.ID(p) for p in readable(info.context.principal, known)]
 
     @strawberry.field(description="The project's settings.")
     async def project_settings(self, info: Info, project_id: ProjectId = None) -> ProjectSettings:

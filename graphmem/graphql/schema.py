@@ -5,7 +5,8 @@ Each area (memories, promotion, review, ...) keeps its types and resolvers in
 a module of its own; adding an area means adding its classes to the lists
 below. Every operation takes an optional ``projectId`` (the tenant boundary;
 the server's default project when absent) but ``projects``, which lists the
-caller's projects (graphmem.graphql.tenancy), and every mutation result is null
+caller's projects; who may run each is its catalogue entry's to say
+(graphmem.graphql.tenancy). Every mutation result is null
 only when that mutation failed, so one failure does not hide the results of
 the other mutations in a document.
 """
@@ -30,7 +31,6 @@ from strawberry.extensions import (
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
-from graphmem.auth import Role
 from graphmem.config import Settings
 from graphmem.graphql.consolidation import ConsolidationMutation
 from graphmem.graphql.errors import ClientErrors, should_log
@@ -45,8 +45,8 @@ from graphmem.graphql.review import ReviewMutation, ReviewQuery
 from graphmem.graphql.scalars import DateTime
 from graphmem.graphql.sharing import SharingMutation, SharingQuery
 from graphmem.graphql.subscriptions import Subscription
-from graphmem.graphql.tenancy import ADMIN_MUTATIONS, guard
-from graphmem.graphql.whatif import ADMIN_QUERIES, WhatIfQuery
+from graphmem.graphql.tenancy import guard
+from graphmem.graphql.whatif import WhatIfQuery
 from graphmem.observability.operations import OperationRecorder
 
 
@@ -72,9 +72,7 @@ Query = guard(
             ProjectQuery,
             SharingQuery,
         ),
-    ),
-    Role.READ,
-    admin=ADMIN_QUERIES,
+    )
 )
 Mutation = guard(
     _merged(
@@ -89,9 +87,7 @@ Mutation = guard(
             SharingMutation,
             ConsolidationMutation,
         ),
-    ),
-    Role.WRITE,
-    admin=ADMIN_MUTATIONS,
+    )
 )
 
 

@@ -3,7 +3,8 @@
 A request whose key is bound to an agent acts as that agent everywhere (the
 context's GraphMem is that agent's view, see ``graphmem.agents``); these
 operations add what only sharing needs: who may change who sees a memory, and
-whether the caller may write in the project a copy goes to.
+whether the caller may write in the project a copy goes to (both decided in
+``graphmem.operations.access``).
 """
 
 from __future__ import annotations
@@ -11,20 +12,9 @@ from __future__ import annotations
 import strawberry
 from starlette.concurrency import run_in_threadpool
 
-from graphmem.auth import Role
-from graphmem.errors import ForbiddenError
 from graphmem.graphql.operations import ProjectId, write
 from graphmem.graphql.types import Info, Memory, SharingEvent
-
-
-def _may_change_visibility(info: Info) -> None:
-    """An agent changes who sees its own memories; a key bound to no agent must be
-    an admin's to change anyone's."""
-    principal = info.context.principal
-    if principal.agent_id is None and not principal.role.includes(Role.ADMIN):
-        raise ForbiddenError(
-            "only the memory's own agent, or an admin key, may share or unshare it"
-        )
+from graphmem.operations.access import may_change_visibility
 
 
 @strawberry.type
@@ -55,7 +45,7 @@ class SharingMutation:
     async def share(
         self, info: Info, id: strawberry.ID, project_id: ProjectId = None
     ) -> Memory | None:
-        _may_change_visibility(info)
+        may_change_visibility(info.context.principal)
         return Memory.of(await write(info, info.context.gm.share, id, project_id=project_id))
 
     @strawberry.mutation(
@@ -65,7 +55,7 @@ class SharingMutation:
     async def unshare(
         self, info: Info, id: strawberry.ID, project_id: ProjectId = None
     ) -> Memory | None:
-        _may_change_visibility(info)
+        may_change_visibility(info.context.principal)
         return Memory.of(await write(info, info.context.gm.unshare, id, project_id=project_id))
 
     @strawberry.mutation(
@@ -80,12 +70,7 @@ class SharingMutation:
         to_project_id: strawberry.ID,
         project_id: ProjectId = None,
     ) -> Memory | None:
-        context = info.context
-        try:
-            context.principal.project_for(to_project_id, context.gm.default_project, Role.WRITE)
-        except ForbiddenError:
-            raise ForbiddenError(
-                "toProjectId: this API key may not write in the project named", field="toProjectId"
-            ) from None
-        memory = await write(info, context.gm.copy_memory, id, to_project_id, project_id=project_id)
+        # Whether the key may write in toProjectId is checked with the project (tenancy).
+        gm = info.context.gm
+        memory = await write(info, gm.copy_memory, id, to_project_id, project_id=project_id)
         return Memory.of(memory)

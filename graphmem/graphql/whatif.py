@@ -17,10 +17,6 @@ from graphmem.graphql.operations import ProjectId
 from graphmem.graphql.types import Info, Memory, from_epoch
 from graphmem.retention import RetentionRules
 
-ADMIN_QUERIES = frozenset({"what_if"})
-"""Like a dry promotion run (an admin mutation), a what-if shows what promotion
-would do, and it plans every session of a project: it needs an ``admin`` key."""
-
 strawberry.enum(
     whatif.Outcome,
     name="WhatIfOutcome",

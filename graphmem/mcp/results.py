@@ -3,17 +3,22 @@
 A stored memory carries bookkeeping (score parts, archive fields, dedup
 keys) that an agent has no use for and that would only crowd its context, so
 the tools return views with the fields that let an agent decide and refer
-back: ids, content, type, tier, status and the scores.
+back: ids, content, type, tier, status and the scores. A tool whose view is
+not simply ``View.of`` what GraphMem returned answers with one of the
+functions at the end, from the result and the call.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
 from graphmem import capsules, models
 from graphmem import retrieval as domain
+from graphmem.mcp.tool import Called
+from graphmem.operations.access import readable
 
 
 def _iso(at: float | None) -> str | None:
@@ -377,3 +382,50 @@ def review_view(page: models.ReviewPage) -> ReviewView:
         ],
         next_cursor=page.end_cursor if page.has_next else None,
     )
+
+
+def context_answer(result: domain.ContextResult, _: Called) -> CallToolResult:
+    view = context_view(result)
+    # A client that hands the model only text content gives it the block itself.
+    return CallToolResult(
+        content=[TextContent(type="text", text=view.context)],
+        structured_content=view.model_dump(mode="json"),
+    )
+
+
+def memories_found(found: list[models.Memory | None], _: Called) -> MemoriesView:
+    return MemoriesView(memories=[MemoryView.of(m) for m in found if m is not None])
+
+
+def remembered(written: tuple[models.Memory, models.WriteOutcome], _: Called) -> RememberResult:
+    memory, outcome = written
+    return RememberResult(
+        memory=MemoryView.of(memory),
+        created=outcome.created,
+        match=outcome.match,
+        outcome=outcome.result.value,
+        related_id=outcome.related_id,
+        reason=outcome.reason,
+    )
+
+
+def forgotten(_: None, call: Called) -> ForgetResult:
+    return ForgetResult(id=call.arguments["id"], forgotten=True)
+
+
+def failure_recorded(outcome: capsules.FailureOutcome, call: Called) -> FailureResult:
+    lesson = call.gm.get(outcome.lesson_id, project_id=call.project) if outcome.lesson_id else None
+    return FailureResult(
+        capsule=CapsuleView.of(outcome.capsule),
+        created=outcome.created,
+        lesson_status=outcome.lesson_status,
+        lesson=MemoryView.of(lesson) if lesson else None,
+    )
+
+
+def sharing_events_view(events: list[models.SharingEvent], _: Called) -> SharingEventsView:
+    return SharingEventsView(events=[SharingEventView.of(event) for event in events])
+
+
+def projects_readable(known: list[str], call: Called) -> ProjectsView:
+    return ProjectsView(projects=readable(call.principal, known))

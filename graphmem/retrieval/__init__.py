@@ -2,13 +2,15 @@
 and relations, neighbourhoods for graph views, and the embedding backfill.
 
 ``context`` and ``search`` hold the formulas as pure code, ``fusion`` the rank
-fusion, ``fulltext`` the safe query builder, ``explain`` the result models and
-``service`` the part that talks to the store.
+fusion, ``fulltext`` the safe query builder, ``explain`` the result models;
+``plans`` makes search and knowledgeContext plans of one ``pipeline``, which
+runs the ``retrievers`` and the walk along relations (``neighbourhood``);
+``service`` is the ``Retrieval`` the rest of graphmem calls.
 
 The request and result models load with the package; ``Retrieval`` and
-``RetrievalConfig`` load with ``service`` on first use, since the service
-brings the embedding runtime and numpy, which the remote client (it imports
-the models only) must not wait for.
+``RetrievalConfig`` load on first use, since the service brings the
+embedding runtime and numpy, which the remote client (it imports the models
+only) must not wait for.
 """
 
 from __future__ import annotations
@@ -33,9 +35,11 @@ from graphmem.retrieval.explain import (
 from graphmem.retrieval.search import SearchFilters, SearchMode, SearchRequest
 
 if TYPE_CHECKING:
-    from graphmem.retrieval.service import Retrieval, RetrievalConfig
+    from graphmem.retrieval.config import RetrievalConfig
+    from graphmem.retrieval.service import Retrieval
 
-_SERVICE = frozenset({"Retrieval", "RetrievalConfig"})
+_LAZY = {"Retrieval": "graphmem.retrieval.service", "RetrievalConfig": "graphmem.retrieval.config"}
+"""The names loaded on first use, and their modules."""
 
 __all__ = [
     "BackfillResult",
@@ -60,12 +64,12 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _SERVICE:
+    if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module("graphmem.retrieval.service"), name)
+    value = getattr(import_module(_LAZY[name]), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_SERVICE})
+    return sorted({*globals(), *_LAZY})

@@ -1,7 +1,10 @@
 """The store port: run a named Cypher statement with parameters.
 
 Services depend on this protocol only, so the backend (embedded FalkorDB by
-default, Neo4j in production) is a configuration choice.
+default, Neo4j in production) is a configuration choice. Both adapters return
+rows in one shape; what else differs between backends is the store's
+``dialect``, and a vector index that may hide vectors is asked through
+``knn.nearest``.
 """
 
 from __future__ import annotations

@@ -32,6 +32,19 @@ class Dialect(StrEnum):
         """
         return self is Dialect.FALKORDB
 
+    @property
+    def vector_shadows(self) -> bool:
+        """Whether a kNN of ``k`` can give fewer than ``k`` while the index holds more.
+
+        FalkorDB 4.16 leaves a memory's old vector in its index each time any
+        property of the memory is written (an access, a retrieval count, a
+        promotion), and those shadow live vectors: a kNN of ``k`` gives fewer,
+        and around memories written often, none at all (docs/retrieval.md).
+        ``graphmem.store.knn`` asks such an index again. Neo4j's gives ``k``
+        while it holds as many.
+        """
+        return self is Dialect.FALKORDB
+
     def all_of(self, words: Sequence[str]) -> str:
         """A full-text query matching documents that hold every one of ``words``:
         RediSearch intersects on a space, Lucene needs ``AND``."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import re
@@ -15,14 +16,18 @@ import redis
 from falkordb import FalkorDB
 from falkordb.exceptions import SchemaVersionMismatchException
 
-from graphmem.agents import with_viewer
 from graphmem.errors import InvalidInputError, StorageFullError, StoreUnavailableError
 from graphmem.statements import Statements
 from graphmem.store import Row, await_indexes, indexes_building
 from graphmem.store.dialect import Dialect
 from graphmem.store.embedded import EmbeddedFalkorDB
+from graphmem.viewer import with_viewer
 
 log = logging.getLogger(__name__)
+
+FIELDS = "fields"
+"""The column in which a statement returns a memory's fields as one JSON text."""
+_decode = json.JSONDecoder(strict=False).decode
 
 RECOVERY_WAIT = 20.0
 """Seconds a statement waits for a supervised server that is being restarted,
@@ -159,8 +164,7 @@ class FalkorStore:
                 f"{field}: text must not contain NUL characters or unpaired surrogates",
                 field=field,
             ) from exc
-        columns = [column[1] for column in result.header]
-        return [dict(zip(columns, row, strict=True)) for row in result.result_set]
+        return _rows(result)
 
     def _after_indexes(self, name: str, text: str, run: Any, exc: redis.ResponseError) -> list[Row]:
         """A statement that asked an index still being built: after a restart
@@ -183,8 +187,7 @@ class FalkorStore:
             raise
         except (redis.ConnectionError, redis.TimeoutError) as lost:
             raise _unavailable(lost) from lost
-        columns = [column[1] for column in result.header]
-        return [dict(zip(columns, row, strict=True)) for row in result.result_set]
+        return _rows(result)
 
     def _recovered(self, exc: redis.ConnectionError, *, read_only: bool) -> bool:
         """Whether a failed statement may run again: its server is supervised and
@@ -194,6 +197,24 @@ class FalkorStore:
         if self._server is None or not (read_only or _NOT_SENT.search(str(exc))):
             return False
         return self._server.await_serving(RECOVERY_WAIT)
+
+
+def _rows(result: Any) -> list[Row]:
+    """A result's rows as the Neo4j adapter gives them.
+
+    The candidate statements return a memory's fields as one JSON text
+    (``fields``) where they can: the client parses every returned value in
+    Python, and one value to decode costs less than twenty (see
+    cypher/falkordb/candidate_memories.cypher). It becomes the map
+    (``memory``) a statement returns otherwise, as Neo4j's always does."""
+    columns = [column[1] for column in result.header]
+    rows = [dict(zip(columns, row, strict=True)) for row in result.result_set]
+    if FIELDS in columns:
+        for row in rows:
+            fields = row.pop(FIELDS)
+            if fields is not None:
+                row["memory"] = _decode(fields)
+    return rows
 
 
 def _unavailable(exc: redis.RedisError) -> StoreUnavailableError:

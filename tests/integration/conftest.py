@@ -6,8 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import threading
-import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -18,11 +16,11 @@ from typing import Any
 import httpx
 import pytest
 import redis
-import uvicorn
 from falkordb import FalkorDB
 from starlette.types import ASGIApp
 from typer.testing import CliRunner, Result
 
+from graphmem import serving
 from graphmem.api import GraphMem
 from graphmem.cli import app as cli_app
 from graphmem.config import Settings
@@ -59,21 +57,8 @@ class GraphQLClient:
 @contextmanager
 def serve(app: ASGIApp) -> Iterator[httpx.Client]:
     """Run ``app`` under uvicorn in a thread until the block ends."""
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        for _ in range(500):
-            if server.started or not thread.is_alive():
-                break
-            time.sleep(0.01)
-        assert server.started, "uvicorn did not start"
-        port = server.servers[0].sockets[0].getsockname()[1]
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30.0) as http:
-            yield http
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serving.in_thread(app) as url, httpx.Client(base_url=url, timeout=30.0) as http:
+        yield http
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from falkordb import FalkorDB
 from graphmem import AsyncClient, Client, GraphMem, ManualClock
 from graphmem.auth import Role
 from graphmem.client import RetryPolicy, ServerError, ServerUnreachableError
-from graphmem.client.transport import Call
 from graphmem.config import Settings
 from graphmem.errors import (
     InvalidInputError,
@@ -25,6 +24,7 @@ from graphmem.errors import (
 )
 from graphmem.graphql.app import create_app
 from graphmem.models import MemoryType, RelationType, Status, Tier
+from graphmem.operations.requests import Call
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 from tests.integration.conftest import GraphQLClient, Rejected, serve

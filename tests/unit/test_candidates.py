@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from graphmem.models import Memory
+from graphmem.retrieval.candidates import Candidates
 from graphmem.retrieval.explain import Retriever
 from graphmem.retrieval.fusion import ScoreFusion
-from graphmem.retrieval.service import Scope, _Candidates
+from graphmem.retrieval.statistics import Scope
 
 FUSION = ScoreFusion(vector_weight=0.8, lexical_half=0.1)
 
@@ -24,9 +25,9 @@ def memory(memory_id: str) -> Memory:
     )
 
 
-def found_with_deeper_scores() -> _Candidates:
+def found_with_deeper_scores() -> Candidates:
     """Each retriever was asked for 4: its best 2 are candidates, the next 2 only scored."""
-    found = _Candidates(scope=Scope("p", None, 0), text="query")
+    found = Candidates(scope=Scope("p", None, 0), text="query")
     found.add(Retriever.VECTOR, [(memory("v1"), 0.9), (memory("v2"), 0.8)])
     found.add_scores(Retriever.VECTOR, [("f1", 0.7), ("deep", 0.6)])
     found.add(Retriever.FULLTEXT, [(memory("f1"), 0.5), (memory("f2"), 0.4)])

@@ -61,6 +61,28 @@ def test_every_include_is_expanded(dialect: str):
         assert "{{" not in statements[name] and "@" not in statements[name], name
 
 
+VISIBILITY_BY_HAND = re.compile(
+    r"coalesce\([\w.]+\.visibility, 'shared'\) = 'shared' OR [\w.]+\.agent_id = \$viewer"
+)
+
+
+def test_the_visibility_filter_is_the_fragment_wherever_null_sees_all():
+    """A statement that lets a caller bound to no agent see everything includes
+    ``{{visible(x)}}`` rather than spelling the filter, so a change to the rule
+    (a new visibility) is one edit. The statements that check ``$viewer`` is
+    set first (hidden sessions, a session's counts as one agent sees them) keep
+    their narrower test."""
+    spelled = []
+    for path in sorted(CYPHER_DIR.rglob("*.cypher")):
+        if {"browser", "fragments"} & set(path.parts):
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if VISIBILITY_BY_HAND.search(line) and "$viewer IS NULL" in line:
+                spelled.append(f"{path.name}:{number}")
+    assert spelled == []
+    assert "{{visible(" in (CYPHER_DIR / "candidate_memories.cypher").read_text()
+
+
 def test_the_episodic_and_session_passes_score_alike():
     """The periodic pass and the session pass weigh a memory's age the same way."""
     statements = Statements("falkordb")
@@ -94,7 +116,8 @@ def test_an_include_puts_the_fragment_in_on_one_line_with_its_variable(tmp_path:
         ("RETURN {{missing(n)}}", "no Cypher fragment named 'missing'"),
         ("RETURN {{pair}}", "fragment 'pair' takes a variable"),
         ("MATCH (n)-[:{{kinds(n)}}]->()", "fragment 'kinds' takes no variable"),
-        ("RETURN {{pair(n.x)}}", "a fragment include was not recognised"),
+        ("RETURN {{pair(n.x + 1)}}", "a fragment include was not recognised"),
+        ("RETURN {{pair($p)}}", "a fragment include was not recognised"),
     ],
 )
 def test_a_wrong_include_is_refused(tmp_path: Path, statement: str, error: str):

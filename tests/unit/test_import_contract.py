@@ -1,8 +1,8 @@
-"""The remote client and the CLI's server-first commands load the models they
-exchange, never the server: not the API, the store, the services or their
-engines (numpy and the embedding runtime, networkx, the GraphQL schema, the
-database drivers). Each check runs in a fresh interpreter, since this one has
-loaded everything already."""
+"""The remote client, the catalogue of operations it sends and the CLI's
+server-first commands load the models they exchange, never the server: not
+the API, the store, the services or their engines (numpy and the embedding
+runtime, networkx, the GraphQL schema, the database drivers). Each check
+runs in a fresh interpreter, since this one has loaded everything already."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from graphmem import discovery
-from graphmem.client.codec import encode
 from graphmem.models import Memory
+from graphmem.operations.codec import encode
 from graphmem.retrieval import Explanation, Retriever, SearchHit, SearchResult
 from graphmem.scoring import ScoreComponent
 
@@ -78,6 +78,7 @@ def loaded_by(code: str, tmp_path: Path, env: dict[str, str] | None = None) -> l
     "code",
     [
         "import graphmem.client",
+        "import graphmem.operations, graphmem.operations.access",
         "from graphmem.client import AsyncClient, Client, RetryPolicy, ServerError",
         "from graphmem.client import ServerUnreachableError",
         "import graphmem.cli.server_first",

@@ -123,7 +123,7 @@ function withFunctions(schema, signatures) {
   return { ...schema, functions: { [VERSION]: functions } };
 }
 
-const INCLUDE = /\{\{(\w+)(?:\((\w+)\))?\}\}/g;
+const INCLUDE = /\{\{(\w+)(?:\(([\w.]+)\))?\}\}/g;
 
 /**
  * A statement with its fragments put in, as graphmem.statements does: `{{name}}`

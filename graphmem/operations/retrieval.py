@@ -1,0 +1,162 @@
+"""Operations that find memories: what an agent should know now, search, and
+what relates to one memory."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from graphmem.auth import Role
+from graphmem.inputs import retrieval_request
+from graphmem.models import RelationType, parse
+from graphmem.operations import documents as doc
+from graphmem.operations.codec import encode, read
+from graphmem.operations.entry import Entry, operation
+from graphmem.operations.requests import Call
+from graphmem.retrieval import (
+    ContextRequest,
+    ContextResult,
+    Neighborhood,
+    SearchRequest,
+    SearchResult,
+)
+
+KNOWLEDGE_CONTEXT_TOOL = Entry(
+    "knowledge_context_tool", Role.READ, serves=None, fields=("knowledgeContextTool",)
+)
+"""knowledgeContext as an LLM tool's JSON schema: the server's own answer, the
+same in every project."""
+
+
+class RetrievalOperations:
+    @operation(Role.READ)
+    def knowledge_context(
+        context_hint: str | ContextRequest | Mapping[str, Any],
+        *,
+        record_access: bool | None = None,
+        project_id: str | None = None,
+        agent_id: str | None = None,
+        **options: Any,
+    ) -> Call[ContextResult]:
+        """What an agent should know right now, best first (see ``GraphMem.knowledge_context``)."""
+        asked = retrieval_request(ContextRequest, "context_hint", context_hint, options)
+        request = parse(ContextRequest, asked)
+        document = f"""query($hint: String!, $types: [MemoryType!], $minConfidence: Float!,
+                            $max: Int!, $recency: Float!, $superseded: Boolean!,
+                            $archived: Boolean!, $session: ID, $access: Boolean, $p: ID,
+                            $minRelevance: Float!, $after: DateTime, $before: DateTime,
+                            $asOf: DateTime, $agent: ID) {{
+          knowledgeContext(contextHint: $hint, includeTypes: $types,
+                           minConfidence: $minConfidence, maxResults: $max,
+                           recencyWeight: $recency, includeSuperseded: $superseded,
+                           includeArchived: $archived, sessionId: $session,
+                           recordAccess: $access, projectId: $p,
+                           minRelevance: $minRelevance, occurredAfter: $after,
+                           occurredBefore: $before, asOf: $asOf, agentId: $agent) {{
+            items {{ memory {{ ...M }} score {doc.COMPONENTS} {doc.HITS}
+                     failure {{ {doc.CAPSULE} }}
+                     path {{ seedId factor steps {{ type fromId toId }} }} }}
+            weights {{ name weight }} maxAccessCount candidates notes tookMs
+          }}
+        }}"""
+
+        def result(data: dict[str, Any]) -> ContextResult:
+            found = data["knowledgeContext"]
+            weights = {w["name"]: w["weight"] for w in found["weights"]}
+            return read(ContextResult, {**found, "weights": weights})
+
+        after, before, as_of = request.occurred_after, request.occurred_before, request.as_of
+        variables = {
+            "hint": request.context_hint,
+            "types": encode(request.include_types),
+            "minConfidence": request.min_confidence,
+            "max": request.max_results,
+            "recency": request.recency_weight,
+            "superseded": request.include_superseded,
+            "archived": request.include_archived,
+            "session": request.session_id,
+            "access": record_access,
+            "p": project_id,
+            "minRelevance": request.min_relevance,
+            "after": after.isoformat() if after else None,
+            "before": before.isoformat() if before else None,
+            "asOf": as_of.isoformat() if as_of else None,
+            "agent": doc.agent(agent_id),
+        }
+        return Call(document + doc.MEMORY, variables, result)
+
+    @operation(Role.READ)
+    def search(
+        query: str | SearchRequest | Mapping[str, Any],
+        *,
+        project_id: str | None = None,
+        agent_id: str | None = None,
+        **options: Any,
+    ) -> Call[SearchResult]:
+        """Hybrid search over vectors, full text and relations; every hit explains itself."""
+        request = parse(SearchRequest, retrieval_request(SearchRequest, "query", query, options))
+        document = f"""query($query: String!, $mode: SearchMode!, $limit: Int!,
+                            $filters: SearchFilters, $depth: Int!, $types: [RelationType!],
+                            $p: ID, $minRelevance: Float!, $asOf: DateTime, $agent: ID) {{
+          search(query: $query, mode: $mode, limit: $limit, filters: $filters, depth: $depth,
+                 relationTypes: $types, projectId: $p, minRelevance: $minRelevance,
+                 asOf: $asOf, agentId: $agent) {{
+            hits {{ memory {{ ...M }} score explanation {{
+              {doc.COMPONENTS} {doc.HITS} replaces notes
+              path {{ seedId factor steps {{ type fromId toId }} }}
+            }} }}
+            mode retrievers notes tookMs
+          }}
+        }}"""
+        filters = encode(request.filters)
+        for bound in ("createdAfter", "createdBefore", "occurredAfter", "occurredBefore"):
+            filters[bound] = doc.iso(filters[bound])
+        variables = {
+            "query": request.query,
+            "mode": request.mode.name,
+            "limit": request.limit,
+            "filters": filters,
+            "depth": request.depth,
+            "types": encode(request.relation_types),
+            "p": project_id,
+            "minRelevance": request.min_relevance,
+            "asOf": doc.iso(request.as_of),
+            "agent": doc.agent(agent_id),
+        }
+        return Call(
+            document + doc.MEMORY, variables, lambda data: read(SearchResult, data["search"])
+        )
+
+    @operation(Role.READ)
+    def neighborhood(
+        memory_id: str,
+        *,
+        depth: int = 1,
+        relation_types: Sequence[RelationType | str] | None = None,
+        project_id: str | None = None,
+        as_of: Any = None,
+    ) -> Call[Neighborhood]:
+        """The memories within ``depth`` relations of one, and the relations between
+        them; with ``as_of`` (a time), those that existed then, as they stood."""
+        document = """query($id: ID!, $depth: Int!, $types: [RelationType!], $p: ID,
+                           $asOf: DateTime) {
+          neighborhood(id: $id, depth: $depth, relationTypes: $types, projectId: $p,
+                       asOf: $asOf) {
+            centerId depth truncated nodes { ...M } edges { ...R }
+          }
+        }"""
+        types = (
+            None if relation_types is None else [doc.relation_type(t).name for t in relation_types]
+        )
+        variables = {
+            "id": memory_id,
+            "depth": depth,
+            "types": types,
+            "p": project_id,
+            "asOf": doc.as_of(as_of),
+        }
+        return Call(
+            document + doc.MEMORY + doc.RELATION,
+            variables,
+            lambda data: read(Neighborhood, data["neighborhood"]),
+        )

@@ -1,0 +1,169 @@
+"""Operations of the review queue: candidates awaiting evidence, approved,
+rejected or merged by a reviewer, and memories folded together by consolidation."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from graphmem.auth import Role
+from graphmem.errors import InvalidInputError
+from graphmem.models import (
+    BulkReviewResult,
+    Memory,
+    ReviewFilter,
+    ReviewItem,
+    ReviewPage,
+    StagingEvent,
+    parse,
+)
+from graphmem.operations import documents as doc
+from graphmem.operations.codec import encode, read
+from graphmem.operations.entry import operation
+from graphmem.operations.requests import Call
+from graphmem.results import ConsolidationResult
+
+
+class ReviewOperations:
+    @operation(Role.READ)
+    def review_queue(
+        filter: ReviewFilter | Mapping[str, Any] | None = None,
+        *,
+        order: str = "oldest",
+        first: int = 20,
+        after: str | None = None,
+        project_id: str | None = None,
+    ) -> Call[ReviewPage]:
+        """Candidates awaiting review, ``oldest`` or most-``evidence`` first."""
+        if order not in ("oldest", "evidence"):
+            raise InvalidInputError("order: must be 'oldest' or 'evidence'", field="order")
+        document = """query($filter: ReviewFilter, $order: ReviewOrder!, $first: Int!,
+                            $after: String, $p: ID) {
+          reviewQueue(filter: $filter, order: $order, first: $first, after: $after,
+                      projectId: $p) {
+            edges { node { memory { ...M } occurrences feedback ageSeconds
+                           nearDuplicates { id } } }
+            pageInfo { hasNextPage endCursor }
+          }
+        }"""
+
+        def item(node: dict[str, Any]) -> ReviewItem:
+            near = [m["id"] for m in node["nearDuplicates"]]
+            return read(ReviewItem, {**node, "nearDuplicates": near})
+
+        def result(data: dict[str, Any]) -> ReviewPage:
+            connection = data["reviewQueue"]
+            return ReviewPage(
+                items=[item(edge["node"]) for edge in connection["edges"]],
+                has_next=connection["pageInfo"]["hasNextPage"],
+                end_cursor=connection["pageInfo"]["endCursor"],
+            )
+
+        variables = {
+            "filter": encode(parse(ReviewFilter, filter)) if filter is not None else None,
+            "order": order.upper(),
+            "first": first,
+            "after": after,
+            "p": project_id,
+        }
+        return Call(document + doc.MEMORY, variables, result)
+
+    @operation(Role.WRITE, "approveCandidate")
+    def approve(memory_id: str, *, project_id: str | None = None) -> Call[Memory]:
+        """A reviewer's confirmation: candidate -> active (no-op if already active)."""
+        return doc.memory_mutation("approveCandidate", memory_id, project_id)
+
+    @operation(Role.WRITE, "rejectCandidate")
+    def reject(memory_id: str, reason: str, *, project_id: str | None = None) -> Call[Memory]:
+        """Archive a candidate with the reviewer's reason; it stays retrievable."""
+        document = """mutation($id: ID!, $reason: String!, $p: ID) {
+          rejectCandidate(id: $id, reason: $reason, projectId: $p) { ...M }
+        }"""
+        variables = {"id": memory_id, "reason": reason, "p": project_id}
+        return doc.memory_call(document, "rejectCandidate", variables)
+
+    @operation(Role.WRITE)
+    def merge_memories(
+        into_id: str, from_id: str, *, project_id: str | None = None
+    ) -> Call[Memory]:
+        """Fold ``from_id`` into ``into_id``; the absorbed memory is archived, not deleted."""
+        document = """mutation($into: ID!, $from: ID!, $p: ID) {
+          mergeMemories(intoId: $into, fromId: $from, projectId: $p) { ...M }
+        }"""
+        variables = {"into": into_id, "from": from_id, "p": project_id}
+        return doc.memory_call(document, "mergeMemories", variables)
+
+    @operation(Role.ADMIN, whole_project=True)
+    def bulk_review(
+        filter: ReviewFilter | Mapping[str, Any] | None,
+        action: str,
+        *,
+        reason: str | None = None,
+        dry_run: bool = True,
+        project_id: str | None = None,
+    ) -> Call[BulkReviewResult]:
+        """Approve or reject every candidate the filter selects; a dry run by default."""
+        if action not in ("approve", "reject"):
+            raise InvalidInputError("action: must be 'approve' or 'reject'", field="action")
+        document = """mutation($action: ReviewAction!, $filter: ReviewFilter, $reason: String,
+                               $dry: Boolean!, $p: ID) {
+          bulkReview(action: $action, filter: $filter, reason: $reason, dryRun: $dry,
+                     projectId: $p) { action dryRun matched applied }
+        }"""
+
+        def result(data: dict[str, Any]) -> BulkReviewResult:
+            found = data["bulkReview"]
+            return read(BulkReviewResult, {**found, "action": found["action"].lower()})
+
+        variables = {
+            "action": action.upper(),
+            "filter": encode(parse(ReviewFilter, filter)) if filter is not None else None,
+            "reason": reason,
+            "dry": dry_run,
+            "p": project_id,
+        }
+        return Call(document, variables, result)
+
+    @operation(Role.READ)
+    def staging_events(
+        memory_id: str, *, limit: int = 50, project_id: str | None = None
+    ) -> Call[builtins.list[StagingEvent]]:
+        document = """query($m: ID!, $limit: Int!, $p: ID) {
+          stagingEvents(memoryId: $m, limit: $limit, projectId: $p) {
+            id memoryId kind signal before after similarity mergedFrom at
+          }
+        }"""
+        variables = {"m": memory_id, "limit": limit, "p": project_id}
+        return Call(
+            document,
+            variables,
+            lambda data: [read(StagingEvent, e) for e in data["stagingEvents"]],
+        )
+
+    @operation(Role.ADMIN, whole_project=True)
+    def consolidate(
+        *,
+        dry_run: bool = False,
+        fingerprints: Sequence[str] | None = None,
+        project_id: str | None = None,
+    ) -> Call[ConsolidationResult]:
+        """One consolidated memory per group of related memories; ``dry_run``: only the
+        groups. ``fingerprints``: only these groups of a dry run."""
+        document = """mutation($dry: Boolean!, $f: [String!], $p: ID) {
+          consolidate(dryRun: $dry, fingerprints: $f, projectId: $p) {
+            projectId dryRun scanned eligible notes
+            groups { fingerprint content seen reason members { ...M } }
+            consolidated { memoryId sourceIds fingerprint }
+          }
+        }"""
+        variables = {
+            "dry": dry_run,
+            "f": None if fingerprints is None else list(fingerprints),
+            "p": project_id,
+        }
+        return Call(
+            document + doc.MEMORY,
+            variables,
+            lambda data: read(ConsolidationResult, data["consolidate"]),
+        )
