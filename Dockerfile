@@ -19,7 +19,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 COPY pyproject.toml README.md LICENSE ./
 COPY graphmem ./graphmem
-COPY --from=explorer /src/graphmem/explore/static ./graphmem/explore/static
+COPY --from=explorer /src/graphmem/server/explore/static ./graphmem/server/explore/static
 COPY cypher ./cypher
 # neo4j-rust: the Neo4j driver with its Rust extension (docker-compose.yml runs
 # graphmem on Neo4j). Sentence embeddings need nothing more: the ONNX model

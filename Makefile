@@ -54,14 +54,14 @@ lint-cypher: $(CYPHER_LINT)/node_modules/.package-lock.json
 	node $(CYPHER_LINT)/lint.mjs
 
 # The /explore page: cytoscape bundled by esbuild, both pinned by the committed
-# lockfile, into graphmem/explore/static/ (committed, so serving needs no Node).
+# lockfile, into graphmem/server/explore/static/ (committed, so serving needs no Node).
 $(EXPLORER)/node_modules/.package-lock.json: $(EXPLORER)/package-lock.json
 	cd $(EXPLORER) && npm ci --no-audit --no-fund --loglevel=error
 
 explorer: $(EXPLORER)/node_modules/.package-lock.json
 	cd $(EXPLORER) && node build.mjs
 
-# GraphiQL and React from the committed lockfile into graphmem/graphiql/static/
+# GraphiQL and React from the committed lockfile into graphmem/server/graphiql/static/
 # (committed too), so /graphql's page loads nothing from another host.
 $(GRAPHIQL)/node_modules/.package-lock.json: $(GRAPHIQL)/package-lock.json
 	cd $(GRAPHIQL) && npm ci --no-audit --no-fund --loglevel=error
@@ -71,7 +71,7 @@ graphiql: $(GRAPHIQL)/node_modules/.package-lock.json
 
 # The committed pages are exactly what their lockfiles and sources build.
 static: explorer graphiql
-	git diff --exit-code --stat -- graphmem/explore/static graphmem/graphiql/static
+	git diff --exit-code --stat -- graphmem/server/explore/static graphmem/server/graphiql/static
 
 # mypy over the whole package, as [tool.mypy] in pyproject.toml configures it
 # (strict on the pure domain and the store).

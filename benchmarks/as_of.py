@@ -42,10 +42,10 @@ from benchmarks.data import generate
 from benchmarks.report import Figure, console, table
 from benchmarks.retrieval_scale import queries
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.models import RelationType
-from graphmem.statements import Statements
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.models import RelationType
 from graphmem.store.falkordb import FalkorStore
+from graphmem.store.statements import Statements
 
 PROJECT = "asof"
 START = 1_700_000_000.0

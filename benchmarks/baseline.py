@@ -20,8 +20,8 @@ from typing import Any
 import redis
 from falkordb import Graph
 
-from graphmem.statements import Statements
-from graphmem.textscope import text_scope
+from graphmem.domain.textscope import text_scope
+from graphmem.store.statements import Statements
 
 RAW_WRITE = (
     "UNWIND $sessions AS sid MERGE (:Session {project_id: $project, id: sid}) "

@@ -44,8 +44,8 @@ from benchmarks import retrieval_eval, retrieval_scale
 from benchmarks.data import generate
 from benchmarks.retrieval import Env
 from graphmem.api import GraphMem
-from graphmem.consolidator import ConsolidationResult
-from graphmem.embeddings import MiniLMEmbedder, memory_text
+from graphmem.services.consolidator import ConsolidationResult
+from graphmem.services.embeddings import MiniLMEmbedder, memory_text
 
 out = Console()
 PROJECT = retrieval_scale.PROJECT

@@ -12,7 +12,7 @@ ways:
   before and after in one run;
 - ``restatement check``: as shipped: up to three near matches from cosine
   ``restatement.candidate_similarity`` (0.78), each judged by
-  ``graphmem.restatement.judge``; an update writes a SUPERSEDES edge, a
+  ``graphmem.domain.restatement.judge``; an update writes a SUPERSEDES edge, a
   possible contradiction a flagged candidate.
 
 The workload: both texts of every pair in ``benchmarks/eval/dedup_pairs.jsonl``
@@ -39,10 +39,10 @@ from typing import Any
 from benchmarks.dedup_eval import BEFORE, load_before, load_pairs
 from benchmarks.harness import BenchEnv
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.embeddings import MiniLMEmbedder, Vector
-from graphmem.restatement import Difference, Judgement, Verdict
-from graphmem.writer import Writer
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.restatement import Difference, Judgement, Verdict
+from graphmem.services.embeddings import MiniLMEmbedder, Vector
+from graphmem.services.writer import Writer
 
 WAYS = ("exact only", "cosine only", "judge before", "restatement check")
 

@@ -23,7 +23,7 @@ and distinct pairs merged. The sets:
   that say whether the judgment generalises.
 
 "Before" is the judge of ``--before`` (a git revision; its
-``graphmem/restatement.py`` is loaded as it was), with the exact dedup of
+``graphmem/domain/restatement.py`` is loaded as it was), with the exact dedup of
 that time (any same text merges).
 
 **Conversations written turn by turn.** Each conversation of the chat dev
@@ -55,11 +55,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from graphmem import restatement
-from graphmem.embeddings import MiniLMEmbedder
-from graphmem.restatement import Verdict, readable
-from graphmem.retention import RetentionRules
-from graphmem.text import normalise
+from graphmem.domain import restatement
+from graphmem.domain.restatement import Verdict, readable
+from graphmem.domain.retention import RetentionRules
+from graphmem.domain.text import normalise
+from graphmem.services.embeddings import MiniLMEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT / "benchmarks" / "eval"
@@ -157,10 +157,10 @@ def decide_before(old: ModuleType) -> Callable[[Pair, RetentionRules], str]:
 
 
 def load_before(revision: str) -> ModuleType | None:
-    """``graphmem/restatement.py`` as it was at ``revision``, or None without git."""
+    """``graphmem/domain/restatement.py`` as it was at ``revision``, or None without git."""
     try:
         source = subprocess.run(
-            ["git", "-C", str(ROOT), "show", f"{revision}:graphmem/restatement.py"],
+            ["git", "-C", str(ROOT), "show", f"{revision}:graphmem/domain/restatement.py"],
             capture_output=True,
             text=True,
             check=True,
@@ -171,7 +171,7 @@ def load_before(revision: str) -> ModuleType | None:
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["restatement_before"] = module
-    exec(compile(source, f"{revision}:graphmem/restatement.py", "exec"), module.__dict__)
+    exec(compile(source, f"{revision}:graphmem/domain/restatement.py", "exec"), module.__dict__)
     return module
 
 

@@ -44,8 +44,8 @@ from benchmarks import retrieval_eval
 from benchmarks.load import HINTS, content
 from benchmarks.report import console
 from graphmem.api import GraphMem
-from graphmem.embeddings import MiniLMEmbedder, ModelEmbedder, TorchMiniLMEmbedder
-from graphmem.embeddings.cache import VectorCache
+from graphmem.services.embeddings import MiniLMEmbedder, ModelEmbedder, TorchMiniLMEmbedder
+from graphmem.services.embeddings.cache import VectorCache
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = Path(tempfile.gettempdir()) / "graphmem-bench-cache" / "onnx"

@@ -32,10 +32,10 @@ from falkordb import Graph
 
 from benchmarks.harness import GRAPH, PROJECT, BenchEnv, BenchError
 from benchmarks.report import Figure, console, table, to_json
-from graphmem.embeddings import DIMENSION
-from graphmem.evaluator.snapshot import load_snapshot
-from graphmem.models import MemoryType, SelfAssessment
-from graphmem.scoring import ImportanceScorer, ScoreInputs
+from graphmem.domain.models import MemoryType, SelfAssessment
+from graphmem.domain.scoring import ImportanceScorer, ScoreInputs
+from graphmem.services.embeddings import DIMENSION
+from graphmem.services.evaluator.snapshot import load_snapshot
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import params_header
 
@@ -273,7 +273,7 @@ CHILD = """
 import json, resource, sys, time
 from falkordb import FalkorDB
 from graphmem.api import GraphMem
-from graphmem.evaluator import EvaluatorSettings
+from graphmem.services.evaluator import EvaluatorSettings
 from graphmem.store.falkordb import FalkorStore
 socket, client, graph, project, page = sys.argv[1:6]
 db = FalkorDB(unix_socket_path=socket, socket_timeout=300.0, client_name=client)

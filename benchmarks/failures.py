@@ -27,8 +27,8 @@ import typer
 
 from benchmarks.report import Figure, console, table
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.models import Status
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.models import Status
 from graphmem.store.falkordb import FalkorStore
 
 

@@ -4,7 +4,7 @@ Guarded writes (``cypher/README.md``) are one statement for both backends:
 they write-lock the nodes that passed their check (``SET n._lock = true
 REMOVE n._lock``) and check again, which Neo4j needs and FalkorDB, running
 one write at a time, does not, so FalkorDB runs them without the two lock
-lines (``graphmem.statements``). Each figure is one such statement with its
+lines (``graphmem.store.statements``). Each figure is one such statement with its
 lock beside the statement as FalkorDB runs it, on the same embedded FalkorDB
 and data (memories with their vectors), the two alternating call by call
 (which goes first alternates too), so drift on a shared machine hits both alike.
@@ -26,10 +26,10 @@ import typer
 
 from benchmarks.report import Figure, console, table
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.embeddings import MiniLMEmbedder
-from graphmem.statements import Statements
+from graphmem.domain.clock import ManualClock
+from graphmem.services.embeddings import MiniLMEmbedder
 from graphmem.store.falkordb import FalkorStore
+from graphmem.store.statements import Statements
 
 PROJECT = "locks"
 BATCH = 50

@@ -32,9 +32,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from benchmarks.harness import HOST, BenchEnv, BenchError
-from graphmem.observability.instruments import observe_statements
-from graphmem.observability.metrics import Metrics
-from graphmem.observability.middleware import RequestMiddleware
+from graphmem.server.observability.instruments import observe_statements
+from graphmem.server.observability.metrics import Metrics
+from graphmem.server.observability.middleware import RequestMiddleware
 from graphmem.store.falkordb import FalkorStore
 
 console = Console(stderr=True)

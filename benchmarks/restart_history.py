@@ -37,7 +37,7 @@ from pathlib import Path
 import redis
 
 from graphmem.api import GraphMem
-from graphmem.config import Settings
+from graphmem.domain.config import Settings
 from graphmem.store import embedded
 
 SHIPPED = embedded.AOF_REWRITE_MIN_BYTES

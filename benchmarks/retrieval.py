@@ -56,7 +56,7 @@ from benchmarks.neo4j_server import (
 )
 from benchmarks.report import Figure, console, table
 from graphmem.api import GraphMem
-from graphmem.embeddings import MiniLMEmbedder, memory_text
+from graphmem.services.embeddings import MiniLMEmbedder, memory_text
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 

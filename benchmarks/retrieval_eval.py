@@ -100,12 +100,12 @@ from benchmarks.neo4j_server import (
     Neo4jUserOption,
 )
 from graphmem.api import GraphMem
-from graphmem.embeddings import MiniLMEmbedder, memory_text
-from graphmem.retrieval.context import WORD_OVERLAP
-from graphmem.retrieval.feedback import LexicalFeedback
-from graphmem.retrieval.fusion import ScoreFusion
-from graphmem.retrieval.recent import RecentPart
-from graphmem.retrieval.search import MAX_QUERY_CHARS
+from graphmem.domain.retrieval.context import WORD_OVERLAP
+from graphmem.domain.retrieval.fusion import ScoreFusion
+from graphmem.domain.retrieval.search import MAX_QUERY_CHARS
+from graphmem.services.embeddings import MiniLMEmbedder, memory_text
+from graphmem.services.retrieval.feedback import LexicalFeedback
+from graphmem.services.retrieval.recent import RecentPart
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 

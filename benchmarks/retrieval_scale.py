@@ -55,8 +55,8 @@ from falkordb import FalkorDB, Graph
 from benchmarks.data import COMPONENTS, ERRORS, FILES, TECH, Dataset, generate
 from benchmarks.neo4j_server import Neo4jGraph
 from graphmem.api import GraphMem
-from graphmem.embeddings import Embedder, memory_text
-from graphmem.retrieval.feedback import LexicalFeedback
+from graphmem.services.embeddings import Embedder, memory_text
+from graphmem.services.retrieval.feedback import LexicalFeedback
 from graphmem.store.falkordb import params_header
 
 PROJECT = "bench"

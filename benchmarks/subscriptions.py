@@ -27,7 +27,7 @@ from benchmarks.data import generate
 from benchmarks.harness import PROJECT, BenchEnv, BenchError, environ
 from benchmarks.report import Figure, console, table, to_json
 from graphmem.api import GraphMem
-from graphmem.events import Subscription, Topic
+from graphmem.services.events import Subscription, Topic
 
 REMEMBER = """mutation($input: MemoryInput!) { remember(input: $input) { memory { id } } }"""
 CHANGED = "subscription { memoryChanged { memoryId kind } }"

@@ -30,10 +30,10 @@ from pathlib import Path
 
 from benchmarks.harness import BenchEnv
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.models import Tier
-from graphmem.promotion import Trigger
-from graphmem.retention import RetentionRules, SemanticEvidence, TimeDecay
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.models import Tier
+from graphmem.domain.retention import RetentionRules, SemanticEvidence, TimeDecay
+from graphmem.services.promotion import Trigger
 from graphmem.store.falkordb import FalkorStore
 
 RULES = Path(__file__).resolve().parents[1] / "retention_rules.yaml"

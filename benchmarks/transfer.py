@@ -39,12 +39,12 @@ from falkordb import FalkorDB, Graph
 from benchmarks.data import generate
 from benchmarks.report import Figure, console, table
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.embeddings import DIMENSION
+from graphmem.domain.clock import ManualClock
+from graphmem.services.embeddings import DIMENSION
+from graphmem.services.transfer import export_project, import_project
+from graphmem.services.transfer.paging import READ_PAGE, WRITE_PAGE
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore, params_header
-from graphmem.transfer import export_project, import_project
-from graphmem.transfer.paging import READ_PAGE, WRITE_PAGE
 
 PROJECT = "bench"
 LOAD_BATCH = 5_000

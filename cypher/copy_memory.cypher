@@ -2,7 +2,7 @@
 // is only read, never moved or changed. The copy keeps the source's agent,
 // visibility, text, type, tags, tier, status and embedding; its use counts
 // start again. Logged in the source project as a SharingEvent. Its full-text
-// scope words (graphmem/textscope.py) are the target project's, for the
+// scope words (graphmem/domain/textscope.py) are the target project's, for the
 // source's readers: $private_scope if it is private, else $shared_scope.
 MATCH (s:Memory {id: $id})
 WHERE s.project_id = $project_id

@@ -8,9 +8,9 @@ WHERE m.tier = 'episodic'
   AND m.content <> ''
   AND m.superseded_by IS NULL
   AND (m.promoted_at IS NULL OR m.promoted_at <= $moved_before)
-// Importance as graphmem.scoring computes it (fragments/importance_score.cypher).
+// Importance as graphmem.domain.scoring computes it (fragments/importance_score.cypher).
 {{importance_score(m)}}
-// The memory's own threshold (graphmem.promotion.threshold_for, kept equal by a
+// The memory's own threshold (graphmem.services.promotion.threshold_for, kept equal by a
 // test): the run's, lowered with age by time_decay, or its lowest tag's if lower.
 WITH m, score, $threshold - ($decay_origin - m.created_at) * $decay_rate AS needed,
      reduce(b = 2.0, t IN coalesce(m.tags, []) | CASE WHEN $tags[t] < b THEN $tags[t] ELSE b END) AS tag

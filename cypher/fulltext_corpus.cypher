@@ -3,7 +3,7 @@
 // them: every tier and status), and the text of about $sample of them drawn
 // uniformly, whose mean analysed length and word counts stand for the
 // project's. Nothing of another project, or of another agent's private
-// memories, enters (graphmem/textscope.py). `indexed` is how many memories the
+// memories, enters (graphmem/domain/textscope.py). `indexed` is how many memories the
 // whole store holds: the vector index spans them all, and a kNN that gave
 // that many gave everything. The draw is bound before the WHERE: FalkorDB 4.16
 // evaluates rand() * documents in a WHERE beside MATCH as false.

@@ -1,7 +1,7 @@
 // The memories graphmem held at $as_of (written by then) that held then
 // (valid_from <= $as_of < valid_to), newest first, the cursor the (created_at,
 // id) of the last row seen. Their tier and status then come from the event
-// logs (graphmem.validity), so the caller applies the tier, status and
+// logs (graphmem.domain.validity), so the caller applies the tier, status and
 // archived filters; a memory without valid_from holds from when it happened.
 MATCH (m:Memory {project_id: $project_id})
 WHERE m.created_at <= $as_of

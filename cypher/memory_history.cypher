@@ -1,7 +1,7 @@
 // What says how each memory stood at a past time: its tier moves (promotions,
 // archivals, restores, merges), its activation, and the SUPERSEDES relations
 // into it, those still there and those removed since (until = when removed).
-// graphmem.validity replays them; docs/validity.md has the rules.
+// graphmem.domain.validity replays them; docs/validity.md has the rules.
 UNWIND $ids AS wanted
 MATCH (e:PromotionEvent {memory_id: wanted})
 WHERE e.project_id = $project_id

@@ -1,2 +1,2 @@
-// Readiness: the database answers a statement (graphmem.health).
+// Readiness: the database answers a statement (graphmem.server.health).
 RETURN 1 AS ok

@@ -1,7 +1,7 @@
 // Who sees a memory, set to $to by its own agent (or by a caller bound to no
 // agent) and logged as a SharingEvent. A memory without an agent is always
 // shared. Its full-text scope words become $text_scope, the project's and the
-// new readers' (graphmem/textscope.py). Read again under the memory's write lock: of two concurrent
+// new readers' (graphmem/domain/textscope.py). Read again under the memory's write lock: of two concurrent
 // changes, the second finds it changed and logs nothing.
 MATCH (m:Memory {id: $id})
 WHERE m.project_id = $project_id AND m.agent_id IS NOT NULL

@@ -3,7 +3,7 @@
 // removed SUPERSEDES edge restores the memory it superseded (reads skip a
 // memory only while superseded_by names a successor), unless another memory
 // still supersedes it: superseded_by then names the one whose edge is newest,
-// as reads of the past do (graphmem/validity.py). No edge: no row, no write.
+// as reads of the past do (graphmem/domain/validity.py). No edge: no row, no write.
 MATCH (a:Memory {id: $from_id})-[r]->(b:Memory {id: $to_id})
 WHERE a.project_id = $project_id AND b.project_id = $project_id AND type(r) = $type
   AND {{visible(a)}}

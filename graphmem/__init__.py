@@ -15,10 +15,15 @@ if TYPE_CHECKING:
 
     from graphmem.api import GraphMem
     from graphmem.client import AsyncClient, Client
-    from graphmem.clock import ManualClock, SystemClock
-    from graphmem.config import Settings
-    from graphmem.errors import ConflictError, GraphMemError, InvalidInputError, NotFoundError
-    from graphmem.models import (
+    from graphmem.domain.clock import ManualClock, SystemClock
+    from graphmem.domain.config import Settings
+    from graphmem.domain.errors import (
+        ConflictError,
+        GraphMemError,
+        InvalidInputError,
+        NotFoundError,
+    )
+    from graphmem.domain.models import (
         Memory,
         MemoryFilter,
         MemoryInput,
@@ -33,15 +38,20 @@ if TYPE_CHECKING:
         Tier,
         Visibility,
     )
-    from graphmem.scoring import DEFAULT_PRESET, JARVIS_PRESET, ImportanceScorer
+    from graphmem.domain.scoring import DEFAULT_PRESET, JARVIS_PRESET, ImportanceScorer
 
 _HOMES = {
     "graphmem.api": ["GraphMem"],
     "graphmem.client": ["AsyncClient", "Client"],
-    "graphmem.clock": ["ManualClock", "SystemClock"],
-    "graphmem.config": ["Settings"],
-    "graphmem.errors": ["ConflictError", "GraphMemError", "InvalidInputError", "NotFoundError"],
-    "graphmem.models": [
+    "graphmem.domain.clock": ["ManualClock", "SystemClock"],
+    "graphmem.domain.config": ["Settings"],
+    "graphmem.domain.errors": [
+        "ConflictError",
+        "GraphMemError",
+        "InvalidInputError",
+        "NotFoundError",
+    ],
+    "graphmem.domain.models": [
         "Memory",
         "MemoryFilter",
         "MemoryInput",
@@ -56,7 +66,7 @@ _HOMES = {
         "Tier",
         "Visibility",
     ],
-    "graphmem.scoring": ["DEFAULT_PRESET", "JARVIS_PRESET", "ImportanceScorer"],
+    "graphmem.domain.scoring": ["DEFAULT_PRESET", "JARVIS_PRESET", "ImportanceScorer"],
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 

@@ -24,9 +24,9 @@ import pytest
 from falkordb import FalkorDB
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.config import Settings
-from graphmem.embeddings import MiniLMEmbedder
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
+from graphmem.services.embeddings import MiniLMEmbedder
 from graphmem.store import Store
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore

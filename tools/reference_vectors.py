@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from graphmem.embeddings import TorchMiniLMEmbedder
+from graphmem.services.embeddings import TorchMiniLMEmbedder
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "minilm_torch_reference.json"
 

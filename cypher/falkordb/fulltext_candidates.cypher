@@ -1,8 +1,8 @@
 // Full-text matches of $query (built from word tokens only, never user syntax)
 // over content and rationale: the candidates that retrieval ranks by BM25
-// (graphmem/retrieval/fulltext.py); the index's own score only picks them.
+// (graphmem/services/retrieval/fulltext.py); the index's own score only picks them.
 // $query holds the scope words of the project as the viewer may read it
-// (Dialect.scoped, graphmem/textscope.py), so the index matches nothing else;
+// (Dialect.scoped, graphmem/domain/textscope.py), so the index matches nothing else;
 // the project and visibility are checked again here all the same. The search filters apply in retrieval, to the fields
 // of the best by BM25 only: evaluated here for a thousand matches they cost
 // three times the index query.

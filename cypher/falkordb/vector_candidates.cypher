@@ -15,7 +15,7 @@
 // text: see candidate_memories.
 // Only the best $detailed come with their fields and text: the others lend
 // their scores to candidates full text found and set the floor of the rest
-// (graphmem/retrieval/retrievers.py), and a second query vector ($detailed 0)
+// (graphmem/services/retrieval/retrievers.py), and a second query vector ($detailed 0)
 // rescores candidates already found. The rank is counted after the filters.
 CALL db.idx.vector.queryNodes('Memory', 'embedding', $k, vecf32($vector)) YIELD node, score
 WITH collect([node, 1.0 - score]) AS top

@@ -1,4 +1,4 @@
-// A memory's importance as graphmem.scoring computes it, from
+// A memory's importance as graphmem.domain.scoring computes it, from
 // ImportanceScorer.query_params(): `{{importance_score(m)}}` carries `m` on
 // with its `score`, in [0, 1]. Its age counts from its last access, or else
 // from when what it records happened (Memory.last_used_at).

@@ -1,4 +1,4 @@
-// Every field of a memory (graphmem.models.Memory), never its embedding:
+// Every field of a memory (graphmem.domain.models.Memory), never its embedding:
 // `{{memory_projection(m)}}` is the map projection of the memory `m`.
 // tests/unit/test_cypher_fragments.py keeps it equal to the model's fields.
 @ {.id, .project_id, .session_id, .content, .memory_type, .tier, .status, .confidence, .importance, .access_count, .retrieval_count, .occurrence_count, .feedback, .feedback_count, .pinned, .source, .suggested_by, .self_assessment, .tags, .rationale, .evidence, .agent_id, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .last_retrieved_at, .promoted_at, .archived_at, .archived_from, .archive_reason, .activated_at, .last_seen, .merged_into, .evaluator_relevance, .variants, .conflicts_with, .conflict_reason, .valid_from, .valid_to, .visibility, .copied_from, .copied_from_project, .copied_at, .copied_by}

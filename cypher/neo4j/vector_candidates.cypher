@@ -10,7 +10,7 @@
 // of every candidate costs more than the query); results are re-read in full.
 // Only the best $detailed come with their fields and text: the others lend
 // their scores to candidates full text found and set the floor of the rest
-// (graphmem/retrieval/retrievers.py), and a second query vector ($detailed 0)
+// (graphmem/services/retrieval/retrievers.py), and a second query vector ($detailed 0)
 // rescores candidates already found. The rank is counted after the filters.
 CALL db.index.vector.queryNodes('memory_embedding', $k, $vector) YIELD node, score
 WITH collect([node, 2.0 * score - 1.0]) AS top

@@ -22,11 +22,11 @@ from rich.console import Console
 from rich.text import Text
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
-from graphmem.auth import Role
 from graphmem.cli.terminal import escaped, shown
-from graphmem.config import Settings
-from graphmem.errors import ForbiddenError, GraphMemError
-from graphmem.models import MemoryType, invalid_input
+from graphmem.domain.auth import Role
+from graphmem.domain.config import Settings
+from graphmem.domain.errors import ForbiddenError, GraphMemError
+from graphmem.domain.models import MemoryType, invalid_input
 
 if TYPE_CHECKING:
     from typer._click.core import Command, Context

@@ -16,8 +16,8 @@ from rich.table import Table
 
 from graphmem.cli.common import ProjectOption, app, err, opened, out
 from graphmem.cli.terminal import shown
-from graphmem.consolidator import ConsolidationResult
-from graphmem.wording import plural
+from graphmem.domain.wording import plural
+from graphmem.services.consolidator import ConsolidationResult
 
 
 @app.command()

@@ -24,10 +24,10 @@ from graphmem.cli.common import (
     require_project,
 )
 from graphmem.cli.terminal import escape_controls
-from graphmem.evaluator import ConsistencyReport, Severity
-from graphmem.evaluator.report import render_html, render_table, shown_memory_ids
-from graphmem.models import Memory
-from graphmem.wording import plural
+from graphmem.domain.models import Memory
+from graphmem.domain.wording import plural
+from graphmem.services.evaluator import ConsistencyReport, Severity
+from graphmem.services.evaluator.report import render_html, render_table, shown_memory_ids
 
 FINDINGS_EXIT = 3
 

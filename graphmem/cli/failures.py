@@ -9,11 +9,11 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from graphmem.capsules import MAX_LIST, FailureCapsule, error_head
 from graphmem.cli.common import ProjectOption, app, opened, out
 from graphmem.cli.terminal import escape_controls, shown
-from graphmem.models import Memory
-from graphmem.wording import plural
+from graphmem.domain.capsules import MAX_LIST, FailureCapsule, error_head
+from graphmem.domain.models import Memory
+from graphmem.domain.wording import plural
 
 
 @app.command()

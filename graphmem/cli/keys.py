@@ -8,11 +8,11 @@ import typer
 from rich import box
 from rich.table import Table
 
-from graphmem.auth import Role
 from graphmem.cli.common import app, err, opened, out
 from graphmem.cli.terminal import shown
-from graphmem.keys import format_time
-from graphmem.wording import plural
+from graphmem.domain.auth import Role
+from graphmem.domain.wording import plural
+from graphmem.services.keys import format_time
 
 keys = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True)
 app.add_typer(keys, name="keys")

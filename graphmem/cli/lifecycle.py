@@ -9,13 +9,13 @@ import typer
 from rich.progress import track
 from rich.table import Table
 
-from graphmem.archival import ArchiveResult
 from graphmem.cli.common import TYPES_HELP, ProjectOption, app, err, opened, out, reported_errors
 from graphmem.cli.terminal import shown
-from graphmem.errors import InvalidInputError
-from graphmem.models import ReviewItem
-from graphmem.promotion import RunResult
-from graphmem.wording import plural
+from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.models import ReviewItem
+from graphmem.domain.wording import plural
+from graphmem.services.archival import ArchiveResult
+from graphmem.services.promotion import RunResult
 
 
 @app.command()

@@ -10,10 +10,10 @@ from typing import Annotated
 import typer
 
 from graphmem.api import GraphMem
-from graphmem.auth import OPEN
 from graphmem.cli.common import app, err, reported_errors, settings_for
 from graphmem.cli.memories import listen
-from graphmem.config import Settings
+from graphmem.domain.auth import OPEN
+from graphmem.domain.config import Settings
 
 DEFAULT_PORT = 8765
 
@@ -48,7 +48,7 @@ def mcp(
     """
     # Imported here: the web stack and the MCP SDK take seconds to import, which
     # the other commands would pay for nothing.
-    from graphmem import serving
+    from graphmem.server import serving
 
     serving.exit_on_sigterm()
     with reported_errors():
@@ -66,8 +66,8 @@ def _serve_stdio(settings: Settings) -> None:
     """The tools for the one client on stdin and stdout, until it leaves."""
     import anyio
 
-    from graphmem import serving
     from graphmem.mcp.server import create_server
+    from graphmem.server import serving
 
     with GraphMem.open(settings) as gm:
         key = os.environ.get("GRAPHMEM_API_KEY")
@@ -78,8 +78,8 @@ def _serve_stdio(settings: Settings) -> None:
 
 
 def _serve_http(settings: Settings, listener: socket.socket) -> None:
-    from graphmem import serving
     from graphmem.mcp.http import MCP_PATH, create_http_app
+    from graphmem.server import serving
 
     def announce(port: int) -> None:
         access = (

@@ -32,10 +32,10 @@ from graphmem.cli.common import (
     time_arg,
 )
 from graphmem.cli.terminal import escape_controls, shown
-from graphmem.config import Settings
-from graphmem.errors import NotFoundError
-from graphmem.models import Memory, MemoryInput, Relation, RelationType, WriteResult, parse
-from graphmem.wording import plural
+from graphmem.domain.config import Settings
+from graphmem.domain.errors import NotFoundError
+from graphmem.domain.models import Memory, MemoryInput, Relation, RelationType, WriteResult, parse
+from graphmem.domain.wording import plural
 
 RELATION_TYPES_HELP = ", ".join(t.value for t in RelationType)
 
@@ -59,9 +59,9 @@ def serve(
     """Serve the GraphQL API (GraphiQL in the browser) until Ctrl-C."""
     # Imported here: the web stack takes ~0.4 s to import, which the other
     # commands would pay for nothing.
-    from graphmem import serving
     from graphmem.graphql.app import create_app
-    from graphmem.observability.process import configure_serving
+    from graphmem.server import serving
+    from graphmem.server.observability.process import configure_serving
 
     serving.exit_on_sigterm()
     with reported_errors():
@@ -103,7 +103,7 @@ def _announce(settings: Settings, port: int) -> None:
 def listen(host: str, port: int, *, port_env: str = "GRAPHMEM_PORT") -> socket.socket:
     """The bound socket, or one plain red line saying why there is none
     (``port_env``: the setting that chooses the port)."""
-    from graphmem import serving
+    from graphmem.server import serving
 
     try:
         return serving.bind(host, port, port_env=port_env)

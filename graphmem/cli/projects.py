@@ -10,8 +10,8 @@ from rich.table import Table
 
 from graphmem.cli.common import ProjectOption, opened, out, reported_errors
 from graphmem.cli.common import app as root
-from graphmem.errors import InvalidInputError
-from graphmem.models import AutoLink, ProjectSettings, ProjectSettingsUpdate, parse
+from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.models import AutoLink, ProjectSettings, ProjectSettingsUpdate, parse
 
 project = typer.Typer(help="Show and change a project's settings.", no_args_is_help=True)
 root.add_typer(project, name="project")

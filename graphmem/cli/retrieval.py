@@ -33,9 +33,9 @@ from graphmem.cli.common import (
     time_arg,
 )
 from graphmem.cli.terminal import escape_controls, shown
-from graphmem.config import Settings
-from graphmem.models import Memory, parse
-from graphmem.retrieval import (
+from graphmem.domain.config import Settings
+from graphmem.domain.models import Memory, parse
+from graphmem.domain.retrieval import (
     ContextItem,
     ContextResult,
     GraphPath,
@@ -43,14 +43,14 @@ from graphmem.retrieval import (
     SearchRequest,
     SearchResult,
 )
-from graphmem.retrieval.context import (
+from graphmem.domain.retrieval.context import (
     DEFAULT_MAX_RESULTS,
     DEFAULT_MIN_CONFIDENCE,
     DEFAULT_RECENCY_WEIGHT,
     parse_request,
 )
-from graphmem.retrieval.fusion import DEFAULT_MIN_RELEVANCE
-from graphmem.scoring import ScoreComponent
+from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE
+from graphmem.domain.scoring import ScoreComponent
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")]
 OccurredAfterOption = Annotated[

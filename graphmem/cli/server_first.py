@@ -7,7 +7,7 @@ costs far more than the command's own work. ``graphmem serve`` keeps the model
 loaded, so while one serves the same data directory the commands send it one
 GraphQL request instead, and open the store themselves only when none answers.
 The server is found through the address file in the data directory
-(graphmem.discovery), as the prompt hook finds it.
+(graphmem.server.discovery), as the prompt hook finds it.
 
 Both paths act in the same project: ``--project``, else ``GRAPHMEM_PROJECT``
 of the command's own environment (the server's may differ), else the
@@ -24,19 +24,19 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
-from graphmem import discovery
 from graphmem.client.errors import ServerError
 from graphmem.client.transport import answer, headers
-from graphmem.discovery import ADDRESS_FILE as ADDRESS_FILE
-from graphmem.errors import GraphMemError
+from graphmem.domain.errors import GraphMemError
 from graphmem.operations import Operations
 from graphmem.operations.requests import Request
+from graphmem.server import discovery
+from graphmem.server.discovery import ADDRESS_FILE as ADDRESS_FILE
 
 if TYPE_CHECKING:
-    from graphmem.config import Settings
-    from graphmem.models import Memory, MemoryInput, Relation, RelationType, WriteOutcome
-    from graphmem.retrieval import ContextResult, SearchRequest, SearchResult
-    from graphmem.retrieval.context import ContextRequest
+    from graphmem.domain.config import Settings
+    from graphmem.domain.models import Memory, MemoryInput, Relation, RelationType, WriteOutcome
+    from graphmem.domain.retrieval import ContextResult, SearchRequest, SearchResult
+    from graphmem.domain.retrieval.context import ContextRequest
 
 T = TypeVar("T")
 

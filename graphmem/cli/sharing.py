@@ -10,8 +10,8 @@ from rich import box
 from rich.table import Table
 
 from graphmem.cli.common import AgentOption, ProjectOption, app, opened, out
-from graphmem.keys import format_time
-from graphmem.models import Memory
+from graphmem.domain.models import Memory
+from graphmem.services.keys import format_time
 
 MemoryIdArgument = Annotated[str, typer.Argument(metavar="ID", help="The memory's id.")]
 

@@ -42,18 +42,18 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from graphmem.auth import Role
 from graphmem.cli.common import ProjectOption, app, err, key_scope, opened
 from graphmem.cli.terminal import shown
-from graphmem.clock import stored_now
-from graphmem.transfer import ImportReport, TransferCounts, export_project, import_project
-from graphmem.transfer.cypher_script import export_cypher
-from graphmem.transfer.graphml import export_graphml
-from graphmem.transfer.paging import project_summary
-from graphmem.transfer.report import NOUNS, listed
-from graphmem.transfer.sky import Term, export_sky, import_sky
-from graphmem.viewer import acting_as
-from graphmem.wording import plural
+from graphmem.domain.auth import Role
+from graphmem.domain.clock import stored_now
+from graphmem.domain.viewer import acting_as
+from graphmem.domain.wording import plural
+from graphmem.services.transfer import ImportReport, TransferCounts, export_project, import_project
+from graphmem.services.transfer.cypher_script import export_cypher
+from graphmem.services.transfer.graphml import export_graphml
+from graphmem.services.transfer.paging import project_summary
+from graphmem.services.transfer.report import NOUNS, listed
+from graphmem.services.transfer.sky import Term, export_sky, import_sky
 
 
 class ExportFormat(StrEnum):

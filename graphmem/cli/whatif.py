@@ -14,8 +14,8 @@ from rich.table import Table
 
 from graphmem.cli.common import ProjectOption, app, opened, out
 from graphmem.cli.terminal import shown
-from graphmem.errors import InvalidInputError
-from graphmem.whatif import DEFAULT_CHANGES, Fate, Outcome, WhatIfReport
+from graphmem.domain.errors import InvalidInputError
+from graphmem.services.whatif import DEFAULT_CHANGES, Fate, Outcome, WhatIfReport
 
 
 class Format(StrEnum):

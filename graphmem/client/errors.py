@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphmem.errors import (
+from graphmem.domain.errors import (
     ConflictError,
     ForbiddenError,
     GraphMemError,

@@ -37,18 +37,18 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
 from strawberry.subscriptions.protocols.graphql_transport_ws.types import ErrorMessage
 from strawberry.types.unset import UNSET, UnsetType
 
-from graphmem import explore, graphiql, serving
 from graphmem.api import GraphMem
-from graphmem.auth import OPEN
-from graphmem.config import Settings
-from graphmem.errors import GraphMemError, InvalidInputError
-from graphmem.gate import PRINCIPAL, Gate, bearer_token, error_object, refusal
+from graphmem.domain.auth import OPEN
+from graphmem.domain.config import Settings
+from graphmem.domain.errors import GraphMemError, InvalidInputError
 from graphmem.graphql.loaders import Context
 from graphmem.graphql.schema import build_schema
 from graphmem.graphql.subscriptions import ConnectionContext, connection_init
-from graphmem.health import readiness
-from graphmem.observability.server import Observability
-from graphmem.ratelimit import RateLimiter
+from graphmem.server import explore, graphiql, serving
+from graphmem.server.gate import PRINCIPAL, Gate, bearer_token, error_object, refusal
+from graphmem.server.health import readiness
+from graphmem.server.observability.server import Observability
+from graphmem.server.ratelimit import RateLimiter
 
 MAX_JSON_DEPTH = 128
 """How deeply a request body (or a websocket message) may nest arrays and

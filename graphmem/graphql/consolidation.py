@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import strawberry
 
-from graphmem import consolidation, consolidator
+from graphmem.domain.results import Group
 from graphmem.graphql.operations import ProjectId, write
 from graphmem.graphql.types import Info, Memory
+from graphmem.services import consolidator
 
 
 @strawberry.type(description="Memories that say the same or closely related things.")
@@ -30,7 +31,7 @@ class ConsolidationGroup:
     reason: str = strawberry.field(description="What joined them (similarity, relations).")
 
     @classmethod
-    def of(cls, group: consolidation.Group) -> ConsolidationGroup:
+    def of(cls, group: Group) -> ConsolidationGroup:
         return cls(
             fingerprint=group.fingerprint,
             member_ids=[strawberry.ID(i) for i in group.member_ids],

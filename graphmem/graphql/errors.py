@@ -40,7 +40,7 @@ from pydantic import BaseModel, ValidationError
 from strawberry.extensions import MaskErrors
 from strawberry.utils.str_converters import to_camel_case
 
-from graphmem.errors import (
+from graphmem.domain.errors import (
     STORE_UNAVAILABLE_MESSAGE,
     GraphMemError,
     InvalidInputError,
@@ -48,7 +48,7 @@ from graphmem.errors import (
     StoreUnavailableError,
     invalid_input,
 )
-from graphmem.observability.request_ids import current_request_id
+from graphmem.server.observability.request_ids import current_request_id
 
 INTERNAL_MESSAGE = "Internal server error"
 

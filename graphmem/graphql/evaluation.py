@@ -15,10 +15,10 @@ import strawberry
 from starlette.concurrency import run_in_threadpool
 from strawberry.scalars import JSON
 
-from graphmem import evaluator
-from graphmem.clock import to_datetime
+from graphmem.domain.clock import to_datetime
 from graphmem.graphql.operations import ProjectId, write
 from graphmem.graphql.types import Info, from_epoch
+from graphmem.services import evaluator
 
 strawberry.enum(evaluator.Severity, name="FindingSeverity", description="How bad a finding is.")
 

@@ -13,8 +13,8 @@ from datetime import datetime
 import strawberry
 from starlette.concurrency import run_in_threadpool
 
-from graphmem import capsules, models
-from graphmem.clock import to_datetime
+from graphmem.domain import capsules, models
+from graphmem.domain.clock import to_datetime
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.operations import ProjectId, write
 from graphmem.graphql.types import Info, Memory

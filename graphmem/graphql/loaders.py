@@ -16,8 +16,8 @@ from strawberry.dataloader import DataLoader
 from strawberry.extensions import SchemaExtension
 
 from graphmem.api import GraphMem
-from graphmem.auth import OPEN, Principal
-from graphmem.models import Memory, Relation, Session
+from graphmem.domain.auth import OPEN, Principal
+from graphmem.domain.models import Memory, Relation, Session
 
 V = TypeVar("V")
 Fetch = Callable[..., list[V]]

@@ -16,9 +16,9 @@ from starlette.concurrency import run_in_threadpool
 from strawberry.relay import PageInfo
 from strawberry.utils.str_converters import to_camel_case
 
-from graphmem import models
-from graphmem.cursors import encode_cursor as cursor_of
-from graphmem.errors import InvalidInputError
+from graphmem.domain import models
+from graphmem.domain.cursors import encode_cursor as cursor_of
+from graphmem.domain.errors import InvalidInputError
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.operations import ProjectId, write
 from graphmem.graphql.types import (

@@ -9,7 +9,7 @@ import dataclasses
 import strawberry
 from starlette.concurrency import run_in_threadpool
 
-from graphmem import models
+from graphmem.domain import models
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.operations import ProjectId, write
 from graphmem.graphql.types import Info

@@ -12,11 +12,12 @@ from datetime import datetime
 import strawberry
 from starlette.concurrency import run_in_threadpool
 
-from graphmem import archival, models
-from graphmem import promotion as engine
-from graphmem.clock import to_datetime
+from graphmem.domain import models
+from graphmem.domain.clock import to_datetime
 from graphmem.graphql.operations import ProjectId, write
 from graphmem.graphql.types import ImportanceBreakdown, Info, Memory, PromotionEvent
+from graphmem.services import archival
+from graphmem.services import promotion as engine
 
 
 @strawberry.type(description="A memory a promotion run found worth moving.")

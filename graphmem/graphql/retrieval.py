@@ -17,20 +17,20 @@ import strawberry
 from starlette.concurrency import run_in_threadpool
 from strawberry.scalars import JSON
 
-from graphmem import models
-from graphmem import retrieval as domain
-from graphmem.graphql.errors import parse_input
-from graphmem.graphql.failures import FailureCapsule
-from graphmem.graphql.operations import ProjectId, write
-from graphmem.graphql.types import Info, Memory, Relation, ScoreComponent, domain_default
-from graphmem.retrieval.context import (
+from graphmem.domain import models
+from graphmem.domain import retrieval as domain
+from graphmem.domain.retrieval.context import (
     DEFAULT_MAX_RESULTS,
     DEFAULT_MIN_CONFIDENCE,
     DEFAULT_RECENCY_WEIGHT,
     parse_request,
 )
-from graphmem.retrieval.fusion import DEFAULT_MIN_RELEVANCE
-from graphmem.scoring import ScoreComponent as DomainComponent
+from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE
+from graphmem.domain.scoring import ScoreComponent as DomainComponent
+from graphmem.graphql.errors import parse_input
+from graphmem.graphql.failures import FailureCapsule
+from graphmem.graphql.operations import ProjectId, write
+from graphmem.graphql.types import Info, Memory, Relation, ScoreComponent, domain_default
 
 strawberry.enum(
     domain.SearchMode,

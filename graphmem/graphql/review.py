@@ -14,8 +14,8 @@ import strawberry
 from starlette.concurrency import run_in_threadpool
 from strawberry.relay import PageInfo
 
-from graphmem import models
-from graphmem.cursors import decode_offset, encode_offset
+from graphmem.domain import models
+from graphmem.domain.cursors import decode_offset, encode_offset
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.operations import ProjectId, write
 from graphmem.graphql.types import Info, Memory, StagingEvent, domain_default

@@ -1,5 +1,5 @@
 """The ``DateTime`` scalar: ISO 8601 text or epoch seconds, as every other
-surface takes a time (``graphmem.models.epoch_seconds``).
+surface takes a time (``graphmem.domain.models.epoch_seconds``).
 
 Strawberry's own ``DateTime`` takes text only and words a bad value as its
 parser's failure (``invalid literal for int() with base 10: b'yest'``); worse,
@@ -19,8 +19,8 @@ from typing import Any
 import strawberry
 from strawberry.types.scalar import ScalarDefinition
 
+from graphmem.domain.models import epoch_seconds
 from graphmem.graphql.errors import BadValueError
-from graphmem.models import epoch_seconds
 
 FORMAT = "ISO 8601 (2025-01-31T09:30:00Z, or 2025-01-31, no zone meaning UTC) or epoch seconds"
 SHOWN_CHARS = 64

@@ -31,7 +31,7 @@ from strawberry.extensions import (
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
-from graphmem.config import Settings
+from graphmem.domain.config import Settings
 from graphmem.graphql.consolidation import ConsolidationMutation
 from graphmem.graphql.errors import ClientErrors, should_log
 from graphmem.graphql.evaluation import EvaluationMutation, EvaluationQuery
@@ -47,7 +47,7 @@ from graphmem.graphql.sharing import SharingMutation, SharingQuery
 from graphmem.graphql.subscriptions import Subscription
 from graphmem.graphql.tenancy import guard
 from graphmem.graphql.whatif import WhatIfQuery
-from graphmem.observability.operations import OperationRecorder
+from graphmem.server.observability.operations import OperationRecorder
 
 
 def _merged(name: str, parts: tuple[type, ...]) -> type:

@@ -1,7 +1,7 @@
 """Subscriptions: what happens to a project's memories, pushed over a websocket
 (the ``graphql-transport-ws`` protocol on ``/graphql``).
 
-Events come from the GraphMem's event bus (``graphmem.events``), so they report
+Events come from the GraphMem's event bus (``graphmem.services.events``), so they report
 writes made through any surface of this process. Each subscription checks its
 project against the connection's principal before it starts, so a refusal is
 an ``error`` message for that subscription, not a dropped socket. The memory
@@ -11,7 +11,7 @@ event's own: the connection lives for hours and its cached reads would go stale.
 Its key may be revoked meanwhile, so every
 operation it starts reads the key again (``graphmem.graphql.app``), and a
 running subscription checks it before each event, trusting a check made in the
-last ``graphmem.keys.RECHECK_EVERY_S`` seconds so an event costs no store read.
+last ``graphmem.services.keys.RECHECK_EVERY_S`` seconds so an event costs no store read.
 """
 
 from __future__ import annotations
@@ -25,16 +25,17 @@ from pydantic import TypeAdapter, ValidationError
 from starlette.concurrency import run_in_threadpool
 from strawberry.exceptions import ConnectionRejectionError
 
-from graphmem import events, models
 from graphmem.api import GraphMem
-from graphmem.auth import Principal, Role
-from graphmem.errors import InvalidInputError, UnauthenticatedError
-from graphmem.gate import bearer_token
+from graphmem.domain import models
+from graphmem.domain.auth import Principal, Role
+from graphmem.domain.errors import InvalidInputError, UnauthenticatedError
+from graphmem.domain.models import Identifier
 from graphmem.graphql.loaders import Context, Loaders
 from graphmem.graphql.operations import ProjectId
 from graphmem.graphql.types import Info, Memory, from_epoch
-from graphmem.keys import ApiKeys
-from graphmem.models import Identifier
+from graphmem.server.gate import bearer_token
+from graphmem.services import events
+from graphmem.services.keys import ApiKeys
 
 strawberry.enum(
     events.ChangeKind, name="MemoryChangeKind", description="What happened to a memory."

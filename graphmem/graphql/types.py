@@ -22,11 +22,11 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 from strawberry.relay import PageInfo
 
-from graphmem import models
-from graphmem import promotion as engine
-from graphmem.clock import to_datetime
+from graphmem.domain import models
+from graphmem.domain.clock import to_datetime
+from graphmem.domain.scoring import ImportanceBreakdown as DomainBreakdown
 from graphmem.graphql.loaders import Context
-from graphmem.scoring import ImportanceBreakdown as DomainBreakdown
+from graphmem.services import promotion as engine
 
 # The domain enums serve as the GraphQL enums, so the two cannot drift apart;
 # GraphQL shows the member names (FACT, WORKING, ...).

@@ -10,12 +10,13 @@ from starlette.concurrency import run_in_threadpool
 from strawberry.scalars import JSON
 from strawberry.utils.str_converters import to_camel_case
 
-from graphmem import models, whatif
-from graphmem.errors import InvalidInputError
+from graphmem.domain import models
+from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.retention import RetentionRules
 from graphmem.graphql.errors import RequestPathError, renamed
 from graphmem.graphql.operations import ProjectId
 from graphmem.graphql.types import Info, Memory, from_epoch
-from graphmem.retention import RetentionRules
+from graphmem.services import whatif
 
 strawberry.enum(
     whatif.Outcome,

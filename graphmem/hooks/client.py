@@ -7,7 +7,7 @@ the store itself), one that does not answer within the timeout as an error.
 
 The server is the one named (``--url``, ``GRAPHMEM_URL``), else the one
 serving the data directory (its ``serve.json``, as every server-first command
-finds it: graphmem.discovery), else whatever listens on ``GRAPHMEM_PORT`` of
+finds it: graphmem.server.discovery), else whatever listens on ``GRAPHMEM_PORT`` of
 this machine (8000 unless set).
 """
 
@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from graphmem import discovery
 from graphmem.hooks.errors import HookError, ServerUnavailable
 from graphmem.hooks.render import Recalled, Recorded
+from graphmem.server import discovery
 
 DEFAULT_PORT = "8000"
 DEFAULT_TIMEOUT_S = 2.0

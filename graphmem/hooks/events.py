@@ -69,7 +69,7 @@ MAX_COMMAND_CHARS = 4_000
 MAX_TOOL_CHARS = 128
 MAX_FILES = 64
 MAX_FILE_CHARS = 1_024
-"""A failure capsule's limits (``graphmem.capsules``, which a test keeps equal):
+"""A failure capsule's limits (``graphmem.domain.capsules``, which a test keeps equal):
 the hook fits what it reports to them rather than have the report rejected."""
 _FILE_KEYS = ("file_path", "notebook_path", "path")
 _TEXT_KEYS = ("error", "stderr", "message", "output", "content", "stdout")

@@ -26,7 +26,7 @@ from graphmem.hooks.render import Recalled, Recorded
 
 if TYPE_CHECKING:
     from graphmem.api import GraphMem
-    from graphmem.auth import Role
+    from graphmem.domain.auth import Role
 
 PROBE_TIMEOUT_S = 0.5
 
@@ -34,7 +34,7 @@ PROBE_TIMEOUT_S = 0.5
 def recall(
     hint: str, *, project: str | None, max_results: int, api_key: str | None, start: bool
 ) -> list[Recalled]:
-    from graphmem.auth import Role
+    from graphmem.domain.auth import Role
 
     with _opened(start) as store:
         gm, scope = _scope(store, api_key, project, Role.READ)
@@ -55,7 +55,7 @@ def record_failure(
 ) -> Recorded:
     """Store a failed tool call's report in the store itself (its lesson is
     written without an embedding; ``graphmem backfill-embeddings`` adds it)."""
-    from graphmem.auth import Role
+    from graphmem.domain.auth import Role
 
     with _opened(start) as store:
         gm, scope = _scope(store, api_key, project, Role.WRITE)
@@ -82,7 +82,7 @@ def _opened(start: bool) -> Iterator[GraphMem]:
     # Imported here: the store, the services and their dependencies take
     # around half a second to import, which the server path never pays.
     from graphmem.api import GraphMem
-    from graphmem.config import Settings
+    from graphmem.domain.config import Settings
     from graphmem.store.embedded import SOCKET_NAME
 
     settings = Settings(embedder="none")
@@ -103,7 +103,7 @@ def _scope(
 ) -> tuple[GraphMem, str]:
     """The store as an API key in the environment lets this call see it (its
     agent's view, for a key bound to one), and the project it may act in."""
-    from graphmem.auth import OPEN
+    from graphmem.domain.auth import OPEN
 
     principal = gm.keys.authenticate(api_key) if api_key else OPEN
     project_id = principal.project_for(project, gm.default_project, role)

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
+from graphmem.domain.wording import plural
 from graphmem.hooks import client
 from graphmem.hooks.errors import HookError, ServerUnavailable
 from graphmem.hooks.events import (
@@ -38,7 +39,6 @@ from graphmem.hooks.render import (
     failure_block,
     hook_output,
 )
-from graphmem.wording import plural
 
 T = TypeVar("T")
 

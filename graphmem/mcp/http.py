@@ -13,10 +13,10 @@ from __future__ import annotations
 from starlette.applications import Starlette
 
 from graphmem.api import GraphMem
-from graphmem.config import Settings
-from graphmem.gate import Gate
+from graphmem.domain.config import Settings
 from graphmem.mcp.server import create_server
-from graphmem.ratelimit import RateLimiter
+from graphmem.server.gate import Gate
+from graphmem.server.ratelimit import RateLimiter
 
 MCP_PATH = "/mcp"
 

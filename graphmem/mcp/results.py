@@ -15,8 +15,8 @@ from datetime import UTC, datetime
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
-from graphmem import capsules, models
-from graphmem import retrieval as domain
+from graphmem.domain import capsules, models
+from graphmem.domain import retrieval as domain
 from graphmem.mcp.tool import Called
 from graphmem.operations.access import readable
 

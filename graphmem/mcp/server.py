@@ -16,11 +16,14 @@ from typing import Annotated, Literal
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from graphmem import __version__, capsules, models
-from graphmem import retrieval as domain
+from graphmem import __version__
 from graphmem.api import GraphMem
-from graphmem.auth import OPEN, Principal
-from graphmem.config import MAX_ALIASES
+from graphmem.domain import capsules, models
+from graphmem.domain import retrieval as domain
+from graphmem.domain.auth import OPEN, Principal
+from graphmem.domain.config import MAX_ALIASES
+from graphmem.domain.models import MAX_PAGE_SIZE, Identifier, MemoryInput, ReviewFilter
+from graphmem.domain.retrieval import search as search_limits
 from graphmem.mcp import results
 from graphmem.mcp.params import IsoTime, Param, fields, own
 from graphmem.mcp.results import (
@@ -38,8 +41,6 @@ from graphmem.mcp.results import (
     SharingEventsView,
 )
 from graphmem.mcp.tool import GraphMemMCP, Tool, served
-from graphmem.models import MAX_PAGE_SIZE, Identifier, MemoryInput, ReviewFilter
-from graphmem.retrieval import search as search_limits
 
 INSTRUCTIONS = """\
 graphmem is this agent's long-term memory. Before starting a task, call

@@ -25,20 +25,20 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
-from graphmem import models
 from graphmem.api import GraphMem
-from graphmem.auth import OPEN, Principal
-from graphmem.errors import (
+from graphmem.domain import models
+from graphmem.domain.auth import OPEN, Principal
+from graphmem.domain.errors import (
     STORE_UNAVAILABLE_MESSAGE,
     GraphMemError,
     StoreUnavailableError,
     UnauthenticatedError,
 )
-from graphmem.gate import PRINCIPAL
+from graphmem.domain.models import Identifier
+from graphmem.domain.viewer import acting_as
 from graphmem.mcp.params import REQUIRED, Param, own
-from graphmem.models import Identifier
 from graphmem.operations import ENTRIES, access
-from graphmem.viewer import acting_as
+from graphmem.server.gate import PRINCIPAL
 
 _ARGUMENT_NAMES = {
     "projectId": "project_id",

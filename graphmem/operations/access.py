@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from graphmem.auth import Principal, Role
-from graphmem.errors import ForbiddenError
+from graphmem.domain.auth import Principal, Role
+from graphmem.domain.errors import ForbiddenError
 from graphmem.operations.codec import camel
 from graphmem.operations.entry import Entry
 
@@ -42,6 +42,8 @@ def scope(
             f"this API key acts as agent {agent!r}; this operation covers every agent's "
             "memories and needs a key bound to no agent"
         )
+    if entry.changes_visibility:
+        _may_change_visibility(principal)
     if entry.target is not None:
         _may_write_in(principal, arguments[entry.target], default, camel(entry.target))
     return project
@@ -63,7 +65,7 @@ def attribution(given: str | None, principal: Principal, surface: str) -> str:
     return given or (f"key:{key}" if key else surface)
 
 
-def may_change_visibility(principal: Principal) -> None:
+def _may_change_visibility(principal: Principal) -> None:
     """An agent changes who sees its own memories; a key bound to no agent must be
     an admin's to change anyone's."""
     if principal.agent_id is None and not principal.role.includes(Role.ADMIN):

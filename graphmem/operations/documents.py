@@ -12,8 +12,14 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from graphmem.errors import InvalidInputError
-from graphmem.models import Memory, MemoryInput, RelationType, check_identifier, epoch_seconds
+from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.models import (
+    Memory,
+    MemoryInput,
+    RelationType,
+    check_identifier,
+    epoch_seconds,
+)
 from graphmem.operations.codec import encode, read
 from graphmem.operations.requests import Call
 

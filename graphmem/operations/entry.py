@@ -30,7 +30,7 @@ from typing import (
     overload,
 )
 
-from graphmem.auth import Role
+from graphmem.domain.auth import Role
 from graphmem.operations.codec import camel
 from graphmem.operations.requests import Request
 
@@ -54,6 +54,8 @@ class Entry:
     """The argument naming who made the change it logs: the caller's word, else its key."""
     target: str | None = None
     """The argument naming another project it writes in, where the caller must write too."""
+    changes_visibility: bool = False
+    """It changes who sees a memory: only the memory's own agent, or an admin key, may."""
 
 
 class Blocking(Protocol):
@@ -155,6 +157,7 @@ def operation(
     cross_project: bool = False,
     attributed: str | None = None,
     target: str | None = None,
+    changes_visibility: bool = False,
 ) -> Callable[[Callable[P, Request[T]]], Operation[P, T]]:
     """Declare the function below as an operation of that name, served by the
     ``GraphMem`` method of that name unless ``serves`` names another, and run
@@ -171,6 +174,7 @@ def operation(
             cross_project=cross_project,
             attributed=attributed,
             target=target,
+            changes_visibility=changes_visibility,
         )
         return Operation(entry, build)
 

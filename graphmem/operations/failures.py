@@ -6,9 +6,9 @@ import builtins
 from collections.abc import Mapping
 from typing import Any
 
-from graphmem.auth import Role
-from graphmem.capsules import FailureCapsule, FailureOutcome, FailureReport
-from graphmem.models import parse
+from graphmem.domain.auth import Role
+from graphmem.domain.capsules import FailureCapsule, FailureOutcome, FailureReport
+from graphmem.domain.models import parse
 from graphmem.operations import documents as doc
 from graphmem.operations.codec import encode, read
 from graphmem.operations.entry import operation

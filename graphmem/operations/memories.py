@@ -6,10 +6,10 @@ import builtins
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphmem.auth import Role
-from graphmem.errors import NotFoundError
-from graphmem.inputs import validate_batch
-from graphmem.models import (
+from graphmem.domain.auth import Role
+from graphmem.domain.errors import NotFoundError
+from graphmem.domain.inputs import validate_batch
+from graphmem.domain.models import (
     Memory,
     MemoryFilter,
     MemoryInput,
@@ -22,11 +22,11 @@ from graphmem.models import (
     WriteResult,
     parse,
 )
+from graphmem.domain.scoring import ImportanceBreakdown
 from graphmem.operations import documents as doc
 from graphmem.operations.codec import decode, encode, read
 from graphmem.operations.entry import operation
 from graphmem.operations.requests import Batch, Call
-from graphmem.scoring import ImportanceBreakdown
 
 
 def _remember(

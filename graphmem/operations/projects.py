@@ -6,8 +6,8 @@ import builtins
 from collections.abc import Mapping
 from typing import Any
 
-from graphmem.auth import Role
-from graphmem.models import ProjectSettings, ProjectSettingsUpdate, parse
+from graphmem.domain.auth import Role
+from graphmem.domain.models import ProjectSettings, ProjectSettingsUpdate, parse
 from graphmem.operations import documents as doc
 from graphmem.operations.codec import encode, read
 from graphmem.operations.entry import operation

@@ -7,13 +7,13 @@ import builtins
 from collections.abc import Mapping
 from typing import Any
 
-from graphmem.auth import Role
-from graphmem.models import Memory, PromotionEvent, PromotionStats
+from graphmem.domain.auth import Role
+from graphmem.domain.models import Memory, PromotionEvent, PromotionStats
+from graphmem.domain.results import ArchiveResult, RunResult
 from graphmem.operations import documents as doc
 from graphmem.operations.codec import read
 from graphmem.operations.entry import Entry, operation
 from graphmem.operations.requests import Call
-from graphmem.results import ArchiveResult, RunResult
 
 WHAT_IF = Entry("what_if", Role.ADMIN, serves="what_if", fields=("whatIf",), whole_project=True)
 """Like a dry promotion run, a what-if shows what promotion would do, and it

@@ -6,20 +6,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphmem.auth import Role
-from graphmem.inputs import retrieval_request
-from graphmem.models import RelationType, parse
-from graphmem.operations import documents as doc
-from graphmem.operations.codec import encode, read
-from graphmem.operations.entry import Entry, operation
-from graphmem.operations.requests import Call
-from graphmem.retrieval import (
+from graphmem.domain.auth import Role
+from graphmem.domain.inputs import retrieval_request
+from graphmem.domain.models import RelationType, parse
+from graphmem.domain.retrieval import (
     ContextRequest,
     ContextResult,
     Neighborhood,
     SearchRequest,
     SearchResult,
 )
+from graphmem.operations import documents as doc
+from graphmem.operations.codec import encode, read
+from graphmem.operations.entry import Entry, operation
+from graphmem.operations.requests import Call
 
 KNOWLEDGE_CONTEXT_TOOL = Entry(
     "knowledge_context_tool", Role.READ, serves=None, fields=("knowledgeContextTool",)

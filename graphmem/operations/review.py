@@ -7,9 +7,9 @@ import builtins
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphmem.auth import Role
-from graphmem.errors import InvalidInputError
-from graphmem.models import (
+from graphmem.domain.auth import Role
+from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.models import (
     BulkReviewResult,
     Memory,
     ReviewFilter,
@@ -18,11 +18,11 @@ from graphmem.models import (
     StagingEvent,
     parse,
 )
+from graphmem.domain.results import ConsolidationResult
 from graphmem.operations import documents as doc
 from graphmem.operations.codec import encode, read
 from graphmem.operations.entry import operation
 from graphmem.operations.requests import Call
-from graphmem.results import ConsolidationResult
 
 
 class ReviewOperations:

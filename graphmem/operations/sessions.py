@@ -6,9 +6,9 @@ import builtins
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from graphmem.auth import Role
-from graphmem.errors import NotFoundError
-from graphmem.models import Session, check_identifier
+from graphmem.domain.auth import Role
+from graphmem.domain.errors import NotFoundError
+from graphmem.domain.models import Session, check_identifier
 from graphmem.operations import documents as doc
 from graphmem.operations.codec import decode, read
 from graphmem.operations.entry import operation

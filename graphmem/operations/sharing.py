@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import builtins
 
-from graphmem.auth import Role
-from graphmem.models import Memory, SharingEvent, check_identifier
+from graphmem.domain.auth import Role
+from graphmem.domain.models import Memory, SharingEvent, check_identifier
 from graphmem.operations import documents as doc
 from graphmem.operations.codec import read
 from graphmem.operations.entry import operation
@@ -14,12 +14,12 @@ from graphmem.operations.requests import Call
 
 
 class SharingOperations:
-    @operation(Role.WRITE)
+    @operation(Role.WRITE, changes_visibility=True)
     def share(memory_id: str, *, project_id: str | None = None) -> Call[Memory]:
         """Let every agent of the project see a memory (see ``GraphMem.share``)."""
         return doc.memory_mutation("share", memory_id, project_id)
 
-    @operation(Role.WRITE)
+    @operation(Role.WRITE, changes_visibility=True)
     def unshare(memory_id: str, *, project_id: str | None = None) -> Call[Memory]:
         """Make a memory private to the agent that wrote it (see ``GraphMem.unshare``)."""
         return doc.memory_mutation("unshare", memory_id, project_id)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
-from graphmem import textscope
+from graphmem.domain import textscope
 
 
 class Dialect(StrEnum):
@@ -72,7 +72,7 @@ class Dialect(StrEnum):
 
     def scoped(self, query: str, project_id: str, viewer: str | None) -> str:
         """``query`` over the memories of ``project_id`` that ``viewer`` may read
-        (``None``: every one), by their scope words (graphmem.textscope).
+        (``None``: every one), by their scope words (graphmem.domain.textscope).
 
         RediSearch takes a field selector per clause, and the query's own words
         are held to the text fields (a bare word after a selector would belong

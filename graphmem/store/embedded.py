@@ -31,7 +31,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from graphmem.errors import StoreUnavailableError
+from graphmem.domain.errors import StoreUnavailableError
 from graphmem.store.supervisor import Supervisor
 
 log = logging.getLogger(__name__)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from graphmem.config import Settings
-from graphmem.errors import MissingExtraError
-from graphmem.migrations import text_scopes
+from graphmem.domain.config import Settings
+from graphmem.domain.errors import MissingExtraError
 from graphmem.store import Store
 from graphmem.store.falkordb import FalkorStore
+from graphmem.store.migrations import text_scopes
 
 
 def open_store(settings: Settings) -> Store:

@@ -16,12 +16,12 @@ import redis
 from falkordb import FalkorDB
 from falkordb.exceptions import SchemaVersionMismatchException
 
-from graphmem.errors import InvalidInputError, StorageFullError, StoreUnavailableError
-from graphmem.statements import Statements
+from graphmem.domain.errors import InvalidInputError, StorageFullError, StoreUnavailableError
+from graphmem.domain.viewer import with_viewer
 from graphmem.store import Row, await_indexes, indexes_building
 from graphmem.store.dialect import Dialect
 from graphmem.store.embedded import EmbeddedFalkorDB
-from graphmem.viewer import with_viewer
+from graphmem.store.statements import Statements
 
 log = logging.getLogger(__name__)
 

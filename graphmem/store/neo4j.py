@@ -44,12 +44,12 @@ from neo4j.exceptions import (
     SessionExpired,
 )
 
-from graphmem.config import Settings
-from graphmem.errors import InvalidInputError, StoreUnavailableError
-from graphmem.statements import Statements
+from graphmem.domain.config import Settings
+from graphmem.domain.errors import InvalidInputError, StoreUnavailableError
+from graphmem.domain.viewer import with_viewer
 from graphmem.store import Row, await_indexes
 from graphmem.store.dialect import Dialect
-from graphmem.viewer import with_viewer
+from graphmem.store.statements import Statements
 
 MINIMUM_VERSION = (5, 23)
 """The oldest Neo4j that runs every statement in ``cypher/neo4j/``: vector

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Protocol
 
-from graphmem.errors import StoreUnavailableError
+from graphmem.domain.errors import StoreUnavailableError
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from falkordb import FalkorDB
 
 from benchmarks.roundtrips import BATCH, CountingStore, count
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
+from graphmem.domain.clock import ManualClock
 from graphmem.store import Store
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore

@@ -11,11 +11,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.errors import ConflictError, GraphMemError
-from graphmem.models import Tier
-from graphmem.promotion import Trigger
-from graphmem.scheduler import Scheduler
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.errors import ConflictError, GraphMemError
+from graphmem.domain.models import Tier
+from graphmem.server.scheduler import Scheduler
+from graphmem.services.promotion import Trigger
 from graphmem.store import Store
 
 HOSTILE = [

@@ -12,11 +12,11 @@ import pytest
 from falkordb import FalkorDB
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
+from graphmem.domain.clock import ManualClock
+from graphmem.services.transfer import export_project, import_project
 from graphmem.store import Store
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
-from graphmem.transfer import export_project, import_project
 
 
 @pytest.fixture

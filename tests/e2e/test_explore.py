@@ -17,10 +17,10 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from graphmem.api import GraphMem
-from graphmem.auth import Role
-from graphmem.clock import ManualClock
-from graphmem.config import Settings
-from graphmem.models import Memory, RelationType
+from graphmem.domain.auth import Role
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
+from graphmem.domain.models import Memory, RelationType
 from tests.e2e.conftest import ARTIFACTS, Explorer, is_local
 from tests.unit.test_browser_files import grass, rgb
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-import graphmem.explore
+import graphmem.server.explore
 from tests.e2e.conftest import missing
 
 # A surface suite: what it checks is the surface, the same on every backend; the
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.backends("falkordb")
 
 @pytest.fixture
 def bundle() -> None:
-    if not graphmem.explore.built():
+    if not graphmem.server.explore.built():
         missing("the explorer page is not built: run `make explorer`")
 
 
@@ -51,7 +51,7 @@ def test_files_outside_the_bundle_are_not_served(bundle: None, explorer_http: ht
 def test_an_unbuilt_page_answers_503_saying_how_to_build_it(
     explorer_http: httpx.Client, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ):
-    monkeypatch.setattr(graphmem.explore, "STATIC", tmp_path)
+    monkeypatch.setattr(graphmem.server.explore, "STATIC", tmp_path)
     response = explorer_http.get("/explore")
     assert response.status_code == 503
     assert response.headers["content-type"].startswith("text/plain")

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from graphmem.api import GraphMem
-from graphmem.config import Settings
+from graphmem.domain.config import Settings
 from tests.e2e.conftest import ARTIFACTS, Explorer, is_local
 
 # A surface suite: what it checks is the surface, the same on every backend; the

@@ -21,10 +21,10 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, Route
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.retention import RetentionRules
-from graphmem.statements import CYPHER_DIR
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.retention import RetentionRules
 from graphmem.store import Store
+from graphmem.store.statements import CYPHER_DIR
 from tests import neo4j_server as test_neo4j
 from tests.e2e.conftest import ARTIFACTS, headless_chromium, is_local
 

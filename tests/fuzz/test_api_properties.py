@@ -19,8 +19,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from graphmem.api import GraphMem
-from graphmem.errors import ConflictError, GraphMemError, InvalidInputError, NotFoundError
-from graphmem.models import Memory, RelationType, Status, SuggestedBy
+from graphmem.domain.errors import ConflictError, GraphMemError, InvalidInputError, NotFoundError
+from graphmem.domain.models import Memory, RelationType, Status, SuggestedBy
 from tests.fuzz.conftest import FUZZ, Fingerprint
 from tests.fuzz.strategies import (
     BAD_IDENTIFIER,

@@ -15,14 +15,14 @@ import pytest
 from mcp import ClientSession
 
 from graphmem.api import GraphMem
-from graphmem.auth import Role
 from graphmem.client import Client
-from graphmem.clock import ManualClock
-from graphmem.config import Settings
-from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
+from graphmem.domain.auth import Role
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
+from graphmem.domain.errors import ConflictError, InvalidInputError, NotFoundError
+from graphmem.domain.models import RelationType, SessionState, Tier, Visibility
 from graphmem.graphql.app import create_app
 from graphmem.mcp.http import MCP_PATH, create_http_app
-from graphmem.models import RelationType, SessionState, Tier, Visibility
 from graphmem.store import Store
 from tests.integration.conftest import serve
 from tests.integration.test_mcp import call, over_http

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.auth import Role
 from graphmem.client import Client
-from graphmem.clock import ManualClock
-from graphmem.config import Settings
-from graphmem.errors import ForbiddenError, InvalidInputError, NotFoundError
+from graphmem.domain.auth import Role
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
+from graphmem.domain.errors import ForbiddenError, InvalidInputError, NotFoundError
+from graphmem.domain.models import Visibility
 from graphmem.graphql.app import create_app
-from graphmem.models import Visibility
 from graphmem.store.falkordb import FalkorStore
 from tests.conftest import cypher
 from tests.integration.conftest import serve

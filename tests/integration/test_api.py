@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
-from graphmem.models import (
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.errors import ConflictError, InvalidInputError, NotFoundError
+from graphmem.domain.models import (
     MemoryType,
     RelationType,
     SessionState,

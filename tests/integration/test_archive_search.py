@@ -10,9 +10,9 @@ import pytest
 from mcp import ClientSession
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.config import Settings
-from graphmem.models import Tier
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
+from graphmem.domain.models import Tier
 from tests.integration.conftest import GraphQLClient, run_cli
 from tests.integration.test_mcp import call, http_server, over_http
 

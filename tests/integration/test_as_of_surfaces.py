@@ -12,8 +12,8 @@ import pytest
 from mcp import ClientSession
 
 from graphmem import Client, GraphMem, ManualClock
-from graphmem.config import Settings
-from graphmem.errors import InvalidInputError
+from graphmem.domain.config import Settings
+from graphmem.domain.errors import InvalidInputError
 from graphmem.graphql.app import create_app
 from tests.integration.conftest import GraphQLClient, serve
 from tests.integration.conftest import run_cli as cli

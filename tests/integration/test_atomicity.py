@@ -17,8 +17,8 @@ import redis
 from neo4j.exceptions import ClientError
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.models import Status, Tier
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.models import Status, Tier
 from graphmem.store import Row, Store
 from tests.conftest import cypher
 

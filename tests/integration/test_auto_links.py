@@ -13,10 +13,10 @@ import redis
 from neo4j.exceptions import ClientError
 
 from graphmem.api import GraphMem
-from graphmem.autolinks import ENTITY_FAN_OUT, MAX_ENTITY_LINKS
-from graphmem.clock import ManualClock
-from graphmem.errors import InvalidInputError
-from graphmem.models import AutoLink, Memory, RelationType
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.models import AutoLink, Memory, RelationType
+from graphmem.services.autolinks import ENTITY_FAN_OUT, MAX_ENTITY_LINKS
 from graphmem.store import Row, Store
 
 

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.config import Settings
+from graphmem.domain.config import Settings
 from graphmem.graphql.schema import export_sdl
 from graphmem.store.embedded import PID_NAME, SOCKET_NAME
 from tests.integration.conftest import run_cli as cli

@@ -8,8 +8,8 @@ from pathlib import Path
 from typer.testing import Result
 
 from graphmem.api import GraphMem
-from graphmem.config import Settings
-from graphmem.models import Tier
+from graphmem.domain.config import Settings
+from graphmem.domain.models import Tier
 from tests.conftest import cypher
 from tests.integration.conftest import run_cli
 

@@ -6,9 +6,9 @@ import time
 from pathlib import Path
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.config import Settings
-from graphmem.models import Status, Tier
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
+from graphmem.domain.models import Status, Tier
 from tests.integration.conftest import run_cli as cli
 
 

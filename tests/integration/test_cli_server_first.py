@@ -19,9 +19,9 @@ from typer.testing import CliRunner, Result
 
 from graphmem.cli import app
 from graphmem.cli.server_first import ADDRESS_FILE
-from graphmem.config import Settings
-from graphmem.embeddings import MiniLMEmbedder
+from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app_from_settings
+from graphmem.services.embeddings import MiniLMEmbedder
 from tests.integration.conftest import serve
 from tests.integration.test_cli import MEMORY_ID, free_port
 

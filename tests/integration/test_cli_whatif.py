@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.config import Settings
-from graphmem.models import Tier
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
+from graphmem.domain.models import Tier
 from tests.integration.conftest import run_cli as cli
 
 

@@ -13,17 +13,17 @@ import pytest
 from falkordb import FalkorDB
 
 from graphmem import AsyncClient, Client, GraphMem, ManualClock
-from graphmem.auth import Role
 from graphmem.client import RetryPolicy, ServerError, ServerUnreachableError
-from graphmem.config import Settings
-from graphmem.errors import (
+from graphmem.domain.auth import Role
+from graphmem.domain.config import Settings
+from graphmem.domain.errors import (
     InvalidInputError,
     NotFoundError,
     RateLimitedError,
     UnauthenticatedError,
 )
+from graphmem.domain.models import MemoryType, RelationType, Status, Tier
 from graphmem.graphql.app import create_app
-from graphmem.models import MemoryType, RelationType, Status, Tier
 from graphmem.operations.requests import Call
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore

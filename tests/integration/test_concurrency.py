@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.models import WriteOutcome
+from graphmem.domain.models import WriteOutcome
 
 T = TypeVar("T")
 CALLS = 100

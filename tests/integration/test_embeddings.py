@@ -16,18 +16,18 @@ from pathlib import Path
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.config import Settings
-from graphmem.embeddings import (
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
+from graphmem.domain.errors import InvalidInputError
+from graphmem.services.embeddings import (
     DIMENSION,
     MiniLMEmbedder,
     TorchMiniLMEmbedder,
     Vector,
     embedder_named,
 )
-from graphmem.embeddings.cache import VectorCache
-from graphmem.embeddings.onnx_runtime import INT8, MODEL_DIR
-from graphmem.errors import InvalidInputError
+from graphmem.services.embeddings.cache import VectorCache
+from graphmem.services.embeddings.onnx_runtime import INT8, MODEL_DIR
 from graphmem.store import Store
 from graphmem.store.falkordb import FalkorStore, params_header
 from tests.conftest import cypher
@@ -240,7 +240,7 @@ def test_the_shipped_model_carries_its_licence_and_tokenizer():
 def test_the_default_embedder_runs_without_importing_torch():
     script = (
         "import sys\n"
-        "from graphmem.embeddings import embedder_named\n"
+        "from graphmem.services.embeddings import embedder_named\n"
         "e = embedder_named('minilm')\n"
         "assert len(e.embed(['hello'])[0]) == 384\n"
         "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)\n"

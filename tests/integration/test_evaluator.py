@@ -17,14 +17,14 @@ import networkx as nx
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.embeddings import DIMENSION
-from graphmem.errors import InvalidInputError
-from graphmem.evaluator import CODES, fixes
-from graphmem.evaluator.checks import CheckContext, run_checks
-from graphmem.evaluator.snapshot import load_snapshot
-from graphmem.models import Status, Tier
-from graphmem.scheduler import Scheduler
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.models import Status, Tier
+from graphmem.server.scheduler import Scheduler
+from graphmem.services.embeddings import DIMENSION
+from graphmem.services.evaluator import CODES, fixes
+from graphmem.services.evaluator.checks import CheckContext, run_checks
+from graphmem.services.evaluator.snapshot import load_snapshot
 from graphmem.store.falkordb import FalkorStore
 from tests.conftest import cypher
 

@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 import typer.main
 
-import graphmem.evaluator
+import graphmem.services.evaluator
 from graphmem.api import GraphMem
 from graphmem.cli import app as cli_app
-from graphmem.models import RelationType
+from graphmem.domain.models import RelationType
 
 pytestmark = pytest.mark.backends("falkordb")
 
-EVALUATOR = Path(graphmem.evaluator.__file__).parent
+EVALUATOR = Path(graphmem.services.evaluator.__file__).parent
 COMMAND = re.compile(
     # Where advice names a command: "(graphmem ...", "run graphmem ...", "<code>graphmem".
     r"(?:^|[(`]|<code>|\brun |\bor |: )graphmem ([a-z][a-z-]*(?: [a-z][a-z-]*)?)"

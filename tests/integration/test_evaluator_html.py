@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.evaluator import ConsistencyReport
-from graphmem.evaluator.report import charts, render_html, shown_memory_ids
+from graphmem.services.evaluator import ConsistencyReport
+from graphmem.services.evaluator.report import charts, render_html, shown_memory_ids
 from graphmem.store.falkordb import FalkorStore
 from tests.conftest import cypher
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
+from graphmem.domain.clock import ManualClock
 from tests.integration.conftest import GraphQLClient
 
 pytestmark = pytest.mark.backends("falkordb")

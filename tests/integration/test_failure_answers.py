@@ -21,11 +21,11 @@ import pytest
 from falkordb import FalkorDB
 
 from graphmem.api import GraphMem
-from graphmem.auth import Role
-from graphmem.config import Settings
-from graphmem.errors import GraphMemError
+from graphmem.domain.auth import Role
+from graphmem.domain.config import Settings
+from graphmem.domain.errors import GraphMemError
 from graphmem.graphql.app import create_app
-from graphmem.observability.logs import JsonFormatter, RequestIdFilter
+from graphmem.server.observability.logs import JsonFormatter, RequestIdFilter
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 from graphmem.store.supervisor import State

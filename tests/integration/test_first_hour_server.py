@@ -14,8 +14,8 @@ import pytest
 
 import graphmem
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.config import Settings
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
 from graphmem.graphql.app import FAVICON, banner, create_app
 from tests.integration.conftest import GraphQLClient, serve
 

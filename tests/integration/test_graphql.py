@@ -14,10 +14,10 @@ import pytest
 import redis
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.config import Settings
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
+from graphmem.domain.models import MemoryInput, MemoryType
 from graphmem.graphql.app import create_app_from_settings
-from graphmem.models import MemoryInput, MemoryType
 from graphmem.store.embedded import EmbeddedFalkorDB
 from tests.integration.conftest import GraphQLClient, serve
 

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.config import Settings
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
+from graphmem.domain.models import Tier
 from graphmem.graphql.app import create_app_from_settings
-from graphmem.models import Tier
 from tests.integration.conftest import GraphQLClient, Rejected, serve
 
 # A surface suite: what it checks is the surface, the same on every backend; the

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.embeddings import MiniLMEmbedder
+from graphmem.domain.clock import ManualClock
+from graphmem.services.embeddings import MiniLMEmbedder
 from graphmem.store.falkordb import FalkorStore
 from tests.integration.conftest import GraphQLClient, Rejected
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.models import Status, Tier
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.models import Status, Tier
 from tests.integration.conftest import GraphQLClient, Rejected
 
 # A surface suite: what it checks is the surface, the same on every backend; the

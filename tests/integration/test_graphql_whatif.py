@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.auth import Role
-from graphmem.clock import ManualClock
-from graphmem.config import Settings
+from graphmem.domain.auth import Role
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
 from tests.integration.conftest import GraphQLClient, Rejected, serve
 

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.config import Settings
+from graphmem.domain.config import Settings
+from graphmem.domain.models import Memory, Status
 from graphmem.graphql.app import create_app
-from graphmem.models import Memory, Status
 from tests.integration.conftest import serve
 
 # A surface suite: what it checks is the surface, the same on every backend; the

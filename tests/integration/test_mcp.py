@@ -29,12 +29,10 @@ from mcp_types import CallToolResult
 
 import graphmem
 from graphmem.api import GraphMem
-from graphmem.auth import Role
-from graphmem.clock import ManualClock, to_datetime
-from graphmem.config import Settings
-from graphmem.mcp.http import MCP_PATH, create_http_app
-from graphmem.mcp.server import MAX_IDS
-from graphmem.models import (
+from graphmem.domain.auth import Role
+from graphmem.domain.clock import ManualClock, to_datetime
+from graphmem.domain.config import Settings
+from graphmem.domain.models import (
     MAX_CONTENT_CHARS,
     MAX_EVIDENCE_ITEMS,
     MAX_PAGE_SIZE,
@@ -43,8 +41,10 @@ from graphmem.models import (
     MAX_TAGS,
     RelationType,
 )
-from graphmem.retrieval.context import HINT_MAX_CHARS, HINT_MIN_CHARS, MAX_RESULTS
-from graphmem.retrieval.search import MAX_DEPTH, MAX_LIMIT
+from graphmem.domain.retrieval.context import HINT_MAX_CHARS, HINT_MIN_CHARS, MAX_RESULTS
+from graphmem.domain.retrieval.search import MAX_DEPTH, MAX_LIMIT
+from graphmem.mcp.http import MCP_PATH, create_http_app
+from graphmem.mcp.server import MAX_IDS
 from tests.integration.conftest import serve
 
 # A surface suite: what it checks is the surface, the same on every backend; the

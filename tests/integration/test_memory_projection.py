@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from graphmem import Client, GraphMem, ManualClock
+from graphmem.domain.models import Tier
 from graphmem.graphql.app import create_app
-from graphmem.models import Tier
 from graphmem.store import Store
 from tests.conftest import cypher
 from tests.integration.conftest import serve

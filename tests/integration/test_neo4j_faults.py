@@ -21,8 +21,8 @@ import httpx
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.config import Settings
-from graphmem.errors import STORE_UNAVAILABLE_MESSAGE, StoreUnavailableError
+from graphmem.domain.config import Settings
+from graphmem.domain.errors import STORE_UNAVAILABLE_MESSAGE, StoreUnavailableError
 from graphmem.graphql.app import create_app
 from graphmem.store import neo4j as neo4j_adapter
 from graphmem.store.neo4j import Neo4jStore, version_refusal

@@ -10,9 +10,9 @@ import pytest
 from mcp import ClientSession
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.errors import InvalidInputError
-from graphmem.models import MemoryType
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.models import MemoryType
 from tests.integration.conftest import GraphQLClient, Rejected
 from tests.integration.test_mcp import call, call_error, http_server, over_http
 

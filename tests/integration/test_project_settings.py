@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from graphmem import AsyncClient, Client, GraphMem
-from graphmem.auth import Role
-from graphmem.config import Settings
-from graphmem.errors import ForbiddenError, InvalidInputError
+from graphmem.domain.auth import Role
+from graphmem.domain.config import Settings
+from graphmem.domain.errors import ForbiddenError, InvalidInputError
+from graphmem.domain.models import AutoLink, ProjectSettings
 from graphmem.graphql.app import create_app
-from graphmem.models import AutoLink, ProjectSettings
 from graphmem.store.falkordb import FalkorStore
 from tests.conftest import cypher
 from tests.integration.conftest import GraphQLClient, Rejected, serve

@@ -1,6 +1,6 @@
 """A project's retrieval is its own: nothing another project holds, and nothing
 another agent keeps private, changes which memories it returns or their scores
-(graphmem.textscope; docs/retrieval.md, "Statistics per project").
+(graphmem.domain.textscope; docs/retrieval.md, "Statistics per project").
 
 Each test writes a random project and asks it random questions, then writes
 many random projects beside it (with the project's own words at other
@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.embeddings import MiniLMEmbedder
+from graphmem.domain.clock import ManualClock
+from graphmem.services.embeddings import MiniLMEmbedder
 from graphmem.store import Store
 
 WORDS = (

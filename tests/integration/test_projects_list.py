@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.auth import Role
-from graphmem.config import Settings
+from graphmem.domain.auth import Role
+from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
 from tests.integration.conftest import GraphQLClient, serve
 

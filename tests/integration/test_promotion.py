@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.errors import NotFoundError
-from graphmem.models import MemoryType, SessionState, Tier
-from graphmem.promotion import Trigger, threshold_for
-from graphmem.retention import RetentionRules
-from graphmem.scheduler import Scheduler
-from graphmem.scoring import Factor, ImportanceScorer, ScoringPreset
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.errors import NotFoundError
+from graphmem.domain.models import MemoryType, SessionState, Tier
+from graphmem.domain.retention import RetentionRules
+from graphmem.domain.scoring import Factor, ImportanceScorer, ScoringPreset
+from graphmem.server.scheduler import Scheduler
+from graphmem.services.promotion import Trigger, threshold_for
+from graphmem.services.telemetry import Event
 from graphmem.store import Store
-from graphmem.telemetry import Event
 from tests.conftest import cypher
 
 S = "thread-1"
@@ -433,7 +433,7 @@ class TestArchival:
 
 
 def test_database_scoring_equals_the_python_scorer(store: Store, clock: ManualClock):
-    """evaluate_session scores in Cypher; it must agree with graphmem.scoring."""
+    """evaluate_session scores in Cypher; it must agree with graphmem.domain.scoring."""
     rng = random.Random(7)
     types = [t.value for t in MemoryType]
     for preset in ("default", "jarvis"):

@@ -11,9 +11,9 @@ import pytest
 from falkordb import FalkorDB
 
 from graphmem.api import GraphMem
-from graphmem.config import Settings
-from graphmem.embeddings import MiniLMEmbedder, Vector
+from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
+from graphmem.services.embeddings import MiniLMEmbedder, Vector
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 from tests.integration.conftest import serve
@@ -114,7 +114,7 @@ def test_a_search_while_indexes_rebuild_waits_and_readiness_says_recovering(
     from its files), and a search meanwhile failed as an internal error
     ("Invalid arguments for procedure 'db.idx.vector.queryNodes'"). Here the
     index is built over 10,000 stored vectors, as a restart would."""
-    from graphmem.health import RECOVERING, _store_check
+    from graphmem.server.health import RECOVERING, _store_check
     from graphmem.store import await_indexes, indexes_building
 
     db = FalkorDB(unix_socket_path=str(falkordb_server.socket_path), socket_timeout=60.0)

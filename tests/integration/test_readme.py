@@ -28,7 +28,7 @@ from graphql import parse, validate
 from typer.testing import CliRunner
 
 from graphmem.cli import app
-from graphmem.config import Settings
+from graphmem.domain.config import Settings
 from graphmem.graphql.schema import build_schema
 from tests.integration.conftest import GraphQLClient
 

@@ -19,11 +19,11 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from graphmem.api import GraphMem
-from graphmem.config import Settings
+from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
-from graphmem.observability.logs import JsonFormatter, RequestIdFilter
-from graphmem.observability.metrics import Metrics
-from graphmem.observability.middleware import RequestMiddleware
+from graphmem.server.observability.logs import JsonFormatter, RequestIdFilter
+from graphmem.server.observability.metrics import Metrics
+from graphmem.server.observability.middleware import RequestMiddleware
 from graphmem.store import Store
 from tests.integration.conftest import serve
 

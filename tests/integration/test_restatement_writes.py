@@ -8,7 +8,7 @@ the old memory, and a restatement merges keeping its wording.
 from __future__ import annotations
 
 from graphmem import GraphMem
-from graphmem.models import Status, WriteResult
+from graphmem.domain.models import Status, WriteResult
 
 
 def written(gm: GraphMem, content: str, **fields: object):
@@ -228,8 +228,8 @@ class TestJudgeFailure:
     def test_a_judge_error_refuses_the_batch_naming_the_item(
         self, egm: GraphMem, monkeypatch, graph_snapshot
     ):
-        from graphmem import writer
-        from graphmem.errors import InvalidInputError
+        from graphmem.domain.errors import InvalidInputError
+        from graphmem.services import writer
 
         written(egm, "The API server listens on port 8000")
         real = writer.judge

@@ -12,11 +12,11 @@ import math
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.errors import InvalidInputError
-from graphmem.retrieval.context import WORD_OVERLAP
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.retrieval.context import WORD_OVERLAP
+from graphmem.services.telemetry import Event
 from graphmem.store.falkordb import FalkorStore
-from graphmem.telemetry import Event
 
 DAY = 86_400.0
 

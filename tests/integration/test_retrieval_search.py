@@ -10,13 +10,13 @@ from contextlib import contextmanager
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.errors import InvalidInputError, NotFoundError
-from graphmem.retrieval.feedback import LexicalFeedback
-from graphmem.retrieval.fusion import ScoreFusion
-from graphmem.retrieval.recent import RecentPart
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.errors import InvalidInputError, NotFoundError
+from graphmem.domain.retrieval.fusion import ScoreFusion
+from graphmem.services.retrieval.feedback import LexicalFeedback
+from graphmem.services.retrieval.recent import RecentPart
+from graphmem.services.telemetry import Event
 from graphmem.store.falkordb import FalkorStore
-from graphmem.telemetry import Event
 
 PARAPHRASE_TARGET = "The invoice generator crashes when the customer has no billing address"
 PARAPHRASE_QUERY = "program producing statements breaks if a client lacks a postal location"

@@ -4,7 +4,7 @@ them in: what happened more recently first, then by write, then by id."""
 from __future__ import annotations
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
+from graphmem.domain.clock import ManualClock
 
 
 def test_equal_scores_order_by_when_it_happened_not_by_id(gm: GraphMem, clock: ManualClock) -> None:

@@ -28,8 +28,8 @@ import httpx
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.config import Settings
-from graphmem.models import Tier
+from graphmem.domain.config import Settings
+from graphmem.domain.models import Tier
 from graphmem.store import Store
 from tests.conftest import cypher
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
-from graphmem.models import Status, Tier
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.errors import ConflictError, InvalidInputError, NotFoundError
+from graphmem.domain.models import Status, Tier
 from graphmem.store.falkordb import FalkorStore
 from tests.conftest import cypher
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.errors import InvalidInputError, NotFoundError
-from graphmem.ids import new_id
+from graphmem.domain.errors import InvalidInputError, NotFoundError
+from graphmem.domain.ids import new_id
 from graphmem.store import Store
 from graphmem.store.falkordb import FalkorStore, params_header
 from graphmem.store.neo4j import _parameters as neo4j_parameters

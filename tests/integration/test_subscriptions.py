@@ -17,10 +17,10 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.config import Settings
-from graphmem.events import Topic
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
+from graphmem.services.events import Topic
 from tests.integration.conftest import GraphQLClient, serve
 
 # A surface suite: what it checks is the surface, the same on every backend; the

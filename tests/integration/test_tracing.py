@@ -76,7 +76,7 @@ def test_without_the_switch_opentelemetry_is_not_imported() -> None:
         """
         import sys
         from graphmem.graphql.schema import build_schema
-        from graphmem.observability.server import Observability
+        from graphmem.server.observability.server import Observability
 
         Observability(auth_required=False)
         result = build_schema().execute_sync("{ __typename }")

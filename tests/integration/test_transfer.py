@@ -11,10 +11,10 @@ from collections.abc import Iterator
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.errors import ConflictError, InvalidInputError
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.errors import ConflictError, InvalidInputError
+from graphmem.services.transfer import export_project, import_project
 from graphmem.store import Store
-from graphmem.transfer import export_project, import_project
 from tests.conftest import cypher
 from tests.integration.transfer_project import (
     OTHER_PROJECT_TEXT,

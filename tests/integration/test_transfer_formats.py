@@ -17,12 +17,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.errors import InvalidInputError
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.errors import InvalidInputError
+from graphmem.services.transfer.cypher_script import export_cypher, literal
+from graphmem.services.transfer.graphml import export_graphml
 from graphmem.store import Store
 from graphmem.store.falkordb import FalkorStore
-from graphmem.transfer.cypher_script import export_cypher, literal
-from graphmem.transfer.graphml import export_graphml
 from tests.conftest import cypher
 from tests.integration.transfer_project import (
     AWKWARD,

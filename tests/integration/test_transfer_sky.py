@@ -10,10 +10,10 @@ from collections.abc import Iterator
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.models import Memory
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.models import Memory
+from graphmem.services.transfer.sky import Term, export_sky, import_sky
 from graphmem.store import Store
-from graphmem.transfer.sky import Term, export_sky, import_sky
 from tests.integration.transfer_project import (
     AWKWARD,
     OTHER_PROJECT_TEXT,

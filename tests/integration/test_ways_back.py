@@ -13,11 +13,11 @@ from typer.testing import CliRunner
 from graphmem.api import GraphMem
 from graphmem.cli import app
 from graphmem.client import Client
-from graphmem.clock import ManualClock
-from graphmem.config import Settings
-from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
+from graphmem.domain.errors import InvalidInputError, NotFoundError
+from graphmem.domain.models import RelationType, WriteResult
 from graphmem.graphql.app import create_app
-from graphmem.models import RelationType, WriteResult
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 from tests.conftest import cypher

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
-from graphmem.errors import InvalidInputError
-from graphmem.models import Tier
-from graphmem.retention import RetentionRules
-from graphmem.scoring import ImportanceScorer
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.models import Tier
+from graphmem.domain.retention import RetentionRules
+from graphmem.domain.scoring import ImportanceScorer
+from graphmem.services.whatif import Outcome
 from graphmem.store.falkordb import FalkorStore
-from graphmem.whatif import Outcome
 
 DAY = 86_400.0
 

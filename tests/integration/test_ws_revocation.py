@@ -2,7 +2,7 @@
 against a real uvicorn server and a real FalkorDB, the connection can start
 nothing more (each operation gets the error HTTP gives the same key), and its
 running subscriptions stop before they deliver anything more, within
-``graphmem.keys.RECHECK_EVERY_S`` when another process revoked the key."""
+``graphmem.services.keys.RECHECK_EVERY_S`` when another process revoked the key."""
 
 from __future__ import annotations
 
@@ -14,14 +14,14 @@ import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from graphmem import keys
 from graphmem.api import GraphMem
-from graphmem.auth import Role
-from graphmem.clock import ManualClock
-from graphmem.config import Settings
-from graphmem.events import Topic
+from graphmem.domain.auth import Role
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
-from graphmem.keys import ApiKeys
+from graphmem.services import keys
+from graphmem.services.events import Topic
+from graphmem.services.keys import ApiKeys
 from tests.integration.conftest import serve
 from tests.integration.test_subscriptions import Socket, open_socket, wait_subscribed
 

@@ -14,7 +14,7 @@ import pytest
 from falkordb import FalkorDB
 
 from graphmem.api import GraphMem
-from graphmem.clock import ManualClock
+from graphmem.domain.clock import ManualClock
 from graphmem.store import Store
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore

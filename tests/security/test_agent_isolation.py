@@ -24,14 +24,14 @@ from graphql import GraphQLObjectType
 from mcp import ClientSession
 
 from graphmem.api import GraphMem
-from graphmem.auth import Role
-from graphmem.clock import ManualClock
-from graphmem.config import Settings
-from graphmem.events import Topic
+from graphmem.domain.auth import Role
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
+from graphmem.domain.models import RelationType
 from graphmem.graphql.app import create_app
 from graphmem.graphql.schema import schema
 from graphmem.mcp.http import MCP_PATH, create_http_app
-from graphmem.models import RelationType
+from graphmem.services.events import Topic
 from tests.integration.conftest import serve
 from tests.integration.test_mcp import over_http
 from tests.integration.test_subscriptions import open_socket, wait_subscribed
@@ -479,7 +479,7 @@ def test_a_key_bound_to_an_agent_writes_as_it_only(egm: GraphMem, team: dict[str
 
 
 def test_bad_agent_ids_are_refused_naming_the_field(egm: GraphMem) -> None:
-    from graphmem.errors import InvalidInputError
+    from graphmem.domain.errors import InvalidInputError
 
     for bad in ("", "ana smith", "-ana", "a" * 129, "ana/../ben"):
         with pytest.raises(InvalidInputError) as key:

@@ -9,9 +9,9 @@ import httpx
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.auth import Role
-from graphmem.config import Settings
-from graphmem.errors import InvalidInputError, NotFoundError, UnauthenticatedError
+from graphmem.domain.auth import Role
+from graphmem.domain.config import Settings
+from graphmem.domain.errors import InvalidInputError, NotFoundError, UnauthenticatedError
 from graphmem.graphql.app import create_app
 from graphmem.store import Store
 from tests.conftest import cypher

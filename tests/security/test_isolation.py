@@ -33,12 +33,12 @@ from graphql import (
 )
 
 from graphmem.api import GraphMem
-from graphmem.auth import Role
-from graphmem.clock import ManualClock
-from graphmem.config import Settings
+from graphmem.domain.auth import Role
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
+from graphmem.domain.models import RelationType
 from graphmem.graphql.app import create_app
 from graphmem.graphql.schema import schema
-from graphmem.models import RelationType
 from tests.integration.conftest import serve
 
 SECRET = "zebrafinch"

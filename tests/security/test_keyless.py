@@ -21,7 +21,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 from graphmem.api import GraphMem
-from graphmem.config import Settings
+from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
 from graphmem.mcp.http import MCP_PATH, create_http_app
 from tests.integration.conftest import serve

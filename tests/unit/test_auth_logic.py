@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.auth import OPEN, Principal, Role
-from graphmem.clock import ManualClock
-from graphmem.errors import ForbiddenError
-from graphmem.ratelimit import RateLimiter
+from graphmem.domain.auth import OPEN, Principal, Role
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.errors import ForbiddenError
+from graphmem.server.ratelimit import RateLimiter
 
 
 def test_roles_include_the_ones_before_them() -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.data import SESSION_LENGTH, generate
 from benchmarks.write_read import graphql_input, remember_payload
-from graphmem.models import MemoryInput, MemoryType, RelationType
+from graphmem.domain.models import MemoryInput, MemoryType, RelationType
 
 
 @pytest.fixture(scope="module")

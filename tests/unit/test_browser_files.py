@@ -8,8 +8,8 @@ import json
 import re
 from pathlib import Path
 
-from graphmem.models import RelationType
-from graphmem.statements import CYPHER_DIR
+from graphmem.domain.models import RelationType
+from graphmem.store.statements import CYPHER_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 BROWSER = CYPHER_DIR / "browser"

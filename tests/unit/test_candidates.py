@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.models import Memory
-from graphmem.retrieval.candidates import Candidates
-from graphmem.retrieval.explain import Retriever
-from graphmem.retrieval.fusion import ScoreFusion
-from graphmem.retrieval.statistics import Scope
+from graphmem.domain.models import Memory
+from graphmem.domain.retrieval.explain import Retriever
+from graphmem.domain.retrieval.fusion import ScoreFusion
+from graphmem.services.retrieval.candidates import Candidates
+from graphmem.services.retrieval.statistics import Scope
 
 FUSION = ScoreFusion(vector_weight=0.8, lexical_half=0.1)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.capsules import FailureReport, error_head, lesson_content, signature
+from graphmem.domain.capsules import FailureReport, error_head, lesson_content, signature
 
 
 def same(a: str, b: str, tool: str = "Bash") -> bool:

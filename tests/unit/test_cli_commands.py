@@ -19,7 +19,7 @@ from graphmem.cli import COMMANDS, app, loaded
 HEAVY = (
     "graphmem.api",
     "graphmem.store",
-    "graphmem.retrieval.service",
+    "graphmem.services.retrieval.service",
     "graphmem.graphql",
     "onnxruntime",
     "strawberry",

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from graphmem.consolidation import (
+from graphmem.domain.consolidation import (
     Candidate,
     eligible,
     find_groups,
@@ -18,10 +18,10 @@ from graphmem.consolidation import (
     seen,
     summarise,
 )
-from graphmem.evaluator.checks import check_consolidation_provenance
-from graphmem.evaluator.snapshot import ForeignRelation
-from graphmem.models import Memory, MemoryInput, MemoryType
-from graphmem.retention import Consolidation
+from graphmem.domain.models import Memory, MemoryInput, MemoryType
+from graphmem.domain.retention import Consolidation
+from graphmem.services.evaluator.checks import check_consolidation_provenance
+from graphmem.services.evaluator.snapshot import ForeignRelation
 from tests.unit.test_evaluator_checks import CTX, NOW, memory, snapshot
 
 DAY = 86_400.0

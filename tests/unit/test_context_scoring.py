@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from graphmem.errors import InvalidInputError
-from graphmem.models import Memory
-from graphmem.retrieval.context import (
+from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.models import Memory
+from graphmem.domain.retrieval.context import (
     ContextRequest,
     access_frequency,
     context_weights,

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.errors import GraphMemError
-from graphmem.models import Memory, RelationType
-from graphmem.retrieval.search import TRAVERSED
-from graphmem.statements import CYPHER_DIR, DIALECTS, Statements
+from graphmem.domain.errors import GraphMemError
+from graphmem.domain.models import Memory, RelationType
+from graphmem.domain.retrieval.search import TRAVERSED
+from graphmem.store.statements import CYPHER_DIR, DIALECTS, Statements
 
 FRAGMENTS = CYPHER_DIR / "fragments"
 PROJECTION = re.compile(r"\b\w+ \{(\.id, \.project_id[^}]*)\}")

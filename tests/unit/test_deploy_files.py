@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from graphmem.config import Settings
+from graphmem.domain.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from graphmem.statements import CYPHER_DIR, DIALECTS, Statements
+from graphmem.store.statements import CYPHER_DIR, DIALECTS, Statements
 
 FALKORDB, NEO4J = (Statements(dialect) for dialect in DIALECTS)
 ALL_NAMES = sorted(FALKORDB.names() | NEO4J.names())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from graphmem.retention import RetentionRules
+from graphmem.domain.retention import RetentionRules
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.embeddings.cache import MAX_TEXT_CHARS, VectorCache, _cost
+from graphmem.services.embeddings.cache import MAX_TEXT_CHARS, VectorCache, _cost
 
 VECTOR = bytes(384 * 4)
 

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from graphmem.embeddings.gather import Gatherer
+from graphmem.services.embeddings.gather import Gatherer
 
 
 class FakeModel:

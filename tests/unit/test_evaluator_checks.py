@@ -8,8 +8,10 @@ from typing import Any
 import networkx as nx
 import pytest
 
-from graphmem.errors import GraphMemError
-from graphmem.evaluator.checks import (
+from graphmem.domain.errors import GraphMemError
+from graphmem.domain.retention import RetentionRules
+from graphmem.domain.scoring import ImportanceScorer
+from graphmem.services.evaluator.checks import (
     CODES,
     CheckContext,
     Severity,
@@ -29,17 +31,15 @@ from graphmem.evaluator.checks import (
     score_inputs,
     scoring_window,
 )
-from graphmem.evaluator.metrics import Structure, compute_metrics, pagerank, relevance
-from graphmem.evaluator.report import ConsistencyReport
-from graphmem.evaluator.snapshot import (
+from graphmem.services.evaluator.metrics import Structure, compute_metrics, pagerank, relevance
+from graphmem.services.evaluator.report import ConsistencyReport
+from graphmem.services.evaluator.snapshot import (
     ForeignRelation,
     NearPair,
     PromotionRecord,
     SessionInfo,
     Snapshot,
 )
-from graphmem.retention import RetentionRules
-from graphmem.scoring import ImportanceScorer
 
 NOW = 1_800_000_000.0
 HOUR = 3_600.0

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
-from graphmem.events import ChangeKind, EventBus, MemoryEvent, Subscription, Topic
-from graphmem.models import Tier
-from graphmem.telemetry import Telemetry
+from graphmem.domain.models import Tier
+from graphmem.services.events import ChangeKind, EventBus, MemoryEvent, Subscription, Topic
+from graphmem.services.telemetry import Telemetry
 
 
 def changed(telemetry: Telemetry, project: str, *ids: str, at: float = 1.0) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.models import Memory
-from graphmem.retrieval.exchange import asks, exchange_pairs, pool_exchanges
+from graphmem.domain.models import Memory
+from graphmem.domain.retrieval.exchange import asks, exchange_pairs, pool_exchanges
 
 
 def turn(memory_id: str, content: str, at: float, session: str = "s1") -> Memory:

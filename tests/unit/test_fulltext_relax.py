@@ -8,8 +8,8 @@ import threading
 
 import snowballstemmer
 
-from graphmem.retrieval import fulltext
-from graphmem.retrieval.fulltext import MAX_GROUPS, Corpus, query_terms, relaxations
+from graphmem.services.retrieval import fulltext
+from graphmem.services.retrieval.fulltext import MAX_GROUPS, Corpus, query_terms, relaxations
 from graphmem.store.dialect import Dialect
 
 COUNTS = {"queue": 9_000, "time": 20_000, "redis": 4_000, "streams": 3_500, "qzx7731": 3}

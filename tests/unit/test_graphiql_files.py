@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from graphmem import graphiql
+from graphmem.server import graphiql
 
 
 def test_the_page_loads_only_packaged_files() -> None:

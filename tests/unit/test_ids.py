@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import threading
 
-from graphmem.ids import new_id
+from graphmem.domain.ids import new_id
 
 
 def test_ids_made_in_a_row_sort_in_that_order() -> None:

@@ -18,22 +18,22 @@ from typing import Any
 
 import pytest
 
-from graphmem import discovery
-from graphmem.models import Memory
+from graphmem.domain.models import Memory
+from graphmem.domain.retrieval import Explanation, Retriever, SearchHit, SearchResult
+from graphmem.domain.scoring import ScoreComponent
 from graphmem.operations.codec import encode
-from graphmem.retrieval import Explanation, Retriever, SearchHit, SearchResult
-from graphmem.scoring import ScoreComponent
+from graphmem.server import discovery
 
 SERVER_SIDE = (
     "graphmem.api",
     "graphmem.store",
-    "graphmem.writer",
-    "graphmem.promotion",
-    "graphmem.archival",
-    "graphmem.consolidator",
-    "graphmem.retrieval.service",
-    "graphmem.embeddings",
-    "graphmem.evaluator",
+    "graphmem.services.writer",
+    "graphmem.services.promotion",
+    "graphmem.services.archival",
+    "graphmem.services.consolidator",
+    "graphmem.services.retrieval.service",
+    "graphmem.services.embeddings",
+    "graphmem.services.evaluator",
     "graphmem.graphql",
     "numpy",
     "onnxruntime",

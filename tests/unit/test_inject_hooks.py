@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import capsules
+from graphmem.domain import capsules
 from graphmem.hooks import events
 from graphmem.hooks.client import _items
 from graphmem.hooks.errors import HookError

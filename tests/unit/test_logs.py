@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from graphmem.errors import InvalidInputError
-from graphmem.observability.logs import (
+from graphmem.domain.errors import InvalidInputError
+from graphmem.server.observability.logs import (
     JsonFormatter,
     RequestIdFilter,
     TextFormatter,
@@ -18,8 +18,8 @@ from graphmem.observability.logs import (
     log_events,
     log_settings,
 )
-from graphmem.observability.request_ids import RequestInfo, enter, leave, request_id_from
-from graphmem.telemetry import Telemetry
+from graphmem.server.observability.request_ids import RequestInfo, enter, leave, request_id_from
+from graphmem.services.telemetry import Telemetry
 
 
 def handler_into(buffer: io.StringIO, formatter: logging.Formatter) -> logging.Handler:

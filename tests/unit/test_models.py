@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.errors import InvalidInputError
-from graphmem.models import (
+from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.models import (
     MAX_CONTENT_CHARS,
     MAX_TAGS,
     MemoryFilter,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from graphmem.config import Settings
+from graphmem.domain.config import Settings
 
 
 def test_the_defaults_leave_the_embedded_store_alone(monkeypatch: pytest.MonkeyPatch):

@@ -16,8 +16,8 @@ from strawberry.types.base import get_object_definition
 from strawberry.utils.str_converters import to_camel_case
 
 from graphmem.api import GraphMem
-from graphmem.auth import OPEN, Principal, Role
-from graphmem.errors import ForbiddenError
+from graphmem.domain.auth import OPEN, Principal, Role
+from graphmem.domain.errors import ForbiddenError
 from graphmem.graphql.schema import Mutation, Query
 from graphmem.mcp.server import TOOLS
 from graphmem.mcp.tool import Tool
@@ -68,6 +68,19 @@ def test_listing_projects_names_none() -> None:
     assert access.scope(READER, ENTRIES["project_ids"], None, "default", {}) is None
     assert access.readable(READER, ["alpha", "beta"]) == ["alpha"]
     assert access.readable(OPEN, ["alpha", "beta"]) == ["alpha", "beta"]
+
+
+@pytest.mark.parametrize("name", ["share", "unshare"])
+def test_only_a_memorys_agent_or_an_admin_changes_who_sees_it(name: str) -> None:
+    """Held on every surface alike: MCP's tools once let a write key bound to no
+    agent share or unshare anyone's memory, where GraphQL refused it."""
+    entry = ENTRIES[name]
+    with pytest.raises(ForbiddenError, match="own agent, or an admin key"):
+        access.scope(WRITER, entry, "alpha", "default", {})
+    assert access.scope(AGENT, entry, None, "default", {}) == "alpha"
+    admin = Principal.scoped(["alpha"], Role.ADMIN, key_id="k4")
+    assert access.scope(admin, entry, None, "default", {}) == "alpha"
+    assert access.scope(OPEN, entry, None, "default", {}) == "default"
 
 
 def test_a_copy_goes_only_where_the_key_writes() -> None:

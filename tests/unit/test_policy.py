@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphmem.models import Memory, Status, Tier
-from graphmem.policy import InjectionPolicy
+from graphmem.domain.models import Memory, Status, Tier
+from graphmem.domain.policy import InjectionPolicy
 
 memories = st.builds(
     lambda i, status, tier, superseded, score: (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.retrieval.recent import RecentPart, blend, recent_part
+from graphmem.services.retrieval.recent import RecentPart, blend, recent_part
 
 DIALOGUE = (
     '<Bart>: "I am going to perform a magic trick at the party!" '

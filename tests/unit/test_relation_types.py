@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from graphmem.api import GraphMem
+from graphmem.domain.models import RelationType
+from graphmem.domain.retrieval.search import TRAVERSED
 from graphmem.mcp.server import create_server
-from graphmem.models import RelationType
-from graphmem.retrieval.search import TRAVERSED
-from graphmem.statements import CYPHER_DIR, Statements
+from graphmem.store.statements import CYPHER_DIR, Statements
 
 ROOT = Path(__file__).resolve().parents[2]
 ALL = {t.value for t in RelationType}

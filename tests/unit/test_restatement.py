@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import lexicon
-from graphmem.restatement import (
+from graphmem.domain import lexicon
+from graphmem.domain.restatement import (
     Difference,
     RestatementThresholds,
     Verdict,

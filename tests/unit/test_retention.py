@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.errors import InvalidInputError
-from graphmem.lifecycle import long_term_target, promotion_target
-from graphmem.models import MemoryType, Tier
-from graphmem.retention import RetentionRules
+from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.lifecycle import long_term_target, promotion_target
+from graphmem.domain.models import MemoryType, Tier
+from graphmem.domain.retention import RetentionRules
 
 ROOT = Path(__file__).resolve().parents[2]
 

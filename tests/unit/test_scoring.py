@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from graphmem.errors import InvalidInputError
-from graphmem.models import MemoryType, SelfAssessment
-from graphmem.scoring import (
+from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.models import MemoryType, SelfAssessment
+from graphmem.domain.scoring import (
     DEFAULT_SALIENCE,
     JARVIS_PRESET,
     Factor,

@@ -6,7 +6,7 @@ import importlib
 import re
 from pathlib import Path
 
-from graphmem.config import Settings
+from graphmem.domain.config import Settings
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text()
 

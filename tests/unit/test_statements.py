@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.models import RelationType
-from graphmem.statements import CYPHER_DIR, Statements
+from graphmem.domain.models import RelationType
+from graphmem.store.statements import CYPHER_DIR, Statements
 
 PACKAGE = Path(__file__).resolve().parents[2] / "graphmem"
 NAMED = re.compile(r"""\.(?:read|write)\(\s*["']([a-z_]+)["']""")

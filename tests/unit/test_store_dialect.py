@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.statements import DIALECTS, Statements
 from graphmem.store.dialect import Dialect
+from graphmem.store.statements import DIALECTS, Statements
 
 FALKORDB, NEO4J = Dialect.FALKORDB, Dialect.NEO4J
 

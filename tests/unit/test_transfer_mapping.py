@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.errors import InvalidInputError
-from graphmem.models import MemoryType, epoch_seconds
-from graphmem.transfer.cypher_script import literal
-from graphmem.transfer.lines import decode, properties
-from graphmem.transfer.sky import iso, memory_id, memory_type, parse_record, sky_type
+from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.models import MemoryType, epoch_seconds
+from graphmem.services.transfer.cypher_script import literal
+from graphmem.services.transfer.lines import decode, properties
+from graphmem.services.transfer.sky import iso, memory_id, memory_type, parse_record, sky_type
 
 
 @pytest.mark.parametrize(

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.errors import InvalidInputError
-from graphmem.models import Tier
-from graphmem.retention import RetentionRules
-from graphmem.scoring import ImportanceScorer
-from graphmem.whatif import Outcome, WhatIfReport, variant_rules, variant_scorer
+from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.models import Tier
+from graphmem.domain.retention import RetentionRules
+from graphmem.domain.scoring import ImportanceScorer
+from graphmem.services.whatif import Outcome, WhatIfReport, variant_rules, variant_scorer
 
 
 def test_variant_rules_start_from_the_rules_in_force():

@@ -126,7 +126,7 @@ function withFunctions(schema, signatures) {
 const INCLUDE = /\{\{(\w+)(?:\(([\w.]+)\))?\}\}/g;
 
 /**
- * A statement with its fragments put in, as graphmem.statements does: `{{name}}`
+ * A statement with its fragments put in, as graphmem.store.statements does: `{{name}}`
  * or `{{name(var)}}` becomes cypher/fragments/name.cypher without its comment
  * lines, on one line (so the statement's lines keep their numbers), with `@`
  * standing for var.
@@ -167,7 +167,7 @@ function neo4jQueries(root) {
       queries.push({ path, text, line: 0 });
       continue;
     }
-    // Like graphmem.statements.Statements.script: DDL split on a lone ';' line.
+    // Like graphmem.store.statements.Statements.script: DDL split on a lone ';' line.
     let line = 0;
     for (const part of text.split('\n;\n')) {
       if (part.trim()) queries.push({ path, text: part, line });

@@ -1,4 +1,4 @@
-// Bundles the explorer page into graphmem/explore/static/, which the server
+// Bundles the explorer page into graphmem/server/explore/static/, which the server
 // serves as plain files: everything the page needs ships with graphmem.
 
 import { copyFile, mkdir, rm } from "node:fs/promises";
@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
-const out = here("../../graphmem/explore/static/");
+const out = here("../../graphmem/server/explore/static/");
 
 await rm(out, { recursive: true, force: true });
 await mkdir(out, { recursive: true });

@@ -1,4 +1,4 @@
-// Builds graphmem/graphiql/static/ from the pinned packages in package-lock.json:
+// Builds graphmem/server/graphiql/static/ from the pinned packages in package-lock.json:
 // GraphiQL, React and the explorer plugin as same-origin files, so the page the
 // server answers on /graphql loads nothing from another host. The output is
 // committed; `make graphiql` rebuilds it and `make test` checks it is unchanged.
@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const modules = join(here, "node_modules");
-const out = join(here, "..", "..", "graphmem", "graphiql", "static");
+const out = join(here, "..", "..", "graphmem", "server", "graphiql", "static");
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });

@@ -1,0 +1,370 @@
+"""The Python API: every surface (GraphQL, CLI, MCP, benchmarks) calls this.
+
+``GraphMem`` is a facade over the services of ``graphmem.services.wiring``, built over
+one store, clock, scorer and set of retention rules: it resolves the project of
+each call and delegates. The calls that write, read, relate and retrieve
+memories are here; who sees them, and the calls that look after them over
+time (sessions and promotion, archival, consolidation, review, failure
+capsules, evaluation, project settings), are in ``graphmem.api.curation``, which
+GraphMem extends. Each operation is scoped to one project; an id from another
+project behaves exactly like an id that does not exist. Inputs are validated
+before anything is written, so a rejected call leaves the store unchanged.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from graphmem.api.curation import Curation
+from graphmem.domain.clock import Clock, SystemClock, stored_now
+from graphmem.domain.config import Settings
+from graphmem.domain.inputs import retrieval_request, validate_batch
+from graphmem.domain.models import (
+    Memory,
+    MemoryFilter,
+    MemoryInput,
+    MemoryUpdate,
+    Page,
+    Relation,
+    RelationEvent,
+    RelationType,
+    Visibility,
+    WriteOutcome,
+    check_identifier,
+    parse,
+)
+from graphmem.domain.retention import RetentionRules
+from graphmem.domain.retrieval import (
+    BackfillResult,
+    ContextRequest,
+    ContextResult,
+    Neighborhood,
+    SearchRequest,
+    SearchResult,
+)
+from graphmem.domain.scoring import ImportanceBreakdown, ImportanceScorer
+from graphmem.domain.viewer import acting_as
+from graphmem.services.embeddings import Embedder, embedder_named
+from graphmem.services.memories import missing
+from graphmem.services.telemetry import Telemetry
+from graphmem.services.wiring import wire
+from graphmem.store import Store
+
+
+class GraphMem(Curation):
+    """A memory store bound to one backend, one clock and one scorer."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock | None = None,
+        scorer: ImportanceScorer | None = None,
+        rules: RetentionRules | None = None,
+        telemetry: Telemetry | None = None,
+        project_id: str = "default",
+        embedder: Embedder | None = None,
+        default_visibility: Visibility | str = Visibility.SHARED,
+    ) -> None:
+        default_project = check_identifier("project_id", project_id)
+        services = wire(
+            store,
+            clock=clock or SystemClock(),
+            scorer=scorer or ImportanceScorer(),
+            rules=rules or RetentionRules(),
+            telemetry=telemetry or Telemetry(),
+            embedder=embedder,
+            default_visibility=Visibility(default_visibility),
+        )
+        super().__init__(services, default_project)
+
+    @classmethod
+    def open(cls, settings: Settings | None = None, *, clock: Clock | None = None) -> GraphMem:
+        """Open the store the settings describe (the embedded one by default)."""
+        from graphmem.store.factory import open_store
+
+        settings = settings or Settings()
+        # Everything that can refuse the settings is read before the store opens:
+        # a refused start must not leave a database running behind it.
+        scorer = ImportanceScorer(settings.scoring_preset)
+        rules = RetentionRules.load(settings.retention_file)
+        embedder = embedder_named(settings.embedder, threads=settings.embedder_threads)
+        store = open_store(settings)
+        try:
+            return cls(
+                store,
+                clock=clock,
+                scorer=scorer,
+                rules=rules,
+                project_id=settings.project,
+                embedder=embedder,
+                default_visibility=settings.default_visibility,
+            )
+        except BaseException:
+            store.close()
+            raise
+
+    # -- memories ---------------------------------------------------------
+
+    def remember(
+        self, item: MemoryInput | Mapping[str, Any], *, project_id: str | None = None
+    ) -> Memory:
+        return self.remember_detailed(item, project_id=project_id)[0]
+
+    def remember_detailed(
+        self, item: MemoryInput | Mapping[str, Any], *, project_id: str | None = None
+    ) -> tuple[Memory, WriteOutcome]:
+        """Like ``remember``, also saying whether it created a memory or merged into one."""
+        return self.writer.write_one(parse(MemoryInput, item), project_id=self._project(project_id))
+
+    def remember_many(
+        self,
+        items: Sequence[MemoryInput | Mapping[str, Any]],
+        *,
+        project_id: str | None = None,
+        dedup: bool = True,
+    ) -> list[str]:
+        """Write a batch; returns each item's memory id (an existing one where it merged)."""
+        outcomes = self.remember_many_detailed(items, project_id=project_id, dedup=dedup)
+        return [outcome.id for outcome in outcomes]
+
+    def remember_many_detailed(
+        self,
+        items: Sequence[MemoryInput | Mapping[str, Any]],
+        *,
+        project_id: str | None = None,
+        dedup: bool = True,
+    ) -> list[WriteOutcome]:
+        """Write a batch in one statement; duplicates merge instead of creating nodes.
+
+        The whole batch is validated first: one bad item rejects the batch and
+        nothing is written. With ``dedup``, an item whose normalised text
+        matches a live memory of the project (or an earlier item of the same
+        batch) counts as another occurrence of it.
+        """
+        project = self._project(project_id)
+        return self.writer.write(validate_batch(items), project_id=project, dedup=dedup).outcomes
+
+    def get(self, memory_id: str, *, project_id: str | None = None, as_of: Any = None) -> Memory:
+        """One memory; with ``as_of`` (a time), as it stood then (docs/validity.md):
+        ``NotFoundError`` when it was not yet written."""
+        project = self._project(project_id)
+        if as_of is None:
+            return self.memories.get(memory_id, project_id=project)
+        (memory,) = self.memories.get_many([memory_id], project_id=project, as_of=as_of)
+        if memory is None:
+            raise missing(memory_id, project)
+        return memory
+
+    def get_many(
+        self, memory_ids: Sequence[str], *, project_id: str | None = None, as_of: Any = None
+    ) -> list[Memory | None]:
+        """Memories in the order asked for, ``None`` where an id is unknown (DataLoader
+        shape); with ``as_of``, as they stood then (``None`` where not yet written)."""
+        return self.memories.get_many(memory_ids, project_id=self._project(project_id), as_of=as_of)
+
+    def list(
+        self,
+        filter: MemoryFilter | Mapping[str, Any] | None = None,
+        *,
+        first: int = 20,
+        after: str | None = None,
+        project_id: str | None = None,
+        as_of: Any = None,
+    ) -> Page:
+        """A page of memories, newest first, continued with ``after=page.end_cursor``;
+        with ``as_of`` (a time), the memories that held then, with their tiers and
+        statuses then (docs/validity.md)."""
+        return self.memories.list(
+            filter, first=first, after=after, project_id=self._project(project_id), as_of=as_of
+        )
+
+    def update(
+        self,
+        memory_id: str,
+        changes: MemoryUpdate | Mapping[str, Any],
+        *,
+        project_id: str | None = None,
+    ) -> Memory:
+        return self.memories.update(memory_id, changes, project_id=self._project(project_id))
+
+    def record_access(self, memory_id: str, *, project_id: str | None = None) -> Memory:
+        """Count one use of a memory and rescore it."""
+        return self.memories.record_access(memory_id, project_id=self._project(project_id))
+
+    def feedback(self, memory_id: str, value: int, *, project_id: str | None = None) -> Memory:
+        """Record +1 (useful), 0 (neutral) or -1 (wrong or unhelpful)."""
+        return self.memories.feedback(memory_id, value, project_id=self._project(project_id))
+
+    def pin(self, memory_id: str, *, project_id: str | None = None) -> Memory:
+        return self.memories.set_pinned(memory_id, True, project_id=self._project(project_id))
+
+    def unpin(self, memory_id: str, *, project_id: str | None = None) -> Memory:
+        return self.memories.set_pinned(memory_id, False, project_id=self._project(project_id))
+
+    def importance_breakdown(self, memory: Memory) -> ImportanceBreakdown:
+        """The score as of now, factor by factor (stored scores age between writes)."""
+        return self.scorer.score_with_breakdown(memory, stored_now(self.clock))
+
+    def forget(self, memory_id: str, *, project_id: str | None = None) -> None:
+        """Delete a memory and its edges: the only path that deletes anything."""
+        self.memories.forget(memory_id, project_id=self._project(project_id))
+
+    # -- relations --------------------------------------------------------
+
+    def relate(
+        self,
+        from_id: str,
+        to_id: str,
+        type: RelationType | str,
+        *,
+        rationale: str | None = None,
+        weight: float = 1.0,
+        project_id: str | None = None,
+    ) -> Relation:
+        """Add (or update) a typed edge between two memories of one project."""
+        return self.relation_edges.relate(
+            from_id,
+            to_id,
+            type,
+            rationale=rationale,
+            weight=weight,
+            project_id=self._project(project_id),
+        )
+
+    def supersede(
+        self,
+        old_id: str,
+        new_id: str,
+        *,
+        rationale: str | None = None,
+        project_id: str | None = None,
+    ) -> Relation:
+        """Mark ``new_id`` as replacing ``old_id``; the old memory is kept, not deleted."""
+        return self.relation_edges.supersede(
+            old_id, new_id, rationale=rationale, project_id=self._project(project_id)
+        )
+
+    def unrelate(
+        self,
+        from_id: str,
+        to_id: str,
+        type: RelationType | str,
+        *,
+        reason: str,
+        removed_by: str = "api",
+        project_id: str | None = None,
+    ) -> Relation:
+        """Remove one edge, logged as an event with who removed it (``removed_by``)
+        and why; returns the edge as it was. Removing a SUPERSEDES edge restores
+        the older memory. No such edge: ``NotFoundError``, nothing written."""
+        return self.relation_edges.unrelate(
+            from_id,
+            to_id,
+            type,
+            reason=reason,
+            removed_by=removed_by,
+            project_id=self._project(project_id),
+        )
+
+    def relation_events(
+        self, memory_id: str, *, limit: int = 50, project_id: str | None = None
+    ) -> builtins.list[RelationEvent]:
+        """Relations removed from or to a memory, newest first, with who and why."""
+        return self.relation_edges.events(
+            memory_id, limit=limit, project_id=self._project(project_id)
+        )
+
+    def relations(
+        self, memory_ids: Sequence[str], *, project_id: str | None = None
+    ) -> builtins.list[builtins.list[Relation]]:
+        """Edges touching each memory, grouped per id in the order asked for."""
+        return self.relation_edges.of(memory_ids, project_id=self._project(project_id))
+
+    # -- retrieval --------------------------------------------------------
+
+    def knowledge_context(
+        self,
+        context_hint: str | ContextRequest | Mapping[str, Any],
+        *,
+        record_access: bool | None = None,
+        project_id: str | None = None,
+        agent_id: str | None = None,
+        **options: Any,
+    ) -> ContextResult:
+        """What an agent should know right now (seed 002's knowledgeContext), best first.
+
+        ``context_hint`` is the hint, with any other field of ``ContextRequest``
+        as a keyword option (``max_results=3``); or the whole request: a
+        ``ContextRequest`` as a surface builds it, or the LLM tool's arguments
+        (``graphmem.domain.retrieval.tool_definition``) as a mapping, validated the
+        same way. Counts a retrieval (``retrieval_count``) on each memory
+        returned unless ``record_access=False``; retrieval is not use, so
+        access counts, recency and importance stay as they are. ``agent_id``:
+        only what that agent sees (its own memories and the shared ones).
+        """
+        request = retrieval_request(ContextRequest, "context_hint", context_hint, options)
+        project = self._project(project_id)
+        with acting_as(agent_id):
+            result = self.retrieval.knowledge_context(
+                request, project_id=project, record_access=record_access
+            )
+            return self.failures.explain_lessons(result, project_id=project)
+
+    def search(
+        self,
+        query: str | SearchRequest | Mapping[str, Any],
+        *,
+        project_id: str | None = None,
+        agent_id: str | None = None,
+        **options: Any,
+    ) -> SearchResult:
+        """Hybrid search over vectors, full text and relations; every hit explains itself.
+
+        ``query`` is the text, with any other field of ``SearchRequest`` as a
+        keyword option (``mode="FULLTEXT"``, ``limit=5``, ``filters={...}``);
+        or the whole request, as a surface builds it. ``agent_id``: only what that
+        agent sees (its own memories and the shared ones).
+        """
+        request = retrieval_request(SearchRequest, "query", query, options)
+        with acting_as(agent_id):
+            return self.retrieval.search(request, project_id=self._project(project_id))
+
+    def neighborhood(
+        self,
+        memory_id: str,
+        *,
+        depth: int = 1,
+        relation_types: Sequence[RelationType | str] | None = None,
+        project_id: str | None = None,
+        as_of: Any = None,
+    ) -> Neighborhood:
+        """The memories within ``depth`` relations of one, and the relations between
+        them; with ``as_of`` (a time), those that existed then, as they stood."""
+        return self.retrieval.neighborhood(
+            memory_id,
+            project_id=self._project(project_id),
+            depth=depth,
+            relation_types=relation_types,
+            as_of=as_of,
+        )
+
+    def backfill_embeddings(
+        self,
+        *,
+        batch_size: int = 256,
+        limit: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        all_projects: bool = False,
+        project_id: str | None = None,
+    ) -> BackfillResult:
+        """Embed the memories that have no embedding yet; ``progress(done, goal)``
+        is told how many are embedded of how many, before the first batch and after each."""
+        return self.retrieval.backfill(
+            project_id=None if all_projects else self._project(project_id),
+            batch_size=batch_size,
+            limit=limit,
+            progress=progress,
+        )

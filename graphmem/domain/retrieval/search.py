@@ -1,0 +1,260 @@
+"""Hybrid search: its arguments, its filters and its final ranking, as pure code.
+
+The pipeline (run by ``Retrieval.search``):
+
+1. candidates from the vector index (kNN on the query's embedding) and the
+   full-text index (content and rationale), each over-fetched and filtered;
+   when both ran and the query is long, its last sentences are embedded too
+   and share the candidates' cosine (``recent``); when it is short, the
+   candidates are scored again by BM25 with the words most typical of the
+   best first hits added (``feedback``);
+2. fused into one relevance in [0, 1] (cosine and BM25 share, ``fusion``), a
+   question turn and the turn after it in the same session scored as one
+   exchange (``exchange``); hits below ``min_relevance`` are dropped, and
+   when none is left the result is empty with a note saying nothing was
+   relevant;
+3. a superseded hit is replaced by the memory that supersedes it (the newest
+   one of its chain that passes the filters), which inherits its relevance;
+4. expanded along ENABLES, CONSTRAINS and RELATED_TO up to ``depth``: a
+   memory reached from a hit inherits the hit's relevance times a factor per
+   relation walked, highest for walking to a rule that CONSTRAINS what was
+   found (an agent must see the rules that bind what it is about to do);
+5. re-ranked by the multi-factor score below.
+
+Modes choose the retrievers: VECTOR and FULLTEXT run one (no traversal),
+HYBRID both plus traversal (which takes at most a share of the results, so
+strong direct hits stay), GRAPH both with traversal from the best few hits
+first, the other direct hits filling what traversal leaves of ``limit``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from graphmem.domain.models import (
+    MAX_TAGS,
+    Epoch,
+    Identifier,
+    Memory,
+    MemoryType,
+    RelationType,
+    Status,
+    Tag,
+    Text,
+    Tier,
+)
+from graphmem.domain.retrieval.context import RECENCY_SECONDS
+from graphmem.domain.retrieval.explain import PathStep
+from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE
+from graphmem.domain.scoring import ScoreComponent
+
+MAX_QUERY_CHARS = 1_000
+MAX_LIMIT = 50
+MAX_DEPTH = 3
+TRAVERSED = (RelationType.ENABLES, RelationType.CONSTRAINS, RelationType.RELATED_TO)
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True)
+
+
+class SearchMode(StrEnum):
+    HYBRID = "HYBRID"
+    VECTOR = "VECTOR"
+    FULLTEXT = "FULLTEXT"
+    GRAPH = "GRAPH"
+
+
+class SearchFilters(_Input):
+    """What a result may be. Candidates are shown unless excluded; archived and
+    superseded memories only on request (a superseded hit is otherwise
+    replaced by its successor)."""
+
+    types: list[MemoryType] = Field(default_factory=list)
+    tiers: list[Tier] = Field(default_factory=list)
+    statuses: list[Status] = Field(default_factory=list)
+    tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
+    """Every one of these tags."""
+    session_id: Identifier | None = None
+    min_confidence: float = Field(default=0.0, ge=0.0, le=1.0, allow_inf_nan=False)
+    created_after: float | None = Field(default=None, allow_inf_nan=False)
+    """Epoch seconds, inclusive."""
+    created_before: float | None = Field(default=None, allow_inf_nan=False)
+    """Epoch seconds, exclusive."""
+    occurred_after: Epoch | None = None
+    """When it happened (``occurred_at``), epoch seconds, inclusive."""
+    occurred_before: Epoch | None = None
+    """When it happened, epoch seconds, exclusive."""
+    include_candidates: bool = True
+    include_archived: bool = False
+    include_superseded: bool = False
+
+    def archived_allowed(self) -> bool:
+        """Asking for the archived tier by name counts as asking for archived memories."""
+        return self.include_archived or Tier.ARCHIVED in self.tiers
+
+    def params(self) -> dict[str, Any]:
+        """The filters as parameters of the candidate statements."""
+        return {
+            "types": [t.value for t in self.types],
+            "tiers": [t.value for t in self.tiers],
+            "statuses": [s.value for s in self.statuses],
+            "tags": list(self.tags),
+            "session_id": self.session_id,
+            "min_confidence": self.min_confidence,
+            "created_after": self.created_after,
+            "created_before": self.created_before,
+            "occurred_after": self.occurred_after,
+            "occurred_before": self.occurred_before,
+            "include_candidates": self.include_candidates,
+            "include_archived": self.archived_allowed(),
+            "include_superseded": self.include_superseded,
+        }
+
+    def allows(self, memory: Memory) -> bool:
+        """The statements' WHERE clause, for memories reached by traversal."""
+        return (
+            (not self.types or memory.memory_type in self.types)
+            and (not self.tiers or memory.tier in self.tiers)
+            and (self.archived_allowed() or memory.tier is not Tier.ARCHIVED)
+            and (not self.statuses or memory.status in self.statuses)
+            and (self.include_candidates or memory.status is not Status.CANDIDATE)
+            and (self.include_superseded or memory.superseded_by is None)
+            and all(tag in memory.tags for tag in self.tags)
+            and (self.session_id is None or memory.session_id == self.session_id)
+            and memory.confidence >= self.min_confidence
+            and (self.created_after is None or memory.created_at >= self.created_after)
+            and (self.created_before is None or memory.created_at < self.created_before)
+            and (self.occurred_after is None or memory.occurred >= self.occurred_after)
+            and (self.occurred_before is None or memory.occurred < self.occurred_before)
+        )
+
+
+class SearchRequest(_Input):
+    query: Text = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    mode: SearchMode = SearchMode.HYBRID
+    limit: int = Field(default=10, ge=1, le=MAX_LIMIT)
+    filters: SearchFilters = Field(default_factory=SearchFilters)
+    depth: int = Field(default=1, ge=0, le=MAX_DEPTH)
+    """Relations walked from each hit (0: no traversal)."""
+    min_relevance: float = Field(default=DEFAULT_MIN_RELEVANCE, ge=0.0, le=1.0, allow_inf_nan=False)
+    """Direct hits below this relevance (see ``fusion``) are left out; memories
+    reached from a kept hit by traversal stay. 0 keeps every candidate."""
+    relation_types: list[RelationType] = Field(default_factory=lambda: list(TRAVERSED))
+    as_of: Epoch | None = None
+    """Search the store as it stood at this past time: the memories that held
+    then, with their tiers and statuses then, along the relations of then."""
+
+    @field_validator("filters", "relation_types", mode="before")
+    @classmethod
+    def _null_is_default(cls, value: Any, info: ValidationInfo) -> Any:
+        """Surfaces pass an omitted optional argument as null: the default applies."""
+        # A field validator always knows its field; only model validators get None.
+        if value is None and info.field_name is not None:
+            return cls.model_fields[info.field_name].get_default(call_default_factory=True)
+        return value
+
+    @field_validator("relation_types")
+    @classmethod
+    def _traversable(cls, types: list[RelationType]) -> list[RelationType]:
+        if RelationType.SUPERSEDES in types:
+            raise ValueError(
+                "SUPERSEDES is not walked: a superseded hit is replaced by its successor "
+                "(filters.include_superseded keeps it instead)"
+            )
+        return list(dict.fromkeys(types))
+
+
+@dataclass(frozen=True)
+class RankWeights:
+    """The multi-factor score of search results; normalised to sum to 1."""
+
+    relevance: float = 0.7
+    importance: float = 0.1
+    recency: float = 0.1
+    confidence: float = 0.1
+
+    def normalised(self) -> dict[str, float]:
+        raw = {
+            "relevance": self.relevance,
+            "importance": self.importance,
+            "recency": self.recency,
+            "confidence": self.confidence,
+        }
+        total = sum(raw.values())
+        return {name: weight / total for name, weight in raw.items()}
+
+
+@dataclass(frozen=True)
+class RelationFactors:
+    """The share of relevance that crosses one relation during traversal."""
+
+    constrained_by: float = 0.9
+    """Walking from a memory to a rule that CONSTRAINS it."""
+    constrains: float = 0.5
+    """Walking from a rule to what it CONSTRAINS."""
+    enables: float = 0.6
+    related_to: float = 0.5
+
+    def of(self, step: PathStep, towards: str) -> float:
+        """The factor of ``step`` when walking it to the memory ``towards``."""
+        match step.type:
+            case RelationType.CONSTRAINS:
+                return self.constrained_by if step.from_id == towards else self.constrains
+            case RelationType.ENABLES:
+                return self.enables
+            case _:
+                return self.related_to
+
+    def along(self, steps: list[PathStep], node_ids: list[str]) -> float:
+        """The product of the factors along a path (``node_ids`` from the seed out)."""
+        factor = 1.0
+        for step, towards in zip(steps, node_ids[1:], strict=True):
+            factor *= self.of(step, towards)
+        return factor
+
+
+def rank_score(
+    memory: Memory, relevance: float, *, now: float, weights: Mapping[str, float]
+) -> tuple[float, list[ScoreComponent]]:
+    """relevance, importance, recency and confidence, weighted; parts sum to the total."""
+    components = [
+        ScoreComponent(
+            name=name, value=value, weight=weights[name], contribution=value * weights[name]
+        )
+        for name, value in _rank_values(memory, relevance, now).items()
+    ]
+    return sum(c.contribution for c in components), components
+
+
+def rank_total(
+    memory: Memory, relevance: float, *, now: float, weights: Mapping[str, float]
+) -> float:
+    """``rank_score``'s total alone: every candidate is ranked, and only the few
+    returned are explained."""
+    return sum(
+        value * weights[name] for name, value in _rank_values(memory, relevance, now).items()
+    )
+
+
+def _rank_values(memory: Memory, relevance: float, now: float) -> dict[str, float]:
+    return {
+        "relevance": relevance,
+        "importance": min(max(memory.importance, 0.0), 1.0),
+        "recency": math.exp(-max(0.0, now - memory.last_used_at) / RECENCY_SECONDS),
+        "confidence": min(max(memory.confidence, 0.0), 1.0),
+    }
+
+
+def tie_order(memory: Memory) -> tuple[float, float, str]:
+    """How results of equal score are ordered, the same in every call: what
+    happened more recently first, then what was written more recently, then by
+    id (ids count up in the order of writing, within a batch too): never the
+    order in which the candidates happened to arrive."""
+    return (-memory.occurred, -memory.created_at, memory.id)

@@ -1,0 +1,2 @@
+"""The services: each lifecycle step as a class that talks to the store through
+named statements, wired once in ``wiring``."""

@@ -1,0 +1,183 @@
+"""Adaptive archival: stale, low-importance memories leave the live tiers.
+
+Archived memories keep their content, edges and the tier they came from, are
+hidden from listing and retrieval unless asked for, and ``restore`` puts one
+back where it was. They are deleted only with ``archive_expiry`` switched on
+(it is off by default): after its days in the archive a memory is written to a
+JSONL export first, then deleted, and each deletion is logged as an event.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from graphmem.domain.errors import NotFoundError
+from graphmem.domain.ids import new_id
+from graphmem.domain.models import Memory, Tier, memory_from_fields
+from graphmem.domain.results import ArchiveItem, ArchiveResult
+from graphmem.domain.retention import DAY
+from graphmem.services.base import Service
+
+ARCHIVABLE = (Tier.WORKING, Tier.EPISODIC, Tier.SEMANTIC, Tier.PROCEDURAL)
+
+
+@dataclass
+class ExpiryResult:
+    project_id: str
+    dry_run: bool
+    expired: list[str] = field(default_factory=list)
+    """Archived memories past ``archive_expiry.after_days``."""
+    purged: list[str] = field(default_factory=list)
+    export_file: str | None = None
+
+
+class Archiver(Service):
+    def archive_stale(
+        self, *, project_id: str, dry_run: bool = False, limit: int = 10_000
+    ) -> ArchiveResult:
+        """Archive memories unused for longer than their tier allows and scoring low."""
+        now = self._now()
+        result = ArchiveResult(project_id=project_id, dry_run=dry_run)
+        below = self.rules.archive_importance_below
+        for tier in ARCHIVABLE:
+            stale = self.rules.stale_seconds(tier)
+            if stale is None:
+                continue
+            rows = self.store.read(
+                "archive_candidates",
+                {
+                    "project_id": project_id,
+                    "tier": tier.value,
+                    "stale_before": now - stale,
+                    "below": below,
+                    "limit": limit,
+                    "now": now,
+                    **self.scorer.query_params(),
+                },
+            )
+            days = stale / 86_400
+            result.items += [
+                ArchiveItem(
+                    memory_id=row["id"],
+                    tier=tier,
+                    score=row["score"],
+                    reason=f"stale: unused for over {days:g} days in {tier.value}, "
+                    f"importance {row['score']:.3f} < {below}",
+                )
+                for row in rows
+            ]
+        if not dry_run and result.items:
+            rows = self.store.write(
+                "archive_memories",
+                {
+                    "project_id": project_id,
+                    "items": [
+                        {
+                            "id": i.memory_id,
+                            "tier": i.tier.value,
+                            "score": i.score,
+                            "reason": i.reason,
+                        }
+                        for i in result.items
+                    ],
+                    "now": now,
+                },
+            )
+            result.archived = [row["id"] for row in rows]
+        self.telemetry.emit(
+            "archival.completed",
+            now,
+            project_id=project_id,
+            dry_run=dry_run,
+            candidates=len(result.items),
+            archived=len(result.archived),
+        )
+        return result
+
+    def restore(self, memory_id: str, *, project_id: str) -> Memory:
+        """Bring an archived memory back to the tier it was archived from, counted
+        as just used: the move and the new score are one write."""
+        missing = NotFoundError(
+            f"id: no archived memory {memory_id!r} in project {project_id!r}", field="id"
+        )
+        found = self.store.read("get_memories", {"ids": [memory_id], "project_id": project_id})
+        if not found:
+            raise missing
+        memory = memory_from_fields(found[0]["memory"])
+        now = self._now()
+        restored = memory.model_copy(
+            update={"tier": memory.archived_from or Tier.WORKING, "last_accessed_at": now}
+        )
+        rows = self.store.write(
+            "restore_memory",
+            {
+                "id": memory_id,
+                "project_id": project_id,
+                "importance_fields": self.scorer.stored_fields(restored, now),
+                "access_count": memory.access_count,
+                "feedback_count": memory.feedback_count,
+                "now": now,
+            },
+        )
+        if not rows:
+            raise missing
+        return memory_from_fields(rows[0]["memory"])
+
+    def expire_archived(
+        self, *, project_id: str, dry_run: bool = False, limit: int = 10_000
+    ) -> ExpiryResult:
+        """Export, then delete, memories archived longer than ``archive_expiry`` allows.
+
+        Does nothing unless ``archive_expiry.enabled``. Each memory (with its
+        relations) is appended to ``<export_dir>/<project>-<date>.jsonl`` and
+        the file is synced before anything is deleted, so a failed export
+        deletes nothing; each deletion leaves a ``PurgeEvent`` naming the file.
+        """
+        expiry = self.rules.archive_expiry
+        result = ExpiryResult(project_id=project_id, dry_run=dry_run)
+        if not expiry.enabled:
+            return result
+        now = self._now()
+        expired_before = now - expiry.after_days * DAY
+        rows = self.store.read(
+            "expired_archived",
+            {"project_id": project_id, "expired_before": expired_before, "limit": limit},
+        )
+        result.expired = [row["memory"]["id"] for row in rows]
+        if dry_run or not rows:
+            return result
+        day = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d")
+        path = Path(expiry.export_dir) / f"{project_id}-{day}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as export:
+            for row in rows:
+                line = {"memory": row["memory"], "relations": row["relations"], "purged_at": now}
+                export.write(json.dumps(line, sort_keys=True) + "\n")
+            export.flush()
+            os.fsync(export.fileno())
+        result.export_file = str(path)
+        written = self.store.write(
+            "purge_archived",
+            {
+                "project_id": project_id,
+                "items": [{"id": memory_id, "event_id": new_id()} for memory_id in result.expired],
+                "expired_before": expired_before,
+                "export_file": result.export_file,
+                "reason": f"archive expiry: archived over {expiry.after_days:g} days",
+                "now": now,
+            },
+        )
+        result.purged = [row["id"] for row in written]
+        for memory_id in result.purged:
+            self.telemetry.emit(
+                "archive.purged",
+                now,
+                memory_id=memory_id,
+                project_id=project_id,
+                export_file=result.export_file,
+            )
+        return result

@@ -1,0 +1,44 @@
+"""What every service gets from GraphMem, and nothing else: the store, time,
+scoring, the retention rules and the telemetry hook."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graphmem.domain.clock import Clock, stored_now
+from graphmem.domain.retention import RetentionRules
+from graphmem.domain.scoring import ImportanceScorer
+from graphmem.services.events import ChangeKind
+from graphmem.services.telemetry import Telemetry
+from graphmem.store import Store
+
+
+class Service:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock,
+        scorer: ImportanceScorer,
+        rules: RetentionRules,
+        telemetry: Telemetry,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.scorer = scorer
+        self.rules = rules
+        self.telemetry = telemetry
+
+    def _now(self) -> float:
+        return stored_now(self.clock)
+
+    def _changed(self, kind: ChangeKind, memory_ids: Sequence[str], project_id: str) -> None:
+        """Report a write to telemetry, where live subscribers pick it up."""
+        if memory_ids:
+            self.telemetry.emit(
+                "memory.changed",
+                self._now(),
+                project_id=project_id,
+                memory_ids=list(memory_ids),
+                kind=kind.value,
+            )

@@ -1,0 +1,140 @@
+"""Reads of the graph as it stood at a past time (``as_of``).
+
+The store keeps each memory as it is now, and the logs of what changed it
+(promotions, archivals and restores, activations, removed relations); these
+reads take the memories and relations graphmem held at a time and replay the
+logs over them with ``graphmem.domain.validity``. Current-time reads never come here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from graphmem.domain.models import Memory, Relation, RelationType, memory_from_fields
+from graphmem.domain.validity import Change, existed_at, histories, memory_at
+from graphmem.store import Row, Store
+
+HISTORY_BATCH = 500
+"""Memories whose history one ``memory_history`` read covers."""
+
+
+@dataclass(frozen=True)
+class Walk:
+    """A walk from a seed along relations that existed at the time."""
+
+    seed_id: str
+    node_ids: list[str]
+    steps: list[Relation]
+
+
+class History:
+    """The store, read as it stood at a given time."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def at(self, memories: Sequence[Memory], at: float, *, project_id: str) -> list[Memory]:
+        """Each memory as it stood at ``at`` (those written later are dropped)."""
+        known = [m for m in memories if existed_at(m, at)]
+        changes: dict[str, list[Change]] = {}
+        for start in range(0, len(known), HISTORY_BATCH):
+            ids = [m.id for m in known[start : start + HISTORY_BATCH]]
+            rows = self.store.read("memory_history", {"ids": ids, "project_id": project_id})
+            changes.update(histories(rows))
+        return [memory_at(m, changes.get(m.id, []), at) for m in known]
+
+    def get_many(
+        self, memory_ids: Sequence[str], at: float, *, project_id: str
+    ) -> list[Memory | None]:
+        """Memories in the order asked for, as they stood at ``at``; ``None``
+        where an id is unknown or was not yet written."""
+        rows = self.store.read("get_memories", {"ids": list(memory_ids), "project_id": project_id})
+        found = {m.id: m for m in self.at(_memories(rows), at, project_id=project_id)}
+        return [found.get(memory_id) for memory_id in memory_ids]
+
+    def relations(
+        self,
+        memory_ids: Sequence[str],
+        types: Sequence[RelationType],
+        at: float,
+        *,
+        project_id: str,
+    ) -> list[Relation]:
+        """The relations of ``types`` touching the memories that existed at ``at``."""
+        if not memory_ids or not types:
+            return []
+        rows = self.store.read(
+            "relations_as_of",
+            {
+                "ids": list(memory_ids),
+                "project_id": project_id,
+                "relation_types": [t.value for t in types],
+                "as_of": at,
+            },
+        )
+        seen: dict[tuple[str, str, str], Relation] = {}
+        for row in rows:
+            key = (row["type"], row["from_id"], row["to_id"])
+            if key not in seen:
+                seen[key] = Relation(**{k: v for k, v in row.items() if v is not None})
+        return sorted(seen.values(), key=lambda r: (r.created_at, r.from_id, r.to_id))
+
+    def walk(
+        self,
+        seed_ids: Sequence[str],
+        depth: int,
+        types: Sequence[RelationType],
+        at: float,
+        *,
+        project_id: str,
+        max_paths: int,
+    ) -> tuple[list[Walk], dict[str, Memory]]:
+        """Every simple path of up to ``depth`` relations from each seed, through
+        memories and along relations that existed at ``at`` (at most
+        ``max_paths``), and the memories they reach as they stood then."""
+        adjacency: dict[str, list[Relation]] = {}
+        frontier = list(dict.fromkeys(seed_ids))
+        seeds = self.get_many(frontier, at, project_id=project_id)
+        nodes: dict[str, Memory] = {m.id: m for m in seeds if m is not None}
+        explored: set[str] = set()
+        for _ in range(depth):
+            wanted = [i for i in frontier if i not in explored]
+            if not wanted:
+                break
+            explored.update(wanted)
+            relations = self.relations(wanted, types, at, project_id=project_id)
+            ends = {end for r in relations for end in (r.from_id, r.to_id)} - nodes.keys()
+            reached = self.get_many(sorted(ends), at, project_id=project_id)
+            nodes.update({m.id: m for m in reached if m is not None})
+            frontier = []
+            for relation in relations:
+                if relation.from_id not in nodes or relation.to_id not in nodes:
+                    continue  # an end written after ``at``, or forgotten since
+                for here, there in (
+                    (relation.from_id, relation.to_id),
+                    (relation.to_id, relation.from_id),
+                ):
+                    if here in explored:
+                        links = adjacency.setdefault(here, [])
+                        if relation not in links:
+                            links.append(relation)
+                        frontier.append(there)
+        paths: list[Walk] = []
+        for seed in dict.fromkeys(seed_ids):
+            stack: list[tuple[str, list[str], list[Relation]]] = [(seed, [seed], [])]
+            while stack and len(paths) < max_paths:
+                here, node_ids, steps = stack.pop()
+                for relation in adjacency.get(here, []):
+                    there = relation.to_id if relation.from_id == here else relation.from_id
+                    if there in node_ids:
+                        continue
+                    path = Walk(seed_id=seed, node_ids=[*node_ids, there], steps=[*steps, relation])
+                    paths.append(path)
+                    if len(path.steps) < depth:
+                        stack.append((there, path.node_ids, path.steps))
+        return paths[:max_paths], nodes
+
+
+def _memories(rows: Sequence[Row]) -> list[Memory]:
+    return [memory_from_fields(row["memory"]) for row in rows]

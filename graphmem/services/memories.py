@@ -1,0 +1,300 @@
+"""Reading and changing single memories: get, list, edit, use, rate, pin, forget.
+
+Each operation is scoped to one project (resolved by GraphMem); an id from
+another project behaves exactly like an id that does not exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from graphmem.domain.clock import Clock
+from graphmem.domain.cursors import decode_cursor, encode_cursor
+from graphmem.domain.errors import InvalidInputError, NotFoundError
+from graphmem.domain.models import (
+    MAX_PAGE_SIZE,
+    Memory,
+    MemoryFilter,
+    MemoryUpdate,
+    Page,
+    Status,
+    Tier,
+    check_not_future,
+    check_validity,
+    memory_from_fields,
+    parse,
+)
+from graphmem.domain.retention import RetentionRules
+from graphmem.domain.scoring import ImportanceScorer
+from graphmem.domain.text import content_key
+from graphmem.domain.validity import check_as_of
+from graphmem.services.base import Service
+from graphmem.services.embeddings import Vector, memory_text
+from graphmem.services.events import ChangeKind
+from graphmem.services.history import History
+from graphmem.services.staging import Signal, Stager
+from graphmem.services.telemetry import Telemetry
+from graphmem.store import Row, Store
+
+Embed = Callable[[Sequence[str]], list[Vector] | None]
+"""Vectors for memories about to be written; ``None`` when embeddings are off."""
+
+
+def missing(memory_id: str, project_id: str, *, field: str = "id") -> NotFoundError:
+    return NotFoundError(f"{field}: no memory {memory_id!r} in project {project_id!r}", field=field)
+
+
+def memory_of(row: Row) -> Memory:
+    return memory_from_fields(row["memory"])
+
+
+class Memories(Service):
+    """One memory at a time: reads, edits, uses, feedback, pins and deletion."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock,
+        scorer: ImportanceScorer,
+        rules: RetentionRules,
+        telemetry: Telemetry,
+        stager: Stager,
+        embed: Embed,
+    ) -> None:
+        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
+        self.stager = stager
+        self.embed = embed
+        self.history = History(self.store)
+
+    def get(self, memory_id: str, *, project_id: str) -> Memory:
+        (memory,) = self.get_many([memory_id], project_id=project_id)
+        if memory is None:
+            raise missing(memory_id, project_id)
+        return memory
+
+    def get_many(
+        self, memory_ids: Sequence[str], *, project_id: str, as_of: Any = None
+    ) -> list[Memory | None]:
+        """Memories in the order asked for, ``None`` where an id is unknown (DataLoader shape).
+
+        With ``as_of``, each as it stood then (``None`` where not yet written):
+        looked up by id, a memory is shown whether or not it held then."""
+        if as_of is not None:
+            at = check_as_of(as_of, self._now())
+            return self.history.get_many(memory_ids, at, project_id=project_id)
+        rows = self.store.read("get_memories", {"ids": list(memory_ids), "project_id": project_id})
+        found = {row["memory"]["id"]: memory_of(row) for row in rows}
+        return [found.get(memory_id) for memory_id in memory_ids]
+
+    def list(
+        self,
+        filter: MemoryFilter | Mapping[str, Any] | None,
+        *,
+        first: int,
+        after: str | None,
+        project_id: str,
+        as_of: Any = None,
+    ) -> Page:
+        """A page of memories, newest first, continued with ``after=page.end_cursor``.
+
+        With ``as_of``: the memories graphmem held then that held then, with
+        the tier and status they had (graphmem.domain.validity)."""
+        flt = parse(MemoryFilter, filter or {})
+        if type(first) is not int or not 1 <= first <= MAX_PAGE_SIZE:
+            raise InvalidInputError(f"first: must be between 1 and {MAX_PAGE_SIZE}", field="first")
+        after_created_at, after_id = decode_cursor(after) if after else (None, None)
+        if as_of is not None:
+            at = check_as_of(as_of, self._now())
+            return self._list_as_of(flt, first, after_created_at, after_id, at, project_id)
+        rows = self.store.read(
+            "list_memories",
+            {
+                "project_id": project_id,
+                "tier": flt.tier.value if flt.tier else None,
+                "status": flt.status.value if flt.status else None,
+                "memory_type": flt.memory_type.value if flt.memory_type else None,
+                "session_id": flt.session_id,
+                "pinned": flt.pinned,
+                "tags": flt.tags,
+                "include_archived": flt.include_archived,
+                "include_candidates": flt.include_candidates,
+                "after_created_at": after_created_at,
+                "after_id": after_id,
+                "limit": first + 1,
+            },
+        )
+        items = [memory_of(row) for row in rows[:first]]
+        return Page(
+            items=items,
+            has_next=len(rows) > first,
+            start_cursor=encode_cursor(items[0]) if items else None,
+            end_cursor=encode_cursor(items[-1]) if items else None,
+        )
+
+    def _list_as_of(
+        self,
+        flt: MemoryFilter,
+        first: int,
+        after_created_at: float | None,
+        after_id: str | None,
+        at: float,
+        project_id: str,
+    ) -> Page:
+        """Pages of the memories that held at ``at``, read in batches until
+        ``first + 1`` pass the tier and status they had then."""
+        kept: list[Memory] = []
+        batch = min(max(4 * (first + 1), 100), MAX_PAGE_SIZE * 5)
+        while len(kept) <= first:
+            rows = self.store.read(
+                "list_memories_as_of",
+                {
+                    "project_id": project_id,
+                    "memory_type": flt.memory_type.value if flt.memory_type else None,
+                    "session_id": flt.session_id,
+                    "pinned": flt.pinned,
+                    "tags": flt.tags,
+                    "after_created_at": after_created_at,
+                    "after_id": after_id,
+                    "as_of": at,
+                    "limit": batch,
+                },
+            )
+            then = self.history.at([memory_of(row) for row in rows], at, project_id=project_id)
+            kept += [m for m in then if _listed(m, flt)]
+            if len(rows) < batch:
+                break
+            last = memory_of(rows[-1])
+            after_created_at, after_id = last.created_at, last.id
+        items = kept[:first]
+        return Page(
+            items=items,
+            has_next=len(kept) > first,
+            start_cursor=encode_cursor(items[0]) if items else None,
+            end_cursor=encode_cursor(items[-1]) if items else None,
+        )
+
+    def update(
+        self, memory_id: str, changes: MemoryUpdate | Mapping[str, Any], *, project_id: str
+    ) -> Memory:
+        update = parse(MemoryUpdate, changes)
+        fields = update.model_dump(mode="json", exclude_none=True)
+        if not fields:
+            raise InvalidInputError("changes: name at least one field to change", field="changes")
+        current = self.get(memory_id, project_id=project_id)
+        now = self._now()
+        _check_valid_change(update, current, now)
+        merged = current.model_copy(update=fields)
+        fields.update(self.scorer.stored_fields(merged, now))
+        fields["updated_at"] = now
+        if update.content is not None:
+            fields["content_key"] = content_key(update.content)
+        if update.valid_to is not None:  # an end given outright: no relation closed it
+            fields["valid_to_by"] = None
+        reembed = update.content is not None or update.rationale is not None
+        vector = None
+        if reembed:  # embedded before the write; with embeddings off the stale vector goes
+            vectors = self.embed([memory_text(merged.content, merged.rationale)])
+            vector = vectors[0] if vectors else None
+        rows = self.store.write(
+            "update_memory",
+            {
+                "id": memory_id,
+                "project_id": project_id,
+                "changes": fields,
+                "reembed": reembed,
+                "embedding": vector,
+            },
+        )
+        if not rows:
+            raise missing(memory_id, project_id)
+        memory = memory_of(rows[0])
+        self._changed(ChangeKind.UPDATED, [memory_id], project_id)
+        # A person editing or re-categorising a candidate has confirmed it.
+        return self.activate(memory, Signal.EDIT, project_id=project_id)
+
+    def activate(self, memory: Memory, signal: Signal, *, project_id: str) -> Memory:
+        """A person's confirmation: a candidate becomes active (others are returned as is)."""
+        if memory.status is not Status.CANDIDATE:
+            return memory
+        self.stager.activate([(memory.id, signal)], project_id=project_id)
+        return self.get(memory.id, project_id=project_id)
+
+    def record_access(self, memory_id: str, *, project_id: str) -> Memory:
+        """Count one use of a memory and rescore it."""
+        rows = self.store.write(
+            "record_access", {"id": memory_id, "project_id": project_id, "now": self._now()}
+        )
+        if not rows:
+            raise missing(memory_id, project_id)
+        return self._rescore(memory_of(rows[0]), project_id)
+
+    def feedback(self, memory_id: str, value: int, *, project_id: str) -> Memory:
+        """Record +1 (useful), 0 (neutral) or -1 (wrong or unhelpful)."""
+        if value not in (-1, 0, 1):
+            raise InvalidInputError("value: feedback must be -1, 0 or 1", field="value")
+        rows = self.store.write(
+            "add_feedback",
+            {"id": memory_id, "project_id": project_id, "value": value, "now": self._now()},
+        )
+        if not rows:
+            raise missing(memory_id, project_id)
+        memory = self._rescore(memory_of(rows[0]), project_id)
+        self._changed(ChangeKind.FEEDBACK, [memory_id], project_id)
+        if self.stager.activate_earned([memory], project_id=project_id):
+            return self.get(memory_id, project_id=project_id)
+        return memory
+
+    def _rescore(self, memory: Memory, project_id: str) -> Memory:
+        fields = self.scorer.stored_fields(memory, self._now())
+        self.store.write(
+            "set_importance",
+            {
+                "id": memory.id,
+                "project_id": project_id,
+                "access_count": memory.access_count,
+                "feedback_count": memory.feedback_count,
+                "fields": fields,
+            },
+        )
+        return memory.model_copy(update={"importance": fields["importance"]})
+
+    def set_pinned(self, memory_id: str, pinned: bool, *, project_id: str) -> Memory:
+        rows = self.store.write(
+            "set_pinned",
+            {"id": memory_id, "project_id": project_id, "pinned": pinned, "now": self._now()},
+        )
+        if not rows:
+            raise missing(memory_id, project_id)
+        memory = memory_of(rows[0])
+        kind = ChangeKind.PINNED if pinned else ChangeKind.UNPINNED
+        self._changed(kind, [memory_id], project_id)
+        return self.activate(memory, Signal.PIN, project_id=project_id) if pinned else memory
+
+    def forget(self, memory_id: str, *, project_id: str) -> None:
+        """Delete a memory and its edges: the only path that deletes anything."""
+        rows = self.store.write("forget_memory", {"id": memory_id, "project_id": project_id})
+        if not rows or not rows[0]["deleted"]:
+            raise missing(memory_id, project_id)
+        self._changed(ChangeKind.FORGOTTEN, [memory_id], project_id)
+
+
+def _listed(memory: Memory, flt: MemoryFilter) -> bool:
+    """``list_memories``' tier and status conditions, on a memory as it stood then."""
+    return (
+        (flt.tier is None or memory.tier is flt.tier)
+        and (flt.include_archived or memory.tier is not Tier.ARCHIVED or flt.tier is Tier.ARCHIVED)
+        and (flt.status is None or memory.status is flt.status)
+        and (flt.include_candidates or memory.status is not Status.CANDIDATE)
+    )
+
+
+def _check_valid_change(update: MemoryUpdate, current: Memory, now: float) -> None:
+    """A new start no later than a small clock skew past ``now``, and a validity
+    that, with the changes, still ends no earlier than it begins."""
+    if update.valid_from is not None:
+        check_not_future(update.valid_from, now, field="valid_from")
+    start = current.valid_since if update.valid_from is None else update.valid_from
+    end = current.valid_to if update.valid_to is None else update.valid_to
+    check_validity(start, end, field="valid_to" if update.valid_to is not None else "valid_from")

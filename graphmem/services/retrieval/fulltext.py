@@ -1,0 +1,382 @@
+"""Full-text retrieval that ranks by BM25 on every backend.
+
+User text never reaches the full-text engine as syntax: it is cut into word
+tokens (``\\w+``, case-folded), so no operator, field selector, wildcard,
+negation or quote can pass, and the query string always travels as a
+parameter. The store's dialect spells the query (``Dialect.fulltext_query``:
+RediSearch on FalkorDB, Lucene on Neo4j).
+
+The index finds candidates; BM25 ranks them. FalkorDB's index (RediSearch)
+has one scorer, TF-IDF divided by the distance between the matched words, and
+no option to change it: a memory matching two query words far apart scores
+below one matching a single word (measured: 0.75 against 4.0), so its order
+cannot be the answer. Every backend's candidates are therefore scored here
+with Okapi BM25 (k1 1.2, b 0.75) over the same analysis the index applies:
+case-folded words, stop words out (question words included), Snowball English
+stems. The statistics are a project's, as the caller may see it: every index
+query carries the scope words of graphmem.domain.textscope, so nothing another
+project (or another agent's private memories) holds changes a project's
+results or scores. The scope's size, mean length and common words' document
+frequencies come from a uniform sample (``Corpus``); rare words, and every
+word of a scope the sample covers, are counted by the index itself (a capped
+count per word, cached for a few minutes), so IDF means the same in a project
+of 100 memories or 1,000,000.
+
+Which words go into the index query is a cost decision. The engine reads
+every document a query matches, so one common word OR-ed into a query costs
+as much as reading a tenth of the store (measured: 23 ms for a nine-word
+sentence over 100,000 memories). Words that match at least ``common``
+documents are required together, as one intersection, and the rarer ones are
+alternatives::
+
+    rare1 | rare2 | (common1 common2 common3)
+
+When no memory holds every common word, the index is asked for the memories
+holding all of them but one, then all but two, and so on (``relaxations``),
+until a match comes back: the candidates are the memories that hold the most
+of what the query says, not those holding one leftover word.
+
+Below that size every word is rare and the candidates are every memory that
+matches any word, so BM25 is exact there.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import threading
+import time
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+import snowballstemmer
+
+from graphmem.domain.text import words
+from graphmem.store.dialect import Dialect
+
+MAX_TERMS = 48
+"""Longer texts keep their last distinct words (the end of a conversation is
+its present); more words add cost, not recall."""
+MAX_TERM_CHARS = 64
+PROBE_SLOTS = 8
+"""Terms per probe statement (``fulltext_term_counts`` has this many slots)."""
+MAX_GROUPS = 16
+"""Intersections one relaxed query holds at most (``relaxations``)."""
+ESTIMATED_FROM = 20
+"""Sampled memories a word must be found in for its count to be estimated from
+the sample (``Corpus.estimate``) rather than counted by the index."""
+K1 = 1.2
+B = 0.75
+
+_STOPWORD_LIST = """
+    a about above after again against all am an and any are as at be because been
+    before being below between both but by can could did do does doing done down
+    during each few for from further had has have having he her here hers herself
+    him himself his how i if in into is it its itself just me might more most must
+    my myself no nor not now of off on once only or other our ours ourselves out
+    over own same shall she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up upon
+    us very was we were what whatever when whenever where whether which while who
+    whom whose why will with would yet you your yours yourself yourselves
+    also ever really yes yeah oh ok okay hey hi hello please thanks thank
+    s t d ll m re ve don didn doesn isn wasn aren weren haven hasn hadn wouldn
+    couldn shouldn cannot
+    """
+STOPWORDS = frozenset(_STOPWORD_LIST.split())
+"""Function words, pronouns, auxiliaries and question words (what, when, did):
+they match almost every memory and say nothing about which one is meant."""
+
+_stemmer = snowballstemmer.stemmer("english")
+_stemming = threading.Lock()
+"""The stemmer keeps its word in itself while it works: two threads stemming at
+once corrupt each other's word (an IndexError, or a wrong stem)."""
+
+
+STEM_CACHE = 200_000
+"""Words, and texts, whose analysis is kept; each table starts afresh when full."""
+_stems: dict[str, str] = {}
+_analysed: dict[str, str] = {}
+"""Word -> its stem, or "" for a word analysis drops (a stop word, an overlong
+word). Plain dicts of strings: the garbage collector does not track them,
+where an ``lru_cache``'s links were 200,000 more objects for every full pass
+to walk (graphmem.services.heap)."""
+_texts: dict[str, str] = {}
+"""Text -> its stems joined by spaces (a stem holds none)."""
+
+
+def _kept(table: dict[str, str], word: str, make: Callable[[str], str]) -> str:
+    """``make(word)``, remembered in ``table`` until it holds ``STEM_CACHE`` words."""
+    found = table.get(word)
+    if found is None:
+        if len(table) >= STEM_CACHE:
+            table.clear()
+        found = table[word] = make(word)
+    return found
+
+
+def stem(word: str) -> str:
+    """The Snowball English stem, the one RediSearch and Lucene's English analyser use.
+
+    A number is its own stem: it has no suffix to strip, and numbers (ticket
+    ids, versions, dates) were nearly every word a search had not seen before
+    (28 of 28 at 100,000 memories), each a trip through the stemmer."""
+    if word.isdigit():
+        return word
+    return _kept(_stems, word, _stem_word)
+
+
+def _stem_word(word: str) -> str:
+    with _stemming:
+        return _stemmer.stemWord(word)
+
+
+def is_content_word(word: str) -> bool:
+    """A folded word that full text indexes: not a stop word, not overlong, and
+    holding a letter or digit (RediSearch refuses a query term of underscores
+    alone, which ``\\w`` counts as a word)."""
+    return word not in STOPWORDS and len(word) <= MAX_TERM_CHARS and word.strip("_") != ""
+
+
+def _analysed_word(word: str) -> str:
+    return _kept(_analysed, word, lambda w: stem(w) if is_content_word(w) else "")
+
+
+def analyse(text: str) -> list[str]:
+    """The stems of ``text``'s content words, in order, repeats kept (BM25's term counts).
+
+    Full text analyses every candidate it ranks (a thousand texts for a query
+    of common words, most of them seen by earlier queries), so this is the hot
+    path of a search: one table lookup per text once the text has been seen,
+    one per word before."""
+    found = _texts.get(text)
+    if found is None:
+        found = _kept(_texts, text, _stems_of)
+    return found.split()
+
+
+def _stems_of(text: str) -> str:
+    known = _analysed.get
+    stems = []
+    for word in words(text):
+        found = known(word)
+        if found is None:
+            found = _analysed_word(word)
+        if found:
+            stems.append(found)
+    return " ".join(stems)
+
+
+def query_terms(text: str) -> list[str]:
+    """The content words of ``text``, one per stem, at most ``MAX_TERMS``, the last ones.
+
+    Words, not stems, go to the index (it stems them itself and matches the
+    whole family: "going" finds "go" and "goes")."""
+    seen: dict[str, str] = {}
+    for word in reversed(words(text)):
+        if is_content_word(word):
+            seen.setdefault(stem(word), word)
+            if len(seen) == MAX_TERMS:
+                break
+    return list(reversed(seen.values()))
+
+
+def build_query(
+    terms: Sequence[str], counts: Mapping[str, int], *, common: int, dialect: Dialect
+) -> str:
+    """The engine query: rare words as alternatives, common words required together.
+
+    A word no document contains is dropped (it cannot help and an all-AND
+    group with it would match nothing). With no rare word, the common words'
+    intersection is the query; a single common word stands alone. Empty when
+    no word can match anything.
+    """
+    rare, frequent = _split(terms, counts, common)
+    return dialect.fulltext_query(rare, [frequent] if frequent else [])
+
+
+def relaxations(
+    terms: Sequence[str], counts: Mapping[str, int], *, common: int, dialect: Dialect
+) -> Iterator[str]:
+    """The engine queries to ask in turn when no memory holds every common word
+    of ``terms``: any memory holding all of them but one, then all but two,
+    down to the rarest alone; rare words stay alternatives throughout.
+
+    "why does the ingestion worker time out when tenacity is slow" over
+    100,000 memories has five common words and no memory holding all five.
+    Leaving out the most common word each time ended at "tenacity" alone: a
+    thousand memories holding that one word, 12 ms to read and rank. Asking
+    for four of the five finds the memories that say most of the question.
+    Where a level would hold more than ``MAX_GROUPS`` intersections, its most
+    common words are left out until it holds no more (about one level per word
+    then, each cheap when it matches nothing)."""
+    rare, frequent = _split(terms, counts, common)
+    words = sorted(frequent, key=lambda t: (counts[t], t))  # rarest first
+    for size in range(len(words) - 1, 0, -1):
+        if size == 1:
+            yield dialect.fulltext_query(rare, [words[:1]])
+            return
+        while len(words) > size + 1 and math.comb(len(words), size) > MAX_GROUPS:
+            words.pop()
+        yield dialect.fulltext_query(rare, list(itertools.combinations(words, size)))
+
+
+def _split(
+    terms: Sequence[str], counts: Mapping[str, int], common: int
+) -> tuple[list[str], list[str]]:
+    """The words that match something, rare and common."""
+    rare = [t for t in terms if 0 < counts.get(t, 0) < common]
+    frequent = [t for t in terms if counts.get(t, 0) >= common]
+    return rare, frequent
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """What IDF and length normalisation read: the store's size and mean length,
+    and a uniform sample of its memories that stands in for counting common words."""
+
+    documents: int
+    """The scope's memories (graphmem.domain.textscope): what IDF counts against."""
+    mean_length: float
+    sampled: int = 0
+    """Memories in the sample."""
+    sample_counts: Mapping[str, int] = field(default_factory=dict)
+    """Stem -> sampled memories holding it."""
+    indexed: int = 0
+    """Memories in the whole store: how many a kNN over every project can give."""
+
+    @classmethod
+    def from_sample(cls, documents: int, texts: Sequence[str], indexed: int = 0) -> Corpus:
+        analysed = [analyse(text) for text in texts]
+        held: Counter[str] = Counter()
+        for stems in analysed:
+            held.update(set(stems))
+        return cls(
+            documents=documents,
+            mean_length=sum(map(len, analysed)) / max(len(analysed), 1),
+            sampled=len(analysed),
+            sample_counts=dict(held),
+            indexed=indexed,
+        )
+
+    def estimate(self, word: str) -> int | None:
+        """How many memories the index matches for ``word``, from the sample, when
+        the sample is a part of the store only and holds the word at least
+        ``ESTIMATED_FROM`` times; ``None``: count it.
+
+        The index counts a word by reading every memory it matches, so a common
+        word's count cost more than the search (13 ms for a word in a fifth of
+        100,000 memories); estimated, it costs nothing, and its IDF moves by
+        little (a word in 1,000 of 100,000 memories is estimated within about
+        a fifth, which moves its IDF by about 0.2 of 4.6). A rare word, whose
+        IDF weighs most, is counted exactly, and cheaply."""
+        if not self.sampled or self.sampled >= self.documents:
+            return None
+        hits = self.sample_counts.get(stem(word), 0)
+        if hits < ESTIMATED_FROM:
+            return None
+        return round(hits * self.documents / self.sampled)
+
+
+def idf(matches: int, documents: int) -> float:
+    """Lucene's BM25 IDF: positive however common the word, 0 for a word no document has."""
+    if matches <= 0:
+        return 0.0
+    documents = max(documents, matches)
+    return math.log(1.0 + (documents - matches + 0.5) / (matches + 0.5))
+
+
+def bm25(
+    query: Mapping[str, float],
+    documents: Iterable[tuple[str, Sequence[str]]],
+    *,
+    mean_length: float,
+    k1: float = K1,
+    b: float = B,
+) -> dict[str, float]:
+    """Okapi BM25 of each ``(id, stems)`` document for ``query`` (stem -> IDF).
+
+    The sum over query stems of ``idf * tf (k1 + 1) / (tf + k1 (1 - b + b len / mean))``:
+    each further query word a memory holds adds to its score, and repeating one
+    word saturates."""
+    scores: dict[str, float] = {}
+    mean = max(mean_length, 1.0)
+    for doc_id, stems in documents:
+        counts: dict[str, int] = {}
+        for s in stems:
+            if s in query:
+                counts[s] = counts.get(s, 0) + 1
+        if not counts:
+            scores[doc_id] = 0.0
+            continue
+        norm = k1 * (1.0 - b + b * len(stems) / mean)
+        scores[doc_id] = sum(
+            weight * tf * (k1 + 1.0) / (tf + norm)
+            for term, weight in query.items()
+            if (tf := counts.get(term, 0))
+        )
+    return scores
+
+
+def query_weights(
+    terms: Sequence[str], counts: Mapping[str, int], corpus: Corpus
+) -> dict[str, float]:
+    """Each query word's stem and its IDF (counts are per word, as the index matched them)."""
+    return {stem(t): idf(counts.get(t, 0), corpus.documents) for t in terms if counts.get(t, 0)}
+
+
+ScopeKey = TypeVar("ScopeKey", bound=Hashable)
+
+
+class TermCounts(Generic[ScopeKey]):
+    """How many documents each word matches in a scope (capped), cached for ``ttl``
+    seconds per scope and word.
+
+    A word that matches nothing is not kept: it is cheap to count again, and a
+    memory written a moment later with that word must be findable by it at once.
+    Uses a monotonic clock: this is cache housekeeping, not part of any score;
+    a stale value only shifts a cost trade-off or an IDF slightly, never which
+    project's memories can be returned.
+    """
+
+    def __init__(
+        self,
+        probe: Callable[[list[str], ScopeKey], Mapping[str, int]],
+        *,
+        ttl: float = 300.0,
+        capacity: int = 50_000,
+    ) -> None:
+        self._probe = probe
+        self._ttl = ttl
+        self._capacity = capacity
+        self._cache: OrderedDict[tuple[ScopeKey, str], tuple[int, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def counts(self, terms: Sequence[str], scope: ScopeKey) -> dict[str, int]:
+        now = time.monotonic()
+        found: dict[str, int] = {}
+        missing: list[str] = []
+        with self._lock:
+            for term in terms:
+                cached = self._cache.get((scope, term))
+                if cached is not None and cached[1] > now:
+                    found[term] = cached[0]
+                    self._cache.move_to_end((scope, term))
+                else:
+                    missing.append(term)
+        if missing:
+            probed = self._probe(missing, scope)
+            with self._lock:
+                for term in missing:
+                    found[term] = probed.get(term, 0)
+                    if found[term]:
+                        self._cache[(scope, term)] = (found[term], now + self._ttl)
+                        self._cache.move_to_end((scope, term))
+                while len(self._cache) > self._capacity:
+                    self._cache.popitem(last=False)
+        return found
+
+    def clear(self) -> None:
+        with self._lock:
+            self._cache.clear()

@@ -1,0 +1,248 @@
+"""What lies along a memory's relations: its neighbourhood for graph views, the
+memories a hit's relations reach (expansion), and the successor that stands in
+for a superseded hit. Each as the graph stands now, or as it stood at a past
+time (``as_of``, from graphmem.services.history).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from graphmem.domain.clock import Clock, stored_now
+from graphmem.domain.errors import InvalidInputError, NotFoundError
+from graphmem.domain.models import Memory, Relation, RelationType, memory_from_fields
+from graphmem.domain.retrieval.explain import GraphPath, Neighborhood, PathStep
+from graphmem.domain.retrieval.search import MAX_DEPTH, TRAVERSED, SearchFilters
+from graphmem.domain.validity import check_as_of
+from graphmem.services.history import History
+from graphmem.services.retrieval.config import RetrievalConfig
+from graphmem.store import Row, Store
+
+
+class Traversal:
+    """Walks the relations of one store (and its history); ``config`` is read at each call."""
+
+    def __init__(
+        self,
+        store: Store,
+        history: History,
+        clock: Clock,
+        config: Callable[[], RetrievalConfig],
+    ) -> None:
+        self.store = store
+        self.history = history
+        self.clock = clock
+        self._config = config
+
+    def neighborhood(
+        self,
+        memory_id: str,
+        *,
+        project_id: str,
+        depth: int = 1,
+        relation_types: Sequence[RelationType | str] | None = None,
+        as_of: Any = None,
+    ) -> Neighborhood:
+        """A memory and what lies within ``depth`` relations of it. With
+        ``as_of``: the memories and relations that existed then, as they stood
+        (a centre not yet written then has an empty neighbourhood)."""
+        if not 1 <= depth <= MAX_DEPTH:
+            raise InvalidInputError(f"depth: must be between 1 and {MAX_DEPTH}", field="depth")
+        try:
+            types = [
+                RelationType(t) for t in (relation_types or [*TRAVERSED, RelationType.SUPERSEDES])
+            ]
+        except ValueError:
+            allowed = ", ".join(t.value for t in RelationType)
+            raise InvalidInputError(
+                f"relation_types: each must be one of {allowed}", field="relation_types"
+            ) from None
+        type_names = [t.value for t in dict.fromkeys(types)]
+        if as_of is not None:
+            at = check_as_of(as_of, stored_now(self.clock))
+            return self._neighborhood_as_of(
+                memory_id, depth, list(dict.fromkeys(types)), project_id, at
+            )
+        max_nodes = self._config().neighborhood_max_nodes
+        rows = self.store.read(
+            "neighborhood",
+            {
+                "id": memory_id,
+                "project_id": project_id,
+                "depth": depth,
+                "relation_types": type_names,
+                "max_nodes": max_nodes,
+            },
+        )
+        if not rows:
+            raise NotFoundError(
+                f"id: no memory {memory_id!r} in project {project_id!r}", field="id"
+            )
+        (row,) = rows
+        nodes = [memory_from_fields(row["center"])]
+        nodes += [memory_from_fields(fields) for fields in row["nodes"]]
+        ids = [node.id for node in nodes]
+        edges = self.store.read(
+            "edges_between",
+            {"ids": ids, "project_id": project_id, "relation_types": type_names},
+        )
+        return Neighborhood(
+            center_id=memory_id,
+            depth=depth,
+            nodes=nodes,
+            edges=[Relation(**edge) for edge in edges],
+            truncated=row["reachable"] > max_nodes,
+        )
+
+    def _neighborhood_as_of(
+        self,
+        memory_id: str,
+        depth: int,
+        types: list[RelationType],
+        project_id: str,
+        at: float,
+    ) -> Neighborhood:
+        """``neighborhood`` as the graph stood at ``at``, walked breadth first."""
+        (center,) = self.history.get_many([memory_id], at, project_id=project_id)
+        if center is None:
+            if not self.store.read("get_memories", {"ids": [memory_id], "project_id": project_id}):
+                raise NotFoundError(
+                    f"id: no memory {memory_id!r} in project {project_id!r}", field="id"
+                )
+            return Neighborhood(center_id=memory_id, depth=depth, nodes=[], edges=[])
+        nodes = {center.id: center}
+        frontier = [center.id]
+        for _ in range(depth):
+            relations = self.history.relations(frontier, types, at, project_id=project_id)
+            ends = sorted({e for r in relations for e in (r.from_id, r.to_id)} - nodes.keys())
+            reached = self.history.get_many(ends, at, project_id=project_id)
+            frontier = [m.id for m in reached if m is not None]
+            nodes.update({m.id: m for m in reached if m is not None})
+            if not frontier:
+                break
+        limit = self._config().neighborhood_max_nodes
+        kept = list(nodes.values())[: limit + 1]
+        ids = {m.id for m in kept}
+        edges = [
+            r
+            for r in self.history.relations(sorted(ids), types, at, project_id=project_id)
+            if r.from_id in ids and r.to_id in ids
+        ]
+        return Neighborhood(
+            center_id=memory_id,
+            depth=depth,
+            nodes=kept,
+            edges=edges,
+            truncated=len(nodes) - 1 > limit,
+        )
+
+    def replace_superseded(
+        self,
+        relevance: dict[str, float],
+        memories: dict[str, Memory],
+        replaces: dict[str, list[str]],
+        filters: SearchFilters,
+        notes: list[str],
+        project_id: str,
+    ) -> None:
+        """Swap each superseded hit for the newest memory of its chain that the
+        filters allow; the successor keeps the better of the two relevances."""
+        superseded = [i for i in relevance if memories[i].superseded_by is not None]
+        if not superseded:
+            return
+        rows = self.store.read("supersede_heads", {"ids": superseded, "project_id": project_id})
+        options: dict[str, list[tuple[list[str], Memory]]] = {}
+        for row in rows:
+            successor = memory_from_fields(row["memory"])
+            if filters.allows(successor):
+                chain = list(reversed(row["chain"]))  # old ... successor
+                options.setdefault(row["old_id"], []).append((chain, successor))
+        for old_id in superseded:
+            rel = relevance.pop(old_id)
+            if old_id not in options:
+                notes.append(
+                    f"{old_id} was found but is superseded and no successor passes the filters"
+                )
+                continue
+            chain, successor = max(options[old_id], key=lambda o: (len(o[0]), o[1].created_at))
+            memories.setdefault(successor.id, successor)
+            relevance[successor.id] = max(relevance.get(successor.id, 0.0), rel)
+            stands_for = replaces.setdefault(successor.id, [])
+            stands_for.extend(i for i in chain[:-1] if i not in stands_for)
+
+    def expand(
+        self,
+        seeds: list[str],
+        depth: int,
+        relation_types: Sequence[RelationType],
+        relevance: dict[str, float],
+        memories: dict[str, Memory],
+        paths: dict[str, GraphPath],
+        filters: SearchFilters,
+        project_id: str,
+        at: float | None,
+    ) -> None:
+        """Pull in what the seeds relate to, each at its best inherited relevance;
+        for an ``as_of`` read, along the relations and memories of then."""
+        if not seeds or not relation_types:
+            return
+        config = self._config()
+        if at is not None:
+            rows = self._expansion_as_of(seeds, depth, relation_types, filters, project_id, at)
+        else:
+            rows = self.store.read(
+                "expand_relations",
+                {
+                    "seed_ids": seeds,
+                    "project_id": project_id,
+                    "depth": min(depth, MAX_DEPTH),
+                    "relation_types": [t.value for t in relation_types],
+                    "max_paths": config.max_paths,
+                },
+            )
+        base = {seed: relevance[seed] for seed in seeds}
+        for row in rows:
+            memory = memory_from_fields(row["memory"])
+            if not filters.allows(memory):
+                continue
+            steps = [PathStep(**step) for step in row["steps"]]
+            factor = config.factors.along(steps, row["node_ids"])
+            inherited = base[row["seed_id"]] * factor
+            if inherited <= relevance.get(memory.id, 0.0):
+                continue  # found directly, or by a better path, already
+            memories.setdefault(memory.id, memory)
+            relevance[memory.id] = inherited
+            paths[memory.id] = GraphPath(seed_id=row["seed_id"], steps=steps, factor=factor)
+
+    def _expansion_as_of(
+        self,
+        seeds: list[str],
+        depth: int,
+        relation_types: Sequence[RelationType],
+        filters: SearchFilters,
+        project_id: str,
+        at: float,
+    ) -> list[Row]:
+        """``expand_relations``' rows as the graph stood at ``at``: paths along the
+        relations of then, to memories that held then."""
+        paths, nodes = self.history.walk(
+            seeds,
+            min(depth, MAX_DEPTH),
+            relation_types,
+            at,
+            project_id=project_id,
+            max_paths=self._config().max_paths,
+        )
+        return [
+            {
+                "seed_id": path.seed_id,
+                "memory": nodes[path.node_ids[-1]].model_dump(),
+                "node_ids": path.node_ids,
+                "steps": [
+                    {"type": s.type, "from_id": s.from_id, "to_id": s.to_id} for s in path.steps
+                ],
+            }
+            for path in paths
+            if filters.include_superseded or nodes[path.node_ids[-1]].held_at(at)
+        ]

@@ -1,0 +1,313 @@
+"""The retrieval pipeline: one run of steps that search and knowledgeContext
+each configure with a ``Plan`` (plans.py).
+
+1. candidates from the retrievers (retrievers.py), fetched with superseded
+   memories too (to be replaced) and, for an ``as_of`` read, as written by then;
+2. held: candidates whose validity had ended are left out (and named in a
+   note), for ``as_of`` each taken as it stood then;
+3. lexical feedback scores them again (when the plan asks for it);
+4. their text relevance: the fused relevance, or seed 002's word overlap;
+   below ``min_relevance`` a candidate is no answer;
+5. a superseded hit replaced by its newest successor the filters allow;
+6. expanded along relations from the best ``seeds`` (``depth`` 0: not at all);
+7. scored by the plan's formula and ranked, ties in ``tie_order``;
+8. memories reached only by a relation capped to a share of the results,
+   then the best ``limit`` taken, by the injection policy when the plan has one;
+9. what made the cut read in full (as it stood then, for ``as_of``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from graphmem.domain.models import Memory, RelationType, Tier, memory_from_fields
+from graphmem.domain.policy import InjectionPolicy
+from graphmem.domain.retrieval import context as ctx
+from graphmem.domain.retrieval.explain import GraphPath, expired_note
+from graphmem.domain.retrieval.fusion import nothing_relevant
+from graphmem.domain.retrieval.search import SearchFilters
+from graphmem.domain.scoring import ScoreComponent
+from graphmem.services.history import History
+from graphmem.services.retrieval.candidates import Candidates, best_first
+from graphmem.services.retrieval.config import RetrievalConfig
+from graphmem.services.retrieval.neighbourhood import Traversal
+from graphmem.services.retrieval.retrievers import Retrievers
+from graphmem.store import Store
+
+EMBEDDINGS_OFF = (
+    "embeddings are off (GRAPHMEM_EMBEDDER=none): vector retrieval skipped, "
+    "results come from full text and relations only"
+)
+
+
+class Scoring(Protocol):
+    """How a plan scores a candidate from its relevance: the total ranks every
+    candidate, the components explain the few returned."""
+
+    def total(self, memory: Memory, relevance: float, *, now: float) -> float: ...
+
+    def components(
+        self, memory: Memory, relevance: float, *, now: float
+    ) -> list[ScoreComponent]: ...
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One retrieval, declared: what the pipeline runs, over what, with which scoring."""
+
+    text: str
+    """The query (or hint) the retrievers are asked."""
+    filters: SearchFilters
+    """What a result may be."""
+    now: float
+    """When candidates are held and scored: ``at`` for an ``as_of`` read."""
+    at: float | None
+    """The past time of an ``as_of`` read."""
+    limit: int
+    min_relevance: float
+    fetch: int
+    """Scores asked of each retriever (the floor of what it did not return)."""
+    detail: int
+    """Of those, the best this many are candidates, read and ranked."""
+    vector: bool
+    fulltext: bool
+    recent: bool
+    """A long query's last sentences join the vector side (recent.py)."""
+    feedback: bool
+    """Lexical feedback scores the candidates again (feedback.py)."""
+    word_overlap: bool
+    """Text relevance is seed 002's word overlap instead of the fused relevance."""
+    depth: int
+    """Relations walked from the seeds (0: no expansion)."""
+    relation_types: Sequence[RelationType]
+    seeds: int
+    """The best hits expansion starts from."""
+    reached_at_most: int | None
+    """Results reached only by a relation, at most (``None``: any number)."""
+    scoring: Scoring
+    policy: InjectionPolicy | None = None
+    """Chooses the results when given (knowledgeContext); else the best ``limit``."""
+
+
+@dataclass
+class Outcome:
+    """What a run found and kept, for the entry point to explain."""
+
+    found: Candidates
+    """What the retrievers found; its ``memories`` grew by successors and expansion."""
+    relevance: dict[str, float]
+    scores: dict[str, float]
+    chosen: list[str]
+    """The results' ids, best first."""
+    full: dict[str, Memory]
+    """Every field of the results still there to read."""
+    paths: dict[str, GraphPath]
+    replaces: dict[str, list[str]]
+    notes: list[str]
+
+    @property
+    def memories(self) -> dict[str, Memory]:
+        return self.found.memories
+
+    def results(self) -> list[str]:
+        """The chosen ids whose fields were read, best first."""
+        return [i for i in self.chosen if i in self.full]
+
+
+class Pipeline:
+    """Runs plans against one store; ``config`` is read at each call."""
+
+    def __init__(
+        self,
+        store: Store,
+        history: History,
+        retrievers: Retrievers,
+        traversal: Traversal,
+        config: Callable[[], RetrievalConfig],
+    ) -> None:
+        self.store = store
+        self.history = history
+        self.retrievers = retrievers
+        self.traversal = traversal
+        self._config = config
+
+    def run(self, plan: Plan, project_id: str) -> Outcome:
+        # Superseded memories are fetched so that they can be replaced by their successors.
+        fetch_filters = plan.filters.model_copy(update={"include_superseded": True})
+        if plan.at is not None:
+            fetch_filters = _as_of_fetch(fetch_filters, plan.at)
+        found = self.retrievers.gather(
+            plan.text,
+            fetch_filters,
+            project_id,
+            plan.fetch,
+            plan.detail,
+            vector=plan.vector,
+            fulltext=plan.fulltext,
+            recent=plan.recent,
+        )
+        self._held(found, plan.filters, plan.now, project_id, as_of=plan.at is not None)
+        if plan.feedback:
+            self.retrievers.feedback(found, plan.fetch, plan.min_relevance)
+        text = self._text_relevance(plan, found)
+        notes = [] if self.retrievers.embedder is not None else [EMBEDDINGS_OFF]
+        relevance = {i: r for i, r in text.items() if r >= plan.min_relevance}
+        expired = found.expired_matches(plan.min_relevance)
+        if not relevance:
+            best = max(text.values(), default=None)
+            notes.append(nothing_relevant(best, plan.min_relevance, expired=bool(expired)))
+        if expired:
+            notes.append(expired_note(expired))
+        memories = found.memories
+        replaces: dict[str, list[str]] = {}
+        # As of a past time a superseded memory had stopped holding and is left out
+        # (graphmem.domain.validity): there is nothing to replace.
+        if not plan.filters.include_superseded and plan.at is None:
+            self.traversal.replace_superseded(
+                relevance, memories, replaces, plan.filters, notes, project_id
+            )
+        paths: dict[str, GraphPath] = {}
+        if plan.depth:
+            self.traversal.expand(
+                best_first(relevance, memories)[: plan.seeds],
+                plan.depth,
+                plan.relation_types,
+                relevance,
+                memories,
+                paths,
+                plan.filters,
+                project_id,
+                plan.at,
+            )
+        scores = {
+            memory_id: plan.scoring.total(memories[memory_id], rel, now=plan.now)
+            for memory_id, rel in relevance.items()
+        }
+        ranked = _capped(
+            best_first(scores, memories),
+            traversed=set(paths) - set(found.hits),
+            at_most=plan.reached_at_most,
+        )
+        if plan.policy is None:
+            chosen = ranked[: plan.limit]
+        else:
+            chosen = plan.policy.select(
+                ranked,
+                memory=lambda i: _as_current(memories[i], plan.filters),
+                score=lambda i: scores[i],
+                limit=plan.limit,
+            )
+        return Outcome(
+            found=found,
+            relevance=relevance,
+            scores=scores,
+            chosen=chosen,
+            full=self._full(chosen, project_id, plan.at),
+            paths=paths,
+            replaces=replaces,
+            notes=notes,
+        )
+
+    def _text_relevance(self, plan: Plan, found: Candidates) -> dict[str, float]:
+        """Each candidate's text relevance, by the plan's measure."""
+        if plan.word_overlap:
+            words = ctx.words(plan.text)
+            return {
+                memory_id: ctx.text_similarity(words, ctx.memory_words(memory))
+                for memory_id, memory in found.memories.items()
+            }
+        config = self._config()
+        return found.relevance(
+            config.fusion, plan.fetch, config.feedback.factor, exchanges=config.exchanges
+        )
+
+    def _held(
+        self, found: Candidates, filters: SearchFilters, at: float, project_id: str, *, as_of: bool
+    ) -> None:
+        """Leave out the candidates whose validity had ended by ``at`` (a
+        superseded one is left to its replacement), unless superseded
+        ones were asked for. For an ``as_of`` read, each candidate
+        is taken as it stood then and the filters apply to that."""
+        memories = list(found.memories.values())
+        if as_of:
+            memories = self.history.at(memories, at, project_id=project_id)
+            memories = [m for m in memories if filters.allows(m)]
+        if not filters.include_superseded:
+
+            def kept(m: Memory) -> bool:
+                if as_of:
+                    return m.held_at(at)
+                return m.superseded_by is not None or _open(m, at)
+
+            found.expired = [
+                (m, found.hits.get(m.id, []))
+                for m in memories
+                if not kept(m) and not _open(m, at) and m.superseded_by is None
+            ]
+            memories = [m for m in memories if kept(m)]
+        found.keep(memories)
+
+    def _full(self, ids: Sequence[str], project_id: str, at: float | None) -> dict[str, Memory]:
+        """Every field of the memories that made the cut (candidates carry a few),
+        as they stood at ``at`` for an ``as_of`` read."""
+        if at is not None:
+            then = self.history.get_many(ids, at, project_id=project_id)
+            return {m.id: m for m in then if m is not None}
+        rows = self.store.read("get_memories", {"ids": list(ids), "project_id": project_id})
+        return {row["memory"]["id"]: memory_from_fields(row["memory"]) for row in rows}
+
+
+def _open(memory: Memory, at: float) -> bool:
+    """Its validity had not ended by ``at``."""
+    return memory.valid_to is None or memory.valid_to > at
+
+
+def _as_of_fetch(filters: SearchFilters, at: float) -> SearchFilters:
+    """The candidate statements' filters for an ``as_of`` read: tiers, statuses
+    and supersession were other then, so they are checked afterwards on each
+    memory as it stood; only memories written by then are fetched (times are
+    kept to the millisecond)."""
+    before = at + 0.001
+    if filters.created_before is not None:
+        before = min(before, filters.created_before)
+    return filters.model_copy(
+        update={
+            "tiers": [],
+            "statuses": [],
+            "include_candidates": True,
+            "include_archived": True,
+            "include_superseded": True,
+            "created_before": before,
+        }
+    )
+
+
+def _capped(ranked: list[str], *, traversed: set[str], at_most: int | None) -> list[str]:
+    """``ranked`` with at most ``at_most`` (``None``: any number) of those reached
+    only by traversal, the best of them; the order is kept."""
+    if at_most is None:
+        return ranked
+    kept: list[str] = []
+    reached = 0
+    for memory_id in ranked:
+        if memory_id in traversed:
+            if reached >= at_most:
+                continue
+            reached += 1
+        kept.append(memory_id)
+    return kept
+
+
+def _as_current(memory: Memory, filters: SearchFilters) -> Memory:
+    """The memory as the injection policy should judge it: with
+    ``include_superseded`` or ``include_archived`` the caller asked for
+    superseded or archived memories too (an archived one is judged as the
+    tier it left)."""
+    update: dict[str, Any] = {}
+    if filters.include_superseded and memory.superseded_by is not None:
+        update["superseded_by"] = None
+    if filters.include_archived and memory.tier is Tier.ARCHIVED:
+        update["tier"] = memory.archived_from or Tier.WORKING
+    return memory.model_copy(update=update) if update else memory

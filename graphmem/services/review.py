@@ -1,0 +1,246 @@
+"""Review of candidates: the queue a person works through, their verdicts
+(approve, reject, merge, in bulk), evaluator evidence and the staging log.
+
+Automatic activation lives in ``staging``; this is where people and the
+evaluator weigh in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from graphmem.domain.clock import Clock
+from graphmem.domain.cursors import decode_offset, encode_offset
+from graphmem.domain.errors import ConflictError, InvalidInputError
+from graphmem.domain.ids import new_id
+from graphmem.domain.models import (
+    MAX_PAGE_SIZE,
+    BulkReviewResult,
+    Memory,
+    ReviewFilter,
+    ReviewItem,
+    ReviewPage,
+    StagingEvent,
+    Status,
+    Tier,
+    check_text,
+    parse,
+)
+from graphmem.domain.retention import RetentionRules
+from graphmem.domain.scoring import ImportanceScorer
+from graphmem.services.base import Service
+from graphmem.services.memories import Memories, memory_of, missing
+from graphmem.services.staging import Evidence, Signal, Stager, earned_signal
+from graphmem.services.telemetry import Telemetry
+from graphmem.store import Store
+
+NearDuplicateFinder = Callable[[Memory], list[str]]
+"""Ids of live memories whose text is close to a memory's (shown beside a candidate)."""
+
+
+class Review(Service):
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock,
+        scorer: ImportanceScorer,
+        rules: RetentionRules,
+        telemetry: Telemetry,
+        stager: Stager,
+        memories: Memories,
+    ) -> None:
+        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
+        self.stager = stager
+        self.memories = memories
+
+    def queue(
+        self,
+        filter: ReviewFilter | Mapping[str, Any] | None,
+        *,
+        order: str,
+        first: int,
+        after: str | None,
+        project_id: str,
+        near_duplicates: NearDuplicateFinder | None = None,
+    ) -> ReviewPage:
+        """Candidates awaiting review, ``oldest`` or most-``evidence`` first."""
+        flt = parse(ReviewFilter, filter or {})
+        if order not in ("oldest", "evidence"):
+            raise InvalidInputError("order: must be 'oldest' or 'evidence'", field="order")
+        if type(first) is not int or not 1 <= first <= MAX_PAGE_SIZE:
+            raise InvalidInputError(f"first: must be between 1 and {MAX_PAGE_SIZE}", field="first")
+        skip = decode_offset(after) if after else 0
+        now = self._now()
+        rows = self.store.read(
+            "review_queue",
+            {
+                "project_id": project_id,
+                "session_id": flt.session_id,
+                "memory_type": flt.memory_type.value if flt.memory_type else None,
+                "tags": flt.tags,
+                "min_occurrences": flt.min_occurrences,
+                "created_before": None
+                if flt.older_than_seconds is None
+                else now - flt.older_than_seconds,
+                "order": order,
+                "skip": skip,
+                "limit": first + 1,
+            },
+        )
+        items = [
+            ReviewItem(
+                memory=(memory := memory_of(row)),
+                occurrences=memory.occurrence_count,
+                feedback=memory.feedback,
+                age_seconds=max(0.0, now - memory.created_at),
+                near_duplicates=near_duplicates(memory) if near_duplicates else [],
+            )
+            for row in rows[:first]
+        ]
+        has_next = len(rows) > first
+        return ReviewPage(
+            items=items,
+            has_next=has_next,
+            end_cursor=encode_offset(skip + len(items)) if items else None,
+        )
+
+    def approve(self, memory_id: str, *, project_id: str) -> Memory:
+        """A reviewer's confirmation: candidate -> active (no-op if already active)."""
+        memory = self.memories.get(memory_id, project_id=project_id)
+        if memory.tier is Tier.ARCHIVED:
+            raise ConflictError(
+                f"id: memory {memory_id!r} is archived; restore it first", field="id"
+            )
+        return self.memories.activate(memory, Signal.APPROVE, project_id=project_id)
+
+    def reject(self, memory_id: str, reason: str, *, project_id: str) -> Memory:
+        """Archive a candidate with the reviewer's reason; it stays retrievable."""
+        reason = (reason or "").strip()
+        if not 1 <= len(reason) <= 500:
+            raise InvalidInputError("reason: 1-500 characters", field="reason")
+        reason = check_text("reason", reason, max_chars=500)
+        memory = self.memories.get(memory_id, project_id=project_id)
+        if memory.status is not Status.CANDIDATE or memory.tier is Tier.ARCHIVED:
+            raise ConflictError(f"id: memory {memory_id!r} is not a live candidate", field="id")
+        self.stager.reject([memory_id], f"rejected: {reason}", project_id=project_id)
+        return self.memories.get(memory_id, project_id=project_id)
+
+    def merge(self, into_id: str, from_id: str, *, project_id: str) -> Memory:
+        """Fold ``from_id`` into ``into_id``; the absorbed memory is archived, not deleted."""
+        if into_id == from_id:
+            raise InvalidInputError("from_id: cannot merge a memory into itself", field="from_id")
+        project = project_id
+        pair = self.memories.get_many([into_id, from_id], project_id=project)
+        for field, memory_id, memory in zip(
+            ("into_id", "from_id"), (into_id, from_id), pair, strict=True
+        ):
+            if memory is None:
+                raise missing(memory_id, project, field=field)
+            if memory.tier is Tier.ARCHIVED:
+                raise ConflictError(f"{field}: memory {memory_id!r} is archived", field=field)
+        into, absorbed = pair
+        assert into is not None and absorbed is not None
+        now = self._now()
+        # The survivor's new score and any activation it earns are worked out
+        # here and written by the same statement as the merge: all or nothing.
+        survivor = into.model_copy(
+            update={
+                "occurrence_count": into.occurrence_count + absorbed.occurrence_count,
+                "access_count": into.access_count + absorbed.access_count,
+                "feedback": into.feedback + absorbed.feedback,
+                "feedback_count": into.feedback_count + absorbed.feedback_count,
+                "last_seen": now,
+            }
+        )
+        signal = earned_signal(Evidence.of(survivor), self.rules)
+        rows = self.store.write(
+            "merge_memories",
+            {
+                "into_id": into_id,
+                "from_id": from_id,
+                "project_id": project,
+                "event_id": new_id(),
+                "importance_fields": self.scorer.stored_fields(survivor, now),
+                "access_count": survivor.access_count,
+                "feedback_count": survivor.feedback_count,
+                "signal": signal.value if signal else None,
+                "activation_id": new_id(),
+                "now": now,
+            },
+        )
+        if not rows:
+            raise missing(from_id, project, field="from_id")
+        if rows[0]["activated"]:
+            self.stager.activated([(into_id, Signal(rows[0]["activated"]))], project_id=project)
+        return self.memories.get(into_id, project_id=project)
+
+    def bulk(
+        self,
+        filter: ReviewFilter | Mapping[str, Any] | None,
+        action: str,
+        *,
+        reason: str | None,
+        dry_run: bool,
+        project_id: str,
+    ) -> BulkReviewResult:
+        """Approve or reject every candidate the filter selects; a dry run by default."""
+        if action not in ("approve", "reject"):
+            raise InvalidInputError("action: must be 'approve' or 'reject'", field="action")
+        if action == "reject" and not (reason or "").strip():
+            raise InvalidInputError("reason: a bulk reject needs a reason", field="reason")
+        if reason is not None:  # the same limit as one rejection's reason
+            reason = check_text("reason", reason.strip(), max_chars=500)
+        matched: list[str] = []
+        after = None
+        while True:
+            page = self.queue(
+                filter, order="oldest", first=MAX_PAGE_SIZE, after=after, project_id=project_id
+            )
+            matched += [item.memory.id for item in page.items]
+            if not page.has_next:
+                break
+            after = page.end_cursor
+        applied: list[str] = []
+        if not dry_run and matched:
+            if action == "approve":
+                applied = self.stager.activate(
+                    [(memory_id, Signal.APPROVE) for memory_id in matched], project_id=project_id
+                )
+            else:
+                assert reason is not None
+                applied = self.stager.reject(
+                    matched, f"rejected: {reason.strip()}", project_id=project_id
+                )
+        return BulkReviewResult(action=action, dry_run=dry_run, matched=matched, applied=applied)
+
+    def record_evidence(self, memory_id: str, relevance: float, *, project_id: str) -> Memory:
+        """Evaluator relevance evidence for a memory, in [0, 1]; may activate a candidate.
+
+        The consistency evaluator reports through this one call; the strongest
+        evidence seen is kept.
+        """
+        if not 0.0 <= relevance <= 1.0 or relevance != relevance:
+            raise InvalidInputError("relevance: must be between 0 and 1", field="relevance")
+        rows = self.store.write(
+            "set_evaluator_relevance",
+            {"id": memory_id, "project_id": project_id, "relevance": relevance, "now": self._now()},
+        )
+        if not rows:
+            raise missing(memory_id, project_id)
+        memory = memory_of(rows[0])
+        if self.stager.activate_earned([memory], project_id=project_id):
+            return self.memories.get(memory_id, project_id=project_id)
+        return memory
+
+    def staging_events(self, memory_id: str, *, limit: int, project_id: str) -> list[StagingEvent]:
+        if not 1 <= limit <= MAX_PAGE_SIZE:
+            raise InvalidInputError(f"limit: must be between 1 and {MAX_PAGE_SIZE}", field="limit")
+        rows = self.store.read(
+            "staging_events", {"memory_id": memory_id, "project_id": project_id, "limit": limit}
+        )
+        return [
+            StagingEvent.model_validate({k: v for k, v in row["event"].items() if v is not None})
+            for row in rows
+        ]

@@ -1,0 +1,154 @@
+"""Candidate staging: auto-extracted memories earn their way into injected context.
+
+Extraction stays fast and permissive (anything may be written, as a
+candidate); trust is earned by deterministic signals: the same thing written
+again (recurrence), positive feedback or evaluator evidence, or a person's
+confirmation. Every status change is logged and happens at most once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from graphmem.domain.ids import new_id
+from graphmem.domain.models import Memory, Status
+from graphmem.domain.retention import RetentionRules
+from graphmem.services.base import Service
+from graphmem.store import Row
+
+
+class Signal(StrEnum):
+    """Why a candidate became active."""
+
+    RECURRENCE = "recurrence"
+    FEEDBACK = "feedback"
+    EVALUATOR = "evaluator"
+    FIX = "fix"
+    """A fix was recorded for the failure a lesson was learned from."""
+    PIN = "manual:pin"
+    EDIT = "manual:edit"
+    APPROVE = "manual:approve"
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What a candidate has accumulated towards activation."""
+
+    memory_id: str
+    status: str
+    occurrence_count: int = 1
+    feedback: float = 0.0
+    evaluator_relevance: float | None = None
+
+    @classmethod
+    def of(cls, memory: Memory) -> Evidence:
+        return cls(
+            memory.id,
+            memory.status.value,
+            memory.occurrence_count,
+            memory.feedback,
+            memory.evaluator_relevance,
+        )
+
+
+def earned_signal(evidence: Evidence, rules: RetentionRules) -> Signal | None:
+    """The automatic signal a candidate has accumulated, if any (pure)."""
+    if evidence.status != Status.CANDIDATE.value:
+        return None
+    if evidence.occurrence_count >= rules.recurrence_threshold:
+        return Signal.RECURRENCE
+    if evidence.feedback >= rules.feedback_threshold:
+        return Signal.FEEDBACK
+    if evidence.evaluator_relevance is not None and (
+        evidence.evaluator_relevance >= rules.relevance_threshold
+    ):
+        return Signal.EVALUATOR
+    return None
+
+
+class Stager(Service):
+    def exact_duplicates(self, keys: Sequence[str], *, project_id: str) -> dict[str, list[Row]]:
+        """The live memories per content key (id, type, when it occurred), oldest
+        first, in one indexed lookup per batch: the writer picks the one an item
+        repeats."""
+        if not keys:
+            return {}
+        rows = self.store.read(
+            "find_by_content_key", {"keys": sorted(set(keys)), "project_id": project_id}
+        )
+        found: dict[str, list[Row]] = {}
+        for row in rows:
+            found.setdefault(row["key"], []).append(row)
+        return found
+
+    def merge_params(self, merges: Sequence[dict]) -> list[dict]:
+        """The ``$merges`` of ``remember_many``: each duplicate counted into its memory.
+
+        ``merges``: dicts with ``id``, ``occurrences``, ``evidence``, ``tags``,
+        ``match`` and ``similarity``; each gets the id of its log entry.
+        """
+        return [{**m, "event_id": new_id()} for m in merges]
+
+    def merged(self, memories: Sequence[Memory], *, project_id: str) -> list[str]:
+        """After a write merged duplicates into ``memories`` (as they now stand): log
+        them and activate what recurred enough. Returns the ids it activated."""
+        for memory in memories:
+            self.telemetry.emit(
+                "staging.merged", self._now(), memory_id=memory.id, project_id=project_id
+            )
+        return self.activate_earned(memories, project_id=project_id)
+
+    def activate_earned(self, memories: Iterable[Memory], *, project_id: str) -> list[str]:
+        """Activate the candidates among ``memories`` whose signals crossed a threshold."""
+        return self._activate_earned([Evidence.of(m) for m in memories], project_id=project_id)
+
+    def _activate_earned(self, evidence: Iterable[Evidence], *, project_id: str) -> list[str]:
+        earned = [(e.memory_id, s) for e in evidence if (s := earned_signal(e, self.rules))]
+        return self.activate(earned, project_id=project_id)
+
+    def activate(self, items: Sequence[tuple[str, Signal]], *, project_id: str) -> list[str]:
+        """candidate -> active for each (id, signal); active ones are left alone."""
+        if not items:
+            return []
+        rows = self.store.write(
+            "activate_candidates",
+            {
+                "items": [
+                    {"id": memory_id, "signal": signal.value, "event_id": new_id()}
+                    for memory_id, signal in items
+                ],
+                "project_id": project_id,
+                "now": self._now(),
+            },
+        )
+        activated = [row["id"] for row in rows]
+        signals = dict(items)
+        self.activated(
+            [(memory_id, signals[memory_id]) for memory_id in activated], project_id=project_id
+        )
+        return activated
+
+    def activated(self, items: Sequence[tuple[str, Signal]], *, project_id: str) -> None:
+        """Report activations, including those another statement wrote."""
+        for memory_id, signal in items:
+            self.telemetry.emit(
+                "staging.activated",
+                self._now(),
+                memory_id=memory_id,
+                project_id=project_id,
+                signal=signal.value,
+            )
+
+    def reject(self, memory_ids: Sequence[str], reason: str, *, project_id: str) -> list[str]:
+        rows = self.store.write(
+            "reject_candidates",
+            {
+                "ids": list(memory_ids),
+                "reason": reason,
+                "project_id": project_id,
+                "now": self._now(),
+            },
+        )
+        return [row["id"] for row in rows]

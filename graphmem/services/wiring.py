@@ -1,0 +1,180 @@
+"""The services a GraphMem is made of, each built once over one store, clock,
+scorer, set of retention rules and telemetry hook, and handed the services it
+works through. The order of ``wire`` is the order of their dependencies: a
+service is built after every service it is given."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphmem.domain.clock import Clock
+from graphmem.domain.models import Visibility
+from graphmem.domain.policy import InjectionPolicy
+from graphmem.domain.retention import RetentionRules
+from graphmem.domain.scoring import ImportanceScorer
+from graphmem.services.archival import Archiver
+from graphmem.services.autolinks import AutoLinker
+from graphmem.services.consolidator import Consolidator
+from graphmem.services.embeddings import Embedder
+from graphmem.services.evaluator import Evaluator
+from graphmem.services.events import EventBus
+from graphmem.services.failures import Failures
+from graphmem.services.keys import ApiKeys
+from graphmem.services.memories import Memories
+from graphmem.services.projects import Projects
+from graphmem.services.promotion import PromotionEngine
+from graphmem.services.relations import Relations
+from graphmem.services.retrieval.service import Retrieval
+from graphmem.services.review import Review
+from graphmem.services.sessions import Sessions
+from graphmem.services.sharing import Sharing
+from graphmem.services.staging import Stager
+from graphmem.services.telemetry import Telemetry
+from graphmem.services.whatif import WhatIf
+from graphmem.services.writer import Writer
+from graphmem.store import Store
+
+
+@dataclass(frozen=True)
+class Services:
+    store: Store
+    clock: Clock
+    scorer: ImportanceScorer
+    rules: RetentionRules
+    telemetry: Telemetry
+    embedder: Embedder | None
+    """Embeds memories as they are written; ``None``: full text and relations only."""
+    promotion: PromotionEngine
+    archiver: Archiver
+    stager: Stager
+    retrieval: Retrieval
+    memories: Memories
+    projects: Projects
+    sharing: Sharing
+    writer: Writer
+    relation_edges: Relations
+    consolidator: Consolidator
+    sessions: Sessions
+    review: Review
+    failures: Failures
+    whatif: WhatIf
+    evaluator: Evaluator
+    keys: ApiKeys
+    events: EventBus
+    """What happens to memories, for live subscribers (GraphQL subscriptions)."""
+
+
+def wire(
+    store: Store,
+    *,
+    clock: Clock,
+    scorer: ImportanceScorer,
+    rules: RetentionRules,
+    telemetry: Telemetry,
+    embedder: Embedder | None,
+    default_visibility: Visibility,
+) -> Services:
+    """Every service over ``store``; ``default_visibility``: who sees an agent's new
+    memories where neither the write nor its project says."""
+    promotion = PromotionEngine(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
+    stager = Stager(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
+    retrieval = Retrieval(
+        store,
+        clock=clock,
+        scorer=scorer,
+        telemetry=telemetry,
+        embedder=embedder,
+        policy=InjectionPolicy(candidate_min_score=rules.candidate_slot_min_score),
+    )
+    embed = retrieval.embed_memories
+    memories = Memories(
+        store,
+        clock=clock,
+        scorer=scorer,
+        rules=rules,
+        telemetry=telemetry,
+        stager=stager,
+        embed=embed,
+    )
+    projects = Projects(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
+    sharing = Sharing(
+        store,
+        clock=clock,
+        scorer=scorer,
+        rules=rules,
+        telemetry=telemetry,
+        memories=memories,
+        projects=projects,
+        default_visibility=default_visibility,
+    )
+    writer = Writer(
+        store,
+        clock=clock,
+        scorer=scorer,
+        rules=rules,
+        telemetry=telemetry,
+        stager=stager,
+        promotion=promotion,
+        memories=memories,
+        embed=embed,
+        projects=projects,
+        sharing=sharing,
+        links=AutoLinker(store, retrieval.project_term_counts, retrieval.scoped),
+    )
+    review = Review(
+        store,
+        clock=clock,
+        scorer=scorer,
+        rules=rules,
+        telemetry=telemetry,
+        stager=stager,
+        memories=memories,
+    )
+    return Services(
+        store=store,
+        clock=clock,
+        scorer=scorer,
+        rules=rules,
+        telemetry=telemetry,
+        embedder=embedder,
+        promotion=promotion,
+        archiver=Archiver(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry),
+        stager=stager,
+        retrieval=retrieval,
+        memories=memories,
+        projects=projects,
+        sharing=sharing,
+        writer=writer,
+        relation_edges=Relations(
+            store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry
+        ),
+        consolidator=Consolidator(
+            store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry, embed=embed
+        ),
+        sessions=Sessions(
+            store,
+            clock=clock,
+            scorer=scorer,
+            rules=rules,
+            telemetry=telemetry,
+            promotion=promotion,
+        ),
+        review=review,
+        failures=Failures(
+            store,
+            clock=clock,
+            scorer=scorer,
+            rules=rules,
+            telemetry=telemetry,
+            writer=writer,
+            memories=memories,
+            stager=stager,
+            sharing=sharing,
+        ),
+        whatif=WhatIf(store, clock=clock, scorer=scorer, rules=rules),
+        evaluator=Evaluator(
+            store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry, review=review
+        ),
+        keys=ApiKeys(store, clock),
+        events=EventBus(telemetry),
+    )
