@@ -1,9 +1,10 @@
-"""What every service gets from GraphMem, and nothing else: the store, time,
+"""What every service is built with, and nothing else: the store, time,
 scoring, the retention rules and the telemetry hook."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from graphmem.domain.clock import Clock, stored_now
 from graphmem.domain.retention import RetentionRules
@@ -13,21 +14,25 @@ from graphmem.services.telemetry import Telemetry
 from graphmem.store import Store
 
 
+@dataclass(frozen=True)
+class Basics:
+    """What every service shares; a what-if plan builds its own, at a frozen time
+    and under other rules."""
+
+    store: Store
+    clock: Clock
+    scorer: ImportanceScorer
+    rules: RetentionRules
+    telemetry: Telemetry
+
+
 class Service:
-    def __init__(
-        self,
-        store: Store,
-        *,
-        clock: Clock,
-        scorer: ImportanceScorer,
-        rules: RetentionRules,
-        telemetry: Telemetry,
-    ) -> None:
-        self.store = store
-        self.clock = clock
-        self.scorer = scorer
-        self.rules = rules
-        self.telemetry = telemetry
+    def __init__(self, basics: Basics) -> None:
+        self.store = basics.store
+        self.clock = basics.clock
+        self.scorer = basics.scorer
+        self.rules = basics.rules
+        self.telemetry = basics.telemetry
 
     def _now(self) -> float:
         return stored_now(self.clock)

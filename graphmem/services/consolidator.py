@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from graphmem.domain import textscope
-from graphmem.domain.clock import Clock
 from graphmem.domain.consolidation import (
     ARCHIVE_REASON,
     FINGERPRINT_PATTERN,
@@ -35,14 +34,10 @@ from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.ids import new_id
 from graphmem.domain.models import Memory, Source, Status, SuggestedBy, memory_from_fields
 from graphmem.domain.results import Consolidated, ConsolidationResult, Group
-from graphmem.domain.retention import RetentionRules
-from graphmem.domain.scoring import ImportanceScorer
 from graphmem.domain.text import content_key
-from graphmem.services.base import Service
+from graphmem.services.base import Basics, Service
 from graphmem.services.embeddings import memory_text
 from graphmem.services.events import ChangeKind
-from graphmem.services.telemetry import Telemetry
-from graphmem.store import Store
 
 Embed = Callable[[Sequence[str]], Sequence[Sequence[float]] | None]
 PAGE = 5_000
@@ -56,15 +51,11 @@ MAX_RELATED = 1_000_000
 class Consolidator(Service):
     def __init__(
         self,
-        store: Store,
+        basics: Basics,
         *,
-        clock: Clock,
-        scorer: ImportanceScorer,
-        rules: RetentionRules,
-        telemetry: Telemetry,
         embed: Embed,
     ) -> None:
-        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
+        super().__init__(basics)
         self.embed = embed
 
     def run(

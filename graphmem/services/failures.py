@@ -31,7 +31,6 @@ from graphmem.domain.capsules import (
     lesson_content,
     signature,
 )
-from graphmem.domain.clock import Clock
 from graphmem.domain.errors import InvalidInputError, NotFoundError
 from graphmem.domain.ids import new_id
 from graphmem.domain.models import (
@@ -46,16 +45,13 @@ from graphmem.domain.models import (
     Visibility,
     parse,
 )
-from graphmem.domain.retention import RetentionRules
 from graphmem.domain.retrieval import ContextResult
-from graphmem.domain.scoring import ImportanceScorer
-from graphmem.services.base import Service
+from graphmem.services.base import Basics, Service
 from graphmem.services.memories import Memories
 from graphmem.services.sharing import Sharing
 from graphmem.services.staging import Signal, Stager
-from graphmem.services.telemetry import Telemetry
 from graphmem.services.writer import Writer
-from graphmem.store import Row, Store
+from graphmem.store import Row
 
 LESSON_CLAIM_SECONDS = 60.0
 """A report that claimed the writing of a lesson and did not link one within
@@ -67,18 +63,14 @@ LESSON_TAG = "failure"
 class Failures(Service):
     def __init__(
         self,
-        store: Store,
+        basics: Basics,
         *,
-        clock: Clock,
-        scorer: ImportanceScorer,
-        rules: RetentionRules,
-        telemetry: Telemetry,
         writer: Writer,
         memories: Memories,
         stager: Stager,
         sharing: Sharing,
     ) -> None:
-        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
+        super().__init__(basics)
         self.writer = writer
         self.memories = memories
         self.stager = stager

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from graphmem.domain.clock import Clock
 from graphmem.domain.cursors import decode_cursor, encode_cursor
 from graphmem.domain.errors import InvalidInputError, NotFoundError
 from graphmem.domain.models import (
@@ -25,17 +24,14 @@ from graphmem.domain.models import (
     memory_from_fields,
     parse,
 )
-from graphmem.domain.retention import RetentionRules
-from graphmem.domain.scoring import ImportanceScorer
 from graphmem.domain.text import content_key
 from graphmem.domain.validity import check_as_of
-from graphmem.services.base import Service
+from graphmem.services.base import Basics, Service
 from graphmem.services.embeddings import Vector, memory_text
 from graphmem.services.events import ChangeKind
 from graphmem.services.history import History
 from graphmem.services.staging import Signal, Stager
-from graphmem.services.telemetry import Telemetry
-from graphmem.store import Row, Store
+from graphmem.store import Row
 
 Embed = Callable[[Sequence[str]], list[Vector] | None]
 """Vectors for memories about to be written; ``None`` when embeddings are off."""
@@ -54,16 +50,12 @@ class Memories(Service):
 
     def __init__(
         self,
-        store: Store,
+        basics: Basics,
         *,
-        clock: Clock,
-        scorer: ImportanceScorer,
-        rules: RetentionRules,
-        telemetry: Telemetry,
         stager: Stager,
         embed: Embed,
     ) -> None:
-        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
+        super().__init__(basics)
         self.stager = stager
         self.embed = embed
         self.history = History(self.store)

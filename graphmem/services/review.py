@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from graphmem.domain.clock import Clock
 from graphmem.domain.cursors import decode_offset, encode_offset
 from graphmem.domain.errors import ConflictError, InvalidInputError
 from graphmem.domain.ids import new_id
@@ -27,13 +26,9 @@ from graphmem.domain.models import (
     check_text,
     parse,
 )
-from graphmem.domain.retention import RetentionRules
-from graphmem.domain.scoring import ImportanceScorer
-from graphmem.services.base import Service
+from graphmem.services.base import Basics, Service
 from graphmem.services.memories import Memories, memory_of, missing
 from graphmem.services.staging import Evidence, Signal, Stager, earned_signal
-from graphmem.services.telemetry import Telemetry
-from graphmem.store import Store
 
 NearDuplicateFinder = Callable[[Memory], list[str]]
 """Ids of live memories whose text is close to a memory's (shown beside a candidate)."""
@@ -42,16 +37,12 @@ NearDuplicateFinder = Callable[[Memory], list[str]]
 class Review(Service):
     def __init__(
         self,
-        store: Store,
+        basics: Basics,
         *,
-        clock: Clock,
-        scorer: ImportanceScorer,
-        rules: RetentionRules,
-        telemetry: Telemetry,
         stager: Stager,
         memories: Memories,
     ) -> None:
-        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
+        super().__init__(basics)
         self.stager = stager
         self.memories = memories
 

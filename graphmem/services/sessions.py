@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from graphmem.domain.clock import Clock
 from graphmem.domain.errors import ConflictError, InvalidInputError
 from graphmem.domain.ids import new_id
 from graphmem.domain.models import (
@@ -30,13 +29,10 @@ from graphmem.domain.models import (
     check_identifier,
     check_text,
 )
-from graphmem.domain.retention import RetentionRules
-from graphmem.domain.scoring import ImportanceScorer
 from graphmem.domain.viewer import acting_agent
-from graphmem.services.base import Service
+from graphmem.services.base import Basics, Service
 from graphmem.services.promotion import CLOSE_LIMIT, PromotionEngine, Trigger, missing_session
-from graphmem.services.telemetry import Telemetry
-from graphmem.store import Row, Store
+from graphmem.store import Row
 
 
 def _session(row: Row) -> Session:
@@ -46,15 +42,11 @@ def _session(row: Row) -> Session:
 class Sessions(Service):
     def __init__(
         self,
-        store: Store,
+        basics: Basics,
         *,
-        clock: Clock,
-        scorer: ImportanceScorer,
-        rules: RetentionRules,
-        telemetry: Telemetry,
         promotion: PromotionEngine,
     ) -> None:
-        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
+        super().__init__(basics)
         self.promotion = promotion
 
     def open(

@@ -18,19 +18,14 @@ from typing import TypeVar
 
 from graphmem.domain import textscope
 from graphmem.domain.capsules import FailureReport
-from graphmem.domain.clock import Clock
 from graphmem.domain.errors import ForbiddenError, InvalidInputError
 from graphmem.domain.ids import new_id
 from graphmem.domain.models import Memory, MemoryInput, SharingEvent, Visibility
-from graphmem.domain.retention import RetentionRules
-from graphmem.domain.scoring import ImportanceScorer
 from graphmem.domain.viewer import ADMIN, acting_agent
-from graphmem.services.base import Service
+from graphmem.services.base import Basics, Service
 from graphmem.services.events import ChangeKind
 from graphmem.services.memories import Memories, memory_of, missing
 from graphmem.services.projects import Projects
-from graphmem.services.telemetry import Telemetry
-from graphmem.store import Store
 
 MAX_EVENTS = 200
 
@@ -40,17 +35,13 @@ Attributed = TypeVar("Attributed", MemoryInput, FailureReport)
 class Sharing(Service):
     def __init__(
         self,
-        store: Store,
+        basics: Basics,
         *,
-        clock: Clock,
-        scorer: ImportanceScorer,
-        rules: RetentionRules,
-        telemetry: Telemetry,
         memories: Memories,
         projects: Projects,
         default_visibility: Visibility,
     ) -> None:
-        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
+        super().__init__(basics)
         self.memories = memories
         self.projects = projects
         self._default = default_visibility

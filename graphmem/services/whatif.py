@@ -29,6 +29,7 @@ from graphmem.domain.models import Memory, Tier, memory_from_fields
 from graphmem.domain.retention import RetentionRules
 from graphmem.domain.scoring import PRESETS, Factor, ImportanceScorer
 from graphmem.services.archival import Archiver
+from graphmem.services.base import Basics
 from graphmem.services.promotion import PromotionEngine
 from graphmem.services.telemetry import Telemetry
 from graphmem.store import Store
@@ -369,13 +370,8 @@ class WhatIf:
         memories promotion read are kept in ``evaluated``, to describe changes
         without reading them again.
         """
-        services: dict[str, Any] = {
-            "clock": clock,
-            "scorer": scorer,
-            "rules": rules,
-            "telemetry": Telemetry(),
-        }
-        engine = PromotionEngine(self.store, **services)
+        basics = Basics(self.store, clock, scorer, rules, Telemetry())
+        engine = PromotionEngine(basics)
         fates: dict[str, Fate] = {}
         for session_id in sessions:
             for candidate in engine.evaluate(session_id, project_id=project_id):
@@ -383,9 +379,7 @@ class WhatIf:
                 fates[candidate.memory.id] = Fate(
                     Outcome.PROMOTE, candidate.score, candidate.to_tier
                 )
-        archival = Archiver(self.store, **services).archive_stale(
-            project_id=project_id, dry_run=True
-        )
+        archival = Archiver(basics).archive_stale(project_id=project_id, dry_run=True)
         for item in archival.items:
             fates.setdefault(item.memory_id, Fate(Outcome.ARCHIVE, item.score, Tier.ARCHIVED))
         return fates

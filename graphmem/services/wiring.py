@@ -14,6 +14,7 @@ from graphmem.domain.retention import RetentionRules
 from graphmem.domain.scoring import ImportanceScorer
 from graphmem.services.archival import Archiver
 from graphmem.services.autolinks import AutoLinker
+from graphmem.services.base import Basics
 from graphmem.services.consolidator import Consolidator
 from graphmem.services.embeddings import Embedder
 from graphmem.services.evaluator import Evaluator
@@ -76,8 +77,9 @@ def wire(
 ) -> Services:
     """Every service over ``store``; ``default_visibility``: who sees an agent's new
     memories where neither the write nor its project says."""
-    promotion = PromotionEngine(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
-    stager = Stager(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
+    basics = Basics(store=store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
+    promotion = PromotionEngine(basics)
+    stager = Stager(basics)
     retrieval = Retrieval(
         store,
         clock=clock,
@@ -88,31 +90,19 @@ def wire(
     )
     embed = retrieval.embed_memories
     memories = Memories(
-        store,
-        clock=clock,
-        scorer=scorer,
-        rules=rules,
-        telemetry=telemetry,
+        basics,
         stager=stager,
         embed=embed,
     )
-    projects = Projects(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
+    projects = Projects(basics)
     sharing = Sharing(
-        store,
-        clock=clock,
-        scorer=scorer,
-        rules=rules,
-        telemetry=telemetry,
+        basics,
         memories=memories,
         projects=projects,
         default_visibility=default_visibility,
     )
     writer = Writer(
-        store,
-        clock=clock,
-        scorer=scorer,
-        rules=rules,
-        telemetry=telemetry,
+        basics,
         stager=stager,
         promotion=promotion,
         memories=memories,
@@ -122,11 +112,7 @@ def wire(
         links=AutoLinker(store, retrieval.project_term_counts, retrieval.scoped),
     )
     review = Review(
-        store,
-        clock=clock,
-        scorer=scorer,
-        rules=rules,
-        telemetry=telemetry,
+        basics,
         stager=stager,
         memories=memories,
     )
@@ -138,43 +124,29 @@ def wire(
         telemetry=telemetry,
         embedder=embedder,
         promotion=promotion,
-        archiver=Archiver(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry),
+        archiver=Archiver(basics),
         stager=stager,
         retrieval=retrieval,
         memories=memories,
         projects=projects,
         sharing=sharing,
         writer=writer,
-        relation_edges=Relations(
-            store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry
-        ),
-        consolidator=Consolidator(
-            store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry, embed=embed
-        ),
+        relation_edges=Relations(basics),
+        consolidator=Consolidator(basics, embed=embed),
         sessions=Sessions(
-            store,
-            clock=clock,
-            scorer=scorer,
-            rules=rules,
-            telemetry=telemetry,
+            basics,
             promotion=promotion,
         ),
         review=review,
         failures=Failures(
-            store,
-            clock=clock,
-            scorer=scorer,
-            rules=rules,
-            telemetry=telemetry,
+            basics,
             writer=writer,
             memories=memories,
             stager=stager,
             sharing=sharing,
         ),
         whatif=WhatIf(store, clock=clock, scorer=scorer, rules=rules),
-        evaluator=Evaluator(
-            store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry, review=review
-        ),
+        evaluator=Evaluator(basics, review=review),
         keys=ApiKeys(store, clock),
         events=EventBus(telemetry),
     )

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from graphmem.domain import textscope
-from graphmem.domain.clock import Clock
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.ids import new_id
 from graphmem.domain.lifecycle import SHORT_TERM
@@ -36,12 +35,11 @@ from graphmem.domain.models import (
     memory_from_fields,
 )
 from graphmem.domain.restatement import Judgement, Verdict, judge, judge_events, readable
-from graphmem.domain.retention import RetentionRules
-from graphmem.domain.scoring import ImportanceScorer, ScoreInputs
+from graphmem.domain.scoring import ScoreInputs
 from graphmem.domain.text import content_key, jaccard, tokens
 from graphmem.domain.viewer import acting_agent
 from graphmem.services.autolinks import AutoLinker
-from graphmem.services.base import Service
+from graphmem.services.base import Basics, Service
 from graphmem.services.embeddings import Vector, memory_text
 from graphmem.services.events import ChangeKind
 from graphmem.services.memories import Embed, Memories
@@ -50,8 +48,7 @@ from graphmem.services.promotion import PromotionEngine, Trigger
 from graphmem.services.retrieval.fulltext import query_terms
 from graphmem.services.sharing import Sharing
 from graphmem.services.staging import Stager
-from graphmem.services.telemetry import Telemetry
-from graphmem.store import Row, Store
+from graphmem.store import Row
 from graphmem.store.knn import Answer, Reach, nearest
 
 M = TypeVar("M", bound=Mapping[str, Any])
@@ -101,12 +98,8 @@ class Writer(Service):
 
     def __init__(
         self,
-        store: Store,
+        basics: Basics,
         *,
-        clock: Clock,
-        scorer: ImportanceScorer,
-        rules: RetentionRules,
-        telemetry: Telemetry,
         stager: Stager,
         promotion: PromotionEngine,
         memories: Memories,
@@ -115,7 +108,7 @@ class Writer(Service):
         sharing: Sharing,
         links: AutoLinker,
     ) -> None:
-        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
+        super().__init__(basics)
         self.stager = stager
         self.promotion = promotion
         self.memories = memories

@@ -20,14 +20,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from graphmem.domain.clock import Clock, stored_now
+from graphmem.domain.clock import stored_now
 from graphmem.domain.errors import InvalidInputError, NotFoundError
 from graphmem.domain.ids import new_id
 from graphmem.domain.models import MAX_PAGE_SIZE, Memory, Status
 from graphmem.domain.results import Job
-from graphmem.domain.retention import RetentionRules
-from graphmem.domain.scoring import ImportanceScorer
-from graphmem.services.base import Service
+from graphmem.services.base import Basics, Service
 from graphmem.services.evaluator import fixes
 from graphmem.services.evaluator.checks import (
     CODES,
@@ -52,8 +50,7 @@ from graphmem.services.evaluator.snapshot import (
     project_ids,
 )
 from graphmem.services.review import Review
-from graphmem.services.telemetry import Telemetry
-from graphmem.store import Row, Store
+from graphmem.store import Row
 
 __all__ = [
     "CODES",
@@ -89,16 +86,12 @@ class EvaluatorSettings:
 class Evaluator(Service):
     def __init__(
         self,
-        store: Store,
+        basics: Basics,
         *,
-        clock: Clock,
-        scorer: ImportanceScorer,
-        rules: RetentionRules,
-        telemetry: Telemetry,
         review: Review | None = None,
         settings: EvaluatorSettings | None = None,
     ) -> None:
-        super().__init__(store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
+        super().__init__(basics)
         self.record_evidence: EvidenceSink | None = (
             None if review is None else review.record_evidence
         )
