@@ -9,7 +9,7 @@ import typer
 from benchmarks.harness import BenchError
 from benchmarks.report import console, show, to_json
 from benchmarks.write_read import BenchConfig, run
-from graphmem.domain.models import MAX_BATCH_SIZE
+from graphmem.domain.checks import MAX_BATCH_SIZE
 
 MAX_ITEMS = 100_000
 

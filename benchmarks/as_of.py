@@ -43,7 +43,7 @@ from benchmarks.report import Figure, console, table
 from benchmarks.retrieval_scale import queries
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.models import RelationType
+from graphmem.domain.kinds import RelationType
 from graphmem.store.falkordb import FalkorStore
 from graphmem.store.statements import Statements
 

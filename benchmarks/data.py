@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from graphmem.domain.models import MemoryType, RelationType, SelfAssessment, Source
+from graphmem.domain.kinds import MemoryType, RelationType, SelfAssessment, Source
 
 WRITTEN_SOURCES = [s for s in Source if s is not Source.CONSOLIDATED]
 """The sources a caller may write (consolidation writes the other itself)."""

@@ -40,21 +40,21 @@ from benchmarks.dedup_eval import BEFORE, load_before, load_pairs
 from benchmarks.harness import BenchEnv
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.restatement import Difference, Judgement, Verdict
+from graphmem.domain.restatement.verdicts import Difference, Judgement, Verdict
 from graphmem.services.embeddings import MiniLMEmbedder, Vector
-from graphmem.services.writer import Writer
+from graphmem.services.near_matches import NearMatches
 
 WAYS = ("exact only", "cosine only", "judge before", "restatement check")
 
 
-class _ExactOnly(Writer):
+class _ExactOnly(NearMatches):
     """No near-match lookup at all."""
 
-    def _judge_near_matches(self, rows, vectors, merges, outcomes, project, positions):  # type: ignore[no-untyped-def]
+    def resolve(self, rows, vectors, merges, outcomes, project, positions):  # type: ignore[no-untyped-def]
         return rows, vectors, []
 
 
-class _CosineOnly(Writer):
+class _CosineOnly(NearMatches):
     """The nearest match at cosine >= ``dedup_similarity`` merges, unread."""
 
     def _nearest_by_vector(self, vectors: list[Any], project: str):  # type: ignore[no-untyped-def]
@@ -79,7 +79,7 @@ class _CosineOnly(Writer):
         return hits[0], Judgement(Verdict.MERGE, Difference.NONE, "cosine"), None
 
 
-class _JudgeBefore(Writer):
+class _JudgeBefore(NearMatches):
     """The restatement judge of ``benchmarks.dedup_eval.BEFORE`` (the cue lists),
     in today's writer: the cost of the judge alone, before and after."""
 
@@ -131,11 +131,11 @@ def one_round(env: BenchEnv, way: str, n: int, workload: list[str], embedder: An
     scratch, _ = env.scratch_graphs(f"dedup_cost_{way.split()[0]}_{n}")
     gm = GraphMem(scratch.store, clock=ManualClock(start=1_800_000_000.0), embedder=embedder)
     if way == "exact only":
-        gm.writer.__class__ = _ExactOnly
+        gm.writer.near_matches.__class__ = _ExactOnly
     elif way == "cosine only":
-        gm.writer.__class__ = _CosineOnly
+        gm.writer.near_matches.__class__ = _CosineOnly
     elif way == "judge before":
-        gm.writer.__class__ = _JudgeBefore
+        gm.writer.near_matches.__class__ = _JudgeBefore
     results: Counter = Counter()
     began = time.perf_counter()
     for content in workload:

@@ -56,7 +56,9 @@ from types import ModuleType
 from typing import Any
 
 from graphmem.domain import restatement
-from graphmem.domain.restatement import Verdict, readable
+from graphmem.domain.restatement import readable
+from graphmem.domain.restatement.analysis import analyse
+from graphmem.domain.restatement.verdicts import Verdict
 from graphmem.domain.retention import RetentionRules
 from graphmem.domain.text import normalise
 from graphmem.services.embeddings import MiniLMEmbedder
@@ -416,7 +418,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         figures["turns"] = run_turns(turn_sets, embedder)
         print_turns(figures["turns"])
     if everything:
-        cold, warm = per_call_us(everything, restatement.judge, restatement.analyse)
+        cold, warm = per_call_us(everything, restatement.judge, analyse)
         embed = embed_one_us(embedder, everything)
         print(
             f"\nper-call cost of the judge: {cold:.1f} us with both texts new, {warm:.1f} us "

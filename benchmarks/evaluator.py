@@ -32,7 +32,7 @@ from falkordb import Graph
 
 from benchmarks.harness import GRAPH, PROJECT, BenchEnv, BenchError
 from benchmarks.report import Figure, console, table, to_json
-from graphmem.domain.models import MemoryType, SelfAssessment
+from graphmem.domain.kinds import MemoryType, SelfAssessment
 from graphmem.domain.scoring import ImportanceScorer, ScoreInputs
 from graphmem.services.embeddings import DIMENSION
 from graphmem.services.evaluator.snapshot import load_snapshot

@@ -28,7 +28,7 @@ import typer
 from benchmarks.report import Figure, console, table
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.models import Status
+from graphmem.domain.kinds import Status
 from graphmem.store.falkordb import FalkorStore
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from benchmarks.harness import BenchEnv
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.models import Tier
+from graphmem.domain.kinds import Tier
 from graphmem.domain.retention import RetentionRules, SemanticEvidence, TimeDecay
 from graphmem.services.promotion import Trigger
 from graphmem.store.falkordb import FalkorStore

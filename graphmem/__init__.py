@@ -23,22 +23,19 @@ if TYPE_CHECKING:
         InvalidInputError,
         NotFoundError,
     )
-    from graphmem.domain.models import (
-        Memory,
-        MemoryFilter,
-        MemoryInput,
+    from graphmem.domain.kinds import (
         MemoryType,
-        MemoryUpdate,
-        Relation,
         RelationType,
-        Session,
         SessionState,
         Source,
         Status,
         Tier,
         Visibility,
     )
+    from graphmem.domain.models import Memory, MemoryFilter, MemoryInput, MemoryUpdate
+    from graphmem.domain.relations import Relation
     from graphmem.domain.scoring import DEFAULT_PRESET, JARVIS_PRESET, ImportanceScorer
+    from graphmem.domain.sessions import Session
 
 _HOMES = {
     "graphmem.api": ["GraphMem"],
@@ -51,22 +48,19 @@ _HOMES = {
         "InvalidInputError",
         "NotFoundError",
     ],
-    "graphmem.domain.models": [
-        "Memory",
-        "MemoryFilter",
-        "MemoryInput",
+    "graphmem.domain.kinds": [
         "MemoryType",
-        "MemoryUpdate",
-        "Relation",
         "RelationType",
-        "Session",
         "SessionState",
         "Source",
         "Status",
         "Tier",
         "Visibility",
     ],
+    "graphmem.domain.models": ["Memory", "MemoryFilter", "MemoryInput", "MemoryUpdate"],
+    "graphmem.domain.relations": ["Relation"],
     "graphmem.domain.scoring": ["DEFAULT_PRESET", "JARVIS_PRESET", "ImportanceScorer"],
+    "graphmem.domain.sessions": ["Session"],
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 

@@ -4,7 +4,7 @@
 // every project, so $k over-fetches before the filter. `seen` is how many the
 // index gave: FalkorDB 4.16 leaves a memory's old vectors in its index after
 // each write to it, and those hide live ones from a kNN of $k (fewer come
-// back), so the writer asks again with a larger $k (graphmem/services/writer.py).
+// back), so it is asked again with a larger $k (graphmem/store/knn.py).
 // An item the index gave nothing for has no row.
 UNWIND $items AS item
 CALL db.idx.vector.queryNodes('Memory', 'embedding', $k, vecf32(item.vector)) YIELD node, score

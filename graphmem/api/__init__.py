@@ -18,23 +18,20 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from graphmem.api.curation import Curation
+from graphmem.domain.checks import check_identifier, parse
 from graphmem.domain.clock import Clock, SystemClock, stored_now
 from graphmem.domain.config import Settings
 from graphmem.domain.inputs import retrieval_request, validate_batch
+from graphmem.domain.kinds import RelationType, Visibility
 from graphmem.domain.models import (
     Memory,
     MemoryFilter,
     MemoryInput,
     MemoryUpdate,
     Page,
-    Relation,
-    RelationEvent,
-    RelationType,
-    Visibility,
     WriteOutcome,
-    check_identifier,
-    parse,
 )
+from graphmem.domain.relations import Relation, RelationEvent
 from graphmem.domain.retention import RetentionRules
 from graphmem.domain.retrieval import (
     BackfillResult,

@@ -19,27 +19,18 @@ from pathlib import Path
 from typing import Any, Self, cast
 
 from graphmem.domain.capsules import FailureCapsule, FailureOutcome, FailureReport
-from graphmem.domain.models import (
-    BulkReviewResult,
-    Memory,
-    ProjectSettings,
-    ProjectSettingsUpdate,
-    PromotionEvent,
-    PromotionStats,
-    ReviewFilter,
-    ReviewPage,
-    Session,
-    SharingEvent,
-    StagingEvent,
-    Visibility,
-    check_identifier,
-    parse,
-)
+from graphmem.domain.checks import check_identifier, parse
+from graphmem.domain.consistency import ConsistencyReport
+from graphmem.domain.kinds import Visibility
+from graphmem.domain.models import Memory
+from graphmem.domain.projects import ProjectSettings, ProjectSettingsUpdate, SharingEvent
+from graphmem.domain.results import Job
+from graphmem.domain.review import BulkReviewResult, ReviewFilter, ReviewPage, StagingEvent
+from graphmem.domain.sessions import PromotionEvent, PromotionStats, Session
 from graphmem.services import heap
 from graphmem.services.agents import AgentView
 from graphmem.services.archival import ArchiveResult
 from graphmem.services.consolidator import ConsolidationResult
-from graphmem.services.evaluator import ConsistencyReport, Job
 from graphmem.services.promotion import RunResult, Trigger
 from graphmem.services.whatif import WhatIfReport, WhatIfVariant
 from graphmem.services.wiring import Services
@@ -324,7 +315,9 @@ class Curation:
             first=first,
             after=after,
             project_id=project,
-            near_duplicates=lambda memory: self.writer.near_duplicates(memory, project=project),
+            near_duplicates=lambda memory: self.writer.near_matches.near_duplicates(
+                memory, project=project
+            ),
         )
 
     def approve(self, memory_id: str, *, project_id: str | None = None) -> Memory:

@@ -33,13 +33,15 @@ class Entry(NamedTuple):
 
 
 _MEMORIES = "graphmem.cli.memories"
+_SERVING = "graphmem.cli.serving"
+_RELATIONS = "graphmem.cli.relations"
 _LIFECYCLE = "graphmem.cli.lifecycle"
 _RETRIEVAL = "graphmem.cli.retrieval"
 _TRANSFER = "graphmem.cli.transfer"
 _SHARING = "graphmem.cli.sharing"
 
 COMMANDS: tuple[Entry, ...] = (
-    Entry("serve", _MEMORIES, "Serve the GraphQL API (GraphiQL in the browser) until Ctrl-C."),
+    Entry("serve", _SERVING, "Serve the GraphQL API (GraphiQL in the browser) until Ctrl-C."),
     Entry("remember", _MEMORIES, "Store one memory and show how it was filed."),
     Entry(
         "list",
@@ -52,8 +54,8 @@ COMMANDS: tuple[Entry, ...] = (
         "Show one memory, why it scores what it scores, and what it is related to\n"
         "(with --as-of, as it stood then and the relations it had then).",
     ),
-    Entry("unrelate", _MEMORIES, "Remove one relation, logged with who removed it and why."),
-    Entry("relate", _MEMORIES, "Add (or update) a typed relation from one memory to another."),
+    Entry("unrelate", _RELATIONS, "Remove one relation, logged with who removed it and why."),
+    Entry("relate", _RELATIONS, "Add (or update) a typed relation from one memory to another."),
     Entry(
         "pin",
         _MEMORIES,
@@ -72,7 +74,7 @@ COMMANDS: tuple[Entry, ...] = (
         "Delete a memory and its relations for good (stale memories are archived\n"
         "instead, and can be restored).",
     ),
-    Entry("schema", _MEMORIES, "Print the GraphQL schema (SDL)."),
+    Entry("schema", _SERVING, "Print the GraphQL schema (SDL)."),
     Entry("promote", _LIFECYCLE, "Run promotion for one or more sessions now."),
     Entry("archive", _LIFECYCLE, "Archive stale, low-importance memories (they stay restorable)."),
     Entry("restore", _LIFECYCLE, "Bring an archived memory back to the tier it came from."),

@@ -24,9 +24,10 @@ from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from graphmem.cli.terminal import escaped, shown
 from graphmem.domain.auth import Role
+from graphmem.domain.checks import invalid_input
 from graphmem.domain.config import Settings
 from graphmem.domain.errors import ForbiddenError, GraphMemError
-from graphmem.domain.models import MemoryType, invalid_input
+from graphmem.domain.kinds import MemoryType
 
 if TYPE_CHECKING:
     from typer._click.core import Command, Context

@@ -24,10 +24,11 @@ from graphmem.cli.common import (
     require_project,
 )
 from graphmem.cli.terminal import escape_controls
+from graphmem.domain.consistency import ConsistencyReport, Severity
 from graphmem.domain.models import Memory
 from graphmem.domain.wording import plural
-from graphmem.services.evaluator import ConsistencyReport, Severity
-from graphmem.services.evaluator.report import render_html, render_table, shown_memory_ids
+from graphmem.services.evaluator.page import render_html, shown_memory_ids
+from graphmem.services.evaluator.table import render_table
 
 FINDINGS_EXIT = 3
 

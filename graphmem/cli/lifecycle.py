@@ -12,7 +12,7 @@ from rich.table import Table
 from graphmem.cli.common import TYPES_HELP, ProjectOption, app, err, opened, out, reported_errors
 from graphmem.cli.terminal import shown
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import ReviewItem
+from graphmem.domain.review import ReviewItem
 from graphmem.domain.wording import plural
 from graphmem.services.archival import ArchiveResult
 from graphmem.services.promotion import RunResult

@@ -11,7 +11,7 @@ import typer
 
 from graphmem.api import GraphMem
 from graphmem.cli.common import app, err, reported_errors, settings_for
-from graphmem.cli.memories import listen
+from graphmem.cli.serving import listen
 from graphmem.domain.auth import OPEN
 from graphmem.domain.config import Settings
 

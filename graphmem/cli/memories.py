@@ -1,10 +1,7 @@
-"""Commands that serve the API, read or write single memories and the relations
-between them."""
+"""Commands that read or write single memories."""
 
 from __future__ import annotations
 
-import getpass
-import socket
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -22,7 +19,6 @@ from graphmem.cli.common import (
     AsOfOption,
     ProjectOption,
     app,
-    err,
     opened,
     out,
     reported_errors,
@@ -32,84 +28,10 @@ from graphmem.cli.common import (
     time_arg,
 )
 from graphmem.cli.terminal import escape_controls, shown
-from graphmem.domain.config import Settings
+from graphmem.domain.checks import parse
 from graphmem.domain.errors import NotFoundError
-from graphmem.domain.models import Memory, MemoryInput, Relation, RelationType, WriteResult, parse
+from graphmem.domain.models import Memory, MemoryInput, WriteResult
 from graphmem.domain.wording import plural
-
-RELATION_TYPES_HELP = ", ".join(t.value for t in RelationType)
-
-
-@app.command()
-def serve(
-    ctx: typer.Context,
-    host: Annotated[
-        str | None, typer.Option(help="Interface to bind (default: GRAPHMEM_HOST).")
-    ] = None,
-    port: Annotated[int | None, typer.Option(help="Port to bind (default: GRAPHMEM_PORT).")] = None,
-    log_level: Annotated[
-        str | None,
-        typer.Option(
-            help="Log level (default: GRAPHMEM_LOG_LEVEL, else info); "
-            "'warning' drops the per-request lines.",
-            show_default=False,
-        ),
-    ] = None,
-) -> None:
-    """Serve the GraphQL API (GraphiQL in the browser) until Ctrl-C."""
-    # Imported here: the web stack takes ~0.4 s to import, which the other
-    # commands would pay for nothing.
-    from graphmem.graphql.app import create_app
-    from graphmem.server import serving
-    from graphmem.server.observability.process import configure_serving
-
-    serving.exit_on_sigterm()
-    with reported_errors():
-        settings = settings_for(ctx, host=host, port=port)
-        configure_serving(log_level=log_level)
-        # The port first: a busy one is a plain line before anything starts.
-        with listen(settings.host, settings.port) as listener:
-            started = serving.serve(
-                settings,
-                listener,
-                lambda gm: create_app(gm, settings),
-                announce=lambda port: _announce(settings, port),
-                advertised=lambda port: server_first.advertised(settings, port),
-            )
-        if not started:
-            raise typer.Exit(1)
-
-
-def _announce(settings: Settings, port: int) -> None:
-    """What ``serve`` prints once the store is warm: where, who may call, what store."""
-    from graphmem.graphql.app import banner
-
-    for line in banner(settings, port):
-        err.print(line, markup=False)
-    if settings.auth_required:
-        err.print("graphmem: API keys required (graphmem keys create)", markup=False)
-    else:
-        err.print(
-            "graphmem: open access, no API key needed: listening on loopback only",
-            markup=False,
-        )
-    if settings.backend == "falkordb" and not settings.falkordb_url:
-        err.print(
-            f"graphmem: embedded FalkorDB in {settings.data_dir}, durability {settings.durability}",
-            markup=False,
-        )
-
-
-def listen(host: str, port: int, *, port_env: str = "GRAPHMEM_PORT") -> socket.socket:
-    """The bound socket, or one plain red line saying why there is none
-    (``port_env``: the setting that chooses the port)."""
-    from graphmem.server import serving
-
-    try:
-        return serving.bind(host, port, port_env=port_env)
-    except serving.PortUnavailableError as exc:
-        err.print(Text(f"error: {exc}", style="bold red"))
-        raise typer.Exit(1) from None
 
 
 @app.command()
@@ -320,73 +242,6 @@ def show(
 
 
 @app.command()
-def unrelate(
-    ctx: typer.Context,
-    from_id: Annotated[str, typer.Argument(metavar="FROM", help="The edge's source memory.")],
-    to_id: Annotated[str, typer.Argument(metavar="TO", help="The edge's target memory.")],
-    relation_type: Annotated[
-        str, typer.Option("--type", help=f"One of: {RELATION_TYPES_HELP}.", show_default=False)
-    ],
-    reason: Annotated[str, typer.Option(help="Why the relation is removed.")],
-    by: Annotated[
-        str | None, typer.Option(help="Who removes it (default: the login name).")
-    ] = None,
-    project: ProjectOption = None,
-) -> None:
-    """Remove one relation, logged with who removed it and why.
-
-    Removing a SUPERSEDES relation restores the older memory, unless another
-    still supersedes it.
-    """
-    removed_by = by or f"cli:{getpass.getuser()}"
-    removed = served_or_local(
-        ctx,
-        lambda settings: server_first.unrelate(
-            settings, from_id, to_id, relation_type,
-            reason=reason, removed_by=removed_by, project=project,
-        ),
-        lambda gm: gm.unrelate(
-            from_id, to_id, relation_type,
-            reason=reason, removed_by=removed_by, project_id=project,
-        ),
-    )  # fmt: skip
-    out.print(f"removed {_edge(removed)}")
-
-
-@app.command()
-def relate(
-    ctx: typer.Context,
-    from_id: Annotated[str, typer.Argument(metavar="FROM", help="The edge's source memory.")],
-    to_id: Annotated[str, typer.Argument(metavar="TO", help="The edge's target memory.")],
-    relation_type: Annotated[
-        str,
-        typer.Option("--type", help=f"One of: {RELATION_TYPES_HELP}.", show_default=False),
-    ],
-    rationale: Annotated[
-        str | None, typer.Option(help="Why the two are related.", show_default=False)
-    ] = None,
-    weight: Annotated[float, typer.Option(help="How strongly, 0 to 1.")] = 1.0,
-    project: ProjectOption = None,
-) -> None:
-    """Add (or update) a typed relation from one memory to another.
-
-    FROM CONSTRAINS TO: a rule that limits the other; ENABLES: makes it possible;
-    SUPERSEDES: FROM replaces TO (TO is kept, no longer served); RELATED_TO: bears on it.
-    """
-    added = served_or_local(
-        ctx,
-        lambda settings: server_first.relate(
-            settings, from_id, to_id, relation_type,
-            rationale=rationale, weight=weight, project=project,
-        ),
-        lambda gm: gm.relate(
-            from_id, to_id, relation_type, rationale=rationale, weight=weight, project_id=project
-        ),
-    )  # fmt: skip
-    out.print(f"added {_edge(added)} (weight {added.weight:.2f})")
-
-
-@app.command()
 def pin(
     ctx: typer.Context,
     memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory's id.")],
@@ -451,24 +306,12 @@ def forget(
     out.print(f"forgot {memory_id} and its relations")
 
 
-def _edge(relation: Relation) -> str:
-    return f"{relation.type.value} {relation.from_id} -> {relation.to_id}"
-
-
 def _state(memory: Memory) -> str:
     """A memory after a change: what the change moves (tier, status, importance)."""
     return (
         f"{memory.id} in project {memory.project_id}: {memory.tier.value}, "
         f"{memory.status.value}, importance {memory.importance:.3f}"
     )
-
-
-@app.command()
-def schema() -> None:
-    """Print the GraphQL schema (SDL)."""
-    from graphmem.graphql.schema import export_sdl
-
-    typer.echo(export_sdl().rstrip("\n"))
 
 
 LIST_COLUMNS = ("id", "tier", "status", "type", "importance", "content")

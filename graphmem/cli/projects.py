@@ -10,8 +10,10 @@ from rich.table import Table
 
 from graphmem.cli.common import ProjectOption, opened, out, reported_errors
 from graphmem.cli.common import app as root
+from graphmem.domain.checks import parse
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import AutoLink, ProjectSettings, ProjectSettingsUpdate, parse
+from graphmem.domain.kinds import AutoLink
+from graphmem.domain.projects import ProjectSettings, ProjectSettingsUpdate
 
 project = typer.Typer(help="Show and change a project's settings.", no_args_is_help=True)
 root.add_typer(project, name="project")

@@ -33,8 +33,9 @@ from graphmem.cli.common import (
     time_arg,
 )
 from graphmem.cli.terminal import escape_controls, shown
+from graphmem.domain.checks import parse
 from graphmem.domain.config import Settings
-from graphmem.domain.models import Memory, parse
+from graphmem.domain.models import Memory
 from graphmem.domain.retrieval import (
     ContextItem,
     ContextResult,

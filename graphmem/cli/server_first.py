@@ -24,17 +24,20 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
+from graphmem.client.answers import headers
 from graphmem.client.errors import ServerError
-from graphmem.client.transport import answer, headers
+from graphmem.client.transport import answer
 from graphmem.domain.errors import GraphMemError
-from graphmem.operations import Operations
+from graphmem.operations.catalogue import Operations
 from graphmem.operations.requests import Request
 from graphmem.server import discovery
 from graphmem.server.discovery import ADDRESS_FILE as ADDRESS_FILE
 
 if TYPE_CHECKING:
     from graphmem.domain.config import Settings
-    from graphmem.domain.models import Memory, MemoryInput, Relation, RelationType, WriteOutcome
+    from graphmem.domain.kinds import RelationType
+    from graphmem.domain.models import Memory, MemoryInput, WriteOutcome
+    from graphmem.domain.relations import Relation
     from graphmem.domain.retrieval import ContextResult, SearchRequest, SearchResult
     from graphmem.domain.retrieval.context import ContextRequest
 

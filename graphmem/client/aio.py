@@ -13,9 +13,10 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 import httpx
 
+from graphmem.client.answers import endpoint, headers
 from graphmem.client.errors import ServerUnreachableError
-from graphmem.client.transport import RetryPolicy, answer, endpoint, headers
-from graphmem.operations import Operations
+from graphmem.client.transport import RetryPolicy, answer
+from graphmem.operations.catalogue import Operations
 from graphmem.operations.requests import Call, Request
 
 T = TypeVar("T")

@@ -9,15 +9,12 @@ first error raised as the exception the same failure raises in process.
 
 from __future__ import annotations
 
-import email.utils
-import json
-import time
 from dataclasses import dataclass
 from typing import TypeVar
 
 import httpx
 
-from graphmem.client.errors import ServerError, error_from
+from graphmem.client.answers import read, seconds
 from graphmem.operations.requests import Call
 
 T = TypeVar("T")
@@ -47,46 +44,16 @@ class RetryPolicy:
 
 
 def retry_after(response: httpx.Response) -> float | None:
-    """The ``Retry-After`` header in seconds (it may be seconds or an HTTP date)."""
-    header = response.headers.get("retry-after")
-    if header is None:
-        return None
-    try:
-        return max(0.0, float(header))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(header)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
+    """The ``Retry-After`` the server asked for, in seconds."""
+    return seconds(response.headers.get("retry-after"))
 
 
 def answer(call: Call[T], response: httpx.Response) -> T:
     """The call's result from the server's answer, or the error the answer holds."""
-    try:
-        body = response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ServerError(
-            f"HTTP {response.status_code} from {response.request.url}: not a GraphQL answer",
-            code=f"HTTP_{response.status_code}",
-        ) from None
-    errors = body.get("errors") if isinstance(body, dict) else None
-    if errors:
-        raise error_from(errors[0], retry_after=retry_after(response))
-    if not isinstance(body, dict) or not isinstance(body.get("data"), dict):
-        raise ServerError(
-            f"HTTP {response.status_code} from {response.request.url}: no data",
-            code=f"HTTP_{response.status_code}",
-        )
-    return call.read(body["data"])
-
-
-def endpoint(url: str) -> str:
-    """The GraphQL endpoint of a server named by its base URL or by the endpoint itself."""
-    url = url.rstrip("/")
-    return url if url.endswith("/graphql") else f"{url}/graphql"
-
-
-def headers(api_key: str | None) -> dict[str, str]:
-    return {"authorization": f"Bearer {api_key}"} if api_key else {}
+    return read(
+        call,
+        response.status_code,
+        response.content,
+        url=str(response.request.url),
+        retry_after=retry_after(response),
+    )

@@ -26,7 +26,8 @@ from pydantic import (
     field_validator,
 )
 
-from graphmem.domain.models import MAX_TAGS, Identifier, Tag, Text, Visibility, _no_nul
+from graphmem.domain.checks import MAX_TAGS, Identifier, Tag, Text, no_nul
+from graphmem.domain.kinds import Visibility
 
 MAX_ERROR_CHARS = 8_000
 MAX_ATTEMPTED_CHARS = 2_000
@@ -45,7 +46,7 @@ SIGNATURE_CHARS = 2_000
 FilePath = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_FILE_CHARS),
-    AfterValidator(_no_nul),
+    AfterValidator(no_nul),
 ]
 
 
@@ -207,7 +208,7 @@ _TERMINAL_CODES = re.compile(
 )
 """What a tool's output holds for a terminal (its colours above all), which a
 lesson leaves out: a memory holds no control characters but tab, newline and
-carriage return (graphmem.domain.models)."""
+carriage return (graphmem.domain.checks)."""
 
 
 def fix_evidence(fix: str) -> str:

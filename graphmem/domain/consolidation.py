@@ -34,26 +34,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from graphmem.domain.checks import MAX_EVIDENCE_ITEMS, MAX_RATIONALE_CHARS
+from graphmem.domain.kinds import MemoryType, SelfAssessment, Status, SuggestedBy, Tier, Visibility
 from graphmem.domain.lifecycle import PROCEDURAL_TYPES
-from graphmem.domain.models import (
-    MAX_EVIDENCE_ITEMS,
-    MAX_RATIONALE_CHARS,
-    Memory,
-    MemoryType,
-    SelfAssessment,
-    Status,
-    SuggestedBy,
-    Tier,
-    Visibility,
-)
-from graphmem.domain.restatement import (
+from graphmem.domain.models import Memory
+from graphmem.domain.restatement import judge, judge_events
+from graphmem.domain.restatement.analysis import analyse
+from graphmem.domain.restatement.verdicts import (
     Difference,
     Judgement,
     RestatementThresholds,
     Verdict,
-    analyse,
-    judge,
-    judge_events,
 )
 from graphmem.domain.results import Group
 from graphmem.domain.retention import Consolidation

@@ -6,7 +6,7 @@ that applies them.
 
 from __future__ import annotations
 
-from graphmem.domain.models import MemoryType, Tier
+from graphmem.domain.kinds import MemoryType, Tier
 
 SHORT_TERM = (Tier.WORKING, Tier.EPISODIC)
 """Tiers promotion evaluates; working moves on to episodic, episodic to semantic."""

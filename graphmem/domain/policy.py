@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from graphmem.domain.models import Memory, Status, Tier
+from graphmem.domain.kinds import Status, Tier
+from graphmem.domain.models import Memory
 
 T = TypeVar("T")
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from graphmem.domain.models import Memory, Tier
+from graphmem.domain.kinds import Tier
+from graphmem.domain.models import Memory
 from graphmem.domain.scoring import ImportanceBreakdown
 
 

@@ -14,9 +14,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from graphmem.domain.checks import invalid_input
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import Tier, invalid_input
-from graphmem.domain.restatement import RestatementThresholds
+from graphmem.domain.kinds import Tier
+from graphmem.domain.restatement.verdicts import RestatementThresholds
 
 DAY = 86_400.0
 Days = Annotated[float, Field(ge=0)]

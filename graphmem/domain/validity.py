@@ -21,8 +21,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from graphmem.domain.checks import check_not_future, epoch_seconds
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import Memory, Status, Tier, check_not_future, epoch_seconds
+from graphmem.domain.kinds import Status, Tier
+from graphmem.domain.models import Memory
 
 TIER_MOVES = frozenset({"promoted", "archived", "restored", "merged"})
 """History kinds that move a memory between tiers (each names both tiers)."""

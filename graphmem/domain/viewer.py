@@ -17,8 +17,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from graphmem.domain.checks import check_identifier
 from graphmem.domain.errors import ForbiddenError
-from graphmem.domain.models import check_identifier
 
 VIEWER_PARAM = "viewer"
 """The parameter every statement gets: the acting agent, or null for no agent filter."""

@@ -9,7 +9,8 @@ import strawberry
 
 from graphmem.domain.results import Group
 from graphmem.graphql.operations import ProjectId, write
-from graphmem.graphql.types import Info, Memory
+from graphmem.graphql.types.common import Info
+from graphmem.graphql.types.memory import Memory
 from graphmem.services import consolidator
 
 

@@ -15,18 +15,19 @@ import strawberry
 from starlette.concurrency import run_in_threadpool
 from strawberry.scalars import JSON
 
+from graphmem.domain import consistency
 from graphmem.domain.clock import to_datetime
+from graphmem.domain.results import Job
 from graphmem.graphql.operations import ProjectId, write
-from graphmem.graphql.types import Info, from_epoch
-from graphmem.services import evaluator
+from graphmem.graphql.types.common import Info, from_epoch
 
-strawberry.enum(evaluator.Severity, name="FindingSeverity", description="How bad a finding is.")
+strawberry.enum(consistency.Severity, name="FindingSeverity", description="How bad a finding is.")
 
 
 @strawberry.type(description="One problem the evaluator found, with what to do about it.")
 class ConsistencyFinding:
     code: str = strawberry.field(description="Stable across versions, e.g. SUPERSEDES_CYCLE.")
-    severity: evaluator.Severity
+    severity: consistency.Severity
     memory_ids: list[strawberry.ID]
     message: str
     fix: str = strawberry.field(description="The suggested fix.")
@@ -34,7 +35,7 @@ class ConsistencyFinding:
     details: JSON
 
     @classmethod
-    def of(cls, finding: evaluator.Finding) -> ConsistencyFinding:
+    def of(cls, finding: consistency.Finding) -> ConsistencyFinding:
         return cls(
             code=finding.code,
             severity=finding.severity,
@@ -78,12 +79,12 @@ class ConsistencyReport:
     findings_truncated: bool = strawberry.field(
         description="The stored report keeps the first findings only; the summary counts all."
     )
-    report: strawberry.Private[evaluator.ConsistencyReport]
+    report: strawberry.Private[consistency.ConsistencyReport]
 
     @strawberry.field(description="Findings, worst first; optionally one severity or code only.")
     def findings(
         self,
-        severity: evaluator.Severity | None = None,
+        severity: consistency.Severity | None = None,
         code: str | None = None,
         first: int = 100,
     ) -> list[ConsistencyFinding]:
@@ -99,7 +100,7 @@ class ConsistencyReport:
         return self.report.to_json(indent=None)
 
     @classmethod
-    def of(cls, report: evaluator.ConsistencyReport) -> ConsistencyReport:
+    def of(cls, report: consistency.ConsistencyReport) -> ConsistencyReport:
         data: dict[str, Any] = report.summary()
         return cls(
             id=strawberry.ID(report.id),
@@ -145,7 +146,7 @@ class ConsistencyJob:
         return ConsistencyReport.of(found[0]) if found else None
 
     @classmethod
-    def of(cls, job: evaluator.Job) -> ConsistencyJob:
+    def of(cls, job: Job) -> ConsistencyJob:
         return cls(
             id=strawberry.ID(job.id),
             project_id=strawberry.ID(job.project_id),

@@ -13,11 +13,12 @@ from datetime import datetime
 import strawberry
 from starlette.concurrency import run_in_threadpool
 
-from graphmem.domain import capsules, models
+from graphmem.domain import capsules, kinds
 from graphmem.domain.clock import to_datetime
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.operations import ProjectId, write
-from graphmem.graphql.types import Info, Memory
+from graphmem.graphql.types.common import Info
+from graphmem.graphql.types.memory import Memory
 
 
 @strawberry.input(description="A failure an agent or a hook reports; error is required.")
@@ -43,7 +44,7 @@ class FailureReportInput:
         default=None,
         description="Who reports it; a key bound to an agent reports as that agent only.",
     )
-    visibility: models.Visibility | None = strawberry.field(
+    visibility: kinds.Visibility | None = strawberry.field(
         default=None,
         description="Who may read the capsule and its lesson: PRIVATE to its agent or SHARED "
         "with the project; the project's default when absent (always SHARED without an agent).",
@@ -77,7 +78,7 @@ class FailureCapsule:
     last_seen_at: datetime
     fixed_at: datetime | None
     agent_id: strawberry.ID | None = strawberry.field(description="The agent of its first report.")
-    visibility: models.Visibility = strawberry.field(
+    visibility: kinds.Visibility = strawberry.field(
         description="PRIVATE to its agent or SHARED with the project, as its report said; a "
         "capsule stored before capsules kept visibility is SHARED."
     )

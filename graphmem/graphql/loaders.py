@@ -17,7 +17,9 @@ from strawberry.extensions import SchemaExtension
 
 from graphmem.api import GraphMem
 from graphmem.domain.auth import OPEN, Principal
-from graphmem.domain.models import Memory, Relation, Session
+from graphmem.domain.models import Memory
+from graphmem.domain.relations import Relation
+from graphmem.domain.sessions import Session
 
 V = TypeVar("V")
 Fetch = Callable[..., list[V]]

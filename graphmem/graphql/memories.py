@@ -16,25 +16,17 @@ from starlette.concurrency import run_in_threadpool
 from strawberry.relay import PageInfo
 from strawberry.utils.str_converters import to_camel_case
 
-from graphmem.domain import models
+from graphmem.domain import checks, kinds, models
 from graphmem.domain.cursors import encode_cursor as cursor_of
 from graphmem.domain.errors import InvalidInputError
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.operations import ProjectId, write
-from graphmem.graphql.types import (
-    Info,
-    Memory,
-    MemoryConnection,
-    MemoryEdge,
-    MemoryFilter,
-    MemoryInput,
-    MemoryUpdateInput,
-    Relation,
-    RelationEvent,
-    RememberPayload,
-    Session,
-    WriteOutcome,
-)
+from graphmem.graphql.types.common import Info
+from graphmem.graphql.types.inputs import MemoryFilter, MemoryInput, MemoryUpdateInput
+from graphmem.graphql.types.memory import Memory, MemoryConnection, MemoryEdge
+from graphmem.graphql.types.relations import Relation, RelationEvent
+from graphmem.graphql.types.remember import RememberPayload, WriteOutcome
+from graphmem.graphql.types.sessions import Session
 from graphmem.operations.access import attribution
 
 AS_OF_MEMORY = (
@@ -140,7 +132,7 @@ class MemoryMutation:
         return RememberPayload.of(memory, outcome)
 
     @strawberry.mutation(
-        description=f"Record up to {models.MAX_BATCH_SIZE:,} memories (a conversation's turns, "
+        description=f"Record up to {checks.MAX_BATCH_SIZE:,} memories (a conversation's turns, "
         "say) in one atomic write: the whole batch is checked first (one bad item writes "
         "nothing and the error names its index and field), and with dedup an item duplicating "
         "a live memory or an earlier item is counted into it, and a near match that differs "
@@ -153,9 +145,9 @@ class MemoryMutation:
         dedup: bool = True,
         project_id: ProjectId = None,
     ) -> list[WriteOutcome]:
-        if len(input) > models.MAX_BATCH_SIZE:
+        if len(input) > checks.MAX_BATCH_SIZE:
             raise InvalidInputError(
-                f"input: at most {models.MAX_BATCH_SIZE} memories per batch, got {len(input)}",
+                f"input: at most {checks.MAX_BATCH_SIZE} memories per batch, got {len(input)}",
                 field="input",
             )
         items = [
@@ -218,7 +210,7 @@ class MemoryMutation:
         info: Info,
         from_id: strawberry.ID,
         to_id: strawberry.ID,
-        type: models.RelationType,
+        type: kinds.RelationType,
         rationale: str | None = None,
         weight: float = 1.0,
         project_id: ProjectId = None,
@@ -246,7 +238,7 @@ class MemoryMutation:
         info: Info,
         from_id: strawberry.ID,
         to_id: strawberry.ID,
-        type: models.RelationType,
+        type: kinds.RelationType,
         reason: str,
         by: Annotated[
             str | None,

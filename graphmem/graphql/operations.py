@@ -14,7 +14,7 @@ from typing import Annotated, ParamSpec, TypeVar
 import strawberry
 from starlette.concurrency import run_in_threadpool
 
-from graphmem.graphql.types import Info
+from graphmem.graphql.types.common import Info
 
 P = ParamSpec("P")
 T = TypeVar("T")

@@ -9,14 +9,14 @@ import dataclasses
 import strawberry
 from starlette.concurrency import run_in_threadpool
 
-from graphmem.domain import models
+from graphmem.domain import kinds, projects
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.operations import ProjectId, write
-from graphmem.graphql.types import Info
+from graphmem.graphql.types.common import Info
 from graphmem.operations.access import readable
 
 strawberry.enum(
-    models.AutoLink,
+    kinds.AutoLink,
     description="A link graphmem writes itself when a memory is stored: RELATED_TO the "
     "previous turn of its session, or memories naming the same entity.",
 )
@@ -25,16 +25,16 @@ strawberry.enum(
 @strawberry.type(description="How one project runs; a project that set nothing has the defaults.")
 class ProjectSettings:
     project_id: strawberry.ID
-    auto_links: list[models.AutoLink] = strawberry.field(
+    auto_links: list[kinds.AutoLink] = strawberry.field(
         description="Links written at ingest, as RELATED_TO with a rationale; none by default."
     )
-    default_visibility: models.Visibility | None = strawberry.field(
+    default_visibility: kinds.Visibility | None = strawberry.field(
         description="Who sees a new memory whose agent does not say; null: the server's "
         "GRAPHMEM_DEFAULT_VISIBILITY."
     )
 
     @classmethod
-    def of(cls, settings: models.ProjectSettings, project_id: str) -> ProjectSettings:
+    def of(cls, settings: projects.ProjectSettings, project_id: str) -> ProjectSettings:
         return cls(
             project_id=strawberry.ID(project_id),
             auto_links=list(settings.auto_links),
@@ -44,10 +44,10 @@ class ProjectSettings:
 
 @strawberry.input(description="Settings to change; a field left out or null keeps its value.")
 class ProjectSettingsInput:
-    auto_links: list[models.AutoLink] | None = strawberry.field(
+    auto_links: list[kinds.AutoLink] | None = strawberry.field(
         default=None, description="Which links to write at ingest; [] turns them all off."
     )
-    default_visibility: models.Visibility | None = strawberry.field(
+    default_visibility: kinds.Visibility | None = strawberry.field(
         default=None, description="Who sees a new memory whose agent does not say."
     )
 
@@ -78,7 +78,7 @@ class ProjectMutation:
     async def set_project_settings(
         self, info: Info, input: ProjectSettingsInput, project_id: ProjectId = None
     ) -> ProjectSettings | None:
-        change = parse_input(models.ProjectSettingsUpdate, dataclasses.asdict(input), "input")
+        change = parse_input(projects.ProjectSettingsUpdate, dataclasses.asdict(input), "input")
         gm = info.context.gm
         settings = await write(info, gm.set_project_settings, change, project_id=project_id)
         return ProjectSettings.of(settings, str(project_id))

@@ -12,10 +12,12 @@ from datetime import datetime
 import strawberry
 from starlette.concurrency import run_in_threadpool
 
-from graphmem.domain import models
+from graphmem.domain import kinds, sessions
 from graphmem.domain.clock import to_datetime
 from graphmem.graphql.operations import ProjectId, write
-from graphmem.graphql.types import ImportanceBreakdown, Info, Memory, PromotionEvent
+from graphmem.graphql.types.common import Info
+from graphmem.graphql.types.memory import Memory, PromotionEvent
+from graphmem.graphql.types.scores import ImportanceBreakdown
 from graphmem.services import archival
 from graphmem.services import promotion as engine
 
@@ -24,8 +26,8 @@ from graphmem.services import promotion as engine
 class PromotionCandidate:
     memory: Memory = strawberry.field(description="The memory as evaluated, before any move.")
     score: float = strawberry.field(description="Its importance at evaluation.")
-    from_tier: models.Tier
-    to_tier: models.Tier
+    from_tier: kinds.Tier
+    to_tier: kinds.Tier
     importance_breakdown: ImportanceBreakdown = strawberry.field(
         description="The score factor by factor; the contributions sum to the score."
     )
@@ -116,7 +118,7 @@ class PromotionStats:
     last_threshold: float | None
 
     @classmethod
-    def of(cls, stats: models.PromotionStats) -> PromotionStats:
+    def of(cls, stats: sessions.PromotionStats) -> PromotionStats:
         return cls(
             session_id=strawberry.ID(stats.session_id),
             project_id=strawberry.ID(stats.project_id),
@@ -140,7 +142,7 @@ class PromotionStats:
 class ArchiveItem:
     project_id: strawberry.Private[str]
     memory_id: strawberry.ID
-    tier: models.Tier = strawberry.field(description="The tier it leaves.")
+    tier: kinds.Tier = strawberry.field(description="The tier it leaves.")
     score: float = strawberry.field(description="Its importance now.")
     reason: str
 

@@ -17,7 +17,7 @@ import strawberry
 from starlette.concurrency import run_in_threadpool
 from strawberry.scalars import JSON
 
-from graphmem.domain import models
+from graphmem.domain import checks, kinds
 from graphmem.domain import retrieval as domain
 from graphmem.domain.retrieval.context import (
     DEFAULT_MAX_RESULTS,
@@ -30,7 +30,10 @@ from graphmem.domain.scoring import ScoreComponent as DomainComponent
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.failures import FailureCapsule
 from graphmem.graphql.operations import ProjectId, write
-from graphmem.graphql.types import Info, Memory, Relation, ScoreComponent, domain_default
+from graphmem.graphql.types.common import Info, domain_default
+from graphmem.graphql.types.memory import Memory
+from graphmem.graphql.types.relations import Relation
+from graphmem.graphql.types.scores import ScoreComponent
 
 strawberry.enum(
     domain.SearchMode,
@@ -77,7 +80,7 @@ class RetrieverHit:
 
 @strawberry.type(description="One relation walked, as stored: fromId -[type]-> toId.")
 class PathStep:
-    type: models.RelationType
+    type: kinds.RelationType
     from_id: strawberry.ID
     to_id: strawberry.ID
 
@@ -273,9 +276,9 @@ def _filters_default(field: str) -> Any:
 
 @strawberry.input(description="What a search hit may be; every field given must match.")
 class SearchFilters:
-    types: list[models.MemoryType] = strawberry.field(default_factory=list)
-    tiers: list[models.Tier] = strawberry.field(default_factory=list)
-    statuses: list[models.Status] = strawberry.field(default_factory=list)
+    types: list[kinds.MemoryType] = strawberry.field(default_factory=list)
+    tiers: list[kinds.Tier] = strawberry.field(default_factory=list)
+    statuses: list[kinds.Status] = strawberry.field(default_factory=list)
     tags: list[str] = strawberry.field(
         default_factory=list, description="Memories carrying every one of these tags."
     )
@@ -331,7 +334,7 @@ class RetrievalQuery:
         self,
         info: Info,
         context_hint: str,
-        include_types: list[models.MemoryType] | None = None,
+        include_types: list[kinds.MemoryType] | None = None,
         min_confidence: float = DEFAULT_MIN_CONFIDENCE,
         max_results: int = DEFAULT_MAX_RESULTS,
         recency_weight: float = DEFAULT_RECENCY_WEIGHT,
@@ -410,7 +413,7 @@ class RetrievalQuery:
         limit: int = 10,
         filters: SearchFilters | None = None,
         depth: int = 1,
-        relation_types: list[models.RelationType] | None = None,
+        relation_types: list[kinds.RelationType] | None = None,
         project_id: ProjectId = None,
         min_relevance: Annotated[
             float, strawberry.argument(description=MIN_RELEVANCE_HELP)
@@ -424,7 +427,7 @@ class RetrievalQuery:
         ] = None,
         agent_id: AgentId = None,
     ) -> SearchResult:
-        request = models.parse(
+        request = checks.parse(
             domain.SearchRequest,
             {
                 "query": query,
@@ -450,7 +453,7 @@ class RetrievalQuery:
         info: Info,
         id: strawberry.ID,
         depth: int = 1,
-        relation_types: list[models.RelationType] | None = None,
+        relation_types: list[kinds.RelationType] | None = None,
         project_id: ProjectId = None,
         as_of: Annotated[
             datetime | None,

@@ -14,11 +14,12 @@ import strawberry
 from starlette.concurrency import run_in_threadpool
 from strawberry.relay import PageInfo
 
-from graphmem.domain import models
+from graphmem.domain import kinds, review
 from graphmem.domain.cursors import decode_offset, encode_offset
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.operations import ProjectId, write
-from graphmem.graphql.types import Info, Memory, StagingEvent, domain_default
+from graphmem.graphql.types.common import Info, domain_default
+from graphmem.graphql.types.memory import Memory, StagingEvent
 
 
 @strawberry.enum(
@@ -39,20 +40,20 @@ class ReviewAction(StrEnum):
 @strawberry.input(description="Which candidates to review; every field given must match.")
 class ReviewFilter:
     session_id: strawberry.ID | None = None
-    memory_type: models.MemoryType | None = None
+    memory_type: kinds.MemoryType | None = None
     tags: list[str] = strawberry.field(
         default_factory=list, description="Candidates carrying every one of these tags."
     )
-    min_occurrences: int = domain_default(models.ReviewFilter, "min_occurrences")
+    min_occurrences: int = domain_default(review.ReviewFilter, "min_occurrences")
     older_than_seconds: float | None = strawberry.field(
         default=None, description="Only candidates written at least this long ago."
     )
 
 
-def _parsed(filter: ReviewFilter | None) -> models.ReviewFilter | None:
+def _parsed(filter: ReviewFilter | None) -> review.ReviewFilter | None:
     if filter is None:
         return None
-    return parse_input(models.ReviewFilter, dataclasses.asdict(filter), "filter")
+    return parse_input(review.ReviewFilter, dataclasses.asdict(filter), "filter")
 
 
 @strawberry.type(description="A candidate and the evidence a reviewer weighs.")
@@ -64,7 +65,7 @@ class ReviewItem:
     age_seconds: float
 
     @classmethod
-    def of(cls, item: models.ReviewItem) -> ReviewItem:
+    def of(cls, item: review.ReviewItem) -> ReviewItem:
         return cls(
             near_duplicate_ids=item.near_duplicates,
             memory=Memory.of(item.memory),
@@ -102,7 +103,7 @@ class BulkReviewResult:
     )
 
     @classmethod
-    def of(cls, result: models.BulkReviewResult) -> BulkReviewResult:
+    def of(cls, result: review.BulkReviewResult) -> BulkReviewResult:
         return cls(
             action=ReviewAction(result.action),
             dry_run=result.dry_run,

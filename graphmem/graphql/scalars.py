@@ -1,5 +1,5 @@
 """The ``DateTime`` scalar: ISO 8601 text or epoch seconds, as every other
-surface takes a time (``graphmem.domain.models.epoch_seconds``).
+surface takes a time (``graphmem.domain.checks.epoch_seconds``).
 
 Strawberry's own ``DateTime`` takes text only and words a bad value as its
 parser's failure (``invalid literal for int() with base 10: b'yest'``); worse,
@@ -19,7 +19,7 @@ from typing import Any
 import strawberry
 from strawberry.types.scalar import ScalarDefinition
 
-from graphmem.domain.models import epoch_seconds
+from graphmem.domain.checks import epoch_seconds
 from graphmem.graphql.errors import BadValueError
 
 FORMAT = "ISO 8601 (2025-01-31T09:30:00Z, or 2025-01-31, no zone meaning UTC) or epoch seconds"

@@ -13,7 +13,9 @@ import strawberry
 from starlette.concurrency import run_in_threadpool
 
 from graphmem.graphql.operations import ProjectId, write
-from graphmem.graphql.types import Info, Memory, SharingEvent
+from graphmem.graphql.types.common import Info
+from graphmem.graphql.types.memory import Memory
+from graphmem.graphql.types.sharing import SharingEvent
 
 
 @strawberry.type

@@ -26,13 +26,14 @@ from starlette.concurrency import run_in_threadpool
 from strawberry.exceptions import ConnectionRejectionError
 
 from graphmem.api import GraphMem
-from graphmem.domain import models
+from graphmem.domain import kinds
 from graphmem.domain.auth import Principal, Role
+from graphmem.domain.checks import Identifier
 from graphmem.domain.errors import InvalidInputError, UnauthenticatedError
-from graphmem.domain.models import Identifier
 from graphmem.graphql.loaders import Context, Loaders
 from graphmem.graphql.operations import ProjectId
-from graphmem.graphql.types import Info, Memory, from_epoch
+from graphmem.graphql.types.common import Info, from_epoch
+from graphmem.graphql.types.memory import Memory
 from graphmem.server.gate import bearer_token
 from graphmem.services import events
 from graphmem.services.keys import ApiKeys
@@ -49,8 +50,8 @@ class MemoryEvent:
     project_id: strawberry.ID
     kind: events.ChangeKind
     at: datetime
-    from_tier: models.Tier | None = strawberry.field(description="The tier a promotion left.")
-    to_tier: models.Tier | None = strawberry.field(description="The tier a promotion moved it to.")
+    from_tier: kinds.Tier | None = strawberry.field(description="The tier a promotion left.")
+    to_tier: kinds.Tier | None = strawberry.field(description="The tier a promotion moved it to.")
     missed: int = strawberry.field(
         description="Events this subscription lost just before this one because its client "
         "read too slowly; 0 normally."

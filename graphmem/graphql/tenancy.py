@@ -2,7 +2,7 @@
 
 Applied to the merged root types in one place rather than written into each
 resolver, so no operation can be added without it: each root field runs an
-operation of the catalogue (graphmem.operations), whose entry says who may
+operation of the catalogue (graphmem.operations.catalogue), whose entry says who may
 run it, and the resolver receives the project already resolved for the caller
 (``projectId`` absent means the key's only project, or the server's default)
 and checked against the caller's role (graphmem.operations.access).
@@ -16,9 +16,9 @@ from strawberry.extensions import FieldExtension
 from strawberry.types.base import get_object_definition
 from strawberry.utils.str_converters import to_camel_case
 
-from graphmem import operations
-from graphmem.graphql.types import Info
+from graphmem.graphql.types.common import Info
 from graphmem.operations import access
+from graphmem.operations.catalogue import by_field
 from graphmem.operations.entry import Entry
 
 
@@ -51,7 +51,7 @@ def guard(root: type) -> type:
     entry runs is a schema error, and so is a field without a ``projectId``
     argument, since nothing could scope it, unless its entry names no project
     (then it must take none)."""
-    entries = operations.by_field()
+    entries = by_field()
     for field in get_object_definition(root, strict=True).fields:
         where = f"{root.__name__}.{field.python_name}"
         entry = entries.get(field.graphql_name or to_camel_case(field.python_name))

@@ -10,12 +10,13 @@ from starlette.concurrency import run_in_threadpool
 from strawberry.scalars import JSON
 from strawberry.utils.str_converters import to_camel_case
 
-from graphmem.domain import models
+from graphmem.domain import kinds
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.retention import RetentionRules
 from graphmem.graphql.errors import RequestPathError, renamed
 from graphmem.graphql.operations import ProjectId
-from graphmem.graphql.types import Info, Memory, from_epoch
+from graphmem.graphql.types.common import Info, from_epoch
+from graphmem.graphql.types.memory import Memory
 from graphmem.services import whatif
 
 strawberry.enum(
@@ -52,7 +53,7 @@ class WhatIfInput:
 @strawberry.type(description="What one rule set does with a memory.")
 class WhatIfFate:
     outcome: whatif.Outcome
-    to_tier: models.Tier | None = strawberry.field(
+    to_tier: kinds.Tier | None = strawberry.field(
         description="Where it goes: the promotion target or archived; null when it stays."
     )
     score: float = strawberry.field(description="Its importance under this rule set's scoring.")

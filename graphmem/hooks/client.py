@@ -1,9 +1,15 @@
-"""knowledgeContext over HTTP from the running server, on the standard library.
+"""knowledgeContext and recordFailure from the running server.
 
 The server keeps the embedding model loaded, so this path gets hybrid
 retrieval for the price of one local request. It must fail fast: a server
 that is not running shows as a refused connection (the caller may then read
-the store itself), one that does not answer within the timeout as an error.
+the store itself), one that does not answer within the timeout as an error,
+and a refusal (429, 503) is not waited out.
+
+The calls are the client's (``Call``), and their answers are read by the
+client's rules into its errors (``graphmem.client.answers``); only the send is
+the standard library's rather than ``httpx``, whose import alone would take
+longer than the rest of the hook on every prompt.
 
 The server is the one named (``--url``, ``GRAPHMEM_URL``), else the one
 serving the data directory (its ``serve.json``, as every server-first command
@@ -17,13 +23,19 @@ import json
 import os
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from graphmem.client.answers import headers, read
+from graphmem.domain.errors import GraphMemError
 from graphmem.hooks.errors import HookError, ServerUnavailable
 from graphmem.hooks.render import Recalled, Recorded
+from graphmem.operations.requests import Call
 from graphmem.server import discovery
+
+T = TypeVar("T")
 
 DEFAULT_PORT = "8000"
 DEFAULT_TIMEOUT_S = 2.0
@@ -88,7 +100,7 @@ def recall(
     (a bad key, a project the key cannot read).
     """
     variables = {"hint": hint, "maxResults": max_results, "projectId": project}
-    return _items(_post(QUERY, variables, url=url, timeout=timeout, api_key=api_key))
+    return _send(Call(QUERY, variables, recalled), url=url, timeout=timeout, api_key=api_key)
 
 
 def record_failure(
@@ -101,9 +113,20 @@ def record_failure(
 ) -> Recorded:
     """Report a failed tool call to the server's ``recordFailure``; errors as ``recall``."""
     variables = {"input": report, "projectId": project}
-    payload = _post(RECORD_FAILURE, variables, url=url, timeout=timeout, api_key=api_key)
-    try:
-        result = _document(payload)["data"]["recordFailure"]
+    call = Call(RECORD_FAILURE, variables, recorded)
+    return _send(call, url=url, timeout=timeout, api_key=api_key)
+
+
+def recalled(data: dict[str, Any]) -> list[Recalled]:
+    """The memories of a knowledgeContext answer's data, in its order."""
+    return _reading("knowledgeContext", lambda: list(map(_one, data["knowledgeContext"]["items"])))
+
+
+def recorded(data: dict[str, Any]) -> Recorded:
+    """The capsule and lesson of a recordFailure answer's data."""
+
+    def read() -> Recorded:
+        result = data["recordFailure"]
         capsule = result["capsule"]
         return Recorded(
             capsule_id=str(capsule["id"]),
@@ -113,25 +136,41 @@ def record_failure(
             lesson_status=result["lessonStatus"],
             lesson=(capsule["lesson"] or {}).get("content"),
         )
-    except (KeyError, TypeError, ValueError, AttributeError):
-        raise HookError("the server's answer is not a recordFailure result") from None
+
+    return _reading("recordFailure", read)
 
 
-def _post(
-    query: str, variables: dict[str, Any], *, url: str, timeout: float, api_key: str | None
-) -> bytes:
-    """One GraphQL request's answer; ``ServerUnavailable`` when no server listens,
-    ``HookError`` when one fails to answer in time or answers with an HTTP error."""
-    body = json.dumps({"query": query, "variables": variables}).encode()
-    headers = {"content-type": "application/json", "accept": "application/json"}
-    if api_key:
-        headers["authorization"] = f"Bearer {api_key}"
-    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+def _reading(field: str, read: Callable[[], T]) -> T:
     try:
-        with _opener(url).open(request, timeout=timeout) as response:
-            payload = response.read()
-    except urllib.error.HTTPError as exc:
-        raise HookError(_http_error(exc)) from None
+        return read()
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise HookError(f"the server's answer is not a {field} result") from None
+
+
+def _one(item: dict[str, Any]) -> Recalled:
+    memory = item["memory"]
+    memory_id, content, memory_type = memory["id"], memory["content"], memory.get("memoryType")
+    texts = isinstance(memory_id, str) and isinstance(content, str)
+    if not texts or not isinstance(memory_type, str | None):
+        raise ValueError("memory fields are not text")
+    return Recalled(memory_id, content, memory_type, float(item["score"]))
+
+
+def _send(call: Call[T], *, url: str, timeout: float, api_key: str | None) -> T:
+    """The call's result; ``ServerUnavailable`` when no server listens, ``HookError``
+    when one fails to answer in time or answers with an error."""
+    body = json.dumps(call.body()).encode()
+    sent = {"content-type": "application/json", "accept": "application/json", **headers(api_key)}
+    request = urllib.request.Request(url, data=body, headers=sent, method="POST")
+    try:
+        try:
+            with _opener(url).open(request, timeout=timeout) as response:
+                return read(call, response.status, response.read(), url=url, retry_after=None)
+        except urllib.error.HTTPError as exc:
+            # An error status still carries the server's GraphQL error, if any.
+            return read(call, exc.code, exc.read(), url=url, retry_after=None)
+    except GraphMemError as exc:
+        raise HookError(_error(exc)) from None
     except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
         reason = getattr(exc, "reason", exc)
         if isinstance(reason, TimeoutError):
@@ -139,7 +178,6 @@ def _post(
             # add to its load and to the agent's wait.
             raise HookError(f"{url} did not answer within {timeout:g} s") from None
         raise ServerUnavailable(f"no server at {url}: {reason}") from None
-    return payload
 
 
 def _opener(url: str) -> urllib.request.OpenerDirector:
@@ -150,46 +188,8 @@ def _opener(url: str) -> urllib.request.OpenerDirector:
     return urllib.request.build_opener()
 
 
-def _document(payload: bytes) -> Any:
-    try:
-        document: Any = json.loads(payload)
-    except ValueError:
-        raise HookError("the server's answer is not JSON") from None
-    if isinstance(document, dict) and document.get("errors"):
-        raise HookError(_graphql_error(document["errors"][0]))
-    return document
-
-
-def _items(payload: bytes) -> list[Recalled]:
-    try:
-        return [_recalled(item) for item in _document(payload)["data"]["knowledgeContext"]["items"]]
-    except (KeyError, TypeError, ValueError):
-        raise HookError("the server's answer is not a knowledgeContext result") from None
-
-
-def _recalled(item: dict[str, Any]) -> Recalled:
-    memory = item["memory"]
-    memory_id, content, memory_type = memory["id"], memory["content"], memory.get("memoryType")
-    texts = isinstance(memory_id, str) and isinstance(content, str)
-    if not texts or not isinstance(memory_type, str | None):
-        raise ValueError("memory fields are not text")
-    return Recalled(memory_id, content, memory_type, float(item["score"]))
-
-
-def _graphql_error(error: Any) -> str:
-    if not isinstance(error, dict):
-        return f"server error: {error}"
-    code = (error.get("extensions") or {}).get("code")
-    message = error.get("message", "unknown error")
-    return f"server error [{code}]: {message}" if code else f"server error: {message}"
-
-
-def _http_error(exc: urllib.error.HTTPError) -> str:
-    """An HTTP error status, with the GraphQL error inside it when there is one."""
-    try:
-        document = json.loads(exc.read())
-        if isinstance(document, dict) and document.get("errors"):
-            return f"HTTP {exc.code}, {_graphql_error(document['errors'][0])}"
-    except (ValueError, OSError):
-        pass
-    return f"server answered HTTP {exc.code} {exc.reason}"
+def _error(exc: GraphMemError) -> str:
+    """One line for a server's error: its code, unless the code is only the HTTP status."""
+    if exc.code.startswith("HTTP_"):
+        return f"server error: {exc}"
+    return f"server error [{exc.code}]: {exc}"

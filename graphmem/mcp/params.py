@@ -22,7 +22,7 @@ from annotated_types import BaseMetadata
 from pydantic import BaseModel, Field, StringConstraints
 from pydantic_core import PydanticUndefined
 
-from graphmem.domain.models import Epoch
+from graphmem.domain.checks import Epoch
 
 IsoTime = Annotated[str, Field(max_length=64)]
 """A time as an agent writes it: ISO 8601."""

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
-from graphmem.domain import capsules, models
+from graphmem.domain import capsules, kinds, models, projects, relations, review
 from graphmem.domain import retrieval as domain
 from graphmem.mcp.tool import Called
 from graphmem.operations.access import readable
@@ -28,9 +28,9 @@ def _iso(at: float | None) -> str | None:
 class MemoryView(BaseModel):
     id: str
     content: str
-    memory_type: models.MemoryType | None
-    tier: models.Tier
-    status: models.Status
+    memory_type: kinds.MemoryType | None
+    tier: kinds.Tier
+    status: kinds.Status
     importance: float = Field(description="Stored importance in [0, 1].")
     confidence: float
     pinned: bool
@@ -38,7 +38,7 @@ class MemoryView(BaseModel):
     rationale: str | None
     session_id: str
     agent_id: str | None = Field(description="The agent that wrote it.")
-    visibility: models.Visibility = Field(
+    visibility: kinds.Visibility = Field(
         description="private to its agent, or shared with every agent of the project."
     )
     copied_from: str | None = Field(description="The memory this one is a copy of, if any.")
@@ -157,14 +157,14 @@ class SearchView(BaseModel):
 
 
 class RelationView(BaseModel):
-    type: models.RelationType
+    type: kinds.RelationType
     from_id: str
     to_id: str
     rationale: str | None
     weight: float
 
     @classmethod
-    def of(cls, relation: models.Relation) -> RelationView:
+    def of(cls, relation: relations.Relation) -> RelationView:
         return cls(
             type=relation.type,
             from_id=relation.from_id,
@@ -215,8 +215,8 @@ class CapsuleView(BaseModel):
     first_seen_at: str = Field(description="ISO-8601, UTC.")
     last_seen_at: str = Field(description="ISO-8601, UTC.")
     agent_id: str | None = Field(default=None, description="The agent of its first report.")
-    visibility: models.Visibility = Field(
-        default=models.Visibility.SHARED,
+    visibility: kinds.Visibility = Field(
+        default=kinds.Visibility.SHARED,
         description="private: only its agent reads it (and its lesson); shared: every agent.",
     )
 
@@ -267,13 +267,13 @@ class SharingEventView(BaseModel):
     memory_id: str
     kind: str = Field(description="shared, unshared or copied.")
     by: str = Field(description="The agent that did it, or admin.")
-    to_visibility: models.Visibility | None
+    to_visibility: kinds.Visibility | None
     to_project_id: str | None = Field(description="Where a copy went.")
     copy_id: str | None
     at: str = Field(description="ISO-8601, UTC.")
 
     @classmethod
-    def of(cls, event: models.SharingEvent) -> SharingEventView:
+    def of(cls, event: projects.SharingEvent) -> SharingEventView:
         return cls(
             id=event.id,
             memory_id=event.memory_id,
@@ -368,7 +368,7 @@ def search_view(result: domain.SearchResult) -> SearchView:
     )
 
 
-def review_view(page: models.ReviewPage) -> ReviewView:
+def review_view(page: review.ReviewPage) -> ReviewView:
     return ReviewView(
         items=[
             ReviewItemView(
@@ -423,7 +423,7 @@ def failure_recorded(outcome: capsules.FailureOutcome, call: Called) -> FailureR
     )
 
 
-def sharing_events_view(events: list[models.SharingEvent], _: Called) -> SharingEventsView:
+def sharing_events_view(events: list[projects.SharingEvent], _: Called) -> SharingEventsView:
     return SharingEventsView(events=[SharingEventView.of(event) for event in events])
 
 

@@ -26,18 +26,19 @@ from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from pydantic import BaseModel, Field, ValidationError
 
 from graphmem.api import GraphMem
-from graphmem.domain import models
+from graphmem.domain import checks
 from graphmem.domain.auth import OPEN, Principal
+from graphmem.domain.checks import Identifier
 from graphmem.domain.errors import (
     STORE_UNAVAILABLE_MESSAGE,
     GraphMemError,
     StoreUnavailableError,
     UnauthenticatedError,
 )
-from graphmem.domain.models import Identifier
 from graphmem.domain.viewer import acting_as
 from graphmem.mcp.params import REQUIRED, Param, own
-from graphmem.operations import ENTRIES, access
+from graphmem.operations import access
+from graphmem.operations.catalogue import ENTRIES
 from graphmem.server.gate import PRINCIPAL
 
 _ARGUMENT_NAMES = {
@@ -128,7 +129,7 @@ def _deliberate(exc: ToolError) -> GraphMemError | None:
     """
     cause = exc.__cause__
     if isinstance(cause, ValidationError) and not isinstance(exc, UnexpectedToolError):
-        return models.invalid_input(cause, locate=_argument_path)
+        return checks.invalid_input(cause, locate=_argument_path)
     if isinstance(cause, GraphMemError):
         return cause
     return None
@@ -203,7 +204,7 @@ def served(tool: Tool, gm: GraphMem, stdio: Principal) -> Callable[..., Any]:
                 _place(request, param.at, param.into, value)
         if tool.request is not None:
             into, model = tool.request
-            given[into] = models.parse(model, request)
+            given[into] = checks.parse(model, request)
         if entry.attributed is not None:
             given[entry.attributed] = access.attribution(given[entry.attributed], caller, "mcp")
         if not entry.cross_project:

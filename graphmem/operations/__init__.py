@@ -6,7 +6,7 @@ GraphQL fields that run it (``graphmem.operations.entry``). From that one
 declaration:
 
 - ``Client`` and ``AsyncClient`` have it as a method, since both are
-  ``Operations``;
+  ``Operations`` (``graphmem.operations.catalogue``);
 - GraphQL guards each root field with its entry's role and project rules
   (``graphmem.graphql.tenancy``), and a root field no entry claims is an error;
 - the MCP tools resolve the project and call ``GraphMem`` through it
@@ -14,67 +14,7 @@ declaration:
 
 The policies every surface applies to an entry are in
 ``graphmem.operations.access``. This package loads the models only, never
-the server, so the clients stay light.
+the server, so the clients stay light; importing it loads nothing, so a
+caller that sends one request of its own (the prompt hook) pays for the
+request, not for every area's models.
 """
-
-from __future__ import annotations
-
-from collections.abc import Iterator, Mapping
-
-from graphmem.operations.entry import Entry, Operation
-from graphmem.operations.evaluation import EvaluationOperations
-from graphmem.operations.failures import FailureOperations
-from graphmem.operations.memories import MemoryOperations, RelationOperations
-from graphmem.operations.projects import ProjectOperations
-from graphmem.operations.promotion import WHAT_IF, PromotionOperations
-from graphmem.operations.retrieval import KNOWLEDGE_CONTEXT_TOOL, RetrievalOperations
-from graphmem.operations.review import ReviewOperations
-from graphmem.operations.sessions import SessionOperations
-from graphmem.operations.sharing import SharingOperations
-
-
-class Operations(
-    MemoryOperations,
-    SharingOperations,
-    RelationOperations,
-    SessionOperations,
-    ProjectOperations,
-    PromotionOperations,
-    FailureOperations,
-    ReviewOperations,
-    EvaluationOperations,
-    RetrievalOperations,
-):
-    """Every operation a remote client sends, each one a method of its subclasses."""
-
-
-SERVED_ONLY = (WHAT_IF, KNOWLEDGE_CONTEXT_TOOL)
-"""Operations the server runs that no client sends."""
-
-
-def _entries() -> Iterator[Entry]:
-    for area in Operations.__mro__:
-        for value in vars(area).values():
-            if isinstance(value, Operation):
-                yield value.entry
-    yield from SERVED_ONLY
-
-
-ENTRIES: Mapping[str, Entry] = {entry.name: entry for entry in _entries()}
-"""Every entry, by operation name."""
-
-
-def by_field() -> dict[str, Entry]:
-    """The entry of each GraphQL root field. The operations one field runs must
-    agree on who may run it."""
-    found: dict[str, Entry] = {}
-    for entry in ENTRIES.values():
-        for field in entry.fields:
-            known = found.setdefault(field, entry)
-            if _access(known) != _access(entry):
-                raise TypeError(f"{field}: {known.name} and {entry.name} disagree on access")
-    return found
-
-
-def _access(entry: Entry) -> tuple[object, ...]:
-    return (entry.role, entry.whole_project, entry.cross_project, entry.target)

@@ -12,14 +12,10 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from graphmem.domain.checks import check_identifier, epoch_seconds
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import (
-    Memory,
-    MemoryInput,
-    RelationType,
-    check_identifier,
-    epoch_seconds,
-)
+from graphmem.domain.kinds import RelationType
+from graphmem.domain.models import Memory, MemoryInput
 from graphmem.operations.codec import encode, read
 from graphmem.operations.requests import Call
 

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import builtins
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from graphmem.domain.auth import Role
+from graphmem.domain.consistency import ConsistencyReport
 from graphmem.domain.results import Job
 from graphmem.operations import documents as doc
 from graphmem.operations.codec import decode, read
 from graphmem.operations.entry import operation
 from graphmem.operations.requests import Call
-
-if TYPE_CHECKING:
-    from graphmem.services.evaluator import ConsistencyReport
 
 
 class EvaluationOperations:
@@ -60,10 +58,6 @@ class EvaluationOperations:
             variables = {"first": limit, "before": doc.iso(before), "p": project_id}
 
         def result(data: dict[str, Any]) -> list[ConsistencyReport]:
-            # The report's findings are the evaluator's own classes, which bring
-            # networkx: loaded by the call that returns them, not by every client.
-            from graphmem.services.evaluator import ConsistencyReport
-
             found = data.get("consistencyReports") or [data.get("consistencyReport")]
             return [ConsistencyReport.from_dict(doc.json_object(r["json"])) for r in found if r]
 

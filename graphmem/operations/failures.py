@@ -8,7 +8,7 @@ from typing import Any
 
 from graphmem.domain.auth import Role
 from graphmem.domain.capsules import FailureCapsule, FailureOutcome, FailureReport
-from graphmem.domain.models import parse
+from graphmem.domain.checks import parse
 from graphmem.operations import documents as doc
 from graphmem.operations.codec import encode, read
 from graphmem.operations.entry import operation

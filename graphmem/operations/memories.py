@@ -7,21 +7,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graphmem.domain.auth import Role
+from graphmem.domain.checks import parse
 from graphmem.domain.errors import NotFoundError
 from graphmem.domain.inputs import validate_batch
+from graphmem.domain.kinds import RelationType
 from graphmem.domain.models import (
     Memory,
     MemoryFilter,
     MemoryInput,
     MemoryUpdate,
     Page,
-    Relation,
-    RelationEvent,
-    RelationType,
     WriteOutcome,
     WriteResult,
-    parse,
 )
+from graphmem.domain.relations import Relation, RelationEvent
 from graphmem.domain.scoring import ImportanceBreakdown
 from graphmem.operations import documents as doc
 from graphmem.operations.codec import decode, encode, read

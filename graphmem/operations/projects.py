@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphmem.domain.auth import Role
-from graphmem.domain.models import ProjectSettings, ProjectSettingsUpdate, parse
+from graphmem.domain.checks import parse
+from graphmem.domain.projects import ProjectSettings, ProjectSettingsUpdate
 from graphmem.operations import documents as doc
 from graphmem.operations.codec import encode, read
 from graphmem.operations.entry import operation

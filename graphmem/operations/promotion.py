@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphmem.domain.auth import Role
-from graphmem.domain.models import Memory, PromotionEvent, PromotionStats
+from graphmem.domain.models import Memory
 from graphmem.domain.results import ArchiveResult, RunResult
+from graphmem.domain.sessions import PromotionEvent, PromotionStats
 from graphmem.operations import documents as doc
 from graphmem.operations.codec import read
 from graphmem.operations.entry import Entry, operation

@@ -7,8 +7,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graphmem.domain.auth import Role
+from graphmem.domain.checks import parse
 from graphmem.domain.inputs import retrieval_request
-from graphmem.domain.models import RelationType, parse
+from graphmem.domain.kinds import RelationType
 from graphmem.domain.retrieval import (
     ContextRequest,
     ContextResult,

@@ -8,17 +8,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graphmem.domain.auth import Role
+from graphmem.domain.checks import parse
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import (
+from graphmem.domain.models import Memory
+from graphmem.domain.results import ConsolidationResult
+from graphmem.domain.review import (
     BulkReviewResult,
-    Memory,
     ReviewFilter,
     ReviewItem,
     ReviewPage,
     StagingEvent,
-    parse,
 )
-from graphmem.domain.results import ConsolidationResult
 from graphmem.operations import documents as doc
 from graphmem.operations.codec import encode, read
 from graphmem.operations.entry import operation

@@ -7,8 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from graphmem.domain.auth import Role
+from graphmem.domain.checks import check_identifier
 from graphmem.domain.errors import NotFoundError
-from graphmem.domain.models import Session, check_identifier
+from graphmem.domain.sessions import Session
 from graphmem.operations import documents as doc
 from graphmem.operations.codec import decode, read
 from graphmem.operations.entry import operation

@@ -6,7 +6,9 @@ from __future__ import annotations
 import builtins
 
 from graphmem.domain.auth import Role
-from graphmem.domain.models import Memory, SharingEvent, check_identifier
+from graphmem.domain.checks import check_identifier
+from graphmem.domain.models import Memory
+from graphmem.domain.projects import SharingEvent
 from graphmem.operations import documents as doc
 from graphmem.operations.codec import read
 from graphmem.operations.entry import operation

@@ -6,8 +6,8 @@ from __future__ import annotations
 import functools
 from typing import Any, Self
 
+from graphmem.domain.checks import check_identifier
 from graphmem.domain.errors import ForbiddenError
-from graphmem.domain.models import check_identifier
 from graphmem.domain.viewer import acting_as
 
 

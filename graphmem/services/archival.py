@@ -17,7 +17,8 @@ from pathlib import Path
 
 from graphmem.domain.errors import NotFoundError
 from graphmem.domain.ids import new_id
-from graphmem.domain.models import Memory, Tier, memory_from_fields
+from graphmem.domain.kinds import Tier
+from graphmem.domain.models import Memory, memory_from_fields
 from graphmem.domain.results import ArchiveItem, ArchiveResult
 from graphmem.domain.retention import DAY
 from graphmem.services.base import Service

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
-from graphmem.domain.models import AutoLink
+from graphmem.domain.kinds import AutoLink
 from graphmem.services.entities import entities
 from graphmem.store import Store
 

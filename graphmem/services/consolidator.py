@@ -32,7 +32,8 @@ from graphmem.domain.consolidation import (
 )
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.ids import new_id
-from graphmem.domain.models import Memory, Source, Status, SuggestedBy, memory_from_fields
+from graphmem.domain.kinds import Source, Status, SuggestedBy
+from graphmem.domain.models import Memory, memory_from_fields
 from graphmem.domain.results import Consolidated, ConsolidationResult, Group
 from graphmem.domain.text import content_key
 from graphmem.services.base import Basics, Service

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from graphmem.domain.models import Tier
+from graphmem.domain.kinds import Tier
 from graphmem.services.telemetry import Event, Telemetry
 
 QUEUE_SIZE = 1_024

@@ -31,21 +31,13 @@ from graphmem.domain.capsules import (
     lesson_content,
     signature,
 )
+from graphmem.domain.checks import MAX_TAGS, parse
 from graphmem.domain.errors import InvalidInputError, NotFoundError
 from graphmem.domain.ids import new_id
-from graphmem.domain.models import (
-    DEFAULT_SESSION,
-    MAX_TAGS,
-    Memory,
-    MemoryInput,
-    MemoryType,
-    Source,
-    Status,
-    Tier,
-    Visibility,
-    parse,
-)
+from graphmem.domain.kinds import MemoryType, Source, Status, Tier, Visibility
+from graphmem.domain.models import Memory, MemoryInput
 from graphmem.domain.retrieval import ContextResult
+from graphmem.domain.sessions import DEFAULT_SESSION
 from graphmem.services.base import Basics, Service
 from graphmem.services.memories import Memories
 from graphmem.services.sharing import Sharing

@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graphmem.domain.models import Memory, Relation, RelationType, memory_from_fields
+from graphmem.domain.kinds import RelationType
+from graphmem.domain.models import Memory, memory_from_fields
+from graphmem.domain.relations import Relation
 from graphmem.domain.validity import Change, existed_at, histories, memory_at
 from graphmem.store import Row, Store
 

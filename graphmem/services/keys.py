@@ -19,9 +19,9 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from graphmem.domain.auth import Principal, Role
+from graphmem.domain.checks import Identifier, invalid_input
 from graphmem.domain.clock import Clock, stored_now
 from graphmem.domain.errors import NotFoundError, UnauthenticatedError
-from graphmem.domain.models import Identifier, invalid_input
 from graphmem.store import Store
 
 TOKEN_PREFIX = "gmk_"

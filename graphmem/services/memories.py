@@ -9,21 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from graphmem.domain.checks import MAX_PAGE_SIZE, check_not_future, check_validity, parse
 from graphmem.domain.cursors import decode_cursor, encode_cursor
 from graphmem.domain.errors import InvalidInputError, NotFoundError
-from graphmem.domain.models import (
-    MAX_PAGE_SIZE,
-    Memory,
-    MemoryFilter,
-    MemoryUpdate,
-    Page,
-    Status,
-    Tier,
-    check_not_future,
-    check_validity,
-    memory_from_fields,
-    parse,
-)
+from graphmem.domain.kinds import Status, Tier
+from graphmem.domain.models import Memory, MemoryFilter, MemoryUpdate, Page, memory_from_fields
 from graphmem.domain.text import content_key
 from graphmem.domain.validity import check_as_of
 from graphmem.services.base import Basics, Service

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphmem.domain.models import ProjectSettings, ProjectSettingsUpdate, parse
+from graphmem.domain.checks import parse
+from graphmem.domain.projects import ProjectSettings, ProjectSettingsUpdate
 from graphmem.services.base import Service
 
 

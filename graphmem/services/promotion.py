@@ -21,8 +21,9 @@ from typing import Any
 
 from graphmem.domain.errors import NotFoundError
 from graphmem.domain.ids import new_id
+from graphmem.domain.kinds import Tier
 from graphmem.domain.lifecycle import SHORT_TERM, long_term_target, promotion_target
-from graphmem.domain.models import Memory, Tier, memory_from_fields
+from graphmem.domain.models import Memory, memory_from_fields
 from graphmem.domain.results import Candidate, PromotionFailure, RunResult, Trigger
 from graphmem.domain.retention import DAY, RetentionRules
 from graphmem.domain.scoring import RuleNote

@@ -9,16 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from graphmem.domain.checks import MAX_PAGE_SIZE, MAX_RATIONALE_CHARS, check_text
 from graphmem.domain.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.domain.ids import new_id
-from graphmem.domain.models import (
-    MAX_PAGE_SIZE,
-    MAX_RATIONALE_CHARS,
-    Relation,
-    RelationEvent,
-    RelationType,
-    check_text,
-)
+from graphmem.domain.kinds import RelationType
+from graphmem.domain.relations import Relation, RelationEvent
 from graphmem.services.base import Service
 from graphmem.services.events import ChangeKind
 from graphmem.services.memories import missing

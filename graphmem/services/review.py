@@ -10,21 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from graphmem.domain.checks import MAX_PAGE_SIZE, check_text, parse
 from graphmem.domain.cursors import decode_offset, encode_offset
 from graphmem.domain.errors import ConflictError, InvalidInputError
 from graphmem.domain.ids import new_id
-from graphmem.domain.models import (
-    MAX_PAGE_SIZE,
+from graphmem.domain.kinds import Status, Tier
+from graphmem.domain.models import Memory
+from graphmem.domain.review import (
     BulkReviewResult,
-    Memory,
     ReviewFilter,
     ReviewItem,
     ReviewPage,
     StagingEvent,
-    Status,
-    Tier,
-    check_text,
-    parse,
 )
 from graphmem.services.base import Basics, Service
 from graphmem.services.memories import Memories, memory_of, missing

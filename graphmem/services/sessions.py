@@ -18,17 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from graphmem.domain.checks import MAX_PAGE_SIZE, check_identifier, check_text
 from graphmem.domain.errors import ConflictError, InvalidInputError
 from graphmem.domain.ids import new_id
-from graphmem.domain.models import (
-    MAX_PAGE_SIZE,
-    PromotionEvent,
-    PromotionStats,
-    Session,
-    SessionState,
-    check_identifier,
-    check_text,
-)
+from graphmem.domain.kinds import SessionState
+from graphmem.domain.sessions import PromotionEvent, PromotionStats, Session
 from graphmem.domain.viewer import acting_agent
 from graphmem.services.base import Basics, Service
 from graphmem.services.promotion import CLOSE_LIMIT, PromotionEngine, Trigger, missing_session

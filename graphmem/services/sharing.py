@@ -20,7 +20,9 @@ from graphmem.domain import textscope
 from graphmem.domain.capsules import FailureReport
 from graphmem.domain.errors import ForbiddenError, InvalidInputError
 from graphmem.domain.ids import new_id
-from graphmem.domain.models import Memory, MemoryInput, SharingEvent, Visibility
+from graphmem.domain.kinds import Visibility
+from graphmem.domain.models import Memory, MemoryInput
+from graphmem.domain.projects import SharingEvent
 from graphmem.domain.viewer import ADMIN, acting_agent
 from graphmem.services.base import Basics, Service
 from graphmem.services.events import ChangeKind

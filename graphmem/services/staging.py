@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from graphmem.domain.ids import new_id
-from graphmem.domain.models import Memory, Status
+from graphmem.domain.kinds import Status
+from graphmem.domain.models import Memory
 from graphmem.domain.retention import RetentionRules
 from graphmem.services.base import Service
 from graphmem.store import Row

@@ -25,7 +25,8 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from graphmem.domain.clock import Clock, ManualClock, stored_now
 from graphmem.domain.errors import InvalidInputError, invalid_input, suggestion
-from graphmem.domain.models import Memory, Tier, memory_from_fields
+from graphmem.domain.kinds import Tier
+from graphmem.domain.models import Memory, memory_from_fields
 from graphmem.domain.retention import RetentionRules
 from graphmem.domain.scoring import PRESETS, Factor, ImportanceScorer
 from graphmem.services.archival import Archiver

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphmem.domain.clock import Clock
-from graphmem.domain.models import Visibility
+from graphmem.domain.kinds import Visibility
 from graphmem.domain.policy import InjectionPolicy
 from graphmem.domain.retention import RetentionRules
 from graphmem.domain.scoring import ImportanceScorer
@@ -22,6 +22,7 @@ from graphmem.services.events import EventBus
 from graphmem.services.failures import Failures
 from graphmem.services.keys import ApiKeys
 from graphmem.services.memories import Memories
+from graphmem.services.near_matches import NearMatches
 from graphmem.services.projects import Projects
 from graphmem.services.promotion import PromotionEngine
 from graphmem.services.relations import Relations
@@ -110,6 +111,7 @@ def wire(
         projects=projects,
         sharing=sharing,
         links=AutoLinker(store, retrieval.project_term_counts, retrieval.scoped),
+        near_matches=NearMatches(basics),
     )
     review = Review(
         basics,

@@ -13,7 +13,7 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.errors import ConflictError, GraphMemError
-from graphmem.domain.models import Tier
+from graphmem.domain.kinds import Tier
 from graphmem.server.scheduler import Scheduler
 from graphmem.services.promotion import Trigger
 from graphmem.store import Store

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import Browser, Request
 
 from graphmem.api import GraphMem
-from graphmem.services.evaluator.report import render_html, shown_memory_ids
+from graphmem.services.evaluator.page import render_html, shown_memory_ids
 from graphmem.store.falkordb import FalkorStore
 from tests.e2e.conftest import ARTIFACTS
 from tests.integration.test_evaluator_html import problems

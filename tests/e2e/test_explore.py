@@ -20,7 +20,8 @@ from graphmem.api import GraphMem
 from graphmem.domain.auth import Role
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.config import Settings
-from graphmem.domain.models import Memory, RelationType
+from graphmem.domain.kinds import RelationType
+from graphmem.domain.models import Memory
 from tests.e2e.conftest import ARTIFACTS, Explorer, is_local
 from tests.unit.test_browser_files import grass, rgb
 

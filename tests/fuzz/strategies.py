@@ -12,7 +12,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from graphmem.domain.models import MemoryType, SelfAssessment, Source, SuggestedBy, Tier
+from graphmem.domain.kinds import MemoryType, SelfAssessment, Source, SuggestedBy, Tier
 
 MISSING = object()
 """A key left out of the input."""

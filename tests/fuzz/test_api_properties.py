@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from graphmem.api import GraphMem
 from graphmem.domain.errors import ConflictError, GraphMemError, InvalidInputError, NotFoundError
-from graphmem.domain.models import Memory, RelationType, Status, SuggestedBy
+from graphmem.domain.kinds import RelationType, Status, SuggestedBy
+from graphmem.domain.models import Memory
 from tests.fuzz.conftest import FUZZ, Fingerprint
 from tests.fuzz.strategies import (
     BAD_IDENTIFIER,

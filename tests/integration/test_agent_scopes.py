@@ -20,7 +20,7 @@ from graphmem.domain.auth import Role
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.config import Settings
 from graphmem.domain.errors import ConflictError, InvalidInputError, NotFoundError
-from graphmem.domain.models import RelationType, SessionState, Tier, Visibility
+from graphmem.domain.kinds import RelationType, SessionState, Tier, Visibility
 from graphmem.graphql.app import create_app
 from graphmem.mcp.http import MCP_PATH, create_http_app
 from graphmem.store import Store

@@ -15,7 +15,7 @@ from graphmem.domain.auth import Role
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.config import Settings
 from graphmem.domain.errors import ForbiddenError, InvalidInputError, NotFoundError
-from graphmem.domain.models import Visibility
+from graphmem.domain.kinds import Visibility
 from graphmem.graphql.app import create_app
 from graphmem.store.falkordb import FalkorStore
 from tests.conftest import cypher

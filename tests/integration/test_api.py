@@ -7,13 +7,7 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.errors import ConflictError, InvalidInputError, NotFoundError
-from graphmem.domain.models import (
-    MemoryType,
-    RelationType,
-    SessionState,
-    Status,
-    Tier,
-)
+from graphmem.domain.kinds import MemoryType, RelationType, SessionState, Status, Tier
 from graphmem.store.falkordb import FalkorStore
 from tests.conftest import cypher
 

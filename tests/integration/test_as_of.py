@@ -24,9 +24,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem.api import GraphMem
+from graphmem.domain.checks import MAX_FUTURE_SKEW_SECONDS
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.errors import ConflictError, InvalidInputError
-from graphmem.domain.models import MAX_FUTURE_SKEW_SECONDS, Tier
+from graphmem.domain.kinds import Tier
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 from tests.conftest import cypher

@@ -18,7 +18,7 @@ from neo4j.exceptions import ClientError
 
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.models import Status, Tier
+from graphmem.domain.kinds import Status, Tier
 from graphmem.store import Row, Store
 from tests.conftest import cypher
 

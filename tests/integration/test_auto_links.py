@@ -15,7 +15,8 @@ from neo4j.exceptions import ClientError
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import AutoLink, Memory, RelationType
+from graphmem.domain.kinds import AutoLink, RelationType
+from graphmem.domain.models import Memory
 from graphmem.services.autolinks import ENTITY_FAN_OUT, MAX_ENTITY_LINKS
 from graphmem.store import Row, Store
 

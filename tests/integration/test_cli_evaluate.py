@@ -9,7 +9,7 @@ from typer.testing import Result
 
 from graphmem.api import GraphMem
 from graphmem.domain.config import Settings
-from graphmem.domain.models import Tier
+from graphmem.domain.kinds import Tier
 from tests.conftest import cypher
 from tests.integration.conftest import run_cli
 

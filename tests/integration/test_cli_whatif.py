@@ -12,7 +12,7 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.config import Settings
-from graphmem.domain.models import Tier
+from graphmem.domain.kinds import Tier
 from tests.integration.conftest import run_cli as cli
 
 

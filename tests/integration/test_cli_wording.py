@@ -13,7 +13,7 @@ from typer.testing import Result
 from graphmem.api import GraphMem
 from graphmem.cli import app
 from graphmem.domain.config import Settings
-from graphmem.domain.models import MemoryType, Source, Status, Tier
+from graphmem.domain.kinds import MemoryType, Source, Status, Tier
 from tests.integration.conftest import run_cli
 
 

@@ -22,7 +22,7 @@ from graphmem.domain.errors import (
     RateLimitedError,
     UnauthenticatedError,
 )
-from graphmem.domain.models import MemoryType, RelationType, Status, Tier
+from graphmem.domain.kinds import MemoryType, RelationType, Status, Tier
 from graphmem.graphql.app import create_app
 from graphmem.operations.requests import Call
 from graphmem.store.embedded import EmbeddedFalkorDB

@@ -19,7 +19,7 @@ from graphmem.domain.clock import ManualClock
 from graphmem.domain.config import Settings
 from graphmem.domain.consolidation import ARCHIVE_REASON
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import RelationType, Source, Tier
+from graphmem.domain.kinds import RelationType, Source, Tier
 from graphmem.domain.retention import Consolidation, RetentionRules
 from graphmem.graphql.app import create_app
 from graphmem.server.scheduler import Scheduler

@@ -18,12 +18,14 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
+from graphmem.domain.consistency import CODES
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import Status, Tier
+from graphmem.domain.kinds import Status, Tier
 from graphmem.server.scheduler import Scheduler
 from graphmem.services.embeddings import DIMENSION
-from graphmem.services.evaluator import CODES, fixes
-from graphmem.services.evaluator.checks import CheckContext, run_checks
+from graphmem.services.evaluator import fixes
+from graphmem.services.evaluator.checks import run_checks
+from graphmem.services.evaluator.context import CheckContext
 from graphmem.services.evaluator.snapshot import load_snapshot
 from graphmem.store.falkordb import FalkorStore
 from tests.conftest import cypher

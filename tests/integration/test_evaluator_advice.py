@@ -15,7 +15,7 @@ import typer.main
 import graphmem.services.evaluator
 from graphmem.api import GraphMem
 from graphmem.cli import app as cli_app
-from graphmem.domain.models import RelationType
+from graphmem.domain.kinds import RelationType
 
 pytestmark = pytest.mark.backends("falkordb")
 

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.services.evaluator import ConsistencyReport
-from graphmem.services.evaluator.report import charts, render_html, shown_memory_ids
+from graphmem.domain.consistency import ConsistencyReport
+from graphmem.services.evaluator.charts import charts
+from graphmem.services.evaluator.page import render_html, shown_memory_ids
 from graphmem.store.falkordb import FalkorStore
 from tests.conftest import cypher
 

@@ -25,7 +25,7 @@ from graphmem.domain.capsules import MAX_ERROR_CHARS, MAX_FILES
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.config import Settings
 from graphmem.domain.errors import InvalidInputError, NotFoundError
-from graphmem.domain.models import MemoryType, Source, Status
+from graphmem.domain.kinds import MemoryType, Source, Status
 from graphmem.graphql.app import create_app
 from tests.integration.conftest import GraphQLClient, Rejected, serve
 from tests.integration.test_concurrency import all_at_once

@@ -16,7 +16,8 @@ import redis
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.config import Settings
-from graphmem.domain.models import MemoryInput, MemoryType
+from graphmem.domain.kinds import MemoryType
+from graphmem.domain.models import MemoryInput
 from graphmem.graphql.app import create_app_from_settings
 from graphmem.store.embedded import EmbeddedFalkorDB
 from tests.integration.conftest import GraphQLClient, serve

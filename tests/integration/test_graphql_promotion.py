@@ -17,7 +17,7 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.config import Settings
-from graphmem.domain.models import Tier
+from graphmem.domain.kinds import Tier
 from graphmem.graphql.app import create_app_from_settings
 from tests.integration.conftest import GraphQLClient, Rejected, serve
 

@@ -11,7 +11,7 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.models import Status, Tier
+from graphmem.domain.kinds import Status, Tier
 from tests.integration.conftest import GraphQLClient, Rejected
 
 # A surface suite: what it checks is the surface, the same on every backend; the

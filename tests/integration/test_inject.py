@@ -20,7 +20,8 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.domain.config import Settings
-from graphmem.domain.models import Memory, Status
+from graphmem.domain.kinds import Status
+from graphmem.domain.models import Memory
 from graphmem.graphql.app import create_app
 from tests.integration.conftest import serve
 

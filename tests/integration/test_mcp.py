@@ -30,21 +30,21 @@ from mcp_types import CallToolResult
 import graphmem
 from graphmem.api import GraphMem
 from graphmem.domain.auth import Role
-from graphmem.domain.clock import ManualClock, to_datetime
-from graphmem.domain.config import Settings
-from graphmem.domain.models import (
+from graphmem.domain.checks import (
     MAX_CONTENT_CHARS,
     MAX_EVIDENCE_ITEMS,
     MAX_PAGE_SIZE,
     MAX_RATIONALE_CHARS,
     MAX_TAG_CHARS,
     MAX_TAGS,
-    RelationType,
 )
+from graphmem.domain.clock import ManualClock, to_datetime
+from graphmem.domain.config import Settings
+from graphmem.domain.kinds import RelationType
 from graphmem.domain.retrieval.context import HINT_MAX_CHARS, HINT_MIN_CHARS, MAX_RESULTS
 from graphmem.domain.retrieval.search import MAX_DEPTH, MAX_LIMIT
 from graphmem.mcp.http import MCP_PATH, create_http_app
-from graphmem.mcp.server import MAX_IDS
+from graphmem.mcp.retrieval_tools import MAX_IDS
 from tests.integration.conftest import serve
 
 # A surface suite: what it checks is the surface, the same on every backend; the

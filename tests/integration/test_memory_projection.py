@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import Client, GraphMem, ManualClock
-from graphmem.domain.models import Tier
+from graphmem.domain.kinds import Tier
 from graphmem.graphql.app import create_app
 from graphmem.store import Store
 from tests.conftest import cypher

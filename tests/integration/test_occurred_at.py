@@ -12,7 +12,7 @@ from mcp import ClientSession
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import MemoryType
+from graphmem.domain.kinds import MemoryType
 from tests.integration.conftest import GraphQLClient, Rejected
 from tests.integration.test_mcp import call, call_error, http_server, over_http
 

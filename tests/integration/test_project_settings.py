@@ -15,7 +15,8 @@ from graphmem import AsyncClient, Client, GraphMem
 from graphmem.domain.auth import Role
 from graphmem.domain.config import Settings
 from graphmem.domain.errors import ForbiddenError, InvalidInputError
-from graphmem.domain.models import AutoLink, ProjectSettings
+from graphmem.domain.kinds import AutoLink
+from graphmem.domain.projects import ProjectSettings
 from graphmem.graphql.app import create_app
 from graphmem.store.falkordb import FalkorStore
 from tests.conftest import cypher

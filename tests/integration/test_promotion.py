@@ -13,7 +13,7 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.errors import NotFoundError
-from graphmem.domain.models import MemoryType, SessionState, Tier
+from graphmem.domain.kinds import MemoryType, SessionState, Tier
 from graphmem.domain.retention import RetentionRules
 from graphmem.domain.scoring import Factor, ImportanceScorer, ScoringPreset
 from graphmem.server.scheduler import Scheduler

@@ -8,7 +8,8 @@ the old memory, and a restatement merges keeping its wording.
 from __future__ import annotations
 
 from graphmem import GraphMem
-from graphmem.domain.models import Status, WriteResult
+from graphmem.domain.kinds import Status
+from graphmem.domain.models import WriteResult
 
 
 def written(gm: GraphMem, content: str, **fields: object):
@@ -229,17 +230,17 @@ class TestJudgeFailure:
         self, egm: GraphMem, monkeypatch, graph_snapshot
     ):
         from graphmem.domain.errors import InvalidInputError
-        from graphmem.services import writer
+        from graphmem.services import near_matches
 
         written(egm, "The API server listens on port 8000")
-        real = writer.judge
+        real = near_matches.judge
 
         def failing(new: str, existing: str, similarity: float, **kw: object):
             if "9000" in new:
                 raise ValueError("cannot read this text")
             return real(new, existing, similarity, **kw)
 
-        monkeypatch.setattr(writer, "judge", failing)
+        monkeypatch.setattr(near_matches, "judge", failing)
         before = graph_snapshot()
         batch = [
             {"content": "Deploys go out on Tuesdays."},

@@ -29,7 +29,7 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.domain.config import Settings
-from graphmem.domain.models import Tier
+from graphmem.domain.kinds import Tier
 from graphmem.store import Store
 from tests.conftest import cypher
 

@@ -12,7 +12,7 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import Tier
+from graphmem.domain.kinds import Tier
 from graphmem.domain.retention import RetentionRules
 from graphmem.domain.scoring import ImportanceScorer
 from graphmem.services.whatif import Outcome

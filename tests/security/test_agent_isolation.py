@@ -27,7 +27,7 @@ from graphmem.api import GraphMem
 from graphmem.domain.auth import Role
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.config import Settings
-from graphmem.domain.models import RelationType
+from graphmem.domain.kinds import RelationType
 from graphmem.graphql.app import create_app
 from graphmem.graphql.schema import schema
 from graphmem.mcp.http import MCP_PATH, create_http_app

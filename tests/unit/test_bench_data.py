@@ -8,7 +8,8 @@ import pytest
 
 from benchmarks.data import SESSION_LENGTH, generate
 from benchmarks.write_read import graphql_input, remember_payload
-from graphmem.domain.models import MemoryInput, MemoryType, RelationType
+from graphmem.domain.kinds import MemoryType, RelationType
+from graphmem.domain.models import MemoryInput
 
 
 @pytest.fixture(scope="module")

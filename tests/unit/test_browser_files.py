@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from graphmem.domain.models import RelationType
+from graphmem.domain.kinds import RelationType
 from graphmem.store.statements import CYPHER_DIR
 
 ROOT = Path(__file__).resolve().parents[2]

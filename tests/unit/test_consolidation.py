@@ -18,9 +18,10 @@ from graphmem.domain.consolidation import (
     seen,
     summarise,
 )
-from graphmem.domain.models import Memory, MemoryInput, MemoryType
+from graphmem.domain.kinds import MemoryType
+from graphmem.domain.models import Memory, MemoryInput
 from graphmem.domain.retention import Consolidation
-from graphmem.services.evaluator.checks import check_consolidation_provenance
+from graphmem.services.evaluator.duplicates import check_consolidation_provenance
 from graphmem.services.evaluator.snapshot import ForeignRelation
 from tests.unit.test_evaluator_checks import CTX, NOW, memory, snapshot
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from graphmem.domain.errors import GraphMemError
-from graphmem.domain.models import Memory, RelationType
+from graphmem.domain.kinds import RelationType
+from graphmem.domain.models import Memory
 from graphmem.domain.retrieval.search import TRAVERSED
 from graphmem.store.statements import CYPHER_DIR, DIALECTS, Statements
 

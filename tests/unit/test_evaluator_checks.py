@@ -8,37 +8,31 @@ from typing import Any
 import networkx as nx
 import pytest
 
+from graphmem.domain.consistency import CODES, ConsistencyReport, Severity
 from graphmem.domain.errors import GraphMemError
 from graphmem.domain.retention import RetentionRules
 from graphmem.domain.scoring import ImportanceScorer
-from graphmem.services.evaluator.checks import (
-    CODES,
-    CheckContext,
-    Severity,
-    check_constrains_cycles,
-    check_forked_supersession,
-    check_invariants,
-    check_inverted_supersession,
-    check_near_duplicates,
-    check_orphans,
-    check_overdue,
-    check_promotion_log,
-    check_references,
-    check_relation_conflicts,
-    check_superseded_by,
-    check_supersession_cycles,
-    run_checks,
-    score_inputs,
-    scoring_window,
-)
+from graphmem.services.evaluator.checks import run_checks
+from graphmem.services.evaluator.context import CheckContext
+from graphmem.services.evaluator.duplicates import check_near_duplicates
+from graphmem.services.evaluator.invariants import check_invariants, check_promotion_log
 from graphmem.services.evaluator.metrics import Structure, compute_metrics, pagerank, relevance
-from graphmem.services.evaluator.report import ConsistencyReport
+from graphmem.services.evaluator.overdue import check_overdue
+from graphmem.services.evaluator.references import check_orphans, check_references
+from graphmem.services.evaluator.relations import check_constrains_cycles, check_relation_conflicts
+from graphmem.services.evaluator.scores import score_inputs, scoring_window
 from graphmem.services.evaluator.snapshot import (
     ForeignRelation,
     NearPair,
     PromotionRecord,
     SessionInfo,
     Snapshot,
+)
+from graphmem.services.evaluator.supersession import (
+    check_forked_supersession,
+    check_inverted_supersession,
+    check_superseded_by,
+    check_supersession_cycles,
 )
 
 NOW = 1_800_000_000.0

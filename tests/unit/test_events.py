@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from graphmem.domain.models import Tier
+from graphmem.domain.kinds import Tier
 from graphmem.services.events import ChangeKind, EventBus, MemoryEvent, Subscription, Topic
 from graphmem.services.telemetry import Telemetry
 

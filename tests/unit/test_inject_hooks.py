@@ -4,13 +4,15 @@ rendering the context block within its budget."""
 from __future__ import annotations
 
 import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from graphmem.domain import capsules
 from graphmem.hooks import events
-from graphmem.hooks.client import _items
+from graphmem.hooks.client import recall, recalled
 from graphmem.hooks.errors import HookError
 from graphmem.hooks.events import (
     HINT_MAX_CHARS,
@@ -258,40 +260,69 @@ def test_an_unreadable_event_names_the_missing_field():
 
 
 def test_a_server_answer_becomes_the_memories_in_its_order():
-    answer = {
-        "data": {
-            "knowledgeContext": {
-                "items": [
-                    {"score": 0.9, "memory": {"id": "a", "content": "x", "memoryType": "RULE"}},
-                    {"score": 0.5, "memory": {"id": "b", "content": "y", "memoryType": None}},
-                ]
-            }
+    data = {
+        "knowledgeContext": {
+            "items": [
+                {"score": 0.9, "memory": {"id": "a", "content": "x", "memoryType": "RULE"}},
+                {"score": 0.5, "memory": {"id": "b", "content": "y", "memoryType": None}},
+            ]
         }
     }
-    assert _items(json.dumps(answer).encode()) == [
-        Recalled("a", "x", "RULE", 0.9),
-        Recalled("b", "y", None, 0.5),
-    ]
+    assert recalled(data) == [Recalled("a", "x", "RULE", 0.9), Recalled("b", "y", None, 0.5)]
 
 
 @pytest.mark.parametrize(
-    ("payload", "message"),
+    ("status", "payload", "message"),
     [
-        (b"<html>", "not JSON"),
-        (b'{"data": {"knowledgeContext": null}}', "not a knowledgeContext result"),
+        (200, b"<html>", r"server error: HTTP 200 from .*: not a GraphQL answer"),
+        (502, b"Bad Gateway", r"server error: HTTP 502 from .*: not a GraphQL answer"),
+        (200, b'{"data": {"knowledgeContext": null}}', "not a knowledgeContext result"),
         (
+            200,
             b'{"data": {"knowledgeContext": {"items": [{"score": 1, "memory": {"id": 7}}]}}}',
             "not a knowledgeContext result",
         ),
         (
+            403,
             b'{"errors": [{"message": "no access", "extensions": {"code": "FORBIDDEN"}}]}',
-            r"server error \[FORBIDDEN\]: no access",
+            r"^server error \[FORBIDDEN\]: no access$",
+        ),
+        (
+            429,
+            b'{"errors": [{"message": "slow down", "extensions": {"code": "RATE_LIMITED"}}]}',
+            r"^server error \[RATE_LIMITED\]: slow down$",
         ),
     ],
 )
-def test_a_server_answer_the_hook_cannot_use_is_one_clear_error(payload: bytes, message: str):
-    with pytest.raises(HookError, match=message):
-        _items(payload)
+def test_a_server_answer_the_hook_cannot_use_is_one_clear_error(
+    status: int, payload: bytes, message: str
+):
+    """Each answer comes over HTTP from a local server; a refusal is not waited out."""
+    asked: list[bytes] = []
+
+    class Answer(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            asked.append(self.rfile.read(int(self.headers["content-length"])))
+            self.send_response(status)
+            self.send_header("retry-after", "30")
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with ThreadingHTTPServer(("127.0.0.1", 0), Answer) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{server.server_port}/graphql"
+        try:
+            with pytest.raises(HookError, match=message):
+                recall("deploy", project="alpha", max_results=3, url=url, timeout=5)
+        finally:
+            server.shutdown()
+    assert [json.loads(body)["variables"] for body in asked] == [
+        {"hint": "deploy", "maxResults": 3, "projectId": "alpha"}
+    ]
 
 
 # -- failed tool calls ------------------------------------------------------------

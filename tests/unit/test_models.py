@@ -4,17 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from graphmem.domain.checks import MAX_CONTENT_CHARS, MAX_TAGS, parse
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import (
-    MAX_CONTENT_CHARS,
-    MAX_TAGS,
-    MemoryFilter,
-    MemoryInput,
-    Source,
-    Status,
-    initial_status,
-    parse,
-)
+from graphmem.domain.kinds import Source, Status, initial_status
+from graphmem.domain.models import MemoryFilter, MemoryInput
 
 
 @pytest.mark.parametrize(

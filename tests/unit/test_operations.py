@@ -21,7 +21,8 @@ from graphmem.domain.errors import ForbiddenError
 from graphmem.graphql.schema import Mutation, Query
 from graphmem.mcp.server import TOOLS
 from graphmem.mcp.tool import Tool
-from graphmem.operations import ENTRIES, SERVED_ONLY, Operations, access, by_field
+from graphmem.operations import access
+from graphmem.operations.catalogue import ENTRIES, SERVED_ONLY, Operations, by_field
 from graphmem.operations.requests import Call
 
 WRITER = Principal.scoped(["alpha", "beta"], Role.WRITE, key_id="k1")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphmem.domain.models import Memory, Status, Tier
+from graphmem.domain.kinds import Status, Tier
+from graphmem.domain.models import Memory
 from graphmem.domain.policy import InjectionPolicy
 
 memories = st.builds(

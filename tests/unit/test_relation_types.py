@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.domain.models import RelationType
+from graphmem.domain.kinds import RelationType
 from graphmem.domain.retrieval.search import TRAVERSED
 from graphmem.mcp.server import create_server
 from graphmem.store.statements import CYPHER_DIR, Statements

@@ -8,15 +8,9 @@ from pathlib import Path
 import pytest
 
 from graphmem.domain import lexicon
-from graphmem.domain.restatement import (
-    Difference,
-    RestatementThresholds,
-    Verdict,
-    analyse,
-    judge,
-    judge_events,
-    readable,
-)
+from graphmem.domain.restatement import judge, judge_events, readable
+from graphmem.domain.restatement.analysis import analyse
+from graphmem.domain.restatement.verdicts import Difference, RestatementThresholds, Verdict
 
 EVAL = Path(__file__).resolve().parents[2] / "benchmarks" / "eval"
 PAIRS = EVAL / "dedup_pairs.jsonl"

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.kinds import MemoryType, Tier
 from graphmem.domain.lifecycle import long_term_target, promotion_target
-from graphmem.domain.models import MemoryType, Tier
 from graphmem.domain.retention import RetentionRules
 
 ROOT = Path(__file__).resolve().parents[2]

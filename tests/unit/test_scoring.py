@@ -7,7 +7,7 @@ import math
 import pytest
 
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import MemoryType, SelfAssessment
+from graphmem.domain.kinds import MemoryType, SelfAssessment
 from graphmem.domain.scoring import (
     DEFAULT_SALIENCE,
     JARVIS_PRESET,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.domain.models import RelationType
+from graphmem.domain.kinds import RelationType
 from graphmem.store.statements import CYPHER_DIR, Statements
 
 PACKAGE = Path(__file__).resolve().parents[2] / "graphmem"

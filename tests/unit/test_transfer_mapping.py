@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from graphmem.domain.checks import epoch_seconds
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import MemoryType, epoch_seconds
+from graphmem.domain.kinds import MemoryType
 from graphmem.services.transfer.cypher_script import literal
 from graphmem.services.transfer.lines import decode, properties
 from graphmem.services.transfer.sky import iso, memory_id, memory_type, parse_record, sky_type

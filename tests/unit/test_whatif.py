@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import Tier
+from graphmem.domain.kinds import Tier
 from graphmem.domain.retention import RetentionRules
 from graphmem.domain.scoring import ImportanceScorer
 from graphmem.services.whatif import Outcome, WhatIfReport, variant_rules, variant_scorer

@@ -35,8 +35,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from graphmem.domain.checks import Identifier, Text, invalid_input
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import Identifier, Memory, MemoryType, Text, invalid_input
+from graphmem.domain.kinds import MemoryType
+from graphmem.domain.models import Memory
 from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE
 from graphmem.domain.scoring import ScoreComponent
 from graphmem.domain.text import tokens

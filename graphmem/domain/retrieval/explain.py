@@ -14,7 +14,9 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from graphmem.domain.capsules import FailureCapsule
-from graphmem.domain.models import Memory, Relation, RelationType, Tier
+from graphmem.domain.kinds import RelationType, Tier
+from graphmem.domain.models import Memory
+from graphmem.domain.relations import Relation
 from graphmem.domain.scoring import ScoreComponent
 
 EXPIRED_SHOWN = 3

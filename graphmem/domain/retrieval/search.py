@@ -37,18 +37,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from graphmem.domain.models import (
-    MAX_TAGS,
-    Epoch,
-    Identifier,
-    Memory,
-    MemoryType,
-    RelationType,
-    Status,
-    Tag,
-    Text,
-    Tier,
-)
+from graphmem.domain.checks import MAX_TAGS, Epoch, Identifier, Tag, Text
+from graphmem.domain.kinds import MemoryType, RelationType, Status, Tier
+from graphmem.domain.models import Memory
 from graphmem.domain.retrieval.context import RECENCY_SECONDS
 from graphmem.domain.retrieval.explain import PathStep
 from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE

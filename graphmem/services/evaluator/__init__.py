@@ -2,7 +2,8 @@
 
 It reads a snapshot of one project into networkx (``snapshot``), runs pure
 checks over it (``checks``), computes metrics (``metrics``) and writes one
-report (``report``) as a ``:ConsistencyReport`` node. It writes nothing else
+report (``graphmem.domain.consistency``; ``table`` and ``page`` render it) as
+a ``:ConsistencyReport`` node. It writes nothing else
 unless asked: ``fix`` applies the safe fixes (``fixes``), ``evidence``
 reports each candidate's relevance through the review's ``record_evidence``,
 the one interface by which evaluator evidence reaches staging.
@@ -20,27 +21,19 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from graphmem.domain.checks import MAX_PAGE_SIZE
 from graphmem.domain.clock import stored_now
+from graphmem.domain.consistency import SCHEMA_VERSION, ConsistencyReport, finding_to_dict
 from graphmem.domain.errors import InvalidInputError, NotFoundError
 from graphmem.domain.ids import new_id
-from graphmem.domain.models import MAX_PAGE_SIZE, Memory, Status
+from graphmem.domain.kinds import Status
+from graphmem.domain.models import Memory
 from graphmem.domain.results import Job
 from graphmem.services.base import Basics, Service
 from graphmem.services.evaluator import fixes
-from graphmem.services.evaluator.checks import (
-    CODES,
-    LIVE_TIERS,
-    CheckContext,
-    Finding,
-    Severity,
-    run_checks,
-)
+from graphmem.services.evaluator.checks import run_checks
+from graphmem.services.evaluator.context import LIVE_TIERS, CheckContext
 from graphmem.services.evaluator.metrics import Structure, compute_metrics, pagerank, relevance
-from graphmem.services.evaluator.report import (
-    SCHEMA_VERSION,
-    ConsistencyReport,
-    finding_to_dict,
-)
 from graphmem.services.evaluator.snapshot import (
     DEFAULT_PAGE,
     Snapshot,
@@ -52,16 +45,7 @@ from graphmem.services.evaluator.snapshot import (
 from graphmem.services.review import Review
 from graphmem.store import Row
 
-__all__ = [
-    "CODES",
-    "ConsistencyReport",
-    "Evaluator",
-    "EvaluatorSettings",
-    "Finding",
-    "Job",
-    "Severity",
-    "Snapshot",
-]
+__all__ = ["Evaluator", "EvaluatorSettings", "Snapshot"]
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +59,7 @@ class EvaluatorSettings:
     """Memories per snapshot query."""
     importance_tolerance: float = 1e-3
     """How far stored importance may sit outside its recomputed window (see
-    ``checks.scoring_window``); covers float rounding and millisecond clocks."""
+    ``scores.scoring_window``); covers float rounding and millisecond clocks."""
     overdue_after_seconds: float = 7_200.0
     near_duplicate_k: int = 10
     """Neighbours asked of the vector index per memory."""

@@ -14,8 +14,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from graphmem.domain.consistency import Finding
 from graphmem.domain.scoring import ImportanceScorer
-from graphmem.services.evaluator.checks import Finding, score_inputs
+from graphmem.services.evaluator.scores import score_inputs
 from graphmem.services.evaluator.snapshot import Snapshot
 from graphmem.store import Store
 

@@ -20,8 +20,8 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse import csgraph
 
-from graphmem.domain.models import RelationType, Status, Tier
-from graphmem.services.evaluator.checks import LIVE_TIERS, SUPERSEDES
+from graphmem.domain.kinds import RelationType, Status, Tier
+from graphmem.services.evaluator.context import LIVE_TIERS, SUPERSEDES
 from graphmem.services.evaluator.snapshot import Snapshot
 
 DAY = 86_400.0

@@ -11,7 +11,9 @@ from typing import Any
 
 from graphmem.domain.clock import Clock, stored_now
 from graphmem.domain.errors import InvalidInputError, NotFoundError
-from graphmem.domain.models import Memory, Relation, RelationType, memory_from_fields
+from graphmem.domain.kinds import RelationType
+from graphmem.domain.models import Memory, memory_from_fields
+from graphmem.domain.relations import Relation
 from graphmem.domain.retrieval.explain import GraphPath, Neighborhood, PathStep
 from graphmem.domain.retrieval.search import MAX_DEPTH, TRAVERSED, SearchFilters
 from graphmem.domain.validity import check_as_of

@@ -22,7 +22,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from graphmem.domain.models import Memory, RelationType, Tier, memory_from_fields
+from graphmem.domain.kinds import RelationType, Tier
+from graphmem.domain.models import Memory, memory_from_fields
 from graphmem.domain.policy import InjectionPolicy
 from graphmem.domain.retrieval import context as ctx
 from graphmem.domain.retrieval.explain import GraphPath, expired_note

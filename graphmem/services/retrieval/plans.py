@@ -17,7 +17,8 @@ from datetime import datetime
 
 from graphmem.domain.clock import Clock, stored_now
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import Memory, Status
+from graphmem.domain.kinds import Status
+from graphmem.domain.models import Memory
 from graphmem.domain.policy import InjectionPolicy
 from graphmem.domain.retrieval import context as ctx
 from graphmem.domain.retrieval.explain import (

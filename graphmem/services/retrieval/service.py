@@ -12,8 +12,9 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from graphmem.domain.checks import parse
 from graphmem.domain.clock import Clock
-from graphmem.domain.models import RelationType, Tier, parse
+from graphmem.domain.kinds import RelationType, Tier
 from graphmem.domain.policy import InjectionPolicy
 from graphmem.domain.retrieval import context as ctx
 from graphmem.domain.retrieval.explain import (

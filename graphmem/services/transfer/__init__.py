@@ -2,7 +2,8 @@
 
 - ``jsonl``: graphmem's own JSONL, lossless (every node, property, embedding
   and link of the project), to move a project between stores or keep a copy;
-  export and import.
+  export (``jsonl_export``) and import (``jsonl_import``, which checks each
+  line in ``jsonl_records`` and writes pages in ``jsonl_pages``).
 - ``sky``: Sky-style short-term / long-term memory JSONL; export and import.
 - ``graphml``: GraphML through networkx, for graph tools; export.
 - ``cypher_script``: a ``.cypher`` script that recreates the project's
@@ -13,7 +14,8 @@ boundary), and every import writes into one project. Imports are
 idempotent and report, line by line, what they created, merged and skipped.
 """
 
-from graphmem.services.transfer.jsonl import export_project, import_project
+from graphmem.services.transfer.jsonl_export import export_project
+from graphmem.services.transfer.jsonl_import import import_project
 from graphmem.services.transfer.report import ImportReport, SkippedLine, TransferCounts
 
 __all__ = ["ImportReport", "SkippedLine", "TransferCounts", "export_project", "import_project"]

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import RelationType
+from graphmem.domain.kinds import RelationType
 from graphmem.services.transfer.paging import WRITE_PAGE, pages, project_summary, relations_of
 from graphmem.services.transfer.report import Progress, TransferCounts
 from graphmem.store import Store

@@ -59,25 +59,21 @@ from typing import IO, Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from graphmem.domain import textscope
-from graphmem.domain.errors import InvalidInputError, StoreUnavailableError
-from graphmem.domain.lifecycle import long_term_target
-from graphmem.domain.models import (
-    DEFAULT_SESSION,
+from graphmem.domain.checks import (
     MAX_CONTENT_CHARS,
     MAX_TAGS,
     Epoch,
     Identifier,
-    MemoryType,
-    Source,
-    Status,
-    SuggestedBy,
     Tag,
     Text,
-    Tier,
-    _no_controls,
     invalid_input,
+    no_controls,
 )
+from graphmem.domain.errors import InvalidInputError, StoreUnavailableError
+from graphmem.domain.kinds import MemoryType, Source, Status, SuggestedBy, Tier
+from graphmem.domain.lifecycle import long_term_target
 from graphmem.domain.scoring import ImportanceScorer, ScoreInputs
+from graphmem.domain.sessions import DEFAULT_SESSION
 from graphmem.domain.text import content_key
 from graphmem.services.transfer.lines import decode, numbered, write_line
 from graphmem.services.transfer.paging import READ_PAGE, WRITE_PAGE, pages, project_summary
@@ -119,7 +115,7 @@ class SkyRecord(BaseModel):
     promoted_at: Epoch | None = None
 
     # A memory's rule (graphmem.domain.models.MemoryInput): a bad line is named, nothing written.
-    _content_without_controls = field_validator("content")(_no_controls)
+    _content_without_controls = field_validator("content")(no_controls)
 
 
 def parse_record(data: Any) -> SkyRecord:

@@ -1,0 +1,93 @@
+"""Commands for the GraphQL API itself: serve it, print its schema."""
+
+from __future__ import annotations
+
+import socket
+from typing import Annotated
+
+import typer
+from rich.text import Text
+
+from graphmem.cli import server_first
+from graphmem.cli.common import app, err, reported_errors, settings_for
+from graphmem.domain.config import Settings
+
+
+@app.command()
+def serve(
+    ctx: typer.Context,
+    host: Annotated[
+        str | None, typer.Option(help="Interface to bind (default: GRAPHMEM_HOST).")
+    ] = None,
+    port: Annotated[int | None, typer.Option(help="Port to bind (default: GRAPHMEM_PORT).")] = None,
+    log_level: Annotated[
+        str | None,
+        typer.Option(
+            help="Log level (default: GRAPHMEM_LOG_LEVEL, else info); "
+            "'warning' drops the per-request lines.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Serve the GraphQL API (GraphiQL in the browser) until Ctrl-C."""
+    # Imported here: the web stack takes ~0.4 s to import, which the other
+    # commands would pay for nothing.
+    from graphmem.graphql.app import create_app
+    from graphmem.server import serving
+    from graphmem.server.observability.process import configure_serving
+
+    serving.exit_on_sigterm()
+    with reported_errors():
+        settings = settings_for(ctx, host=host, port=port)
+        configure_serving(log_level=log_level)
+        # The port first: a busy one is a plain line before anything starts.
+        with listen(settings.host, settings.port) as listener:
+            started = serving.serve(
+                settings,
+                listener,
+                lambda gm: create_app(gm, settings),
+                announce=lambda port: _announce(settings, port),
+                advertised=lambda port: server_first.advertised(settings, port),
+            )
+        if not started:
+            raise typer.Exit(1)
+
+
+def _announce(settings: Settings, port: int) -> None:
+    """What ``serve`` prints once the store is warm: where, who may call, what store."""
+    from graphmem.graphql.app import banner
+
+    for line in banner(settings, port):
+        err.print(line, markup=False)
+    if settings.auth_required:
+        err.print("graphmem: API keys required (graphmem keys create)", markup=False)
+    else:
+        err.print(
+            "graphmem: open access, no API key needed: listening on loopback only",
+            markup=False,
+        )
+    if settings.backend == "falkordb" and not settings.falkordb_url:
+        err.print(
+            f"graphmem: embedded FalkorDB in {settings.data_dir}, durability {settings.durability}",
+            markup=False,
+        )
+
+
+def listen(host: str, port: int, *, port_env: str = "GRAPHMEM_PORT") -> socket.socket:
+    """The bound socket, or one plain red line saying why there is none
+    (``port_env``: the setting that chooses the port)."""
+    from graphmem.server import serving
+
+    try:
+        return serving.bind(host, port, port_env=port_env)
+    except serving.PortUnavailableError as exc:
+        err.print(Text(f"error: {exc}", style="bold red"))
+        raise typer.Exit(1) from None
+
+
+@app.command()
+def schema() -> None:
+    """Print the GraphQL schema (SDL)."""
+    from graphmem.graphql.schema import export_sdl
+
+    typer.echo(export_sdl().rstrip("\n"))

@@ -1,0 +1,125 @@
+"""Is a near duplicate the same statement, a new value for it, or its opposite?
+
+An embedding's cosine says two texts are about the same thing, not that they
+say the same thing: "Always retry failed charges" and "Never retry failed
+charges" score 0.97 with all-MiniLM-L6-v2, "sort ascending" and "sort
+descending" 0.95, "moved from staging to prod" and "from prod to staging" 0.99.
+This package reads the two texts side by side and decides:
+
+- ``MERGE``: the same statement;
+- ``SUPERSEDE``: the same subject with a new value (a number, version, date or
+  identifier changed) restated by the same source;
+- ``CONFLICT``: a positive sign of a contradiction: a flipped negation or
+  antonym, a changed value, name or unit from another source, swapped roles;
+- ``DISTINCT``: anything else: kept as its own memory.
+
+The costs are unequal. A merge drops what the new text said and a supersede
+hides the old one, while a restatement left unmerged costs one duplicate that
+consolidation can fold later. So a merge needs proof, not a high cosine: every
+content word of each text is in the other or explained (the same stem, a
+WordNet synonym, a derived form, an antonym cancelled by a negation, a word
+that changes nothing such as "always"), numbers, names, units and the speaker
+are equal, and each role word (from, to, than, on...) binds the same thing.
+A difference that is not explained and is no sign of a contradiction (a
+different verb on the same object, option A and option B) makes the two
+``DISTINCT``: both are kept, neither hidden.
+
+Events (what happened or was said, at a time) are not claims: two of them
+never supersede or contradict each other; they merge only when their text is
+the same and they happened together (``judge_events``).
+
+Pure (no I/O) and cheap: it runs on every write, and the analysis of a text is
+cached.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from typing import Literal
+
+from graphmem.domain.restatement.analysis import analyse
+from graphmem.domain.restatement.comparison import Comparison
+from graphmem.domain.restatement.verdicts import (
+    DEFAULT_THRESHOLDS,
+    Difference,
+    Judgement,
+    RestatementThresholds,
+    Verdict,
+)
+
+
+def judge(
+    new: str,
+    existing: str,
+    similarity: float,
+    *,
+    measure: Literal["cosine", "jaccard"] = "cosine",
+    same_source: bool = True,
+    thresholds: RestatementThresholds | None = None,
+) -> Judgement:
+    """Decide what a new claim is to its nearest existing memory.
+
+    ``similarity`` is the embedding cosine of the two, or with ``measure=
+    "jaccard"`` the token Jaccard used while memories have no embeddings (the
+    caller's own ``dedup_jaccard`` already chose the pair, so the cosine floor
+    does not apply). ``same_source`` says whether the same agent or person
+    wrote both, which turns a changed value into an update (``SUPERSEDE``)
+    rather than a possible contradiction (``CONFLICT``).
+    """
+    limits = thresholds or DEFAULT_THRESHOLDS
+    floor = -math.inf if measure == "jaccard" else limits.candidate_similarity
+    if similarity < floor:
+        return Judgement(
+            Verdict.DISTINCT, Difference.SIMILARITY, f"similarity {similarity:.3f} < {floor}"
+        )
+    a, b = analyse(existing), analyse(new)
+    if not (a.readable and b.readable):
+        side = "new" if not b.readable else "existing"
+        return Judgement(
+            Verdict.DISTINCT, Difference.UNREADABLE, f"the {side} text has no words to compare"
+        )
+    if a.speaker and b.speaker and a.speaker != b.speaker:
+        return Judgement(
+            Verdict.DISTINCT, Difference.SPEAKER, f"said by {a.speaker}, then by {b.speaker}"
+        )
+    return Comparison(a, b, same_source).verdict(similarity)
+
+
+def judge_events(
+    new: str,
+    existing: str,
+    seconds_apart: float,
+    *,
+    thresholds: RestatementThresholds | None = None,
+) -> Judgement:
+    """Two events merge only as the same turn written twice: the same words, at
+    the same time. Otherwise both happened: neither replaces or contradicts the
+    other ("Haha" said on Monday and on Friday is two turns)."""
+    limits = thresholds or DEFAULT_THRESHOLDS
+    if not (analyse(new).readable and analyse(existing).readable):
+        return Judgement(Verdict.DISTINCT, Difference.UNREADABLE, "an event with no words")
+    if _plain(new) != _plain(existing):
+        return Judgement(Verdict.DISTINCT, Difference.EVENT, "events with different words")
+    if abs(seconds_apart) > limits.event_window_seconds:
+        return Judgement(
+            Verdict.DISTINCT,
+            Difference.EVENT,
+            f"the same words {abs(seconds_apart):.0f} s apart (> "
+            f"{limits.event_window_seconds:.0f} s): both happened",
+        )
+    return Judgement(
+        Verdict.MERGE, Difference.NONE, f"the same event written twice, {seconds_apart:.0f} s apart"
+    )
+
+
+def readable(text: str) -> bool:
+    """Whether a text has a word to compare (not only numbers or punctuation):
+    one that has none is never merged, exactly or nearly."""
+    return analyse(text).readable
+
+
+def _plain(text: str) -> str:
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(re.findall(r"\w+", folded))

@@ -1,0 +1,227 @@
+"""The signals of one text the judge compares: its content words, values,
+names, negations, and which word binds which."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from graphmem.domain import lexicon
+from graphmem.domain.restatement.tokens import SENTENCE_END, Token, tokenise, unframed
+from graphmem.domain.restatement.values import (
+    DATE_WORDS,
+    DAYS,
+    ISO_DATE,
+    NUMBER_WORDS,
+    VALUE,
+    VERSION,
+    is_identifier,
+)
+from graphmem.domain.restatement.words import NEGATIONS, ROLE_WORDS, STOP_WORDS, spelling, stemmed
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    readable: bool
+    """Has a word to compare: not only numbers or punctuation."""
+    speaker: str
+    """The name before a colon that opens a turn ("Ana: ..."), lower case."""
+    negations: int
+    """Negation cues (``not``, ``never``, ``without``...) in the text."""
+    cues: tuple[str, ...]
+    values: tuple[str, ...]
+    """Numbers, versions, dates and identifiers, normalised, in text order."""
+    entities: frozenset[str]
+    """Names (capitalised words that are not ordinary words at a sentence's
+    start) and acronyms, as stems."""
+    stems: frozenset[str]
+    """Content words, stemmed, without stop words, values or negation cues."""
+    sequence: tuple[str, ...]
+    """Content words and values in the order of the text."""
+    touching: tuple[bool, ...]
+    """For each item of ``sequence`` but the last: written right before the
+    next, with no word between."""
+    listed: tuple[bool, ...]
+    """For each item of ``sequence`` but the last: joined to the next only by
+    "and", "or" or a comma (items of a list, whose order says nothing)."""
+    roles: frozenset[tuple[str, str]]
+    """(role word, the item it binds): ("from", "mysql"), ("over", "composit")."""
+    names: tuple[str, ...]
+    """The names in the order of the text."""
+    compounds: frozenset[tuple[str, str]]
+    """(joined, part) for two adjacent words written apart ("lock files",
+    "wi-fi"): "lockfiles" and "wifi" say the same."""
+    passive: bool
+
+
+_CONTRACTIONS = (
+    (re.compile(r"\b(?:can'?t|cannot|can not)\s+stand\b", re.I), "dislike"),
+    (re.compile(r"\bcan'?t\b", re.I), "can not"),
+    (re.compile(r"\bwon'?t\b", re.I), "will not"),
+    (re.compile(r"\bshan'?t\b", re.I), "shall not"),
+    (re.compile(r"\bcannot\b", re.I), "can not"),
+    (re.compile(r"n't\b", re.I), " not"),
+    (re.compile(r"'(m|re|ve|ll|d|s)\b", re.I), " "),
+)
+
+
+_BE = lexicon.words("is are was were be been being get gets got")
+_COORDINATORS = frozenset({"and", "or", "&", ","})
+
+
+_SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})\s*:\s+(?=\S)")
+
+
+@lru_cache(maxsize=8192)
+def analyse(text: str) -> Analysis:
+    """The signals of one text; cached, since the existing side repeats across writes."""
+    folded = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+    speaker = ""
+    if opening := _SPEAKER.match(folded):
+        speaker, folded = opening.group(1).lower(), folded[opening.end() :]
+    for pattern, replacement in _CONTRACTIONS:
+        folded = pattern.sub(replacement, folded)
+    return _read(unframed(tokenise(folded)), speaker)
+
+
+def _read(tokens: list[Token], speaker: str) -> Analysis:
+    negations = 0
+    cues: list[str] = []
+    values: list[str] = []
+    names: set[str] = set()
+    stems: set[str] = set()
+    sequence: list[str] = []
+    listed: list[bool] = []
+    touching: list[bool] = []
+    between: list[str] = []
+    """The stop words and marks since the last item of ``sequence``."""
+    compounds: set[tuple[str, str]] = set()
+    roles: set[tuple[str, str]] = set()
+    pending: list[str] = []
+    order: list[str] = []
+
+    def item(entry: str, word: str) -> None:
+        roles.update((role, entry) for role in pending)
+        pending.clear()
+        if sequence:
+            listed.append(bool(between) and all(w in _COORDINATORS for w in between))
+            touching.append(not between)
+            if not between:
+                joined = stemmed(sequence[-1] + word) if word else ""
+                compounds.update({(joined, sequence[-1]), (joined, entry)} if joined else ())
+        sequence.append(entry)
+        between.clear()
+
+    for token in tokens:
+        if token.mark:
+            between.append(token.text)
+            if token.text in SENTENCE_END:
+                pending.clear()
+            continue
+        lowered = token.text.lower()
+        if lowered in ROLE_WORDS:
+            pending.append(lowered)
+        if VERSION.fullmatch(lowered):
+            values.append(lowered[1:])
+            item(lowered[1:], "")
+        elif is_identifier(lowered) or ISO_DATE.fullmatch(lowered):
+            values.append(lowered)
+            item(lowered, "")
+        elif any(ch.isdigit() for ch in lowered):
+            for number in VALUE.findall(lowered):
+                values.append(number)
+                item(number, "")
+            for rest in re.sub(r"[\d.:%]+", " ", lowered).split():
+                if rest.isalpha() and rest not in STOP_WORDS:
+                    stems.add(stemmed(rest))
+                    item(stemmed(rest), rest)
+        else:
+            whole = lowered in _HYPHENATED()
+            for word in [lowered] if whole else lowered.replace("-", " ").split():
+                word = spelling(word)
+                if word in NEGATIONS:
+                    negations += 1
+                    cues.append(word)
+                    between.append(word)
+                elif word in NUMBER_WORDS:
+                    values.append(NUMBER_WORDS[word])
+                    item(NUMBER_WORDS[word], "")
+                elif word in DATE_WORDS or (word == "may" and token.text == "May"):
+                    if word != "may" or not token.start:
+                        day = word.rstrip("s") if word in DAYS else word[:3]
+                        values.append(day)
+                        item(day, "")
+                elif word not in STOP_WORDS or _acronym(token.text):
+                    stem = (
+                        word
+                        if _acronym(token.text)
+                        else stemmed(lexicon.IRREGULAR_VERBS.get(word, word))
+                    )
+                    stems.add(stem)
+                    item(stem, word)
+                    if _is_name(token, word):
+                        names.add(stem)
+                        order.append(stem)
+                else:
+                    between.append(word)
+    return Analysis(
+        readable=any(ch.isalpha() for token in tokens for ch in token.text),
+        speaker=speaker,
+        negations=negations,
+        cues=tuple(cues),
+        values=tuple(values),
+        entities=frozenset(names),
+        stems=frozenset(stems),
+        sequence=tuple(sequence),
+        touching=tuple(touching),
+        listed=tuple(listed),
+        roles=frozenset(roles),
+        names=tuple(dict.fromkeys(order)),
+        compounds=frozenset(compounds),
+        passive=_passive([t.text.lower() for t in tokens if not t.mark]),
+    )
+
+
+def _passive(words: list[str]) -> bool:
+    """A form of "be" before a participle ("was called", "is kept"): the roles
+    of the names around the verb are the other way round."""
+    for here, word in enumerate(words):
+        if word in _BE:
+            for n, later in enumerate(words[here + 1 : here + 3], start=here + 1):
+                if later == "used" and words[n + 1 : n + 2] == ["to"]:
+                    break  # "is used to build": active in its verb
+                if later.endswith(("ed", "en")) or later in _IRREGULAR_PARTICIPLES:
+                    return True
+    return False
+
+
+_IRREGULAR_PARTICIPLES = lexicon.words(
+    "kept held run sent made built written read set put known shown given taken done "
+    "seen told found left paid sold bought brought thought caught taught chosen"
+)
+
+
+def _is_name(token: Token, word: str) -> bool:
+    """A name: an acronym anywhere; a capitalised word inside a sentence; at a
+    sentence's start, a capitalised word that is not an ordinary word."""
+    text = token.text
+    if _acronym(text):
+        return True
+    if not text[:1].isupper() or word in lexicon.INTERJECTIONS or word == "i":
+        return False
+    if not token.start:
+        return True
+    return word not in lexicon.vocabulary() and stemmed(word) not in lexicon.vocabulary()
+
+
+def _acronym(text: str) -> bool:
+    """EU, US, UTC: a name even where the lower-case word is a stop word."""
+    return len(text) >= 2 and text.isupper() and text.isalpha()
+
+
+@cache
+def _HYPHENATED() -> frozenset[str]:
+    """Hyphenated words the lexicons know whole (opt-in, read-only)."""
+    return frozenset(w for pair in lexicon.antonyms() for w in pair if "-" in w)

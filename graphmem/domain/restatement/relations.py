@@ -1,0 +1,117 @@
+"""How a word of one text stands to the words of the other: said there too in
+other words, its opposite, or negated by a prefix."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from graphmem.domain import lexicon
+from graphmem.domain.restatement.analysis import Analysis
+from graphmem.domain.restatement.words import stemmed
+
+
+def explained(word: str, mine: Analysis, other: Analysis) -> bool:
+    """A word of one text the other says too: by a synonym, a derived form
+    ("allergic", "allergy"), a compound written apart ("lockfiles", "lock
+    files"), or a word that changes nothing. Units are never explained: a
+    second is not a minute, whatever a thesaurus says."""
+    if word in _LIGHT_STEMS():
+        return True
+    if word in UNIT_STEMS():
+        return False
+    if any(joined == word for joined, _ in other.compounds) or any(
+        part == word and joined in other.stems for joined, part in mine.compounds
+    ):
+        return True
+    synonyms = _synonyms().get(word, frozenset())
+    return any(theirs in synonyms or _derived(word, theirs) for theirs in other.stems)
+
+
+def _derived(x: str, y: str) -> bool:
+    """One word derived from the other ("allergic", "allergy") or cut short
+    from it ("repo", "repository"; "docs", "documentation")."""
+    shorter, longer = sorted((x, y), key=len)
+    if len(shorter) >= 3 and longer.startswith(shorter) and len(longer) > 2 * len(shorter):
+        return True
+    if len(shorter) < 4 or not longer.startswith(shorter[:4]):
+        return False
+    common = len(_common_prefix(x, y))
+    return common >= 5 and common >= 0.7 * len(shorter) and not opposite(x, y)
+
+
+def _common_prefix(x: str, y: str) -> str:
+    n = 0
+    for p, q in zip(x, y, strict=False):
+        if p != q:
+            break
+        n += 1
+    return x[:n]
+
+
+def opposite(x: str, y: str) -> bool:
+    table = _antonyms()
+    return any(frozenset((p, q)) in table for p in _base_forms(x) for q in _base_forms(y) if p != q)
+
+
+_IRREGULAR = {"better": "good", "best": "good", "worse": "bad", "worst": "bad"}
+
+
+def _base_forms(stem: str) -> set[str]:
+    """A stem and, for a comparative or superlative, its positive ("faster",
+    "fastest": "fast"; "larger": "larg"; "easier": "easy"; "bigger": "big")."""
+    forms = {stem}
+    if stem in _IRREGULAR:
+        forms.add(_IRREGULAR[stem])
+    for suffix in ("est", "er", "en"):
+        if stem.endswith(suffix) and len(stem) - len(suffix) >= 3:
+            base = stem[: -len(suffix)]
+            if base.endswith("i"):
+                base = base[:-1] + "y"
+            elif len(base) > 3 and base[-1] == base[-2]:
+                base = base[:-1]
+            forms.update({base, stemmed(base)})
+    return forms
+
+
+@cache
+def _antonyms() -> frozenset[frozenset[str]]:
+    return frozenset(
+        frozenset((stemmed(a), stemmed(b)))
+        for a, b in lexicon.antonyms()
+        if stemmed(a) != stemmed(b)
+    )
+
+
+@cache
+def _synonyms() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for a, b in (*lexicon.synonyms(), *lexicon.EXTRA_SYNONYMS):
+        x, y = stemmed(a), stemmed(b)
+        if x != y:
+            table.setdefault(x, set()).add(y)
+            table.setdefault(y, set()).add(x)
+    return {word: frozenset(others) for word, others in table.items()}
+
+
+@cache
+def _LIGHT_STEMS() -> frozenset[str]:
+    return frozenset(stemmed(w) for w in lexicon.LIGHT_WORDS)
+
+
+@cache
+def UNIT_STEMS() -> frozenset[str]:
+    return frozenset(stemmed(w) for w in lexicon.UNITS) | lexicon.UNITS
+
+
+PREFIXES = ("un", "in", "im", "dis", "non")
+
+
+def negated_words(a: Analysis, b: Analysis) -> list[str]:
+    """Words of ``a`` that negate a word of ``b`` by a prefix ("inactivity" and
+    "activity", "unable" and "able"): each counts as one negation."""
+    return [
+        word
+        for word in a.stems - b.stems
+        for prefix in PREFIXES
+        if word.startswith(prefix) and word[len(prefix) :] in b.stems
+    ]

@@ -1,0 +1,112 @@
+"""Roles swapped between two texts with the same words: who does what to whom."""
+
+from __future__ import annotations
+
+import itertools
+
+from graphmem.domain.restatement.analysis import Analysis
+from graphmem.domain.restatement.verdicts import show
+
+
+def transposed(a: Analysis, b: Analysis) -> str:
+    """Two things that traded places while the words around them stayed: "from
+    HTTP to HTTPS" and "from HTTPS to HTTP", "port 8080 for staging and 9090
+    for prod" and the reverse, "Ana reports to Ben" and "Ben reports to Ana".
+
+    A role word (from, to, over, than...) binding another shared word on each
+    side, or names in another order, is a swap. Beyond those, the words both
+    texts hold are lined up (their longest common subsequence); what is left
+    over on each side is the same words in another order only if something
+    was swapped. A phrase moved whole ("Before pushing, run the
+    tests", "Run the tests before pushing") leaves one word over, not two. Two
+    items of a list ("React and Vite") and a change of voice ("Ben was called
+    by Ana") reorder without swapping roles."""
+    if a.passive != b.passive:
+        return ""
+    shared = set(a.sequence) & set(b.sequence)
+    for role, x in sorted(a.roles):
+        for other, y in sorted(b.roles):
+            if (
+                role == other
+                and x != y
+                and {x, y} <= shared
+                and (role, y) not in a.roles
+                and (role, x) not in b.roles
+                and not (_next_to(a, x, y) or _next_to(b, x, y))
+                and not (_listed(a, x, y) or _listed(b, x, y))
+            ):
+                return f"{role} {x} vs {role} {y}"
+    names_a = [n for n in a.names if n in b.names]
+    names_b = [n for n in b.names if n in a.names]
+    if len(names_a) >= 2 and names_a != names_b:
+        x, y = next((x, y) for x, y in zip(names_a, names_b, strict=True) if x != y)
+        if not (_listed(a, x, y) or _listed(b, x, y)):
+            return f"{x} and {y} traded places"
+    for window in ((1, 0), (0, 1), (2, 2)):
+        slots_a, slots_b = _slots(a.sequence, *window), _slots(b.sequence, *window)
+        for x, y in itertools.permutations(sorted(shared), 2):
+            trade = {x: y, y: x}
+            if (
+                slots_a[x] == tuple(trade.get(w, w) for w in slots_b[y])
+                and slots_a[y] == tuple(trade.get(w, w) for w in slots_b[x])
+                and slots_a[x] != slots_a[y]
+                and not (_next_to(a, x, y) or _next_to(b, x, y))
+                and not (_listed(a, x, y) or _listed(b, x, y))
+            ):
+                return f"{x} and {y} traded places"
+    if len(a.values) >= 3 and _adjacent(a.values) != _adjacent(b.values):
+        return f"values paired differently: {', '.join(a.values)} vs {', '.join(b.values)}"
+    if not (a.passive or b.passive):
+        return _around(a, b, shared)
+    return ""
+
+
+def _slots(sequence: tuple[str, ...], before: int, after: int) -> dict[str, tuple[str, ...]]:
+    """Each item's neighbours (first occurrence): ``before`` items before it and
+    ``after`` after it, "" past an end."""
+    padded = ("",) * before + sequence + ("",) * after
+    places: dict[str, tuple[str, ...]] = {}
+    for i, entry in enumerate(sequence):
+        places.setdefault(
+            entry, padded[i : i + before] + padded[i + before + 1 : i + before + 1 + after]
+        )
+    return places
+
+
+def _adjacent(values: tuple[str, ...]) -> set[frozenset[str]]:
+    """Values next to each other ("June 3", "July 1"), as unordered pairs."""
+    return {frozenset(pair) for pair in itertools.pairwise(values) if pair[0] != pair[1]}
+
+
+def _around(a: Analysis, b: Analysis, shared: set[str]) -> str:
+    """What stood before a word now stands after it, and the other way round:
+    "values in .env override the defaults in config.yaml" and "the defaults in
+    config.yaml override values in .env" (a subject and an object swapped)."""
+    left = [w for w in a.sequence if w in shared]
+    right = [w for w in b.sequence if w in shared]
+    for pivot in shared:
+        if left.count(pivot) != 1 or right.count(pivot) != 1:
+            continue
+        i, j = left.index(pivot), right.index(pivot)
+        before, after = set(left[:i]), set(left[i + 1 :])
+        if before and after and before == set(right[j + 1 :]) and after == set(right[:j]):
+            return f"{show(sorted(before))} and {show(sorted(after))} swapped around {pivot}"
+    return ""
+
+
+def _next_to(analysis: Analysis, x: str, y: str) -> bool:
+    """Words written side by side trading places reorder a phrase ("JSON
+    encoded", "encoded as JSON"; "May 4th", "the 4th of May"); a swap of roles
+    moves words across others, or across a role word ("from A to B")."""
+    items = analysis.sequence
+    return any(
+        {items[i], items[i + 1]} == {x, y} and analysis.touching[i] for i in range(len(items) - 1)
+    )
+
+
+def _listed(analysis: Analysis, x: str, y: str) -> bool:
+    """Whether ``x`` and ``y`` stand next to each other in a list ("A and B", "A, B")."""
+    items = analysis.sequence
+    return any(
+        {items[i], items[i + 1]} == {x, y} and analysis.listed[i] for i in range(len(items) - 1)
+    )

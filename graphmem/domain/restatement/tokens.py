@@ -1,0 +1,95 @@
+"""A text cut into words and marks, without the framing that opens a turn."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from graphmem.domain import lexicon
+
+_TOKEN = re.compile(
+    r"(?P<word>[\w][\w.\-/:@#%+]*[\w%]|[\w]|[#/.][\w][\w.\-/:@]*)|(?P<mark>[.!?;:,&])"
+)
+
+
+SENTENCE_END = frozenset(".!?;:")
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    text: str
+    mark: bool
+    """Punctuation: a sentence's end or a comma."""
+    start: bool = False
+    """The first word of a sentence, where a capital says nothing."""
+
+
+def tokenise(text: str) -> list[Token]:
+    found: list[Token] = []
+    start = True
+    for match in _TOKEN.finditer(text):
+        if match.group("mark"):
+            found.append(Token(match.group("mark"), True))
+            start = start or match.group("mark") in SENTENCE_END
+            continue
+        raw = match.group("word")
+        word = raw.rstrip(".:")
+        if word:
+            found.append(Token(word, False, start))
+            start = False
+        if word != raw:
+            found.append(Token(raw[-1], True))
+            start = True
+    return found
+
+
+def unframed(tokens: list[Token]) -> list[Token]:
+    """Without the interjections that open a sentence and the name they address
+    ("Thanks, Ben!", "Hey Ana!", "Oh wow,"): a turn's framing, not its content.
+    A word that is also a content word ("no", "right", "great") frames only when
+    punctuation follows it ("No, ..." but not "No deploys on Friday")."""
+    kept: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.mark or not token.start:
+            kept.append(token)
+            i += 1
+            continue
+        framed = i
+        while i < len(tokens):
+            word = tokens[i]
+            after = tokens[i + 1] if i + 1 < len(tokens) else None
+            if (word.mark and word.text in {",", "!"} and i > framed) or (
+                not word.mark and _framing(word.text.lower(), after)
+            ):
+                i += 1
+            elif (
+                not word.mark
+                and i > framed
+                and word.text[:1].isupper()
+                and (after is None or after.mark)
+            ):
+                i += 1  # the addressee: "Thanks, Ben!"
+                break
+            else:
+                break
+        if i > framed and i < len(tokens) and not tokens[i].mark:
+            tokens[i] = Token(tokens[i].text, False, True)
+        if i == framed:
+            kept.append(token)
+            i += 1
+    return kept
+
+
+_AMBIGUOUS_FRAMING = lexicon.words(
+    "no yes right well so true great nice cool perfect fair sure all everyone please "
+    "fantastic wonderful excellent amazing lovely brilliant awesome indeed totally "
+    "absolutely exactly morning evening afternoon night later dear man"
+)
+
+
+def _framing(word: str, after: Token | None) -> bool:
+    if word not in lexicon.INTERJECTIONS:
+        return False
+    return word not in _AMBIGUOUS_FRAMING or after is None or after.mark

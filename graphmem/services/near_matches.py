@@ -1,0 +1,293 @@
+"""Near matches of a batch's new memories, and what the restatement check makes of them.
+
+Exact repeats are counted before this runs; what is left is each new row
+against the live memories closest to it, from the vector index or, without
+embeddings, the full-text index. ``graphmem.domain.restatement`` judges each
+pair: the same statement merges, a new value from the same source supersedes
+the old one, anything else that differs is flagged as a possible contradiction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.kinds import MemoryType, Status
+from graphmem.domain.models import Memory, WriteOutcome, WriteResult
+from graphmem.domain.restatement import judge, judge_events, readable
+from graphmem.domain.restatement.verdicts import Judgement, Verdict
+from graphmem.domain.text import jaccard, tokens
+from graphmem.domain.viewer import acting_agent
+from graphmem.services.base import Service
+from graphmem.services.retrieval.fulltext import query_terms
+from graphmem.services.write_batch import merge_into, replace, union
+from graphmem.store.knn import Answer, Reach, nearest
+
+NEAR_MATCHES_JUDGED = 3
+"""Near matches per new memory the restatement check reads, most similar first: a
+paraphrase ranked below a contradiction of it still merges."""
+NEAR_DUPLICATES = Reach(
+    k=20, most=1_280, enough=NEAR_MATCHES_JUDGED, widen=False, shadowed_below=0.5, chases=None
+)
+"""How far the vector index is followed for a new memory's near duplicates: 20
+neighbours, then 80, 320 and 1,280 past FalkorDB's stale vectors, which hide
+the live one from a kNN: after 15 accesses a paraphrase of a memory no longer
+found it among the nearest 20, and after 40 the index gave nothing for a k of
+20 or 80. An item the index gave fewer than half of ``k`` for, with fewer
+matches than are judged, is asked again while that brings more (or still
+nothing); a few shadows leave the live memory among what the index gives."""
+NEAR_DUPLICATE_TEXT_K = 5
+"""Full-text matches whose token overlap is measured, without embeddings."""
+NEAR_DUPLICATE_TEXT_MAX_BATCH = 50
+"""Without embeddings, near duplicates are looked for in batches up to this size (the
+writes of an agent at work); a full-text lookup per item would dominate a bulk load,
+which gets exact dedup only."""
+
+
+class NearMatches(Service):
+    """Looks up and judges the near matches of new memories; see the module docstring."""
+
+    def resolve(
+        self,
+        rows: list[dict[str, Any]],
+        vectors: list[Any] | None,
+        merges: dict[str, dict[str, Any]],
+        outcomes: list[WriteOutcome],
+        project: str,
+        positions: Mapping[str, int] | None,
+    ) -> tuple[list[dict[str, Any]], list[Any] | None, list[dict[str, Any]]]:
+        """Judge each new row against its nearest live memories (``graphmem.domain.restatement``).
+
+        Near matches come from the vector index (cosine at or above
+        ``restatement.candidate_similarity``) or, without embeddings, from the
+        full-text index (token Jaccard at or above ``dedup_jaccard``); one lookup
+        per row, in one round trip. The first match judged the same statement
+        takes the row as a merge (its wording kept as a variant). Otherwise the
+        nearest match judged different makes the row an update that supersedes it
+        (a new value from the same source) or a candidate flagged as a possible
+        contradiction. Returns the rows (and vectors) still to create, and the
+        SUPERSEDES edges to write with them. A row without a word to compare is
+        created as it is. A row the judge fails on refuses the whole batch,
+        naming the item by its place in ``positions`` (``None`` for one item).
+        """
+        if vectors:
+            found = self._nearest_by_vector(vectors, project)
+            measure: Literal["cosine", "jaccard"] = "cosine"
+        elif len(rows) <= NEAR_DUPLICATE_TEXT_MAX_BATCH:
+            found = self._nearest_by_words(rows, project)
+            measure = "jaccard"
+        else:
+            return rows, vectors, []
+        kept_rows, kept_vectors, supersedes = [], [], []
+        for index, row in enumerate(rows):
+            if not readable(row["content"]):
+                kept_rows.append(row)
+                if vectors:
+                    kept_vectors.append(vectors[index])
+                continue  # no word to compare: never merged, flagged or superseding
+            # Only memories with the same audience: a private wording merged into a
+            # shared memory, or an edge between the two, would show one to the other.
+            hits = [hit for hit in found.get(index, []) if _audience(hit) == _audience(row)]
+            try:
+                target, judgement, other = self._decide(row, hits, measure)
+            except Exception as exc:
+                # Nothing is written yet: the whole batch is refused, naming the item.
+                field = f"items[{positions[row['id']]}].content" if positions else "content"
+                raise InvalidInputError(
+                    f"{field}: could not be compared with its near matches ({exc})", field=field
+                ) from exc
+            if target is not None:
+                merge = merge_into(
+                    merges, target["id"], row["occurrence_count"], row["evidence"], row["tags"]
+                )
+                merge["variants"] = union(merge.get("variants", []), [row["content"]])
+                merge.setdefault("match", "near")
+                merge.setdefault("similarity", target["similarity"])
+                replace(
+                    outcomes,
+                    row["id"],
+                    WriteOutcome(
+                        id=target["id"],
+                        created=False,
+                        match="near",
+                        result=WriteResult.MERGED_NEAR,
+                        reason=judgement.reason if judgement else None,
+                    ),
+                )
+                continue
+            kept_rows.append(row)
+            if vectors:
+                kept_vectors.append(vectors[index])
+            if judgement is None or other is None:
+                continue
+            if judgement.verdict is Verdict.SUPERSEDE and _less_certain(row, other):
+                judgement = Judgement(
+                    Verdict.CONFLICT,
+                    judgement.difference,
+                    f"{judgement.reason}, stated with less confidence "
+                    f"({row['confidence']} < {other['confidence']})",
+                )
+            if judgement.verdict is Verdict.SUPERSEDE:
+                supersedes.append(
+                    {"new_id": row["id"], "old_id": other["id"], "rationale": judgement.reason}
+                )
+                result = WriteResult.SUPERSEDED
+            else:
+                row.update(
+                    status=Status.CANDIDATE.value,
+                    conflicts_with=other["id"],
+                    conflict_reason=judgement.reason,
+                )
+                result = WriteResult.FLAGGED_CONFLICT
+            replace(
+                outcomes,
+                row["id"],
+                WriteOutcome(
+                    id=row["id"],
+                    created=True,
+                    result=result,
+                    related_id=other["id"],
+                    reason=judgement.reason,
+                ),
+            )
+        return kept_rows, kept_vectors, supersedes
+
+    def _decide(
+        self,
+        row: Mapping[str, Any],
+        hits: Sequence[Mapping[str, Any]],
+        measure: Literal["cosine", "jaccard"],
+    ) -> tuple[Mapping[str, Any] | None, Judgement | None, Mapping[str, Any] | None]:
+        """(the memory to merge into, the judgement, the memory it differs from)."""
+        differs: tuple[Judgement, Mapping[str, Any]] | None = None
+        event = row.get("memory_type") == MemoryType.EVENT.value
+        for hit in hits:
+            if event != (hit.get("memory_type") == MemoryType.EVENT.value):
+                continue  # an event and a claim: neither restates the other
+            if event:
+                judgement = judge_events(
+                    row["content"],
+                    hit["content"],
+                    row["occurred_at"] - (hit.get("occurred_at") or 0.0),
+                    thresholds=self.rules.restatement,
+                )
+            else:
+                judgement = judge(
+                    row["content"],
+                    hit["content"],
+                    hit["similarity"],
+                    measure=measure,
+                    same_source=_same_source(row, hit),
+                    thresholds=self.rules.restatement,
+                )
+            if judgement.verdict is Verdict.MERGE:
+                return hit, judgement, None
+            if differs is None and judgement.verdict is not Verdict.DISTINCT:
+                differs = (judgement, hit)
+        if differs is None:
+            return None, None, None
+        return None, differs[0], differs[1]
+
+    def _nearest_by_vector(
+        self, vectors: list[Any], project: str
+    ) -> dict[int, list[Mapping[str, Any]]]:
+        """Each item's near matches, most similar first: every item asked in one
+        statement, again as far as ``NEAR_DUPLICATES`` reaches. An answer that
+        found none keeps what a smaller ``k`` found."""
+
+        def ask(k: int, items: list[int]) -> dict[int, Answer]:
+            rows = self.store.read(
+                "near_duplicates",
+                {
+                    "items": [{"index": i, "vector": vectors[i]} for i in items],
+                    "project_id": project,
+                    "threshold": self.rules.restatement.candidate_similarity,
+                    "k": k,
+                },
+            )
+            answered = {row["index"]: row for row in rows}
+            # An item the index gave nothing for has no row.
+            return {
+                i: Answer(sorted(row["hits"], key=lambda h: -h["similarity"]), row["seen"])
+                if (row := answered.get(i)) is not None
+                else Answer([], 0)
+                for i in items
+            }
+
+        found: dict[int, list[Mapping[str, Any]]] = {}
+        for i, answer in nearest(self.store, ask, range(len(vectors)), NEAR_DUPLICATES):
+            if answer.rows:
+                found[i] = [*answer.rows[:NEAR_MATCHES_JUDGED]]
+        return found
+
+    def near_duplicates(self, memory: Memory, *, project: str) -> list[str]:
+        """The live memories whose words are close to this one's (token Jaccard
+        at or above ``dedup_jaccard``), closest first: what a reviewer compares a
+        candidate with before approving it. By words, whatever the embedder:
+        a reviewer asks which texts say nearly the same, and the queue must not
+        embed every candidate it lists."""
+        found = self._nearest_by_words([{"content": memory.content}], project)
+        return [hit["id"] for hit in found.get(0, []) if hit["id"] != memory.id]
+
+    def _nearest_by_words(
+        self, rows: list[dict[str, Any]], project: str
+    ) -> dict[int, list[Mapping[str, Any]]]:
+        # A near duplicate shares at least 80% of the words, so it almost surely
+        # has the longest (rarest) few: requiring those keeps each match set small
+        # even in a project of 100,000 memories. Held to what the writer may read
+        # of the project (graphmem.domain.textscope): another project's matches would
+        # take the places of this one's.
+        dialect, viewer = self.store.dialect, acting_agent()
+        items = [
+            {
+                "index": i,
+                "query": dialect.scoped(
+                    dialect.all_of(sorted(terms, key=len, reverse=True)[:3]), project, viewer
+                ),
+            }
+            for i, row in enumerate(rows)
+            if (terms := query_terms(row["content"]))
+        ]
+        if not items:
+            return {}
+        found: dict[int, list[Mapping[str, Any]]] = {}
+        hits = self.store.read(
+            "near_duplicates_text",
+            {"items": items, "project_id": project, "k": NEAR_DUPLICATE_TEXT_K},
+        )
+        for hit in hits:
+            mine = tokens(rows[hit["index"]]["content"])
+            scored = sorted(
+                (
+                    {**other, "similarity": jaccard(mine, tokens(other["content"]))}
+                    for other in hit["hits"]
+                ),
+                key=lambda other: -other["similarity"],
+            )
+            close: list[Mapping[str, Any]] = [
+                other for other in scored if other["similarity"] >= self.rules.dedup_jaccard
+            ]
+            if close:
+                found[hit["index"]] = close[:NEAR_MATCHES_JUDGED]
+        return found
+
+
+def _same_source(row: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
+    """Written by the same agent (or, without agent ids, the same kind of source):
+    a changed value from it is an update, from anyone else a possible contradiction."""
+    return (row.get("agent_id"), row.get("source")) == (other.get("agent_id"), other.get("source"))
+
+
+def _audience(memory: Mapping[str, Any]) -> tuple[str, str | None]:
+    """Who sees a memory: every agent of the project, or one agent only."""
+    if memory.get("visibility", "shared") == "private":
+        return "private", memory.get("agent_id")
+    return "shared", None
+
+
+def _less_certain(row: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
+    """A new value stated with less confidence than the one it would replace does
+    not replace it: "the TTL might be 60 s" beside "the TTL is 30 s" is for review."""
+    known = other.get("confidence")
+    return known is not None and row["confidence"] < known

@@ -1,0 +1,130 @@
+"""A page of prepared JSONL records written to the store, one statement per page.
+
+Each statement merges the records by id and says, for each line, whether it
+created or merged a record, or left it out because something it links to is
+not in the project; that becomes the line's ``Outcome``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+from graphmem.services.transfer.jsonl import LINKS
+from graphmem.store import Store
+
+LINKED = {"session": "session", "memory": "session", "promotion_run": "session",
+          "promotion_event": "memory", "staging_event": "memory",
+          "archival_event": "memory"}  # fmt: skip
+"""What each kind's link column names."""
+
+
+class Taken(Exception):
+    """Memory ids of the file belong to other projects of the store: the import
+    stops, since every memory line and all that hangs off them would clash."""
+
+    def __init__(self, owners: set[str]) -> None:
+        super().__init__(", ".join(sorted(owners)))
+        self.owners = owners
+
+
+class Outcome(NamedTuple):
+    """What became of one line: ``created``, ``merged`` or ``skipped`` (with the reason)."""
+
+    line: int
+    result: str
+    reason: str = ""
+
+
+WritePage = Callable[[Store, str, list[dict[str, Any]]], list[Outcome]]
+"""(store, target project, rows of one kind) -> each row's outcome."""
+
+
+def _write_project(store: Store, target: str, rows: list[dict[str, Any]]) -> list[Outcome]:
+    (row,) = rows
+    (written,) = store.write("import_project", {"project_id": target, "props": row["props"]})
+    return [Outcome(row["line"], "created" if written["fresh"] else "merged")]
+
+
+def _write_fresh(kind: str, statement: str) -> WritePage:
+    """Sessions and logs: the statement merges each row it can link and says
+    whether it was new; a row it leaves out names something the project lacks."""
+
+    def write(store: Store, target: str, rows: list[dict[str, Any]]) -> list[Outcome]:
+        written = store.write(statement, {"rows": rows, "project_id": target})
+        fresh = {w["line"]: w["fresh"] for w in written}
+        return [
+            Outcome(row["line"], "created" if fresh[row["line"]] else "merged")
+            if row["line"] in fresh
+            else _unlinked(kind, row, target)
+            for row in rows
+        ]
+
+    return write
+
+
+def _unlinked(kind: str, row: Mapping[str, Any], project: str) -> Outcome:
+    if kind == "failure_capsule":
+        return Outcome(
+            row["line"],
+            "skipped",
+            f"for_sessions, in_context or taught: names a session or memory project {project} "
+            "does not hold",
+        )
+    link = LINKS[kind]
+    return Outcome(
+        row["line"], "skipped", f"{link}: no {LINKED[kind]} {row[link]} in project {project}"
+    )
+
+
+def _write_memories(store: Store, target: str, rows: list[dict[str, Any]]) -> list[Outcome]:
+    ids = [row["props"]["id"] for row in rows]
+    owners = {
+        found["id"]: found["project_id"]
+        for found in store.read("import_existing_memories", {"ids": ids})
+    }
+    taken = set(owners.values()) - {target}
+    if taken:
+        raise Taken(taken)
+    outcomes = [
+        Outcome(row["line"], "merged" if row["props"]["id"] in owners else "created")
+        for row in rows
+    ]
+    by_line = {row["line"]: row for row in rows}
+    (written,) = store.write("import_memories", {"rows": rows, "project_id": target})
+    lines = set(written["written"])
+    return [
+        outcome if outcome.line in lines else _unlinked("memory", by_line[outcome.line], target)
+        for outcome in outcomes
+    ]
+
+
+def _write_relations(store: Store, target: str, rows: list[dict[str, Any]]) -> list[Outcome]:
+    written = store.write("import_relations", {"rows": rows, "project_id": target})
+    by_line = {row["line"]: row for row in rows}
+    outcomes = []
+    for w in written:
+        row = by_line[w["line"]]
+        missing = [end for end, found in (("from_id", w["from_found"]), ("to_id", w["to_found"]))
+                   if not found]  # fmt: skip
+        if missing:
+            ends = " and ".join(f"{end} {row[end]}" for end in missing)
+            outcomes.append(Outcome(w["line"], "skipped",
+                                    f"unknown relation endpoint: {ends} is no memory of project "
+                                    f"{target}"))  # fmt: skip
+        else:
+            outcomes.append(Outcome(w["line"], "merged" if w["existed"] else "created"))
+    return outcomes
+
+
+WRITE: dict[str, WritePage] = {
+    "project": _write_project,
+    "session": _write_fresh("session", "import_sessions"),
+    "memory": _write_memories,
+    "relation": _write_relations,
+    "promotion_run": _write_fresh("promotion_run", "import_promotion_runs"),
+    "promotion_event": _write_fresh("promotion_event", "import_promotion_events"),
+    "staging_event": _write_fresh("staging_event", "import_staging_events"),
+    "archival_event": _write_fresh("archival_event", "import_archival_events"),
+    "failure_capsule": _write_fresh("failure_capsule", "import_failure_capsules"),
+}
