@@ -117,14 +117,18 @@ def no_controls(text: str | None) -> str | None:
 
 
 Text = Annotated[str, AfterValidator(no_nul)]
-_text = TypeAdapter(Text)
+Printed = Annotated[str, AfterValidator(no_nul), AfterValidator(no_controls)]
+"""Text that says something about a memory (a tag, a rationale, a reason) rather
+than what happened: never a tool's coloured output, so a control character in it
+is always a mistake."""
+_printed = TypeAdapter(Printed)
 
 
 def check_text(field: str, value: Any, *, max_chars: int) -> str:
-    """Free text passed outside an input model (a relation's rationale), held to
-    the same rules as the models' text fields."""
+    """Free text passed outside an input model (a relation's rationale, a review's
+    reason, a session's name), held to the rules of a memory's own text."""
     try:
-        text = _text.validate_python(value)
+        text = _printed.validate_python(value)
     except ValidationError as exc:
         raise invalid_input(exc, locate=lambda _: field) from None
     if len(text) > max_chars:
@@ -138,8 +142,14 @@ Tag = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TAG_CHARS),
     AfterValidator(no_nul),
+    AfterValidator(no_controls),
 ]
-Evidence = Annotated[str, StringConstraints(max_length=MAX_EVIDENCE_CHARS), AfterValidator(no_nul)]
+Evidence = Annotated[
+    str,
+    StringConstraints(max_length=MAX_EVIDENCE_CHARS),
+    AfterValidator(no_nul),
+    AfterValidator(no_controls),
+]
 Rationale = Annotated[
     str, StringConstraints(max_length=MAX_RATIONALE_CHARS), AfterValidator(no_nul)
 ]

@@ -42,8 +42,8 @@ HOSTILE = [
 
 _core_chars = st.characters(exclude_categories=["Cs"], exclude_characters=["\x00"])
 _content_chars = st.characters(exclude_categories=["Cs", "Cc"], include_characters="\t\n\r")
-"""What a memory's content and rationale may hold: no control character but tab,
-newline and carriage return."""
+"""What a memory's content, rationale, tags and evidence may hold: no control
+character but tab, newline and carriage return."""
 CONTROLS = ["ansi \x1b[2J\x1b[31mred", "title \x1b]0;pwned\x07", "bell\x07", "c1 \x9b x", "del\x7f"]
 
 
@@ -138,7 +138,7 @@ BAD_IDENTIFIER = st.one_of(
 
 def text_list(max_items: int, item_chars: int) -> st.SearchStrategy[Field]:
     """A good list of texts; stored stripped, in order."""
-    return st.lists(padded(item_chars), max_size=min(max_items, 5)).map(
+    return st.lists(padded(item_chars, _content_chars), max_size=min(max_items, 5)).map(
         lambda pairs: Field([s for s, _ in pairs], [t for _, t in pairs], True)
     )
 
@@ -154,6 +154,7 @@ def list_bad(max_items: int, item_chars: int) -> st.SearchStrategy[Field]:
             st.just([f"t{i}" for i in range(max_items + 1)]),
             st.just(["x" * (item_chars + 1)]),
             st.just(["ok", "a\x00b"]),
+            st.sampled_from(CONTROLS).map(lambda text: ["ok", text]),
             st.just(["\ud800"]),
             st.just("not a list"),
             st.just([1, 2]),

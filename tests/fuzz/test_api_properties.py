@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
@@ -194,7 +195,11 @@ def test_relate_round_trips_or_rejects_cleanly(
     bad = set()
     if kind not in _relation_types:
         bad.add("type")
-    if rationale is not None and (rationale in (42, "a\x00b", "\ud800") or len(rationale) > 4_000):
+    if rationale is not None and (
+        rationale in (42, "a\x00b", "\ud800")
+        or len(rationale) > 4_000
+        or any(unicodedata.category(c) == "Cc" and c not in "\t\n\r" for c in rationale)
+    ):
         bad.add("rationale")
     if not isinstance(weight, float) or not 0 <= weight <= 1:
         bad.add("weight")

@@ -72,7 +72,12 @@ def stored(data_dir: Path) -> dict[str, str]:
         candidate = gm.remember({"content": "evil placeholder two", "source": "auto_extracted"}).id
         plant(gm, memory, HOSTILE)
         plant(gm, candidate, HOSTILE + " candidate")
-        gm.relate(memory, candidate, "RELATED_TO", rationale="because \x1b[5mblink\x1b[0m")
+        gm.relate(memory, candidate, "RELATED_TO", rationale="because")
+        cypher(
+            gm.store,
+            "MATCH (:Memory {id: $a})-[r:RELATED_TO]->(:Memory {id: $b}) SET r.rationale = $r",
+            {"a": memory, "b": candidate, "r": "because \x1b[5mblink\x1b[0m"},
+        )
         gm.keys.create("ci \x1b]0;key-title\x07", ["default"], "read")
         failure = gm.record_failure(
             {"error": ANSI_ERROR, "tool": "Bash", "command": "pytest \x1b[1m-x"}
@@ -94,11 +99,24 @@ def test_remember_refuses_control_characters_naming_the_field(data_dir: Path) ->
             ("content", {"content": "title \x1b]0;pwned\x07"}),
             ("content", {"content": "c1 \x9b31m"}),
             ("rationale", {"content": "fine", "rationale": "bell\x07"}),
+            ("tags.1", {"content": "fine", "tags": ["ok", "red \x1b[31m"]}),
+            ("evidence.0", {"content": "fine", "evidence": ["\x9b31m"]}),
         ):
             with pytest.raises(InvalidInputError) as caught:
                 gm.remember(item)
             assert caught.value.field == field
             assert caught.value.message.startswith(f"{field}: ")
+        first = gm.remember({"content": "one end of a relation"}).id
+        second = gm.remember({"content": "the other end of it"}).id
+        for refused_call, field in (
+            (lambda: gm.relate(first, second, "RELATED_TO", rationale="\x1b[5m"), "rationale"),
+            (lambda: gm.open_session(name="title \x1b]0;x\x07"), "name"),
+        ):
+            with pytest.raises(InvalidInputError) as caught:
+                refused_call()
+            assert caught.value.field == field, caught.value
+            assert "control characters" in caught.value.message
+        assert gm.neighborhood(first).edges == []
         with pytest.raises(InvalidInputError) as caught:
             kept = gm.remember({"content": "kept as it is"})
             gm.update(kept.id, {"content": "now \x1b[2J"})
@@ -107,7 +125,7 @@ def test_remember_refuses_control_characters_naming_the_field(data_dir: Path) ->
         # Tab, newline and carriage return are text.
         text = gm.remember({"content": "a\tb\nc\r\nd", "rationale": "x\ty"})
         assert (text.content, text.rationale) == ("a\tb\nc\r\nd", "x\ty")
-        assert [m.id for m in gm.list().items] == [text.id, kept.id]
+        assert {m.id for m in gm.list().items} == {text.id, second, first, kept.id}
 
 
 def test_every_command_prints_stored_control_characters_escaped(
