@@ -17,9 +17,10 @@ from contextlib import ExitStack, asynccontextmanager
 from html import escape
 from itertools import accumulate
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from cross_web import HTTPException
+from graphql import GraphQLError, OperationType, get_operation_ast, parse
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
@@ -29,6 +30,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import Lifespan, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import ASGIWebSocketAdapter, GraphQL
+from strawberry.http import GraphQLRequestData
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
@@ -165,6 +167,24 @@ class GraphQLView(GraphQL[Context, None]):
             )
         await response(scope, receive, send)
 
+    async def execute_operation(
+        self,
+        request: Request,
+        request_adapter: Any,
+        request_data: GraphQLRequestData | list[GraphQLRequestData],
+        context: Context,
+        root_value: None,
+        sub_response: Response,
+    ) -> Any:
+        """A subscription sent over HTTP is refused as a bad request: run as a query
+        it would end in an internal error, and events stream over websockets only."""
+        for data in request_data if isinstance(request_data, list) else [request_data]:
+            if _subscribes(data):
+                raise HTTPException(400, SUBSCRIPTIONS_OVER_HTTP)
+        return await super().execute_operation(
+            request, request_adapter, request_data, context, root_value, sub_response
+        )
+
     def decode_json(self, data: str | bytes) -> object:
         """Every body and message that cannot be decoded raises ``BadJSONError``:
         text that is not JSON, JSON that is not an object (``null``, ``5``), bytes
@@ -202,6 +222,24 @@ class GraphQLView(GraphQL[Context, None]):
     async def on_ws_connect(self, context: Context) -> UnsetType:
         await connection_init(context)
         return UNSET
+
+
+SUBSCRIPTIONS_OVER_HTTP = (
+    "subscriptions are served over a websocket at /graphql (the graphql-transport-ws "
+    "protocol), not over HTTP"
+)
+
+
+def _subscribes(data: GraphQLRequestData) -> bool:
+    """Whether the request's operation is a subscription; a document that does not
+    parse is left for the schema to refuse with its own error."""
+    if not isinstance(data.query, str) or "subscription" not in data.query:
+        return False
+    try:
+        operation = get_operation_ast(parse(data.query), data.operation_name)
+    except GraphQLError:
+        return False
+    return operation is not None and operation.operation is OperationType.SUBSCRIPTION
 
 
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20

@@ -179,6 +179,30 @@ def test_a_mutation_by_get_and_bad_json_are_graphql_errors(graphql_http: httpx.C
     assert bad.json()["errors"][0]["extensions"] == {"code": "INVALID_INPUT", "field": "body"}
 
 
+@pytest.mark.parametrize(
+    "accept",
+    ["application/json", 'multipart/mixed;subscriptionSpec="1.0", application/json'],
+)
+def test_a_subscription_over_http_is_a_bad_request_naming_the_websocket(
+    graphql_http: httpx.Client, accept: str
+) -> None:
+    document = "query Q { projects }\nsubscription S { memoryChanged { kind } }"
+    for sent in (
+        {"query": "subscription { memoryChanged { kind } }"},
+        {"query": document, "operationName": "S"},
+    ):
+        answer = graphql_http.post("/graphql", json=sent, headers={"accept": accept})
+        assert answer.status_code == 400, answer.text
+        (error,) = answer.json()["errors"]
+        assert error["extensions"] == {"code": "BAD_REQUEST"}
+        assert "websocket at /graphql (the graphql-transport-ws protocol)" in error["message"]
+    # The other operation of the same document, and a query that only says the word, run.
+    other = graphql_http.post("/graphql", json={"query": document, "operationName": "Q"})
+    assert "errors" not in other.json() and isinstance(other.json()["data"]["projects"], list)
+    said = '{ search(query: "subscription renewal", mode: FULLTEXT) { mode } }'
+    assert "errors" not in graphql_http.post("/graphql", json={"query": said}).json()
+
+
 def test_production_graphql_get_without_a_query_is_a_graphql_404(gm: GraphMem) -> None:
     settings = Settings.model_construct(mode="production")
     with serve(create_app(gm, settings)) as http:
