@@ -67,9 +67,9 @@ def main(
     ).encode()
 
     bare = _times([sys.executable, "-c", "pass"], runs, b"", check=None)
-    floor = _times([sys.executable, "-c", "import json, httpx"], runs, b"", check=None)
+    floor = _times([sys.executable, "-c", "import json, urllib.request"], runs, b"", check=None)
     figures += _pair("python_pass", "python -c pass (baseline)", bare, None, runs)
-    figures += _pair("import_floor", "python -c 'import json, httpx'", floor, bare, runs)
+    figures += _pair("import_floor", "python -c 'import json, urllib.request'", floor, bare, runs)
 
     with BenchEnv() as env:
         memory_id = _fill(env.gm, memories)
