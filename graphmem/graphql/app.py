@@ -17,7 +17,7 @@ from contextlib import ExitStack, asynccontextmanager
 from html import escape
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from cross_web import HTTPException
 from graphql import GraphQLError, OperationType, get_operation_ast, parse
@@ -31,6 +31,7 @@ from starlette.types import Lifespan, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import ASGIWebSocketAdapter, GraphQL
 from strawberry.http import GraphQLRequestData
+from strawberry.schema.base import BaseSchema
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
@@ -42,7 +43,7 @@ from strawberry.types.unset import UNSET, UnsetType
 from graphmem.api import GraphMem
 from graphmem.domain.auth import OPEN
 from graphmem.domain.config import Settings
-from graphmem.domain.errors import GraphMemError, InvalidInputError
+from graphmem.domain.errors import GraphMemError, InvalidInputError, RateLimitedError
 from graphmem.graphql.loaders import Context
 from graphmem.graphql.schema import build_schema
 from graphmem.graphql.subscriptions import ConnectionContext, connection_init
@@ -119,6 +120,7 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
         if isinstance(context, ConnectionContext):
             try:
                 await context.check_key(fresh=True)
+                self._check_rate(context)
             except GraphMemError as exc:
                 refused: ErrorMessage = {
                     "id": operation.id,
@@ -128,6 +130,15 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
                 await operation.send_operation_message(refused)
                 return
         await super().run_operation(operation)
+
+    def _check_rate(self, context: ConnectionContext) -> None:
+        """Each operation a connection starts takes a token from its key's bucket,
+        the one its HTTP requests take from: a websocket is no way around the
+        limit. Open local access (no key) is not limited, as over HTTP."""
+        key_id = context.principal.key_id
+        limiter = cast(GraphQLView, self.view).limiter
+        if key_id is not None and (wait := limiter.acquire(key_id)) > 0:
+            raise RateLimitedError(wait, limiter.rate)
 
 
 _HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}
@@ -139,6 +150,11 @@ other refusal is a request that is not a GraphQL request (``BAD_REQUEST``)."""
 class GraphQLView(GraphQL[Context, None]):
     graphql_transport_ws_handler_class = TransportWSHandler
     websocket_adapter_class = WebSocketAdapter
+
+    def __init__(self, schema: BaseSchema, *, limiter: RateLimiter, **options: Any) -> None:
+        super().__init__(schema, **options)
+        self.limiter = limiter
+        """The gate's own: an operation over a websocket counts as a request does."""
 
     @property
     def graphql_ide_html(self) -> str:
@@ -319,8 +335,10 @@ def banner(settings: Settings, port: int) -> list[str]:
 
 def _build(settings: Settings, lifespan: Lifespan[Starlette] | None = None) -> Starlette:
     ide: Literal["graphiql"] | None = None if settings.mode == "production" else "graphiql"
+    limiter = RateLimiter(settings.rate_limit, settings.rate_burst)
     view = GraphQLView(
         build_schema(settings),
+        limiter=limiter,
         graphql_ide=ide,
         subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
         max_subscriptions_per_connection=MAX_SUBSCRIPTIONS_PER_CONNECTION,
@@ -328,7 +346,7 @@ def _build(settings: Settings, lifespan: Lifespan[Starlette] | None = None) -> S
     gate = Middleware(
         Gate,
         auth_required=settings.auth_required,
-        limiter=RateLimiter(settings.rate_limit, settings.rate_burst),
+        limiter=limiter,
         max_body_bytes=settings.max_body_bytes,
         paths=("/graphql", "/metrics"),
         ide_path="/graphql",
