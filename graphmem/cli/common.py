@@ -28,6 +28,7 @@ from graphmem.domain.checks import invalid_input
 from graphmem.domain.config import Settings
 from graphmem.domain.errors import ForbiddenError, GraphMemError
 from graphmem.domain.kinds import MemoryType
+from graphmem.domain.viewer import acting_as
 
 if TYPE_CHECKING:
     from typer._click.core import Command, Context
@@ -221,6 +222,23 @@ def key_scope(
             "agent's records and needs a key bound to no agent"
         )
     return project_id, principal.agent_id
+
+
+@contextmanager
+def keyed(
+    ctx: typer.Context, project: str | None, role: Role
+) -> Iterator[tuple[GraphMem, str | None]]:
+    """The store opened here and the project to read, for the key in
+    GRAPHMEM_API_KEY as ``key_scope`` resolves it, acting as the key's agent for
+    the block: a command reading the store itself sees what the same key sees
+    through the server. Without a key, local access and the project named."""
+    with opened(ctx) as gm:
+        if not os.environ.get(API_KEY_ENV):
+            yield gm, project
+            return
+        project_id, agent = key_scope(gm, project, role)
+        with acting_as(agent):
+            yield gm, project_id
 
 
 MISSING_PROJECT_EXIT = 2

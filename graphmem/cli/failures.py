@@ -9,8 +9,9 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from graphmem.cli.common import ProjectOption, app, opened, out
+from graphmem.cli.common import ProjectOption, app, keyed, out
 from graphmem.cli.terminal import escape_controls, shown
+from graphmem.domain.auth import Role
 from graphmem.domain.capsules import MAX_LIST, FailureCapsule, error_head
 from graphmem.domain.models import Memory
 from graphmem.domain.wording import plural
@@ -25,7 +26,7 @@ def failures(
     project: ProjectOption = None,
 ) -> None:
     """Failure capsules: what failed, how often, what fixed it and the lesson learned."""
-    with opened(ctx) as gm:
+    with keyed(ctx, project, Role.READ) as (gm, project):
         capsules = gm.failure_capsules(session_id=session, limit=limit, project_id=project)
         lesson_ids = [c.lesson_id for c in capsules if c.lesson_id]
         lessons = {m.id: m for m in gm.get_many(lesson_ids, project_id=project) if m}

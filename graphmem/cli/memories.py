@@ -19,6 +19,7 @@ from graphmem.cli.common import (
     AsOfOption,
     ProjectOption,
     app,
+    keyed,
     opened,
     out,
     reported_errors,
@@ -28,6 +29,7 @@ from graphmem.cli.common import (
     time_arg,
 )
 from graphmem.cli.terminal import escape_controls, shown
+from graphmem.domain.auth import Role
 from graphmem.domain.checks import parse
 from graphmem.domain.errors import NotFoundError
 from graphmem.domain.models import Memory, MemoryInput, WriteResult
@@ -174,7 +176,7 @@ def list_memories(
     flt: dict[str, Any] = {key: value for key, value in wanted.items() if value is not None}
     flt["tags"] = tags or []
     flt["include_candidates"] = not exclude_candidates
-    with opened(ctx) as gm:
+    with keyed(ctx, project, Role.READ) as (gm, project):
         page = gm.list(flt, first=first, after=after, project_id=project, as_of=time_arg(as_of))
         if not page.items:
             require_project(gm, server_first.project_named(project))
@@ -198,7 +200,7 @@ def show(
 ) -> None:
     """Show one memory, why it scores what it scores, and what it is related to
     (with --as-of, as it stood then and the relations it had then)."""
-    with opened(ctx) as gm:
+    with keyed(ctx, project, Role.READ) as (gm, project):
         try:
             if as_of is None:
                 memory = gm.get(memory_id, project_id=project)

@@ -245,3 +245,43 @@ def test_import_with_a_key_needs_an_admin_key_of_the_project_bound_to_no_agent(
     landed = cli(web, "import", str(sky), "--format", "sky", key=web.web_admin_key)
     assert landed.exit_code == 0, landed.output
     assert "imported into project web: created 1 memory" in landed.output
+
+
+# -- list, show and failures read the store itself as the key would through the server
+
+
+def test_list_show_and_failures_show_an_agents_key_what_the_server_would(web: Project) -> None:
+    listed = cli(web, "list", "--first", "50", key=web.ana_key)
+    assert listed.exit_code == 0, listed.output
+    assert "deploys go out on Tuesdays" in listed.output and "ana suspects" in listed.output
+    assert "ben decided" not in listed.output and "hunter2" not in listed.output
+    # Without a key, local access: every agent's memories of the project.
+    everything = cli(web, "list", "--first", "50", "--project", "web")
+    assert "ben decided" in everything.output and "ana suspects" in everything.output
+
+    hidden = cli(web, "show", web.ben_private, key=web.ana_key)
+    assert hidden.exit_code == 1 and "error [NOT_FOUND]" in hidden.output
+    shown = cli(web, "show", web.shared, key=web.ana_key)
+    assert shown.exit_code == 0, shown.output
+    # ben's relation to the shared memory is his, and private: not shown to ana.
+    assert web.ben_private not in shown.output and web.ana_private in shown.output
+
+    failures = cli(web, "failures", key=web.ana_key)
+    assert failures.exit_code == 0, failures.output
+    assert "ben decided" not in failures.output
+
+
+def test_list_show_and_failures_refuse_a_key_as_the_server_would(web: Project) -> None:
+    # The key's only project is the one read when none is named.
+    mobile = cli(web, "list", key=web.mobile_key)
+    assert mobile.exit_code == 0 and "the app ships weekly" in mobile.output
+    for args, token, code in (
+        (("list", "--project", "web"), web.mobile_key, "FORBIDDEN"),
+        (("show", web.shared, "--project", "web"), web.mobile_key, "FORBIDDEN"),
+        (("failures", "--project", "web"), web.mobile_key, "FORBIDDEN"),
+        (("list",), web.revoked_key, "UNAUTHENTICATED"),
+        (("show", web.shared), "gmk_" + "x" * 43, "UNAUTHENTICATED"),
+    ):
+        result = cli(web, *args, key=token)
+        assert result.exit_code == 1, (args, result.output)
+        assert f"error [{code}]" in result.output, (args, result.output)
