@@ -226,7 +226,7 @@ def key_scope(
 
 @contextmanager
 def keyed(
-    ctx: typer.Context, project: str | None, role: Role
+    ctx: typer.Context, project: str | None, role: Role, *, whole_project: bool = False
 ) -> Iterator[tuple[GraphMem, str | None]]:
     """The store opened here and the project to read, for the key in
     GRAPHMEM_API_KEY as ``key_scope`` resolves it, acting as the key's agent for
@@ -236,7 +236,7 @@ def keyed(
         if not os.environ.get(API_KEY_ENV):
             yield gm, project
             return
-        project_id, agent = key_scope(gm, project, role)
+        project_id, agent = key_scope(gm, project, role, whole_project=whole_project)
         with acting_as(agent):
             yield gm, project_id
 

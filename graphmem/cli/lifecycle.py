@@ -9,8 +9,18 @@ import typer
 from rich.progress import track
 from rich.table import Table
 
-from graphmem.cli.common import TYPES_HELP, ProjectOption, app, err, opened, out, reported_errors
+from graphmem.cli.common import (
+    TYPES_HELP,
+    ProjectOption,
+    app,
+    err,
+    keyed,
+    opened,
+    out,
+    reported_errors,
+)
 from graphmem.cli.terminal import shown
+from graphmem.domain.auth import Role
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.review import ReviewItem
 from graphmem.domain.wording import plural
@@ -153,7 +163,14 @@ def review(
         "min_occurrences": min_occurrences,
     }
     flt = {k: v for k, v in flt.items() if v is not None}
-    with opened(ctx) as gm:
+    # The role the server asks of the same calls: the queue is read, a review
+    # (flags or the prompt) writes, and --all decides for every agent's candidates.
+    role, whole_project = Role.WRITE, False
+    if all_matching is not None:
+        role, whole_project = Role.ADMIN, True
+    elif list_only and not (approve or reject):
+        role = Role.READ
+    with keyed(ctx, project, role, whole_project=whole_project) as (gm, project):
         if approve or reject:
             for memory_id in approve or []:
                 out.print(f"approved {gm.approve(memory_id, project_id=project).id}")

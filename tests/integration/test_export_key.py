@@ -285,3 +285,37 @@ def test_list_show_and_failures_refuse_a_key_as_the_server_would(web: Project) -
         result = cli(web, *args, key=token)
         assert result.exit_code == 1, (args, result.output)
         assert f"error [{code}]" in result.output, (args, result.output)
+
+
+def test_review_reads_and_decides_as_the_key_would_through_the_server(web: Project) -> None:
+    with GraphMem.open(Settings(data_dir=web.data_dir, embedder="none", project="web")) as gm:
+        ana_candidate, ben_candidate = (
+            gm.remember(
+                {
+                    "content": content,
+                    "agent_id": agent,
+                    "visibility": "private",
+                    "source": "auto_extracted",
+                }
+            ).id
+            for agent, content in (
+                ("ana", "ana saw the build cache cold on Mondays"),
+                ("ben", "ben thinks flaky tests come from the shared temp directory"),
+            )
+        )
+    queue = cli(web, "review", "--list", key=web.ana_key)
+    assert queue.exit_code == 0, queue.output
+    assert ana_candidate in queue.output and ben_candidate not in queue.output
+
+    for args, token, code in (
+        (("review", "--approve", ana_candidate), web.ana_key, "FORBIDDEN"),  # a read key
+        (("review", "--approve", ben_candidate), web.web_admin_ana_key, "NOT_FOUND"),
+        (("review", "--all", "approve"), web.web_admin_ana_key, "FORBIDDEN"),
+    ):
+        result = cli(web, *args, key=token)
+        assert result.exit_code == 1, (args, result.output)
+        assert f"error [{code}]" in result.output, (args, result.output)
+    approved = cli(web, "review", "--approve", ana_candidate, key=web.web_admin_ana_key)
+    assert approved.exit_code == 0 and f"approved {ana_candidate}" in approved.output
+    everything = cli(web, "review", "--list", "--project", "web")
+    assert ben_candidate in everything.output and ana_candidate not in everything.output
