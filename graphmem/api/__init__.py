@@ -340,7 +340,7 @@ class GraphMem(Curation):
     ) -> Neighborhood:
         """The memories within ``depth`` relations of one, and the relations between
         them; with ``as_of`` (a time), those that existed then, as they stood."""
-        return self.retrieval.neighborhood(
+        return self.retrieval.traversal.neighborhood(
             memory_id,
             project_id=self._project(project_id),
             depth=depth,

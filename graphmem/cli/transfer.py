@@ -11,12 +11,13 @@ error when it is a terminal; summaries and skipped lines go there too, so
 ``graphmem export -`` pipes clean data.
 
 With an API key in GRAPHMEM_API_KEY both act as the key lets them, resolved as
-the server resolves a request's (``key_scope``): export reads a project the key
-holds, and with a key bound to an agent only what that agent may read (the
-shared memories and its own private ones, and the relations, events and
-failure capsules among them); import needs an admin key bound to no agent (it
+the server resolves a request's (``key_scope``; export reads through
+``keyed``, as ``list`` and ``show`` do): export reads a project the key holds,
+and with a key bound to an agent only what that agent may read (the shared
+memories and its own private ones, and the relations, events and failure
+capsules among them); import needs an admin key bound to no agent (it
 writes every agent's records as the file has them). Without a key they have
-local access, like every command that opens the store: the whole project.
+local access: the whole project.
 """
 
 from __future__ import annotations
@@ -42,11 +43,10 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from graphmem.cli.common import ProjectOption, app, err, key_scope, opened
+from graphmem.cli.common import ProjectOption, app, err, key_scope, keyed, opened
 from graphmem.cli.terminal import shown
 from graphmem.domain.auth import Role
 from graphmem.domain.clock import stored_now
-from graphmem.domain.viewer import acting_as
 from graphmem.domain.wording import plural
 from graphmem.services.transfer import ImportReport, TransferCounts, export_project, import_project
 from graphmem.services.transfer.cypher_script import export_cypher
@@ -112,13 +112,11 @@ def export_command(
     embeddings, relations, sessions, promotion and staging logs). With
     GRAPHMEM_API_KEY, only what that key may read."""
     chosen = format or _format_of(file)
-    with opened(ctx) as gm:
-        project_id, agent = key_scope(gm, project, Role.READ)
+    with keyed(ctx, project, Role.READ) as (gm, named):
+        project_id = named or gm.default_project
         store = gm.store
-        with acting_as(agent):
-            total = project_summary(store, project_id)["memories"]
+        total = project_summary(store, project_id)["memories"]
         with (
-            acting_as(agent),
             _output(file, binary=chosen is ExportFormat.GRAPHML) as out,
             _bar("exporting memories", total, quiet, bytes_=False) as advance,
         ):

@@ -43,7 +43,7 @@ from strawberry.types.unset import UNSET, UnsetType
 from graphmem.api import GraphMem
 from graphmem.domain.auth import OPEN
 from graphmem.domain.config import Settings
-from graphmem.domain.errors import GraphMemError, InvalidInputError, RateLimitedError
+from graphmem.domain.errors import GraphMemError, InvalidInputError
 from graphmem.graphql.loaders import Context
 from graphmem.graphql.schema import build_schema
 from graphmem.graphql.subscriptions import ConnectionContext, connection_init
@@ -120,7 +120,9 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
         if isinstance(context, ConnectionContext):
             try:
                 await context.check_key(fresh=True)
-                self._check_rate(context)
+                # A websocket is no way around the key's limit: each operation
+                # takes from the bucket its HTTP requests take from.
+                cast(GraphQLView, self.view).limiter.admit(context.principal.key_id)
             except GraphMemError as exc:
                 refused: ErrorMessage = {
                     "id": operation.id,
@@ -130,15 +132,6 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
                 await operation.send_operation_message(refused)
                 return
         await super().run_operation(operation)
-
-    def _check_rate(self, context: ConnectionContext) -> None:
-        """Each operation a connection starts takes a token from its key's bucket,
-        the one its HTTP requests take from: a websocket is no way around the
-        limit. Open local access (no key) is not limited, as over HTTP."""
-        key_id = context.principal.key_id
-        limiter = cast(GraphQLView, self.view).limiter
-        if key_id is not None and (wait := limiter.acquire(key_id)) > 0:
-            raise RateLimitedError(wait, limiter.rate)
 
 
 _HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}

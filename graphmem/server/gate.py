@@ -66,7 +66,7 @@ class Gate:
                 await HTMLResponse(self.ide_html or "")(scope, receive, send)
                 return
             principal = await self._principal(scope)
-            self._check_rate(principal)
+            self.limiter.admit(principal.key_id if principal is not None else None)
             if scope["type"] == "http":
                 receive = await self._bounded_body(scope, receive)
         except GraphMemError as exc:
@@ -101,14 +101,6 @@ class Gate:
         if scope["type"] == "websocket":
             return None  # graphql-transport-ws sends it in connection_init
         raise UnauthenticatedError("an API key is required: send 'Authorization: Bearer <key>'")
-
-    def _check_rate(self, principal: Principal | None) -> None:
-        """Per key: open local access (no key) is the operator's own machine."""
-        if principal is None or principal.key_id is None:
-            return
-        wait = self.limiter.acquire(principal.key_id)
-        if wait > 0:
-            raise RateLimitedError(wait, self.limiter.rate)
 
     async def _bounded_body(self, scope: Scope, receive: Receive) -> Receive:
         """Read the body up to the limit, then hand the app a replay of it."""

@@ -1,7 +1,8 @@
 """Per-caller token buckets: a steady rate with room for bursts.
 
-Pure logic with an injected clock, so the limit is testable without waiting;
-the HTTP gate decides who a caller is and what to answer when refused.
+Pure logic with an injected clock, so the limit is testable without waiting.
+One limiter serves a server: the HTTP gate and the websocket handler each
+decide who a caller is, ``admit`` it, and answer a refusal their own way.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from graphmem.domain.clock import Clock, SystemClock
+from graphmem.domain.errors import RateLimitedError
 
 MAX_TRACKED_CALLERS = 10_000
 """Buckets kept at once; the least recently seen caller is forgotten first (a
@@ -51,3 +53,13 @@ class RateLimiter:
                 bucket.tokens -= 1.0
                 return 0.0
             return (1.0 - bucket.tokens) / self.rate
+
+    def admit(self, key_id: str | None) -> None:
+        """Take a token for an API key's request, or raise ``RateLimitedError``
+        with the wait. Open local access (no key) is the operator's own machine,
+        and is not limited."""
+        if key_id is None:
+            return
+        wait = self.acquire(key_id)
+        if wait > 0:
+            raise RateLimitedError(wait, self.rate)

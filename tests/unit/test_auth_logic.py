@@ -6,7 +6,7 @@ import pytest
 
 from graphmem.domain.auth import OPEN, Principal, Role
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.errors import ForbiddenError
+from graphmem.domain.errors import ForbiddenError, RateLimitedError
 from graphmem.server.ratelimit import RateLimiter
 
 
@@ -40,3 +40,14 @@ def test_rate_limiter_allows_bursts_then_the_rate() -> None:
     clock.advance(100)
     assert [limiter.acquire("a") for _ in range(4)][-1] > 0  # refills to the burst only
     assert RateLimiter(rate=0, burst=1, clock=clock).acquire("a") == 0.0
+
+
+def test_admit_refuses_a_key_over_its_rate_and_never_open_access():
+    clock = ManualClock(start=0.0)
+    limiter = RateLimiter(rate=2.0, burst=1, clock=clock)
+    limiter.admit("k")
+    with pytest.raises(RateLimitedError) as refused:
+        limiter.admit("k")
+    assert refused.value.retry_after == pytest.approx(0.5)
+    for _ in range(5):
+        limiter.admit(None)  # open local access

@@ -14,13 +14,12 @@ from typing import Any
 
 from graphmem.domain.checks import parse
 from graphmem.domain.clock import Clock
-from graphmem.domain.kinds import RelationType, Tier
+from graphmem.domain.kinds import Tier
 from graphmem.domain.policy import InjectionPolicy
 from graphmem.domain.retrieval import context as ctx
 from graphmem.domain.retrieval.explain import (
     BackfillResult,
     ContextResult,
-    Neighborhood,
     SearchResult,
 )
 from graphmem.domain.retrieval.search import SearchRequest
@@ -183,27 +182,7 @@ class Retrieval:
             event["results"] = len(result.hits)
             return result
 
-    # -- relations and full-text scopes ---------------------------------------
-
-    def neighborhood(
-        self,
-        memory_id: str,
-        *,
-        project_id: str,
-        depth: int = 1,
-        relation_types: Sequence[RelationType | str] | None = None,
-        as_of: Any = None,
-    ) -> Neighborhood:
-        """A memory and what lies within ``depth`` relations of it. With
-        ``as_of``: the memories and relations that existed then, as they stood
-        (a centre not yet written then has an empty neighbourhood)."""
-        return self.traversal.neighborhood(
-            memory_id,
-            project_id=project_id,
-            depth=depth,
-            relation_types=relation_types,
-            as_of=as_of,
-        )
+    # -- full-text scopes ------------------------------------------------------
 
     def project_term_counts(self, terms: Sequence[str], project_id: str) -> dict[str, int]:
         """How many of ``project_id``'s memories (as the acting agent sees them)
