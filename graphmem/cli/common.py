@@ -172,8 +172,30 @@ def settings_for(ctx: typer.Context, **overrides: Any) -> Settings:
 def opened(ctx: typer.Context) -> Iterator[GraphMem]:
     from graphmem.api import GraphMem  # the store and the services: only once a command runs
 
-    with reported_errors(), GraphMem.open(settings_for(ctx)) as gm:
+    settings = settings_for(ctx)
+    say_which_store(settings)
+    with reported_errors(), GraphMem.open(settings) as gm:
         yield gm
+
+
+def say_which_store(settings: Settings) -> None:
+    """One line on stderr when the server of this data directory serves another
+    store than the one this command opens: the command acts on its own settings'
+    store (server-first commands pass that server over too), and without the
+    line it would seem to act on the server's."""
+    from graphmem.cli.server_first import other_store
+    from graphmem.server.discovery import store_of
+
+    server = other_store(settings)
+    if server is None:
+        return
+    err.print(
+        f"graphmem: acting on {store_of(settings)}, the store this command's settings "
+        f"name, not on the store of the server of {settings.data_dir} ({server.named()}); "
+        f"to act on that one, use the server's settings (GRAPHMEM_BACKEND={server.backend} "
+        "and its store's)",
+        markup=False,
+    )
 
 
 T = TypeVar("T")

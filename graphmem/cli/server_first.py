@@ -7,7 +7,10 @@ costs far more than the command's own work. ``graphmem serve`` keeps the model
 loaded, so while one serves the same data directory the commands send it one
 GraphQL request instead, and open the store themselves only when none answers.
 The server is found through the address file in the data directory
-(graphmem.server.discovery), as the prompt hook finds it.
+(graphmem.server.discovery), as the prompt hook finds it, and is asked only
+when it serves the store the command's own settings open: a server of the
+data directory on another backend (or database, or graph) is passed over, so
+these commands and those that always open the store act on one store.
 
 Both paths act in the same project: ``--project``, else ``GRAPHMEM_PROJECT``
 of the command's own environment (the server's may differ), else the
@@ -48,15 +51,37 @@ TIMEOUT_S = 30.0
 
 
 @contextlib.contextmanager
-def advertised(settings: Settings, port: int) -> Iterator[None]:
-    """While serving: say in the data directory where this process listens."""
-    with discovery.advertised(settings.data_dir, settings.host, port):
-        yield
+def claimed(settings: Settings) -> Iterator[discovery.Claim]:
+    """The data directory held by this server for the block (``discovery.claimed``):
+    its entry names the backend and the store the settings open."""
+    with discovery.claimed(
+        settings.data_dir,
+        settings.host,
+        settings.port,
+        backend=settings.backend,
+        store=discovery.store_of(settings),
+    ) as claim:
+        yield claim
+
+
+def other_store(settings: Settings) -> discovery.Entry | None:
+    """The live server of this data directory when it serves another store than
+    the one ``settings`` open (another backend, database, graph or address)."""
+    entry = discovery.served(settings.data_dir)
+    if entry is None or entry.store in (None, discovery.store_of(settings)):
+        return None
+    return entry
 
 
 def server_url(settings: Settings) -> str | None:
-    """The URL of the live server of this data directory, if one says it serves it."""
-    return discovery.server_url(settings.data_dir)
+    """The URL of the live server of this data directory, if one says it serves
+    it and serves the store ``settings`` open: a command acts on the store its
+    own settings name, whichever path answers (``common.opened`` says so when
+    the server serves another)."""
+    entry = discovery.served(settings.data_dir)
+    if entry is None or entry.store not in (None, discovery.store_of(settings)):
+        return None
+    return entry.url
 
 
 def project_named(project: str | None) -> str | None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
+from collections.abc import Iterator
 from typing import Annotated
 
 import typer
@@ -11,6 +13,7 @@ from rich.text import Text
 from graphmem.cli import server_first
 from graphmem.cli.common import app, err, reported_errors, settings_for
 from graphmem.domain.config import Settings
+from graphmem.server.discovery import Claim, DirectoryServedError, store_of
 
 
 @app.command()
@@ -40,14 +43,15 @@ def serve(
     with reported_errors():
         settings = settings_for(ctx, host=host, port=port)
         configure_serving(log_level=log_level)
-        # The port first: a busy one is a plain line before anything starts.
-        with listen(settings.host, settings.port) as listener:
+        # The data directory, then the port: a second server of the directory
+        # or a busy port is a plain line before anything starts.
+        with claimed(settings) as claim, listen(settings.host, settings.port) as listener:
             started = serving.serve(
                 settings,
                 listener,
                 lambda gm: create_app(gm, settings),
                 announce=lambda port: _announce(settings, port),
-                advertised=lambda port: server_first.advertised(settings, port),
+                advertised=lambda port: claim.advertised(settings.host, port),
             )
         if not started:
             raise typer.Exit(1)
@@ -71,6 +75,43 @@ def _announce(settings: Settings, port: int) -> None:
             f"graphmem: embedded FalkorDB in {settings.data_dir}, durability {settings.durability}",
             markup=False,
         )
+    else:
+        err.print(f"graphmem: {store_of(settings)}", markup=False)
+
+
+@contextlib.contextmanager
+def claimed(settings: Settings) -> Iterator[Claim]:
+    """The data directory held by this server for the block, or one plain red line
+    naming the server that holds it and how to run beside it."""
+    with contextlib.ExitStack() as held:
+        try:
+            claim = held.enter_context(server_first.claimed(settings))
+        except DirectoryServedError as exc:
+            err.print(Text(f"error: {refusal(exc, settings)}", style="bold red"))
+            raise typer.Exit(1) from None
+        except OSError as exc:
+            err.print(Text(f"error: cannot claim the data directory: {exc}", style="bold red"))
+            raise typer.Exit(1) from None
+        if claim.beside is not None:
+            err.print(
+                f"graphmem: {settings.data_dir} is served by graphmem serve "
+                f"{claim.beside.named()} on this store too: this server runs beside it, and "
+                "the commands of the data directory keep going to that one",
+                markup=False,
+            )
+        yield claim
+
+
+def refusal(exc: DirectoryServedError, settings: Settings) -> str:
+    """Why a server of another store than the data directory's does not start,
+    and what to do."""
+    return (
+        f"{exc}, and this one would serve {store_of(settings)}: two stores behind one "
+        "data directory would split the commands between them. Stop that one, or run "
+        "this one beside it with a data directory of its own: graphmem --data-dir DIR "
+        "serve (or GRAPHMEM_DATA_DIR=DIR), and the same GRAPHMEM_DATA_DIR for the "
+        "commands that use it"
+    )
 
 
 def listen(host: str, port: int, *, port_env: str = "GRAPHMEM_PORT") -> socket.socket:

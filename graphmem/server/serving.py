@@ -3,9 +3,12 @@
 store (``graphql.app.create_app_from_settings``) and the tests' servers follow.
 
 The port is bound first, so a busy one is one plain line and no database
-starts for nothing. The store then opens and warms (the model loaded and run
-once, the heap settled) before the address is announced, so ``/readyz`` is
-true from its first answer; then the periodic jobs start. Connections queue in
+starts for nothing; ``graphmem serve`` claims its data directory even before
+that (graphmem.server.discovery), so a second server of one directory is
+refused before it takes a port, and holds the claim until the store has
+closed. The store then opens and warms (the model loaded and run once, the
+heap settled) before the address is announced, so ``/readyz`` is true from
+its first answer; then the periodic jobs start. Connections queue in
 the listen backlog from then until uvicorn accepts them. SIGINT or SIGTERM
 drains the requests in flight, for at most ``GRACEFUL_SHUTDOWN_SECONDS``; the
 jobs then finish the run in progress before the store closes.
@@ -137,9 +140,10 @@ def serve(
 
     ``announce(port)`` says where once the store is warm; ``advertised(port)``
     holds for as long as the server runs (the address file the CLI finds it
-    by). ``log_level``: uvicorn's own logging at that level; ``None``: the
-    process has configured logging, and graphmem.access replaces uvicorn's
-    access log with lines that carry the operation and request id.
+    by, in the data directory the caller has claimed). ``log_level``:
+    uvicorn's own logging at that level; ``None``: the process has configured
+    logging, and graphmem.access replaces uvicorn's access log with lines that
+    carry the operation and request id.
     """
     port = listener.getsockname()[1]
     with GraphMem.open(settings) as gm:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from graphmem.domain.config import Settings
 from graphmem.domain.models import Memory
 from graphmem.domain.retrieval import Explanation, Retriever, SearchHit, SearchResult
 from graphmem.domain.scoring import ScoreComponent
@@ -150,7 +151,16 @@ def served_search(tmp_path: Path) -> Iterator[_Server]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        with discovery.advertised(tmp_path / "data", "127.0.0.1", server.server_address[1]):
+        with (
+            discovery.claimed(
+                tmp_path / "data",
+                "127.0.0.1",
+                0,
+                backend="falkordb",
+                store=discovery.store_of(Settings(data_dir=tmp_path / "data")),
+            ) as claim,
+            claim.advertised("127.0.0.1", server.server_address[1]),
+        ):
             yield server
     finally:
         server.shutdown()
