@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,12 @@ import pytest
 from typer.testing import CliRunner, Result
 
 import graphmem.cli.memories  # noqa: F401 (registers the commands on the app)
-from graphmem.cli import app
+from graphmem.api import GraphMem
+from graphmem.cli import app, server_first
+from graphmem.domain.clock import Clock, ManualClock, SystemClock, stored_now
+from graphmem.domain.config import Settings
+from graphmem.graphql.app import create_app
+from graphmem.server import serving
 from tests.integration.test_cli import MEMORY_ID, free_port
 from tests.integration.test_cli_server_first import (  # noqa: F401 (fixtures)
     Served,
@@ -93,16 +99,47 @@ def session(data_dir: Path) -> list[str]:
     return printed
 
 
+@pytest.fixture
+def frozen(monkeypatch: pytest.MonkeyPatch) -> float:
+    """One instant for every store this process opens from here on, the CLI's
+    own and a server's: importance decays with time since a memory was last
+    touched, so two runs of a session compare equal only at one instant."""
+    instant = stored_now(SystemClock())
+    opened = GraphMem.open.__func__  # type: ignore[attr-defined]
+
+    def at_instant(
+        cls: type[GraphMem], settings: Settings | None = None, *, clock: Clock | None = None
+    ) -> GraphMem:
+        return opened(cls, settings, clock=clock or ManualClock(instant))
+
+    monkeypatch.setattr(GraphMem, "open", classmethod(at_instant))
+    return instant
+
+
+@pytest.fixture
+def frozen_server(frozen: float, data_dir: Path) -> Iterator[str]:
+    """A server of the data directory on a store opened at the frozen instant:
+    real uvicorn over HTTP, found by the commands through its ``serve.json``."""
+    settings = Settings(data_dir=data_dir, scheduler=False)
+    with (
+        GraphMem.open(settings) as gm,
+        server_first.claimed(settings) as claim,
+        serving.in_thread(create_app(gm, settings)) as url,
+        claim.advertised("127.0.0.1", int(url.rsplit(":", 1)[1])),
+    ):
+        yield url
+
+
 def test_every_server_first_command_acts_in_graphmem_project_and_prints_as_locally(
-    served: Served,  # noqa: F811 (the fixture)
-    data_dir: Path,
-    tmp_path: Path,
+    frozen_server: str, data_dir: Path, tmp_path: Path
 ) -> None:
+    before = operations(frozen_server)
     through_server = session(data_dir)
-    counts = operations(served.url)
+    counts = operations(frozen_server)
     for operation in ("Remember", "Relate", "Pin", "Unpin", "Feedback", "Search", "Context",
                       "Unrelate", "Forget"):  # fmt: skip
-        assert counts.get(f"Cli{operation}", 0) >= 1, (operation, counts)
+        name = f"Cli{operation}"
+        assert counts.get(name, 0) > before.get(name, 0), (operation, counts)
     local_dir = tmp_path / "local"
     local_dir.mkdir()
     assert session(local_dir) == through_server
