@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 import typer
@@ -31,8 +30,9 @@ from graphmem.cli.common import (
 from graphmem.cli.terminal import escape_controls, shown
 from graphmem.domain.auth import Role
 from graphmem.domain.checks import parse
+from graphmem.domain.clock import as_datetime
 from graphmem.domain.errors import NotFoundError
-from graphmem.domain.models import Memory, MemoryInput, WriteResult
+from graphmem.domain.models import TIME_FIELDS, Memory, MemoryInput, WriteResult
 from graphmem.domain.wording import plural
 
 
@@ -121,11 +121,11 @@ def remember(
         ("type", memory.memory_type.value if memory.memory_type else "-"),
         ("session", memory.session_id),
         ("agent", f"{memory.agent_id} ({memory.visibility.value})" if memory.agent_id else "-"),
-        ("occurred", datetime.fromtimestamp(memory.occurred, tz=UTC).isoformat()),
-        ("valid from", datetime.fromtimestamp(memory.valid_since, tz=UTC).isoformat()),
+        ("occurred", as_datetime(memory.occurred).isoformat()),
+        ("valid from", as_datetime(memory.valid_since).isoformat()),
         (
             "valid to",
-            datetime.fromtimestamp(memory.valid_to, tz=UTC).isoformat() if memory.valid_to else "-",
+            as_datetime(memory.valid_to).isoformat() if memory.valid_to else "-",
         ),
         ("occurrences", str(memory.occurrence_count)),
     ):
@@ -374,7 +374,7 @@ def _written_after(gm: GraphMem, memory_id: str, project: str | None, as_of: str
     (now,) = gm.get_many([memory_id], project_id=project)
     if now is None:
         return
-    written = datetime.fromtimestamp(now.created_at, tz=UTC).isoformat()
+    written = as_datetime(now.created_at).isoformat()
     raise NotFoundError(
         f"memory: {memory_id} was written at {written}, after {as_of} "
         "(--as-of): it did not exist yet",
@@ -387,8 +387,8 @@ def _fields(memory: Memory) -> Iterator[tuple[str, str]]:
     for name, value in memory.model_dump(mode="json").items():
         if value is None or value == []:
             text = "-"
-        elif name.endswith("_at") or name in ("last_seen", "valid_from", "valid_to"):
-            text = datetime.fromtimestamp(value, tz=UTC).isoformat(timespec="milliseconds")
+        elif name in TIME_FIELDS:
+            text = as_datetime(value).isoformat(timespec="milliseconds")
         elif isinstance(value, list):
             text = ", ".join(str(v) for v in value)
         elif isinstance(value, float):

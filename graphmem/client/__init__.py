@@ -16,11 +16,18 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from graphmem.client.aio import AsyncClient
-    from graphmem.client.errors import ServerError, ServerUnreachableError
+    from graphmem.client.errors import ServerError, ServerUnreachableError, StoredTimeWarning
     from graphmem.client.sync import Client
     from graphmem.client.transport import RetryPolicy
 
-__all__ = ["AsyncClient", "Client", "RetryPolicy", "ServerError", "ServerUnreachableError"]
+__all__ = [
+    "AsyncClient",
+    "Client",
+    "RetryPolicy",
+    "ServerError",
+    "ServerUnreachableError",
+    "StoredTimeWarning",
+]
 
 _HOME_OF = {
     "AsyncClient": "graphmem.client.aio",
@@ -28,6 +35,7 @@ _HOME_OF = {
     "RetryPolicy": "graphmem.client.transport",
     "ServerError": "graphmem.client.errors",
     "ServerUnreachableError": "graphmem.client.errors",
+    "StoredTimeWarning": "graphmem.client.errors",
 }
 
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from typing import TypeVar
+import warnings
+from typing import Any, TypeVar
 
-from graphmem.client.errors import ServerError, error_from
+from graphmem.client.errors import ServerError, StoredTimeWarning, error_from
+from graphmem.domain.errors import STORED_TIME_OUT_OF_RANGE
 from graphmem.operations.requests import Call
 
 T = TypeVar("T")
@@ -28,11 +30,20 @@ def read(call: Call[T], status: int, body: bytes, *, url: str, retry_after: floa
             f"HTTP {status} from {url}: not a GraphQL answer", code=f"HTTP_{status}"
         ) from None
     errors = document.get("errors") if isinstance(document, dict) else None
-    if errors:
-        raise error_from(errors[0], retry_after=retry_after)
+    notices = [error for error in errors or [] if _code(error) == STORED_TIME_OUT_OF_RANGE]
+    failures = [error for error in errors or [] if error not in notices]
+    if failures:
+        raise error_from(failures[0], retry_after=retry_after)
+    for notice in notices:
+        warnings.warn(str(notice.get("message")), StoredTimeWarning, stacklevel=2)
     if not isinstance(document, dict) or not isinstance(document.get("data"), dict):
         raise ServerError(f"HTTP {status} from {url}: no data", code=f"HTTP_{status}")
     return call.read(document["data"])
+
+
+def _code(error: Any) -> Any:
+    extensions = error.get("extensions") if isinstance(error, dict) else None
+    return extensions.get("code") if isinstance(extensions, dict) else None
 
 
 def seconds(retry_after: str | None) -> float | None:

@@ -50,6 +50,11 @@ class ServerError(GraphMemError):
         self.code = code
 
 
+class StoredTimeWarning(UserWarning):
+    """A memory in the answer holds a stored time no surface can show; the
+    answer shows the nearest one that can be (``graphmem migrate`` repairs it)."""
+
+
 class ServerUnreachableError(GraphMemError):
     """No answer from the server: refused, timed out, or not HTTP."""
 

@@ -24,6 +24,7 @@ from pydantic import (
 )
 
 from graphmem.domain import errors
+from graphmem.domain.clock import SHOWN_RANGE, as_datetime, showable
 from graphmem.domain.errors import InvalidInputError
 
 # Documented input limits (docs/graphql.md, "Limits").
@@ -46,16 +47,22 @@ MILLISECOND_EPOCHS = 1e11
 def epoch_seconds(value: Any) -> float:
     """A time (a ``datetime``, ISO 8601 text, or epoch seconds or milliseconds)
     as epoch seconds, to the millisecond graphmem stores times at. A time
-    without a zone is UTC."""
+    without a zone is UTC. Only a time every surface can show is taken
+    (``SHOWN_RANGE``): a stored time outside it could not be read back as a date."""
+    seconds = round(_seconds(value), 3)
+    if not showable(seconds):
+        raise ValueError(f"must be a time from {SHOWN_RANGE}")
+    return seconds
+
+
+def _seconds(value: Any) -> float:
     if isinstance(value, bool):
         raise ValueError("must be an ISO 8601 time or epoch seconds")
     if isinstance(value, int | float):
         seconds = float(value)
         if not math.isfinite(seconds):
             raise ValueError("must be a finite number")
-        if abs(seconds) >= MILLISECOND_EPOCHS:
-            seconds /= 1000.0
-        return round(seconds, 3)
+        return seconds / 1000.0 if abs(seconds) >= MILLISECOND_EPOCHS else seconds
     if isinstance(value, str):
         try:
             value = datetime.fromisoformat(value.strip())
@@ -63,7 +70,7 @@ def epoch_seconds(value: Any) -> float:
             raise ValueError("must be an ISO 8601 time or epoch seconds") from None
     if isinstance(value, datetime):
         moment = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-        return round(moment.timestamp(), 3)
+        return moment.timestamp()
     raise ValueError("must be an ISO 8601 time or epoch seconds")
 
 
@@ -178,7 +185,7 @@ def check_not_future(at: float, now: float, *, field: str) -> None:
 
 
 def _iso(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, tz=UTC).isoformat()
+    return as_datetime(epoch).isoformat()
 
 
 class InputModel(BaseModel):

@@ -13,10 +13,10 @@ import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
+from graphmem.domain.clock import as_datetime
 from graphmem.domain.errors import GraphMemError
 
 SCHEMA_VERSION = 1
@@ -84,6 +84,7 @@ CODES: dict[str, CodeInfo] = {
     ),
     "IMPORTANCE_OUT_OF_RANGE": CodeInfo(Severity.ERROR, "importance missing or outside [0, 1]"),
     "CONFIDENCE_OUT_OF_RANGE": CodeInfo(Severity.ERROR, "confidence missing or outside [0, 1]"),
+    "TIME_OUT_OF_RANGE": CodeInfo(Severity.ERROR, "a stored time no surface can show"),
     "IMPORTANCE_STALE": CodeInfo(
         Severity.WARNING, "stored importance differs from a recomputation"
     ),
@@ -235,4 +236,4 @@ def finding_from_dict(data: dict[str, Any]) -> Finding:
 
 def utc_iso(epoch: float) -> str:
     """A report's instant as people read it, in UTC."""
-    return datetime.fromtimestamp(epoch, tz=UTC).isoformat()
+    return as_datetime(epoch).isoformat()

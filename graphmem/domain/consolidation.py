@@ -32,9 +32,9 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from graphmem.domain.checks import MAX_EVIDENCE_ITEMS, MAX_RATIONALE_CHARS
+from graphmem.domain.clock import as_datetime
 from graphmem.domain.kinds import MemoryType, SelfAssessment, Status, SuggestedBy, Tier, Visibility
 from graphmem.domain.lifecycle import PROCEDURAL_TYPES
 from graphmem.domain.models import Memory
@@ -317,7 +317,7 @@ def rationale(members: Sequence[Memory]) -> str | None:
 
 
 def _day(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d")
+    return as_datetime(epoch).strftime("%Y-%m-%d")
 
 
 def merged_fields(members: Sequence[Memory]) -> dict[str, object]:

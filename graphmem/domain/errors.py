@@ -94,6 +94,12 @@ STORE_UNAVAILABLE_MESSAGE = "The graph database is unavailable; try again shortl
 sockets, hosts or paths, which only the operator's log should hold."""
 
 
+STORED_TIME_OUT_OF_RANGE = "STORED_TIME_OUT_OF_RANGE"
+"""The code of a notice, not a failure: a memory read holds a stored time no
+surface can show, and the answer shows the nearest one that can be. Clients
+serve the answer and warn."""
+
+
 class StoreUnavailableError(GraphMemError):
     code = "STORE_UNAVAILABLE"
 

@@ -28,6 +28,7 @@ from graphmem.domain.checks import (
     Text,
     no_controls,
 )
+from graphmem.domain.clock import showable
 from graphmem.domain.kinds import (
     MemoryType,
     SelfAssessment,
@@ -218,6 +219,25 @@ class Memory(BaseModel):
     def last_used_at(self) -> float:
         """When the memory was last touched: accessed, or else when it happened."""
         return self.last_accessed_at if self.last_accessed_at is not None else self.occurred
+
+    def unshowable_times(self) -> list[str]:
+        """The time fields whose stored value no surface can show as a date
+        (outside ``clock.SHOWN_RANGE``, or NaN): no write takes one, but a row
+        written by raw Cypher or an older version may hold one. Reads show such
+        a time as the nearest bound and say so; ``graphmem migrate`` repairs it."""
+        return [
+            name
+            for name in TIME_FIELDS
+            if (value := getattr(self, name)) is not None and not showable(value)
+        ]
+
+
+TIME_FIELDS: tuple[str, ...] = tuple(
+    name
+    for name in Memory.model_fields
+    if name.endswith("_at") or name in ("last_seen", "valid_from", "valid_to")
+)
+"""A memory's times (UTC epoch seconds), as stored."""
 
 
 def memory_from_fields(fields: Mapping[str, Any]) -> Memory:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from graphql import (
@@ -40,14 +41,17 @@ from pydantic import BaseModel, ValidationError
 from strawberry.extensions import MaskErrors
 from strawberry.utils.str_converters import to_camel_case
 
+from graphmem.domain.clock import SHOWN_RANGE, as_datetime
 from graphmem.domain.errors import (
     STORE_UNAVAILABLE_MESSAGE,
+    STORED_TIME_OUT_OF_RANGE,
     GraphMemError,
     InvalidInputError,
     StorageFullError,
     StoreUnavailableError,
     invalid_input,
 )
+from graphmem.domain.models import Memory
 from graphmem.server.observability.request_ids import current_request_id
 
 INTERNAL_MESSAGE = "Internal server error"
@@ -118,6 +122,34 @@ def should_log(error: GraphQLError) -> bool:
     return is_unexpected(error) or isinstance(error.original_error, StoreUnavailableError)
 
 
+_unshowable: ContextVar[dict[str, GraphQLError] | None] = ContextVar("unshowable", default=None)
+"""The memories of the operation being run whose stored times had to be shown
+as the nearest showable one, by id."""
+
+
+def report_unshowable(memory: Memory) -> None:
+    """Say, beside the answer, that a memory holds a stored time no surface can
+    show: the read goes on with the nearest time that can be shown, so one such
+    row (raw Cypher, an older version) never fails a page."""
+    reports = _unshowable.get()
+    names = memory.unshowable_times()
+    if reports is None or not names or memory.id in reports:
+        return
+    stored = ", ".join(f"{to_camel_case(n)} {getattr(memory, n)!r}" for n in names)
+    shown = ", ".join(
+        f"{to_camel_case(n)} as {as_datetime(getattr(memory, n)).isoformat()}" for n in names
+    )
+    reports[memory.id] = GraphQLError(
+        f"memory {memory.id} stores a time outside {SHOWN_RANGE} ({stored}); it is shown "
+        f"with {shown}. `graphmem migrate` repairs it.",
+        extensions={
+            "code": STORED_TIME_OUT_OF_RANGE,
+            "memoryId": memory.id,
+            "fields": [to_camel_case(n) for n in names],
+        },
+    )
+
+
 class ClientErrors(MaskErrors):
     """Masks unexpected errors and gives every error a code (and field when known)."""
 
@@ -133,13 +165,20 @@ class ClientErrors(MaskErrors):
         return masked
 
     def on_operation(self) -> Iterator[None]:
-        yield from super().on_operation()
+        reports: dict[str, GraphQLError] = {}
+        token = _unshowable.set(reports)
+        try:
+            yield from super().on_operation()
+        finally:
+            _unshowable.reset(token)
         context = self.execution_context
         result = context.result
         if result is not None and result.errors:
             result.errors = [
                 _for_client(error, context.graphql_document) for error in result.errors
             ]
+        if result is not None and reports:
+            result.errors = [*(result.errors or []), *reports.values()]
 
     def on_stream_result(self, result: Any) -> Iterator[None]:
         """Subscriptions send each result as it comes, before the operation ends."""

@@ -16,10 +16,10 @@ from starlette.concurrency import run_in_threadpool
 from strawberry.scalars import JSON
 
 from graphmem.domain import consistency
-from graphmem.domain.clock import to_datetime
+from graphmem.domain.clock import as_datetime, to_datetime
 from graphmem.domain.results import Job
 from graphmem.graphql.operations import ProjectId, write
-from graphmem.graphql.types.common import Info, from_epoch
+from graphmem.graphql.types.common import Info
 
 strawberry.enum(consistency.Severity, name="FindingSeverity", description="How bad a finding is.")
 
@@ -106,7 +106,7 @@ class ConsistencyReport:
             id=strawberry.ID(report.id),
             project_id=strawberry.ID(report.project_id),
             schema_version=report.schema_version,
-            created_at=from_epoch(report.created_at),
+            created_at=as_datetime(report.created_at),
             duration_ms=report.duration_ms,
             summary=ConsistencySummary(
                 memories=data["memories"],
@@ -151,7 +151,7 @@ class ConsistencyJob:
             id=strawberry.ID(job.id),
             project_id=strawberry.ID(job.project_id),
             state=job.state,
-            submitted_at=from_epoch(job.submitted_at),
+            submitted_at=as_datetime(job.submitted_at),
             finished_at=to_datetime(job.finished_at),
             error=job.error,
         )

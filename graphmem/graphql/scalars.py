@@ -20,6 +20,7 @@ import strawberry
 from strawberry.types.scalar import ScalarDefinition
 
 from graphmem.domain.checks import epoch_seconds
+from graphmem.domain.clock import SHOWN_RANGE
 from graphmem.graphql.errors import BadValueError
 
 FORMAT = "ISO 8601 (2025-01-31T09:30:00Z, or 2025-01-31, no zone meaning UTC) or epoch seconds"
@@ -35,23 +36,29 @@ def _shown(value: Any) -> str:
 
 def parse_datetime(value: Any) -> datetime:
     """A time from ISO 8601 text or epoch seconds (or milliseconds, as the other
-    surfaces read a number above 10^11)."""
+    surfaces read a number above 10^11), within the times every surface can show."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise BadValueError(f"{_shown(value)} is not a time, expected {FORMAT}")
     if isinstance(value, str):
         try:
-            return datetime.fromisoformat(value.strip())
+            moment = datetime.fromisoformat(value.strip())
         except ValueError:
             raise BadValueError(f"{_shown(value)} is not a time, expected {FORMAT}") from None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        try:
-            return datetime.fromtimestamp(epoch_seconds(value), tz=UTC)
-        except (ValueError, OverflowError, OSError):
-            raise BadValueError(f"{_shown(value)} is out of range, expected {FORMAT}") from None
-    raise BadValueError(f"{_shown(value)} is not a time, expected {FORMAT}")
+    else:
+        moment = None
+    try:
+        seconds = epoch_seconds(value if moment is None else moment)
+    except ValueError:
+        raise BadValueError(
+            f"{_shown(value)} is out of range: a time runs from {SHOWN_RANGE}"
+        ) from None
+    return moment if moment is not None else datetime.fromtimestamp(seconds, tz=UTC)
 
 
 DateTime: ScalarDefinition = strawberry.scalar(
     name="DateTime",
-    description=f"A time: {FORMAT}. Answers give ISO 8601 with the zone (UTC).",
+    description=f"A time: {FORMAT}, from {SHOWN_RANGE}. Answers give ISO 8601 with the "
+    "zone (UTC).",
     serialize=datetime.isoformat,
     parse_value=parse_datetime,
 )

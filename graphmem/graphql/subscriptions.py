@@ -29,10 +29,11 @@ from graphmem.api import GraphMem
 from graphmem.domain import kinds
 from graphmem.domain.auth import Principal, Role
 from graphmem.domain.checks import Identifier
+from graphmem.domain.clock import as_datetime
 from graphmem.domain.errors import InvalidInputError, UnauthenticatedError
 from graphmem.graphql.loaders import Context, Loaders
 from graphmem.graphql.operations import ProjectId
-from graphmem.graphql.types.common import Info, from_epoch
+from graphmem.graphql.types.common import Info
 from graphmem.graphql.types.memory import Memory
 from graphmem.server.gate import bearer_token
 from graphmem.services import events
@@ -64,7 +65,7 @@ class MemoryEvent:
             memory_id=strawberry.ID(event.memory_id),
             project_id=strawberry.ID(event.project_id),
             kind=event.kind,
-            at=from_epoch(event.at),
+            at=as_datetime(event.at),
             from_tier=event.from_tier,
             to_tier=event.to_tier,
             missed=event.missed,

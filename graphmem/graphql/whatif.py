@@ -11,11 +11,12 @@ from strawberry.scalars import JSON
 from strawberry.utils.str_converters import to_camel_case
 
 from graphmem.domain import kinds
+from graphmem.domain.clock import as_datetime
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.retention import RetentionRules
 from graphmem.graphql.errors import RequestPathError, renamed
 from graphmem.graphql.operations import ProjectId
-from graphmem.graphql.types.common import Info, from_epoch
+from graphmem.graphql.types.common import Info
 from graphmem.graphql.types.memory import Memory
 from graphmem.services import whatif
 
@@ -115,7 +116,7 @@ class WhatIfReport:
 
         return cls(
             project_id=strawberry.ID(report.project_id),
-            at=from_epoch(report.at),
+            at=as_datetime(report.at),
             sessions=report.sessions,
             current=side("current", report.current_rules, report.current_preset),
             variant=side("variant", report.variant_rules, report.variant_preset),

@@ -10,19 +10,18 @@ functions at the end, from the result and the call.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
 from graphmem.domain import capsules, kinds, models, projects, relations, review
 from graphmem.domain import retrieval as domain
+from graphmem.domain.clock import as_datetime
 from graphmem.mcp.tool import Called
 from graphmem.operations.access import readable
 
 
 def _iso(at: float | None) -> str | None:
-    return None if at is None else datetime.fromtimestamp(at, UTC).isoformat()
+    return None if at is None else as_datetime(at).isoformat()
 
 
 class MemoryView(BaseModel):

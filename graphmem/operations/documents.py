@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from graphmem.domain.checks import check_identifier, epoch_seconds
+from graphmem.domain.clock import as_datetime
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.kinds import RelationType
 from graphmem.domain.models import Memory, MemoryInput
@@ -136,7 +136,7 @@ def as_of(value: Any) -> str | None:
 def iso(epoch: float | None) -> str | None:
     if epoch is None:
         return None
-    return datetime.fromtimestamp(epoch, tz=UTC).isoformat()
+    return as_datetime(epoch).isoformat()
 
 
 def json_object(text: str) -> dict[str, Any]:

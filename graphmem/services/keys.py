@@ -13,14 +13,13 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
 from graphmem.domain.auth import Principal, Role
 from graphmem.domain.checks import Identifier, invalid_input
-from graphmem.domain.clock import Clock, stored_now
+from graphmem.domain.clock import Clock, as_datetime, stored_now
 from graphmem.domain.errors import NotFoundError, UnauthenticatedError
 from graphmem.store import Store
 
@@ -180,4 +179,4 @@ def _key(row: dict[str, Any]) -> ApiKey:
 
 
 def format_time(at: float | None) -> str:
-    return "" if at is None else datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+    return "" if at is None else as_datetime(at).strftime("%Y-%m-%d %H:%M:%SZ")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from graphmem.domain.clock import Clock, stored_now
+from graphmem.domain.clock import EARLIEST, LATEST, Clock, nearest_showable, stored_now
 from graphmem.domain.text import content_key
 from graphmem.domain.textscope import text_scope
 from graphmem.store import Store
@@ -50,12 +50,54 @@ def text_scopes(store: Store) -> int:
     return changed
 
 
+def unshowable_times(store: Store, project_id: str | None = None) -> dict[str, dict[str, float]]:
+    """The memories (of one project, or of all) holding a time no surface can
+    show, with those times by name: no write takes one, but raw Cypher or an
+    older version may have stored it."""
+    found: dict[str, dict[str, float]] = {}
+    after = ""
+    while rows := store.read(
+        "unshowable_times",
+        {
+            "project_id": project_id,
+            "after": after,
+            "earliest": EARLIEST,
+            "latest": LATEST,
+            "limit": PAGE,
+        },
+    ):
+        for row in rows:
+            found[row["id"]] = {name: value for name, value in row["unshowable"]}
+        after = rows[-1]["id"]
+    return found
+
+
+def repair_times(store: Store) -> int:
+    """Bring every time no surface can show to the nearest one it can: reads
+    already show it so, and say it is stored otherwise."""
+    items = [
+        {"id": memory_id, "times": {name: nearest_showable(v) for name, v in times.items()}}
+        for memory_id, times in unshowable_times(store).items()
+    ]
+    changed = 0
+    for start in range(0, len(items), PAGE):
+        changed += store.write("set_memory_times", {"items": items[start : start + PAGE]})[0][
+            "changed"
+        ]
+    return changed
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Store], int]]] = [
     (1, "every memory without a status is active", _statuses),
     (2, "every memory has a content key for exact dedup", _content_keys),
     (3, "every memory has full-text scope words (statistics per project)", text_scopes),
 ]
-LATEST = MIGRATIONS[-1][0]
+REPAIRS: list[tuple[str, Callable[[Store], int]]] = [
+    ("every stored time is one every surface can show", repair_times),
+]
+"""What every ``migrate`` looks for again, whatever the schema version: rows
+that raw Cypher, an import by hand or an older version may write at any time.
+Each is reported only when it changed something."""
 
 
 def schema_version(store: Store) -> int:
@@ -63,7 +105,8 @@ def schema_version(store: Store) -> int:
 
 
 def migrate(store: Store, clock: Clock, *, rerun: bool = False) -> list[MigrationReport]:
-    """Apply the migrations the graph has not had (all of them with ``rerun``)."""
+    """Apply the migrations the graph has not had (all of them with ``rerun``),
+    then the repairs."""
     current = 0 if rerun else schema_version(store)
     reports = []
     for version, name, apply in MIGRATIONS:
@@ -71,4 +114,8 @@ def migrate(store: Store, clock: Clock, *, rerun: bool = False) -> list[Migratio
             continue
         reports.append(MigrationReport(version, name, apply(store)))
         store.write("set_schema_version", {"version": version, "now": stored_now(clock)})
+    for name, repair in REPAIRS:
+        changed = repair(store)
+        if changed:
+            reports.append(MigrationReport(schema_version(store), name, changed))
     return reports

@@ -108,7 +108,7 @@ def seed_every_problem(gm: GraphMem, store: FalkorStore, clock: ManualClock) -> 
                                             "f1", "f2", "mis_old", "mis_new", "x", "y",
                                             "imp", "conf", "stale_imp", "pin", "noarch",
                                             "life", "dangle", "cross", "orphan",
-                                            "lonely")}  # fmt: skip
+                                            "lonely", "badtime")}  # fmt: skip
     # Two wordings of one statement (the judge reads the texts, not the vectors).
     m["n1"] = fact(gm, "Nightly builds run at midnight.")
     m["n2"] = fact(gm, "The nightly build runs at midnight.")
@@ -170,6 +170,7 @@ def seed_every_problem(gm: GraphMem, store: FalkorStore, clock: ManualClock) -> 
     )
     raw(store, "MATCH (:Memory {id: $id})-[r:IN_SESSION]->() DELETE r", id=m["orphan"])
     raw(store, "MATCH (m:Memory {id: $id}) SET m.source = 'consolidated'", id=m["lonely"])
+    raw(store, "MATCH (m:Memory {id: $id}) SET m.valid_to = 1.0e300", id=m["badtime"])
     clock.advance(10 * 60)
     return {
         "SUPERSEDES_SELF": (m["self"],),
@@ -183,6 +184,7 @@ def seed_every_problem(gm: GraphMem, store: FalkorStore, clock: ManualClock) -> 
         "CONSOLIDATION_PROVENANCE": (m["lonely"],),
         "IMPORTANCE_OUT_OF_RANGE": (m["imp"],),
         "CONFIDENCE_OUT_OF_RANGE": (m["conf"],),
+        "TIME_OUT_OF_RANGE": (m["badtime"],),
         "IMPORTANCE_STALE": (m["stale_imp"],),
         "PINNED_NOT_PROCEDURAL": (m["pin"],),
         "ARCHIVED_WITHOUT_TIMESTAMP": (m["noarch"],),
@@ -205,7 +207,7 @@ def test_every_seeded_problem_is_found_once_and_nothing_else(
     found = {f.code: f.memory_ids for f in report.findings}
     assert len(report.findings) == len(found), [f.code for f in report.findings]
     assert found == {code: tuple(sorted(ids)) for code, ids in expected.items()}
-    assert report.counts() == {"error": 8, "warning": 11, "info": 2}
+    assert report.counts() == {"error": 9, "warning": 11, "info": 2}
     assert any("covered 3 of" in note for note in report.notes)
 
 

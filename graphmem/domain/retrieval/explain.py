@@ -8,12 +8,12 @@ what rank, the relations that brought it in, and what it replaced.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from graphmem.domain.capsules import FailureCapsule
+from graphmem.domain.clock import as_datetime
 from graphmem.domain.kinds import RelationType, Tier
 from graphmem.domain.models import Memory
 from graphmem.domain.relations import Relation
@@ -33,7 +33,7 @@ def expired_note(memories: Sequence[Memory]) -> str:
         words = " ".join(memory.content.split())
         if len(words) > PREVIEW_CHARS:
             words = words[: PREVIEW_CHARS - 1] + "…"
-        ended = datetime.fromtimestamp(memory.valid_to or 0.0, tz=UTC).isoformat()
+        ended = as_datetime(memory.valid_to or 0.0).isoformat()
         shown.append(f'{memory.id} "{words}" (validTo passed at {ended})')
     more = len(memories) - len(shown)
     rest = f", and {more} more" if more else ""

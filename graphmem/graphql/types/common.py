@@ -1,10 +1,9 @@
 """What every GraphQL type and resolver shares: the domain enums as GraphQL
-enums, the resolvers' ``Info``, stored times as ``DateTime`` and input
-defaults read from the domain models."""
+enums, the resolvers' ``Info`` and input defaults read from the domain
+models (stored times become ``DateTime`` by ``graphmem.domain.clock.as_datetime``)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 import strawberry
@@ -29,11 +28,6 @@ strawberry.enum(kinds.SessionState, description="Where a session is in its lifec
 strawberry.enum(kinds.SelfAssessment, description="The writer's own rating of a memory.")
 
 Info = strawberry.Info[Context, None]
-
-
-def from_epoch(epoch_seconds: float) -> datetime:
-    """A stored time (UTC epoch seconds) as the DateTime GraphQL shows."""
-    return datetime.fromtimestamp(epoch_seconds, tz=UTC)
 
 
 def domain_default(model: type[BaseModel], field: str) -> Any:

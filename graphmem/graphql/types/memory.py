@@ -13,8 +13,9 @@ from starlette.concurrency import run_in_threadpool
 from strawberry.relay import PageInfo
 
 from graphmem.domain import kinds, models, review, sessions
-from graphmem.domain.clock import to_datetime
-from graphmem.graphql.types.common import Info, from_epoch
+from graphmem.domain.clock import as_datetime, to_datetime
+from graphmem.graphql.errors import report_unshowable
+from graphmem.graphql.types.common import Info
 from graphmem.graphql.types.relations import Relation
 from graphmem.graphql.types.scores import ImportanceBreakdown
 from graphmem.graphql.types.sessions import Session
@@ -113,6 +114,7 @@ class Memory:
 
     @classmethod
     def of(cls, memory: models.Memory, viewer: str | None = None) -> Memory:
+        report_unshowable(memory)
         return cls(
             viewer=viewer,
             model=memory,
@@ -140,9 +142,9 @@ class Memory:
             agent_id=strawberry.ID(memory.agent_id) if memory.agent_id else None,
             visibility=memory.visibility,
             superseded_by=strawberry.ID(memory.superseded_by) if memory.superseded_by else None,
-            created_at=from_epoch(memory.created_at),
-            occurred_at=from_epoch(memory.occurred),
-            updated_at=from_epoch(memory.updated_at),
+            created_at=as_datetime(memory.created_at),
+            occurred_at=as_datetime(memory.occurred),
+            updated_at=as_datetime(memory.updated_at),
             last_accessed_at=to_datetime(memory.last_accessed_at),
             last_retrieved_at=to_datetime(memory.last_retrieved_at),
             promoted_at=to_datetime(memory.promoted_at),
@@ -156,7 +158,7 @@ class Memory:
             variants=memory.variants,
             conflicts_with=strawberry.ID(memory.conflicts_with) if memory.conflicts_with else None,
             conflict_reason=memory.conflict_reason,
-            valid_from=from_epoch(memory.valid_since),
+            valid_from=as_datetime(memory.valid_since),
             valid_to=to_datetime(memory.valid_to),
             copied_from=strawberry.ID(memory.copied_from) if memory.copied_from else None,
             copied_from_project=(
@@ -267,7 +269,7 @@ class PromotionEvent:
                     strict=True,
                 )
             ],
-            at=from_epoch(event.at),
+            at=as_datetime(event.at),
         )
 
     @strawberry.field(description="The memory that moved; null once it has been forgotten.")
@@ -306,7 +308,7 @@ class StagingEvent:
             after=event.after,
             similarity=event.similarity,
             merged_from=strawberry.ID(event.merged_from) if event.merged_from else None,
-            at=from_epoch(event.at),
+            at=as_datetime(event.at),
         )
 
 

@@ -7,8 +7,7 @@ from datetime import datetime
 import strawberry
 
 from graphmem.domain import kinds, relations
-from graphmem.domain.clock import to_datetime
-from graphmem.graphql.types.common import from_epoch
+from graphmem.domain.clock import as_datetime, to_datetime
 
 
 @strawberry.type(description="A typed edge between two memories of one project.")
@@ -28,7 +27,7 @@ class Relation:
             to_id=strawberry.ID(relation.to_id),
             rationale=relation.rationale,
             weight=relation.weight,
-            created_at=from_epoch(relation.created_at),
+            created_at=as_datetime(relation.created_at),
         )
 
 
@@ -57,5 +56,5 @@ class RelationEvent:
             created_at=to_datetime(event.created_at),
             removed_by=event.removed_by,
             reason=event.reason,
-            at=from_epoch(event.at),
+            at=as_datetime(event.at),
         )

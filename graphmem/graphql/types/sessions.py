@@ -7,7 +7,7 @@ from datetime import datetime
 import strawberry
 
 from graphmem.domain import kinds, sessions
-from graphmem.graphql.types.common import from_epoch
+from graphmem.domain.clock import as_datetime
 
 
 @strawberry.type(description="A thread of work that memories are recorded in.")
@@ -36,6 +36,6 @@ class Session:
             promotion_enabled=session.promotion_enabled,
             promotion_interval_seconds=session.promotion_interval_seconds,
             max_items=session.max_items,
-            created_at=from_epoch(session.created_at),
-            updated_at=from_epoch(session.updated_at),
+            created_at=as_datetime(session.created_at),
+            updated_at=as_datetime(session.updated_at),
         )

@@ -7,7 +7,7 @@ from datetime import datetime
 import strawberry
 
 from graphmem.domain import kinds, projects
-from graphmem.graphql.types.common import from_epoch
+from graphmem.domain.clock import as_datetime
 
 
 @strawberry.type(description="A logged change of who sees a memory: shared, unshared or copied.")
@@ -35,5 +35,5 @@ class SharingEvent:
             to_visibility=event.to_visibility,
             to_project_id=strawberry.ID(event.to_project_id) if event.to_project_id else None,
             copy_id=strawberry.ID(event.copy_id) if event.copy_id else None,
-            at=from_epoch(event.at),
+            at=as_datetime(event.at),
         )

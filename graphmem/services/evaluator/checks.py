@@ -15,7 +15,11 @@ from graphmem.services.evaluator.duplicates import (
     check_consolidation_provenance,
     check_near_duplicates,
 )
-from graphmem.services.evaluator.invariants import check_invariants, check_promotion_log
+from graphmem.services.evaluator.invariants import (
+    check_invariants,
+    check_promotion_log,
+    check_times,
+)
 from graphmem.services.evaluator.overdue import check_overdue
 from graphmem.services.evaluator.references import check_orphans, check_references
 from graphmem.services.evaluator.relations import check_constrains_cycles, check_relation_conflicts
@@ -37,6 +41,7 @@ CHECKS: tuple[Check, ...] = (
     check_near_duplicates,
     check_consolidation_provenance,
     check_invariants,
+    check_times,
     check_promotion_log,
     check_references,
     check_orphans,

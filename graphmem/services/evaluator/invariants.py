@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from graphmem.domain.clock import SHOWN_RANGE
 from graphmem.domain.consistency import Finding
 from graphmem.domain.kinds import Status, Tier
 from graphmem.services.evaluator.context import LIVE_TIERS, CheckContext, bad_unit, finding
@@ -43,6 +44,20 @@ def check_invariants(snap: Snapshot, ctx: CheckContext) -> Iterator[Finding]:
         if importance_ok and confidence_ok and attrs.get("created_at") is not None:
             yield from _stale_importance(node, attrs, ctx.scores, tolerance)
         yield from _lifecycle(node, attrs)
+
+
+def check_times(snap: Snapshot, ctx: CheckContext) -> Iterator[Finding]:
+    """A stored time no surface can show: reads show the nearest one that can be
+    and warn, so nothing fails, but the value is not what the memory says."""
+    for node, times in sorted(snap.unshowable_times.items()):
+        stored = ", ".join(f"{name} = {value!r}" for name, value in sorted(times.items()))
+        yield finding(
+            "TIME_OUT_OF_RANGE",
+            [node],
+            f"memory {node} stores a time outside {SHOWN_RANGE}: {stored}",
+            "graphmem migrate brings it to the nearest time that can be shown",
+            details={"times": dict(sorted(times.items()))},
+        )
 
 
 def _stale_importance(

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 import networkx as nx
 
 from graphmem.store import Row, Store
+from graphmem.store.migrations import unshowable_times
 
 DEFAULT_PAGE = 10_000
 SEPARATOR = "\x1f"
@@ -90,6 +91,9 @@ class Snapshot:
     near_duplicates: list[NearPair] | None = None
     """Pairs the vector index found at or over the dedup threshold, with their
     texts for the restatement judge; ``None`` when they could not be looked up."""
+    unshowable_times: dict[str, dict[str, float]] = field(default_factory=dict)
+    """The memories holding a time no surface can show, with those times by name
+    (``graphmem.store.migrations.unshowable_times``)."""
     notes: list[str] = field(default_factory=list)
     """What the snapshot could not cover, and why (shown in the report)."""
     load_seconds: float = 0.0
@@ -204,6 +208,7 @@ def _load(store: Store, project_id: str, page: int) -> Snapshot:
         snapshot._typed = typed
     snapshot.sessions = {s.id: s for s in _sessions(store, project_id, page)}
     snapshot.promotions = list(_promotions(store, project_id, page))
+    snapshot.unshowable_times = unshowable_times(store, project_id)
     snapshot.load_seconds = time.perf_counter() - started
     return snapshot
 

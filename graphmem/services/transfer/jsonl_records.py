@@ -20,9 +20,10 @@ from pydantic import BaseModel, ValidationError
 from graphmem.domain import textscope
 from graphmem.domain.capsules import FailureCapsule
 from graphmem.domain.checks import invalid_input
+from graphmem.domain.clock import SHOWN_RANGE, showable
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.kinds import RelationType
-from graphmem.domain.models import Memory
+from graphmem.domain.models import TIME_FIELDS, Memory
 from graphmem.domain.relations import Relation
 from graphmem.domain.sessions import Session
 from graphmem.services.embeddings import DIMENSION
@@ -79,6 +80,7 @@ def _prepare_memory(
     props["project_id"] = target
     props.pop("embedding", None)
     _strict(Memory, props)
+    _showable_times(props)
     # The scope words are the target project's, whatever the file says.
     props[textscope.FIELD] = textscope.text_scope(
         target, props.get("agent_id"), props.get("visibility")
@@ -88,6 +90,18 @@ def _prepare_memory(
         "embedding": _embedding(record.get("embedding")),
         "in_session": optional_id(record.get("in_session"), "in_session"),
     }, props["id"]
+
+
+def _showable_times(props: Mapping[str, Any]) -> None:
+    """A memory's times must be ones every surface can show, as a write's must:
+    an imported row is read like any other."""
+    for name in TIME_FIELDS:
+        value = props.get(name)
+        if value is not None and not showable(value):
+            raise InvalidInputError(
+                f"props.{name}: must be a time from {SHOWN_RANGE} (epoch seconds), got {value!r}",
+                field=f"props.{name}",
+            )
 
 
 def _embedding(value: Any) -> array | None:
