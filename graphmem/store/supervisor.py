@@ -8,7 +8,9 @@ the append-only file, and the others find it answering and reuse it. Restarts
 are bounded: after ``limit`` of them within ``window`` seconds the supervisor
 gives up, logs one fatal line and calls the handlers registered with
 ``when_unrecoverable`` (``graphmem serve`` exits non-zero there, so that its
-own supervisor, systemd or Kubernetes, restarts the whole process).
+own supervisor, systemd or Kubernetes, restarts the whole process). While the
+server lives, the watching thread also tends it every ``tend_every`` seconds
+(the embedded server rewrites its append-only file there once it has grown).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ BACKOFF = (0.0, 0.5, 1.0, 2.0, 4.0)
 """Seconds before each restart attempt in a row; the last repeats."""
 RESTART_LIMIT = 5
 RESTART_WINDOW = 60.0
+TEND_SECONDS = 5.0
+"""Seconds between two tendings of a living server."""
 
 
 class State(Enum):
@@ -54,6 +58,11 @@ class Supervised(Protocol):
 
     def last_words(self) -> str:
         """The end of the server's own log: why it stopped, when it said so."""
+        ...
+
+    def tend(self) -> None:
+        """Upkeep of a living server, every ``tend_every`` seconds; raising
+        only logs."""
         ...
 
 
@@ -82,12 +91,14 @@ class Supervisor:
         backoff: Sequence[float] = BACKOFF,
         monotonic: Callable[[], float] = time.monotonic,
         on_give_up: Callable[[str], None] | None = None,
+        tend_every: float = TEND_SECONDS,
     ) -> None:
         self.server = server
         self.name = name
         self.limit = limit
         self.window = window
         self.backoff = tuple(backoff)
+        self.tend_every = tend_every
         self._monotonic = monotonic
         self._on_give_up = on_give_up
         self._restarts: deque[float] = deque()
@@ -148,7 +159,8 @@ class Supervisor:
         return self._state is State.STOPPED
 
     def _wait_for_death(self) -> bool:
-        """Block until the server process ends (True) or ``stop`` is called (False)."""
+        """Block until the server process ends (True) or ``stop`` is called
+        (False), tending the server every ``tend_every`` seconds meanwhile."""
         pid = self.server.pid()
         if pid is None:
             return True
@@ -157,10 +169,20 @@ class Supervisor:
         except ProcessLookupError:
             return True
         try:
-            ready, _, _ = select.select([pidfd, self._wake_read], [], [])
+            while True:
+                ready, _, _ = select.select([pidfd, self._wake_read], [], [], self.tend_every)
+                if ready:
+                    return pidfd in ready and self._state is not State.STOPPED
+                self._tend()
         finally:
             os.close(pidfd)
-        return pidfd in ready and self._state is not State.STOPPED
+
+    def _tend(self) -> None:
+        try:
+            self.server.tend()
+        except Exception:
+            # Upkeep must not end the watch: the server still has to be restarted if it dies.
+            log.exception("tending the FalkorDB server of %s failed", self.name)
 
     def _recover(self) -> None:
         log.error(

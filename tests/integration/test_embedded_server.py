@@ -183,6 +183,61 @@ def test_a_history_longer_than_the_data_is_compacted(
         server.stop()
 
 
+def test_the_replayed_part_is_bounded_by_a_size_not_by_the_snapshot(
+    short_dir: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A large store is rewritten once the statements since its snapshot reach
+    the bound, long before they would outweigh the snapshot (where Redis's own
+    rule waits), and the file holds each write's effects, not its text."""
+    from falkordb import FalkorDB
+
+    from graphmem.store import embedded
+
+    monkeypatch.setattr(embedded, "AOF_REWRITE_MIN_BYTES", 64 << 10)
+    server = EmbeddedFalkorDB(short_dir)
+    server.start()
+    try:
+        db = FalkorDB(unix_socket_path=str(server.socket_path))
+        texts = [os.urandom(500).hex() for _ in range(3000)]
+        db.select_graph("big").query(
+            "UNWIND range(0, size($texts) - 1) AS i CREATE (:Note {id: i, text: $texts[i]})",
+            {"texts": texts},
+        )
+        db.close()
+        first = _base_generation(short_dir)
+        server.tend()  # the 3 MB just written are statements past the bound
+        assert _rewritten(short_dir, first)
+        _wait_rewrite_done(server)
+        second = _base_generation(short_dir)
+        snapshot = embedded._aof_bytes(short_dir, "*.base.*")
+        _history(server, 1000)
+        history = embedded._aof_bytes(short_dir, "*.incr.aof")
+        assert 64 << 10 <= history < snapshot / 10
+        server._rewrite_asked = -embedded.REWRITE_RETRY_SECONDS  # no earlier ask to wait out
+        server.tend()
+        assert _rewritten(short_dir, second), "rewritten at the bound, not at the snapshot's size"
+        incr = (short_dir / "appendonlydir").glob("*.incr.aof")
+        _history(server, 1)
+        text = b"".join(path.read_bytes() for path in incr)
+        assert b"GRAPH.EFFECT" in text and b"GRAPH.QUERY" not in text
+        assert _count(server) == 1001
+    finally:
+        server.stop()
+
+
+def _wait_rewrite_done(server: EmbeddedFalkorDB) -> None:
+    import redis
+
+    client = redis.Redis(unix_socket_path=str(server.socket_path))
+    try:
+        deadline = time.monotonic() + 30
+        while int(client.info("persistence")["aof_rewrite_in_progress"]):
+            assert time.monotonic() < deadline, "the rewrite finished"
+            time.sleep(0.05)
+    finally:
+        client.close()
+
+
 def _servers_of(data_dir: Path) -> list[int]:
     """The redis-server processes whose command line names ``data_dir``."""
     found = []
