@@ -14,7 +14,9 @@ agent's, and seen as it says, else as the project's default when it has an
 agent, else by everyone. The capsule and its lesson (written through the
 writer, which applies the same rule) take that visibility; a capsule is read
 only by those who may read it and its lesson (shared, or private to the
-caller's agent, or a caller bound to none).
+caller's agent, or a caller bound to none). A lesson is counted into an
+existing memory of its text only within its own audience: never across
+visibilities, nor into another agent's private one.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from graphmem.domain.kinds import MemoryType, Source, Status, Tier, Visibility
 from graphmem.domain.models import Memory, MemoryInput
 from graphmem.domain.retrieval import ContextResult
 from graphmem.domain.sessions import DEFAULT_SESSION
+from graphmem.domain.text import content_key
 from graphmem.services.base import Basics, Service
 from graphmem.services.memories import Memories
 from graphmem.services.sharing import Sharing
@@ -139,7 +142,8 @@ class Failures(Service):
             agent_id=report.agent_id,
             visibility=report.visibility,
         )
-        (outcome,) = self.writer.write([lesson], project_id=project_id).outcomes
+        dedup = not self._repeats_across_audiences(lesson, project_id)
+        (outcome,) = self.writer.write([lesson], project_id=project_id, dedup=dedup).outcomes
         rows = self.store.write(
             "link_failure_lesson",
             {
@@ -150,6 +154,21 @@ class Failures(Service):
             },
         )
         return rows[0]["lesson_id"] if rows else self._linked_lesson(capsule.id, project_id)
+
+    def _repeats_across_audiences(self, lesson: MemoryInput, project_id: str) -> bool:
+        """Whether the lesson's text repeats a live memory of another audience (the
+        other visibility, or private to another agent). remember counts an exact
+        repeat into any memory its writer sees; a lesson is not counted so: a
+        private report would raise another agent's shared lesson (its count, its
+        activation), and a shared one would teach a lesson only its agent reads.
+        Such a lesson is written as a memory of its own."""
+        found = self.stager.exact_duplicates([content_key(lesson.content)], project_id=project_id)
+        ids = [row["id"] for rows in found.values() for row in rows]
+        audience = _audience(lesson.visibility, lesson.agent_id)
+        return any(
+            memory is not None and _audience(memory.visibility, memory.agent_id) != audience
+            for memory in self.memories.get_many(ids, project_id=project_id)
+        )
 
     def _linked_lesson(self, capsule_id: str, project_id: str) -> str | None:
         """The lesson another report linked while this one wrote its own."""
@@ -220,6 +239,13 @@ class Failures(Service):
             for item in result.items
         ]
         return result.model_copy(update={"items": items})
+
+
+def _audience(visibility: Visibility | None, agent_id: str | None) -> tuple[str, str | None]:
+    """Who reads a memory: everyone when shared, else its agent alone."""
+    if visibility is Visibility.PRIVATE and agent_id is not None:
+        return (Visibility.PRIVATE.value, agent_id)
+    return (Visibility.SHARED.value, None)
 
 
 def _capsule(row: Row) -> FailureCapsule:

@@ -2,26 +2,35 @@
 
 Each operation is scoped to one project (resolved by GraphMem); an id from
 another project behaves exactly like an id that does not exist.
+
+A memory names others (``superseded_by``, ``merged_into``, ``conflicts_with``,
+``copied_from``, the id in an archive reason such as "merged into <id>"); for a
+call acting as an agent each such name is kept only when the agent may read
+the memory it names (``readable_references``), so a shared memory never tells
+another agent of a private one. The logs and exports that name memories use
+the same rule (``unreadable``, ``without_ids``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from graphmem.domain.checks import MAX_PAGE_SIZE, check_not_future, check_validity, parse
+from graphmem.domain.consolidation import ARCHIVE_PREFIX
 from graphmem.domain.cursors import decode_cursor, encode_cursor
 from graphmem.domain.errors import InvalidInputError, NotFoundError
 from graphmem.domain.kinds import Status, Tier
 from graphmem.domain.models import Memory, MemoryFilter, MemoryUpdate, Page, memory_from_fields
 from graphmem.domain.text import content_key
 from graphmem.domain.validity import check_as_of
+from graphmem.domain.viewer import acting_agent
 from graphmem.services.base import Basics, Service
 from graphmem.services.embeddings import Vector, memory_text
 from graphmem.services.events import ChangeKind
 from graphmem.services.history import History
 from graphmem.services.staging import Signal, Stager
-from graphmem.store import Row
+from graphmem.store import Row, Store
 
 Embed = Callable[[Sequence[str]], list[Vector] | None]
 """Vectors for memories about to be written; ``None`` when embeddings are off."""
@@ -33,6 +42,77 @@ def missing(memory_id: str, project_id: str, *, field: str = "id") -> NotFoundEr
 
 def memory_of(row: Row) -> Memory:
     return memory_from_fields(row["memory"])
+
+
+REFERENCES = ("superseded_by", "merged_into", "conflicts_with", "copied_from", "valid_to_by")
+"""A memory's fields that hold another memory's id."""
+REASONS = ("archive_reason",)
+"""A memory's fields whose text may hold another memory's id ("merged into <id>")."""
+NAMING = ("merged into ", ARCHIVE_PREFIX)
+"""How the texts graphmem writes name a memory: the prefix, then the id."""
+UNNAMED = "another memory"
+"""What a text names instead of a memory its reader may not read."""
+_CLEARED_WITH = {"conflicts_with": ("conflict_reason",), "copied_from": ("copied_from_project",)}
+"""Fields that only describe a reference, cleared with it."""
+
+
+def named_ids(
+    fields: Mapping[str, Any], names: Iterable[str] = REFERENCES, texts: Iterable[str] = REASONS
+) -> set[str]:
+    """The memory ids ``fields`` name, in id fields and in texts."""
+    found = {fields[name] for name in names if isinstance(fields.get(name), str)}
+    for name in texts:
+        text = fields.get(name)
+        for prefix in NAMING:
+            if isinstance(text, str) and text.startswith(prefix):
+                found.add(text.removeprefix(prefix))
+    return found
+
+
+def unreadable(store: Store, ids: Collection[str]) -> set[str]:
+    """Of ``ids``, those the acting agent may not read (another agent's private
+    memories, and ids of no memory); nothing for a call acting as no agent."""
+    if acting_agent() is None or not ids:
+        return set()
+    rows = store.read("readable_memories", {"ids": sorted(ids)})
+    return set(ids) - {row["id"] for row in rows}
+
+
+def without_ids(
+    fields: Mapping[str, Any],
+    hidden: Collection[str],
+    names: Iterable[str] = REFERENCES,
+    texts: Iterable[str] = REASONS,
+) -> dict[str, Any]:
+    """``fields`` with every id of ``hidden`` left out: an id field (and what only
+    describes it) dropped, a text naming it saying "another memory" instead."""
+    kept = dict(fields)
+    for name in names:
+        if kept.get(name) in hidden:
+            for cleared in (name, *_CLEARED_WITH.get(name, ())):
+                kept.pop(cleared, None)
+    for name in texts:
+        text = kept.get(name)
+        for prefix in NAMING:
+            if isinstance(text, str) and text.removeprefix(prefix) in hidden:
+                kept[name] = prefix + UNNAMED
+    return kept
+
+
+def readable_references(store: Store, memories: Sequence[Memory]) -> list[Memory]:
+    """``memories`` naming only the memories the acting agent may read, in one
+    read for the lot (none for a call acting as no agent). Applied to what a
+    read hands out, after any decision taken on the fields as stored."""
+    if acting_agent() is None or not memories:
+        return list(memories)
+    fields = [m.model_dump() for m in memories]
+    hidden = unreadable(store, set().union(*map(named_ids, fields)))
+    if not hidden:
+        return list(memories)
+    return [
+        memory_from_fields(without_ids(f, hidden)) if named_ids(f) & hidden else m
+        for m, f in zip(memories, fields, strict=True)
+    ]
 
 
 class Memories(Service):
@@ -50,6 +130,15 @@ class Memories(Service):
         self.embed = embed
         self.history = History(self.store)
 
+    def readable_references(self, memories: Sequence[Memory]) -> list[Memory]:
+        """``memories`` naming only what the acting agent may read."""
+        return readable_references(self.store, memories)
+
+    def readable(self, memory: Memory) -> Memory:
+        """One memory naming only what the acting agent may read."""
+        (kept,) = self.readable_references([memory])
+        return kept
+
     def get(self, memory_id: str, *, project_id: str) -> Memory:
         (memory,) = self.get_many([memory_id], project_id=project_id)
         if memory is None:
@@ -65,10 +154,15 @@ class Memories(Service):
         looked up by id, a memory is shown whether or not it held then."""
         if as_of is not None:
             at = check_as_of(as_of, self._now())
-            return self.history.get_many(memory_ids, at, project_id=project_id)
-        rows = self.store.read("get_memories", {"ids": list(memory_ids), "project_id": project_id})
-        found = {row["memory"]["id"]: memory_of(row) for row in rows}
-        return [found.get(memory_id) for memory_id in memory_ids]
+            then = self.history.get_many(memory_ids, at, project_id=project_id)
+            found = {m.id: m for m in then if m is not None}
+        else:
+            rows = self.store.read(
+                "get_memories", {"ids": list(memory_ids), "project_id": project_id}
+            )
+            found = {row["memory"]["id"]: memory_of(row) for row in rows}
+        readable = {m.id: m for m in self.readable_references(list(found.values()))}
+        return [readable.get(memory_id) for memory_id in memory_ids]
 
     def list(
         self,
@@ -107,7 +201,7 @@ class Memories(Service):
                 "limit": first + 1,
             },
         )
-        items = [memory_of(row) for row in rows[:first]]
+        items = self.readable_references([memory_of(row) for row in rows[:first]])
         return Page(
             items=items,
             has_next=len(rows) > first,
@@ -149,7 +243,7 @@ class Memories(Service):
                 break
             last = memory_of(rows[-1])
             after_created_at, after_id = last.created_at, last.id
-        items = kept[:first]
+        items = self.readable_references(kept[:first])
         return Page(
             items=items,
             has_next=len(kept) > first,
@@ -194,7 +288,7 @@ class Memories(Service):
         memory = memory_of(rows[0])
         self._changed(ChangeKind.UPDATED, [memory_id], project_id)
         # A person editing or re-categorising a candidate has confirmed it.
-        return self.activate(memory, Signal.EDIT, project_id=project_id)
+        return self.readable(self.activate(memory, Signal.EDIT, project_id=project_id))
 
     def activate(self, memory: Memory, signal: Signal, *, project_id: str) -> Memory:
         """A person's confirmation: a candidate becomes active (others are returned as is)."""
@@ -210,7 +304,7 @@ class Memories(Service):
         )
         if not rows:
             raise missing(memory_id, project_id)
-        return self._rescore(memory_of(rows[0]), project_id)
+        return self.readable(self._rescore(memory_of(rows[0]), project_id))
 
     def feedback(self, memory_id: str, value: int, *, project_id: str) -> Memory:
         """Record +1 (useful), 0 (neutral) or -1 (wrong or unhelpful)."""
@@ -226,7 +320,7 @@ class Memories(Service):
         self._changed(ChangeKind.FEEDBACK, [memory_id], project_id)
         if self.stager.activate_earned([memory], project_id=project_id):
             return self.get(memory_id, project_id=project_id)
-        return memory
+        return self.readable(memory)
 
     def _rescore(self, memory: Memory, project_id: str) -> Memory:
         fields = self.scorer.stored_fields(memory, self._now())
@@ -252,7 +346,8 @@ class Memories(Service):
         memory = memory_of(rows[0])
         kind = ChangeKind.PINNED if pinned else ChangeKind.UNPINNED
         self._changed(kind, [memory_id], project_id)
-        return self.activate(memory, Signal.PIN, project_id=project_id) if pinned else memory
+        kept = self.activate(memory, Signal.PIN, project_id=project_id) if pinned else memory
+        return self.readable(kept)
 
     def forget(self, memory_id: str, *, project_id: str) -> None:
         """Delete a memory and its edges: the only path that deletes anything."""

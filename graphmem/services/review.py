@@ -24,7 +24,14 @@ from graphmem.domain.review import (
     StagingEvent,
 )
 from graphmem.services.base import Basics, Service
-from graphmem.services.memories import Memories, memory_of, missing
+from graphmem.services.memories import (
+    Memories,
+    memory_of,
+    missing,
+    readable_references,
+    unreadable,
+    without_ids,
+)
 from graphmem.services.staging import Evidence, Signal, Stager, earned_signal
 
 NearDuplicateFinder = Callable[[Memory], list[str]]
@@ -77,15 +84,16 @@ class Review(Service):
                 "limit": first + 1,
             },
         )
+        shown = readable_references(self.store, [memory_of(row) for row in rows[:first]])
         items = [
             ReviewItem(
-                memory=(memory := memory_of(row)),
+                memory=memory,
                 occurrences=memory.occurrence_count,
                 feedback=memory.feedback,
                 age_seconds=max(0.0, now - memory.created_at),
                 near_duplicates=near_duplicates(memory) if near_duplicates else [],
             )
-            for row in rows[:first]
+            for memory in shown
         ]
         has_next = len(rows) > first
         return ReviewPage(
@@ -228,7 +236,9 @@ class Review(Service):
         rows = self.store.read(
             "staging_events", {"memory_id": memory_id, "project_id": project_id, "limit": limit}
         )
+        events = [{k: v for k, v in row["event"].items() if v is not None} for row in rows]
+        # A merge names the memory it folded in only to those who may read it.
+        hidden = unreadable(self.store, {e["merged_from"] for e in events if "merged_from" in e})
         return [
-            StagingEvent.model_validate({k: v for k, v in row["event"].items() if v is not None})
-            for row in rows
+            StagingEvent.model_validate(without_ids(e, hidden, ("merged_from",))) for e in events
         ]

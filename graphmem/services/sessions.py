@@ -8,8 +8,10 @@ Sessions are one namespace per project, seen through what they hold. For a call
 acting as an agent, a session holding memories or failure capsules none of which
 it may read is a session that does not exist: reading it is ``None``, steering it
 (pause, close, promotion runs and settings, statistics) is ``NotFoundError`` as
-for an unknown id, and its promotion log is empty; opening it is refused as an id
-in use, and changes nothing. A session holding anything the agent may read is
+for an unknown id, and its promotion log is empty; opening it, or writing a
+memory or a failure report into it (``Sharing.attributed``), is ``NotFoundError``
+too, and changes nothing: a write would otherwise make the session the writer's
+to see, its name and runs included. A session holding anything the agent may read is
 one it sees and steers, but its counts and the runs it starts cover only what
 the agent may read. An empty session is every agent's.
 """
@@ -19,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from graphmem.domain.checks import MAX_PAGE_SIZE, check_identifier, check_text
-from graphmem.domain.errors import ConflictError, InvalidInputError
+from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.ids import new_id
 from graphmem.domain.kinds import SessionState
 from graphmem.domain.sessions import PromotionEvent, PromotionStats, Session
@@ -58,11 +60,7 @@ class Sessions(Service):
             raise InvalidInputError("max_items: must be between 1 and 1000000", field="max_items")
         if self._hidden(session_id, project_id):
             # It cannot be another one of the same id, and is not this agent's to reopen.
-            raise ConflictError(
-                f"session_id: {session_id!r} is taken in project {project_id!r}; "
-                "open a session of another id",
-                field="session_id",
-            )
+            raise missing_session(session_id, project_id)
         rows = self.store.write(
             "open_session",
             {

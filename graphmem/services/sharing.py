@@ -8,7 +8,11 @@ new memory there that names its source (``copied_from``); the source is never
 moved or changed.
 
 What an agent writes (a memory, a failure report) is its own, and who sees it
-is decided here too (``attributed``), once for every path that writes.
+is decided here too (``attributed``), once for every path that writes; so is
+where it may write: a session the agent cannot see (``hidden_sessions``) is one
+that does not exist for it, and a write naming it is ``NotFoundError``, as
+steering it is, so the write can neither reach another agent's work nor make
+that session (its name, its runs) visible to the writer.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import TypeVar
 
 from graphmem.domain import textscope
 from graphmem.domain.capsules import FailureReport
-from graphmem.domain.errors import ForbiddenError, InvalidInputError
+from graphmem.domain.errors import ForbiddenError, InvalidInputError, NotFoundError
 from graphmem.domain.ids import new_id
 from graphmem.domain.kinds import Visibility
 from graphmem.domain.models import Memory, MemoryInput
@@ -28,6 +32,7 @@ from graphmem.services.base import Basics, Service
 from graphmem.services.events import ChangeKind
 from graphmem.services.memories import Memories, memory_of, missing
 from graphmem.services.projects import Projects
+from graphmem.services.promotion import missing_session
 
 MAX_EVENTS = 200
 
@@ -61,6 +66,7 @@ class Sharing(Service):
         private item without an agent has no one to be private to). The default
         is read only for a batch that needs it: most writes have no agent."""
         attributed = [_as_acting_agent(item) for item in items]
+        self._check_sessions(attributed, project_id)
         needs_default = any(i.agent_id is not None and i.visibility is None for i in attributed)
         default = self.default_visibility(project_id) if needs_default else None
         ready = []
@@ -77,6 +83,24 @@ class Sharing(Service):
                 item = item.model_copy(update={"visibility": visibility})
             ready.append(item)
         return ready
+
+    def _check_sessions(self, items: Sequence[Attributed], project_id: str) -> None:
+        """Refuse a write naming a session the acting agent cannot see, with the
+        words an unknown session gets when it is steered: it holds only other
+        agents' private work. Writes naming no session go to the project's
+        default one, which every agent writes in."""
+        named = {item.session_id for item in items if item.session_id is not None}
+        if acting_agent() is None or not named:
+            return
+        rows = self.store.read("hidden_sessions", {"ids": sorted(named), "project_id": project_id})
+        hidden = {row["id"] for row in rows}
+        for index, item in enumerate(items):
+            if item.session_id is not None and item.session_id in hidden:
+                error = missing_session(item.session_id, project_id)
+                if len(items) == 1:
+                    raise error
+                field = f"items[{index}].session_id"
+                raise NotFoundError(f"items[{index}].{error.message}", field=field)
 
     def set_visibility(self, memory_id: str, to: Visibility, *, project_id: str) -> Memory:
         """Share or unshare one memory; a memory already so is returned unchanged
@@ -114,7 +138,7 @@ class Sharing(Service):
         if not rows:  # changed meanwhile by a concurrent call: it stands as that left it
             return self.memories.get(memory_id, project_id=project_id)
         self._changed(ChangeKind.UPDATED, [memory_id], project_id)
-        return memory_of(rows[0])
+        return self.memories.readable(memory_of(rows[0]))
 
     def copy(self, memory_id: str, to_project_id: str, *, project_id: str) -> Memory:
         """A new memory in ``to_project_id`` copying one of ``project_id``."""
@@ -144,7 +168,7 @@ class Sharing(Service):
         if not rows:
             raise missing(memory_id, project_id)
         self._changed(ChangeKind.CREATED, [copy_id], to_project_id)
-        return memory_of(rows[0])
+        return self.memories.readable(memory_of(rows[0]))
 
     def events(
         self, *, memory_id: str | None = None, limit: int = 50, project_id: str

@@ -7,6 +7,7 @@ one-agent view (relations, sessions, logs and memories reached from a hit)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +20,7 @@ from graphmem.client import Client
 from graphmem.domain.auth import Role
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.config import Settings
-from graphmem.domain.errors import ConflictError, InvalidInputError, NotFoundError
+from graphmem.domain.errors import InvalidInputError, NotFoundError
 from graphmem.domain.kinds import RelationType, SessionState, Tier, Visibility
 from graphmem.graphql.app import create_app
 from graphmem.mcp.http import MCP_PATH, create_http_app
@@ -96,9 +97,28 @@ def test_a_session_of_another_agents_private_memories_does_not_exist_for_it(
             answers.append((missing.value.field, missing.value.message.replace(session_id, "S")))
         assert answers[0] == answers[1], name
     assert ben.promotion_events(session_id="s-ana") == []
-    with pytest.raises(ConflictError) as taken:  # the id is taken, and nothing changes
-        ben.open_session("s-ana", name="ben's now")
-    assert taken.value.field == "session_id"
+    # Nor may it write there: opening it, a memory or a failure report into it
+    # is NOT_FOUND as steering it is, and stores nothing.
+    before = team.list(first=100).items
+    writes = {
+        "open_session": lambda: ben.open_session("s-ana", name="ben's now"),
+        "remember": lambda: ben.remember({"content": "ben was here", "session_id": "s-ana"}),
+        "remember_many": lambda: ben.remember_many(
+            [{"content": "ben's own"}, {"content": "ben again", "session_id": "s-ana"}]
+        ),
+        "record_failure": lambda: ben.record_failure(
+            {"error": "OSError: disk full", "session_id": "s-ana", "visibility": "shared"}
+        ),
+    }
+    for name, write in writes.items():
+        with pytest.raises(NotFoundError) as refused:
+            write()
+        assert refused.value.code == "NOT_FOUND", name
+        assert "no session 's-ana' in project 'default'" in refused.value.message, name
+        assert refused.value.field in ("session_id", "items[1].session_id"), name
+    assert team.list(first=100).items == before
+    assert team.failure_capsules() == []
+    assert ben.get_sessions(["s-ana"]) == [None]
 
     session = ana.get_session("s-ana")
     assert (session.state, session.name) == (SessionState.ACTIVE, None)
@@ -153,17 +173,20 @@ def test_a_write_at_a_sessions_memory_limit_rotates_only_what_its_agent_may_read
 ) -> None:
     ana, ben = team.as_agent("ana"), team.as_agent("ben")
     told = ben.remember({"content": "the build uses make", "visibility": "shared"})
-    team.open_session("s-ana", max_items=3)
+    team.open_session("s-ana", max_items=4)
     notes = [ana.remember({"content": f"ana's note {n}", "session_id": "s-ana"}) for n in "ab"]
+    # A session of ana's private notes alone is one ben may not write in: a shared
+    # note makes it one he sees.
+    ana.remember({"content": "ana's note for all", "session_id": "s-ana", "visibility": "shared"})
     # Counted into the shared memory, the write adds nothing ben may read to s-ana.
     assert ben.remember({"content": "The build uses make!", "session_id": "s-ana"}).id == told.id
     assert team.promotion_stats("s-ana").runs == 0
     mine = ben.remember({"content": "ben's note in ana's session", "session_id": "s-ana"})
     assert [team.get(m.id).tier for m in notes] == [Tier.WORKING, Tier.WORKING]
-    assert team.get(mine.id).tier is Tier.WORKING  # one is under ben's limit of three
+    assert team.get(mine.id).tier is Tier.WORKING  # two are under ben's limit of four
     stats = ben.promotion_stats("s-ana")
-    assert (stats.runs, stats.last_trigger, stats.last_remaining) == (1, "memory_limit", 1)
-    assert team.promotion_stats("s-ana").last_remaining == 3
+    assert (stats.runs, stats.last_trigger, stats.last_remaining) == (1, "memory_limit", 2)
+    assert team.promotion_stats("s-ana").last_remaining == 4
 
 
 def test_sessions_are_hidden_the_same_way_over_graphql_and_the_client(team: GraphMem) -> None:
@@ -190,7 +213,16 @@ def test_sessions_are_hidden_the_same_way_over_graphql_and_the_client(team: Grap
                 "message"
             ].replace("s-none", "S")
         opened = post(http, ben, 'mutation { openSession(id: "s-ana") { id } }')
-        assert opened["errors"][0]["extensions"] == {"code": "CONFLICT", "field": "id"}
+        assert opened["errors"][0]["extensions"] == {"code": "NOT_FOUND", "field": "id"}
+        written = post(
+            http,
+            ben,
+            "mutation($in: MemoryInput!) { remember(input: $in) { memory { id } } }",
+            **{"in": {"content": "ben was here", "sessionId": "s-ana"}},
+        )
+        assert written["errors"][0]["extensions"]["code"] == "NOT_FOUND"
+        assert "no session 's-ana' in project 'default'" in written["errors"][0]["message"]
+        assert post(http, ben, session, id="s-ana") == {"data": {"session": None}}
         assert post(http, secret["ana"], session, id="s-ana")["data"]["session"] == {
             "id": "s-ana",
             "state": "ACTIVE",
@@ -202,7 +234,7 @@ def test_sessions_are_hidden_the_same_way_over_graphql_and_the_client(team: Grap
             assert missing.value.field == "id"  # as GraphQL names it, for any unknown id
             with pytest.raises(NotFoundError):
                 client.promotion_stats("s-ana")
-            with pytest.raises(ConflictError):
+            with pytest.raises(NotFoundError):
                 client.open_session("s-ana")
     assert team.get(note.id).tier is Tier.WORKING
     assert team.get_session("s-ana").state is SessionState.ACTIVE
@@ -374,3 +406,71 @@ def test_an_admins_agent_view_applies_to_every_nested_field(web: dict[str, Any])
     assert failures[0]["contextMemoryIds"] == [rule.id]
     assert failures[0]["contextMemories"] == [{"id": rule.id}]
     assert post(http, web["ben"], context)["data"]["knowledgeContext"]["items"] == items
+
+
+def test_a_lesson_never_counts_across_visibility(team: GraphMem) -> None:
+    ana, ben = team.as_agent("ana"), team.as_agent("ben")
+    shared = ben.record_failure({"error": ERROR, "command": COMMAND, "visibility": "shared"})
+    # The same failure reported privately by ana teaches a lesson of the same
+    # words: it is hers, and ben's shared lesson is neither counted nor activated.
+    private = ana.record_failure({"error": ERROR, "command": COMMAND})
+    assert private.lesson_id is not None and private.lesson_id != shared.lesson_id
+    assert private.lesson_status == "candidate"
+    theirs = team.get(shared.lesson_id or "")
+    assert (theirs.occurrence_count, theirs.status.value) == (1, "candidate")
+    mine = team.get(private.lesson_id)
+    assert (mine.agent_id, mine.visibility, mine.content) == (
+        "ana",
+        Visibility.PRIVATE,
+        theirs.content,
+    )
+    # Nor does ana's shared report count into her private lesson of those words.
+    told = ana.record_failure({"error": "OSError: quota", "visibility": "private"})
+    aloud = ana.record_failure({"error": "OSError: quota", "visibility": "shared"})
+    assert aloud.lesson_id not in (None, told.lesson_id)
+    assert team.get(told.lesson_id or "").occurrence_count == 1
+    assert ben.get(aloud.lesson_id or "").visibility is Visibility.SHARED
+    # Within one audience a repeat still counts on the lesson.
+    again = ana.record_failure({"error": ERROR, "command": COMMAND})
+    assert again.lesson_id == private.lesson_id and again.lesson_status == "active"
+
+
+def test_a_memory_names_only_the_memories_its_reader_may_read(
+    team: GraphMem, clock: ManualClock
+) -> None:
+    ana, ben = team.as_agent("ana"), team.as_agent("ben")
+    old = ana.remember({"content": "deploys run on friday", "visibility": "shared"})
+    new = ana.remember({"content": "deploys run on monday now"})  # private to ana
+    ana.supersede(old.id, new.id)
+    into = ana.remember({"content": "ana's own deploy checklist"})
+    folded = ana.remember({"content": "the deploy checklist, shared", "visibility": "shared"})
+    ana.merge_memories(into.id, folded.id)
+    source = ana.remember({"content": "the signing key lives in the vault"})
+    copy = ana.copy_memory(source.id, "mobile")
+    ana.share(copy.id, project_id="mobile")
+    private = {new.id, into.id, source.id}
+
+    def named(memory: Any) -> str:
+        return json.dumps(memory.model_dump(mode="json"))
+
+    seen = [
+        ben.get(old.id),
+        ben.get(folded.id),
+        ben.get(copy.id, project_id="mobile"),
+        *ben.list(first=50, filter={"include_archived": True}).items,
+        *(h.memory for h in ben.search("deploy checklist friday signing").hits),
+    ]
+    assert {old.id, folded.id, copy.id} <= {m.id for m in seen}
+    for memory in seen:
+        assert not any(p in named(memory) for p in private), named(memory)
+    assert ben.get(old.id).superseded_by is None
+    gone = ben.get(folded.id)
+    assert (gone.merged_into, gone.archive_reason) == (None, "merged into another memory")
+    assert ben.get(copy.id, project_id="mobile").copied_from is None
+    # Its own agent, and a caller acting as no agent, read every name.
+    assert ana.get(old.id).superseded_by == team.get(old.id).superseded_by == new.id
+    assert team.get(folded.id).archive_reason == f"merged into {into.id}"
+    assert ana.get(copy.id, project_id="mobile").copied_from == source.id
+    # Shared again, the names come back.
+    ana.share(new.id)
+    assert ben.get(old.id).superseded_by == new.id

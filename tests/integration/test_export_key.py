@@ -176,6 +176,37 @@ def test_an_agents_key_exports_the_shared_memories_and_its_own_only(
     assert "skipped 0 lines" in imported.output
 
 
+def test_an_agents_export_names_no_session_or_memory_hidden_from_it(web: Project) -> None:
+    with GraphMem.open(Settings(data_dir=web.data_dir, embedder="none", project="web")) as gm:
+        gm.open_session("s-ben", name="ben's vault rotation plan")
+        private = {"agent_id": "ben", "visibility": "private", "session_id": "s-ben"}
+        gm.remember({"content": "ben's note of the plan", **private, "tags": ["critical"]})
+        gm.run_promotion("s-ben")
+        shared = {"agent_id": "ben", "visibility": "shared"}
+        old = gm.remember({"content": "the vault opens with one key", **shared}).id
+        gm.supersede(old, web.ben_private)
+        folded = gm.remember({"content": "vault keys are kept offline", **shared}).id
+        gm.merge_memories(web.ben_private, folded)
+    lines = exported(web, key=web.ana_key)
+    text = "\n".join(json.dumps(line) for line in lines)
+    assert "s-ben" not in text and "vault rotation plan" not in text
+    for hidden in web.bens:
+        assert hidden not in text
+    props = {line["props"]["id"]: line["props"] for line in lines if line["kind"] == "memory"}
+    assert "superseded_by" not in props[old] and "valid_to_by" not in props[old]
+    assert props[folded]["archive_reason"] == "merged into another memory"
+    assert "merged_into" not in props[folded]
+    (merged,) = [
+        line["props"]
+        for line in lines
+        if line["kind"] == "archival_event" and line["props"]["memory_id"] == folded
+    ]
+    assert merged["reason"] == "merged into another memory" and "other_id" not in merged
+    # Exported with no key, every name is there.
+    whole = "\n".join(json.dumps(line) for line in exported(web, "--project", "web"))
+    assert "s-ben" in whole and f"merged into {web.ben_private}" in whole
+
+
 @pytest.mark.parametrize("fmt", ["sky", "graphml", "cypher"])
 def test_every_format_holds_what_the_key_may_read(web: Project, fmt: str) -> None:
     out = web.data_dir / f"out.{fmt}"

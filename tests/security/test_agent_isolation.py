@@ -44,6 +44,8 @@ SECRET = "zebrafinch"
 """A word only the private memories of agent ana hold."""
 COMMON = "deployment"
 """A word every memory holds, so searches find the shared ones."""
+HIDDEN = "s-ana"
+"""A session of ana's private memories alone: for ben it does not exist."""
 OMIT = object()
 """An optional argument left out of one probe and given in the next."""
 OPTIONAL = {"memoryId": "memory", "agentId": "agent", "mode": None}
@@ -100,7 +102,35 @@ def populate(gm: GraphMem, clock: ManualClock) -> dict[str, list[str]]:
         {"error": "TimeoutError: upload stalled", "context_memory_ids": [first, second]}
     )
     gm.run_promotion("s-team")  # promotion events for every memory of the session
+    ids["ana_more"] = _names_of_private_memories(gm, ana, ben, ids)
     return ids
+
+
+def _names_of_private_memories(
+    gm: GraphMem, ana: GraphMem, ben: GraphMem, ids: dict[str, list[str]]
+) -> list[str]:
+    """Shared records that name ana's private work: a shared memory superseded by
+    a private one, one merged into a private one, a private one merged into a
+    shared one (the survivor's staging log names it), a shared copy of a private
+    one, a private lesson of the words of ben's shared lesson, and a session of
+    ana's private memories alone (its name holds the private word). Returns the
+    private ids so made."""
+    private = {"visibility": "private", "session_id": "s-team", "tags": [COMMON]}
+    newer = ana.remember({"content": f"{COMMON} {SECRET} replaces the sunday wipe", **private})
+    ana.supersede(ids["ana_shared"][0], newer.id)
+    kept = ana.remember({"content": f"{COMMON} {SECRET} keeps the signing rule", **private})
+    ana.merge_memories(kept.id, ids["ana_shared"][1])
+    folded = ana.remember({"content": f"{COMMON} {SECRET} note folded into a rule", **private})
+    ana.merge_memories(ids["ana_shared"][2], folded.id)
+    source = ana.remember({"content": f"{COMMON} {SECRET} copied note", **private})
+    ana.share(ana.copy_memory(source.id, ELSEWHERE).id, project_id=ELSEWHERE)
+    failure = {"error": "OSError: the release disk is full", "session_id": "s-team"}
+    ben.record_failure({**failure, "visibility": "shared"})
+    lesson = ana.record_failure({**failure, "visibility": "private"}).lesson_id
+    ana.open_session(HIDDEN, name=f"{SECRET} plans")
+    alone = ana.remember({"content": f"{COMMON} {SECRET} alone", **private, "session_id": HIDDEN})
+    gm.run_promotion(HIDDEN)
+    return [newer.id, kept.id, folded.id, source.id, alone.id, *([lesson] if lesson else [])]
 
 
 @pytest.fixture
@@ -121,7 +151,10 @@ def private_state(gm: GraphMem, ids: list[str]) -> str:
         if m.copied_from in ids
     ]
     memories = [m.model_dump(mode="json") if m else None for m in gm.get_many(ids)]
-    return json.dumps([memories, copies], sort_keys=True)
+    session = [s.model_dump(mode="json") if s else None for s in gm.get_sessions([HIDDEN])]
+    held = [m.id for m in gm.list(first=200, filter={"session_id": HIDDEN}).items]
+    stats = gm.promotion_stats(HIDDEN).model_dump(mode="json")
+    return json.dumps([memories, copies, session, held, stats], sort_keys=True)
 
 
 class Probes:
@@ -170,8 +203,8 @@ def test_no_graphql_probe_reaches_another_agents_private_memories(
     egm: GraphMem, team: dict[str, Any]
 ) -> None:
     ids = team["ids"]
-    private = set(ids["ana"])
-    before = private_state(egm, ids["ana"])
+    private = set(ids["ana"]) | set(ids["ana_more"])
+    before = private_state(egm, ids["ana"] + ids["ana_more"])
     probes = Probes(private)
     with serve(create_app(egm, team["settings"])) as http:
         # The control: the owner finds her private memory, the other agent the shared ones.
@@ -201,10 +234,56 @@ def test_no_graphql_probe_reaches_another_agents_private_memories(
                     compare = uses_guess and ("errors" in answer or operation == "query")
                     blank = _post(http, document, blank_variables) if compare else None
                     probes.check(name, answer, answer.get("data"), blank, compare)
-    assert private_state(egm, ids["ana"]) == before
+        _probe_the_hidden_session(http, probes, ids["ben"][1])
+    assert private_state(egm, ids["ana"] + ids["ana_more"]) == before
     print(f"agent isolation: {probes.count} GraphQL probes, {len(probes.leaks)} leaks")
     assert not probes.leaks, probes.leaks[:3]
     assert probes.count > 300
+
+
+WRITES_INTO_A_SESSION = {
+    "openSession": ("ID", None),
+    "remember": ("MemoryInput", {"content": f"{COMMON} probe"}),
+    "rememberMany": ("[MemoryInput!]", {"content": f"{COMMON} probe"}),
+    "recordFailure": ("FailureReportInput", {"error": "OSError: probe"}),
+}
+"""Writes whose input may name a session, probed with the hidden one."""
+
+
+def _probe_the_hidden_session(http: httpx.Client, probes: Probes, own: str) -> None:
+    """Every field taking a session id, with ana's hidden session: reads find
+    nothing, writes (the ones above too) are NOT_FOUND; nothing says its name."""
+    guesses = {"memory": own, "session": HIDDEN, "own": own, "text": COMMON, "agent": "ana"}
+    # Fields of sessions take the session's id as `id` (session, openSession, ...).
+    as_id = {**guesses, "memory": HIDDEN}
+    for operation, root in (
+        ("query", schema._schema.query_type),
+        ("mutation", schema._schema.mutation_type),
+    ):
+        probed = itertools.chain(
+            documents(operation, root, guesses),
+            (d for d in documents(operation, root, as_id) if "ession" in d[0]),
+        )
+        for name, document, variables in probed:
+            if HIDDEN not in json.dumps(variables):
+                continue
+            answer = _post(http, document, variables)
+            probes.check(name, answer, answer.get("data"), None, False)
+            if operation == "mutation" and "errors" not in answer:
+                probes.leaks.append((f"{name}: wrote into the hidden session", answer))
+    for name, (kind, fields) in WRITES_INTO_A_SESSION.items():
+        if fields is None:  # the session's own id
+            value: Any = HIDDEN
+            document = f'mutation($v: {kind}!) {{ {name}(id: $v, name: "probe") {{ id name }} }}'
+        else:
+            value = {**fields, "sessionId": HIDDEN}
+            value = [value] if kind.startswith("[") else value
+            document = f"mutation($v: {kind}!) {{ {name}(input: $v) {{ __typename }} }}"
+        answer = _post(http, document, {"v": value})
+        probes.check(name, answer, answer.get("data"), None, False)
+        codes = [e.get("extensions", {}).get("code") for e in answer.get("errors", [])]
+        if codes != ["NOT_FOUND"]:
+            probes.leaks.append((f"{name}: into the hidden session", answer))
 
 
 def _post(http: httpx.Client, document: str, variables: dict[str, Any]) -> dict[str, Any]:

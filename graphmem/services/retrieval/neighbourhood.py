@@ -18,6 +18,7 @@ from graphmem.domain.retrieval.explain import GraphPath, Neighborhood, PathStep
 from graphmem.domain.retrieval.search import MAX_DEPTH, TRAVERSED, SearchFilters
 from graphmem.domain.validity import check_as_of
 from graphmem.services.history import History
+from graphmem.services.memories import readable_references
 from graphmem.services.retrieval.config import RetrievalConfig
 from graphmem.store import Row, Store
 
@@ -84,6 +85,7 @@ class Traversal:
         (row,) = rows
         nodes = [memory_from_fields(row["center"])]
         nodes += [memory_from_fields(fields) for fields in row["nodes"]]
+        nodes = readable_references(self.store, nodes)
         ids = [node.id for node in nodes]
         edges = self.store.read(
             "edges_between",

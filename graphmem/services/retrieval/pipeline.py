@@ -31,6 +31,7 @@ from graphmem.domain.retrieval.fusion import nothing_relevant
 from graphmem.domain.retrieval.search import SearchFilters
 from graphmem.domain.scoring import ScoreComponent
 from graphmem.services.history import History
+from graphmem.services.memories import readable_references
 from graphmem.services.retrieval.candidates import Candidates, best_first
 from graphmem.services.retrieval.config import RetrievalConfig
 from graphmem.services.retrieval.neighbourhood import Traversal
@@ -252,12 +253,14 @@ class Pipeline:
 
     def _full(self, ids: Sequence[str], project_id: str, at: float | None) -> dict[str, Memory]:
         """Every field of the memories that made the cut (candidates carry a few),
-        as they stood at ``at`` for an ``as_of`` read."""
+        as they stood at ``at`` for an ``as_of`` read, naming only what the
+        acting agent may read."""
         if at is not None:
-            then = self.history.get_many(ids, at, project_id=project_id)
-            return {m.id: m for m in then if m is not None}
-        rows = self.store.read("get_memories", {"ids": list(ids), "project_id": project_id})
-        return {row["memory"]["id"]: memory_from_fields(row["memory"]) for row in rows}
+            then = [m for m in self.history.get_many(ids, at, project_id=project_id) if m]
+        else:
+            rows = self.store.read("get_memories", {"ids": list(ids), "project_id": project_id})
+            then = [memory_from_fields(row["memory"]) for row in rows]
+        return {m.id: m for m in readable_references(self.store, then)}
 
 
 def _open(memory: Memory, at: float) -> bool:

@@ -7,6 +7,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.viewer import acting_agent
+from graphmem.services.memories import REASONS, REFERENCES, named_ids, unreadable, without_ids
 from graphmem.store import Row, Store
 
 READ_PAGE = 2_000
@@ -24,10 +26,48 @@ def pages(
     """The rows of an ``export_*`` statement, page by page in id order."""
     after = ""
     while rows := store.read(statement, {"project_id": project_id, "after": after, "limit": size}):
-        yield [{**row, "props": without_internal(row["props"])} for row in rows]
+        page = [{**row, "props": without_internal(row["props"])} for row in rows]
+        yield readable(store, statement, page, project_id) if acting_agent() else page
         after = rows[-1]["props"]["id"]
         if len(rows) < size:
             return
+
+
+SESSION_OF = {"export_sessions": None, "export_promotion_runs": "for_session"}
+"""Statements whose rows are of a session: the row's own id, or the column naming it."""
+NAMING = {
+    "export_memories": ((), ()),
+    "export_memory_fields": ((), ()),
+    "export_staging_events": (("merged_from",), ()),
+    "export_archival_events": (("other_id",), ("reason",)),
+}
+"""Statements whose rows name memories, with the id fields and texts naming them
+beyond a memory's own (``graphmem.services.memories.REFERENCES``)."""
+
+
+def readable(store: Store, statement: str, rows: list[Row], project_id: str) -> list[Row]:
+    """A page as the acting agent may read it: without the sessions it cannot see
+    (nor their runs), and naming only memories it may read. The statements
+    already leave out what is another agent's private memory."""
+    if statement in SESSION_OF:
+        column = SESSION_OF[statement]
+        sessions = {row[column] if column else row["props"]["id"] for row in rows}
+        found = store.read(
+            "hidden_sessions",
+            {"ids": sorted(s for s in sessions if s), "project_id": project_id},
+        )
+        hidden = {row["id"] for row in found}
+        return [r for r in rows if (r[column] if column else r["props"]["id"]) not in hidden]
+    if statement not in NAMING:
+        return rows
+    extra_ids, extra_texts = NAMING[statement]
+    ids = (*extra_ids, *REFERENCES)
+    texts = (*extra_texts, *REASONS)
+    named = set().union(*(named_ids(row["props"], ids, texts) for row in rows))
+    unseen = unreadable(store, named)
+    if not unseen:
+        return rows
+    return [{**row, "props": without_ids(row["props"], unseen, ids, texts)} for row in rows]
 
 
 def relations_of(store: Store, project_id: str, rows: list[Row]) -> list[Row]:
