@@ -12,8 +12,9 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.errors import ConflictError, InvalidInputError
+from graphmem.domain.errors import InvalidInputError
 from graphmem.services.transfer import export_project, import_project
+from graphmem.services.transfer.placing import derived
 from graphmem.store import Store
 from tests.conftest import cypher
 from tests.integration.transfer_project import (
@@ -222,19 +223,29 @@ def test_importing_under_another_project_name(
     assert moved.get(ids["rule"]).project_id == "copy"
     assert moved.get_session("s-1").project_id == "copy"
     assert snapshot(other_store, "default") == ([], [])
-    # In the same store the ids are taken by the original project, which the
-    # import leaves alone: one error names it and what to do instead, and what
-    # the import had created (the project, its session) is gone again.
+    # In the same store the ids are the original project's, which the import
+    # leaves alone and never names: each memory takes an id of its own in the
+    # new project (and every record naming it follows), so the import reads as
+    # into a store without those ids.
     before = snapshot(store)
-    with pytest.raises(ConflictError) as refused:
-        import_project(store, io.StringIO(text), project_id="copy")
-    assert refused.value.message.startswith(
-        "the memories in this file belong to project default in this store, so they cannot "
-        "also go into project copy (a memory id is unique across a store); nothing was written."
-    )
-    assert "graphmem copy ID --project default --to copy" in refused.value.message
+    beside = import_project(store, io.StringIO(text), project_id="copy")
+    assert beside.complete and beside.created == report.created and not beside.merged
     assert snapshot(store) == before
-    assert snapshot(store, "copy") == ([], [])
+    copy = snapshot(store, "copy")
+    records = [json.loads(line) for line in text.splitlines()]
+    original = [r["props"]["id"] for r in records if r["kind"] == "memory"]
+    assert not [i for i in original if i in repr(copy)]
+
+    def placed(line: str) -> str:
+        for memory_id in original:
+            line = line.replace(memory_id, derived(memory_id, "copy"))
+        return line
+
+    nodes, edges = snapshot(other_store, "copy")
+    assert copy == (sorted(map(placed, nodes)), sorted(map(placed, edges)))
+    again = import_project(store, io.StringIO(text), project_id="copy")
+    assert again.complete and not any(again.created.values())
+    assert snapshot(store, "copy") == copy and snapshot(store) == before
     with pytest.raises(InvalidInputError, match="project"):
         import_project(other_store, io.StringIO(text), project_id="no spaces allowed")
 

@@ -93,25 +93,28 @@ def test_skipped_lines_are_listed_and_the_exit_status_says_so(dirs):
     assert refused.exit_code == 2 and "cannot read" in refused.output
 
 
-def test_a_project_imported_under_a_new_name_beside_itself_is_one_clear_error(dirs):
-    """Its memory ids are the original project's: one error says so, says nothing
-    was written and what to do instead (graphmem copy), not a line per memory."""
+def test_a_project_imported_under_a_new_name_beside_itself_is_a_copy_of_it(dirs):
+    """Its memory ids are the original project's: the copy's memories take ids of
+    their own, the import says what it would say in a store without those ids,
+    and the original project is neither changed nor named."""
     source, _ = dirs
     with opened(source) as gm:
         for n in range(3):
             gm.remember({"content": f"fact {n} about the build cache"}, project_id="alpha")
+        alpha = {m.id: m.content for m in gm.list(first=10, project_id="alpha").items}
     dump = source / "alpha.jsonl"
     assert run(source, "export", str(dump), "--project", "alpha").exit_code == 0
     result = run(source, "import", str(dump), "--project", "beta")
-    assert result.exit_code == 1
-    output = " ".join(result.output.split())
-    assert output.startswith("error [CONFLICT]: the memories in this file belong to project alpha")
-    assert "nothing was written" in output
-    assert "graphmem copy ID --project alpha --to beta" in output
-    assert "is taken by" not in output and "imported into project" not in output
-    assert len(result.output.strip().splitlines()) <= 4, result.output
+    assert result.exit_code == 0, result.output
+    assert "alpha" not in result.output and "3 memories" in result.output
     with opened(source) as gm:
-        assert "beta" not in gm.evaluator.projects()
+        beta = {m.id: m.content for m in gm.list(first=10, project_id="beta").items}
+        assert {m.id: m.content for m in gm.list(first=10, project_id="alpha").items} == alpha
+    assert sorted(beta.values()) == sorted(alpha.values()) and not set(beta) & set(alpha)
+    again = run(source, "import", str(dump), "--project", "beta")
+    assert again.exit_code == 0 and "created nothing" in " ".join(again.output.split()), (
+        again.output
+    )
 
 
 def test_sky_files_import_by_their_term_and_export_back(dirs):

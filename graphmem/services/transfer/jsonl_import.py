@@ -4,16 +4,18 @@ by line and writes a page of ``page_size`` records at a time.
 Import is idempotent: every record is merged by its id, so a record already
 in the project takes the file's properties (properties the file lacks are
 kept) and counts as merged, and importing the same file twice creates
-nothing the second time. A line that is not JSON, fails validation, or
+nothing the second time. A memory whose id another project of the store holds
+takes a new id here, and every record naming it follows
+(``graphmem.services.transfer.placing``): an id taken elsewhere imports as one
+no memory holds, and nothing tells of the other project. A line that is not
+JSON, fails validation, or
 links to a session or memory the project does not hold (which is also what
 becomes of a line moved ahead of what it links to) is reported with its
 number and the reason, and then the import takes back every record it
 created: the project holds the whole file or nothing of it (records it
 merged into were there before and keep the file's properties). The closing ``end`` line holds
 the counts, so a cut-off file is reported rather than taken as the whole
-project. A file whose memories are another project's in the same store (an
-export imported back under a new name) is refused as a whole, with what to do
-instead: a memory id is unique across a store (``report.ids_taken``).
+project.
 """
 
 from __future__ import annotations
@@ -28,11 +30,12 @@ from pydantic import TypeAdapter, ValidationError
 from graphmem.domain.checks import Identifier, invalid_input
 from graphmem.domain.errors import InvalidInputError, StoreUnavailableError
 from graphmem.services.transfer.jsonl import COUNTED, FORMAT, KINDS, VERSION
-from graphmem.services.transfer.jsonl_pages import WRITE, Outcome, Taken
+from graphmem.services.transfer.jsonl_pages import WRITE, Outcome
 from graphmem.services.transfer.jsonl_records import PREPARE, key
 from graphmem.services.transfer.lines import decode, numbered
 from graphmem.services.transfer.paging import WRITE_PAGE
-from graphmem.services.transfer.report import ImportReport, ids_taken, refusal
+from graphmem.services.transfer.placing import Renames
+from graphmem.services.transfer.report import ImportReport, refusal
 from graphmem.store import Store
 
 _project_id = TypeAdapter(Identifier)
@@ -60,26 +63,22 @@ def import_project(
     except ValidationError as exc:
         raise invalid_input(exc, locate=lambda _: "project") from None
     report = ImportReport(target)
-    loader = _Loader(store, source, target, page_size, report)
+    loader = _Loader(store, source, target, page_size, report, Renames(store, target))
     seen: Counter[str] = Counter()
     end: dict[str, Any] | None = None
-    try:
-        for number, text in records:
-            try:
-                record = decode(text)
-                kind = _kind(record, end is not None)
-            except InvalidInputError as exc:
-                report.skip(number, exc.message)
-                continue
-            if kind == "end":
-                end = record
-                continue
-            seen[kind] += 1
-            loader.add(kind, number, record)
-        loader.flush()
-    except Taken as taken:
-        loader.roll_back()
-        raise ids_taken(target, taken.owners, report.merged) from None
+    for number, text in records:
+        try:
+            record = decode(text)
+            kind = _kind(record, end is not None)
+        except InvalidInputError as exc:
+            report.skip(number, exc.message)
+            continue
+        if kind == "end":
+            end = record
+            continue
+        seen[kind] += 1
+        loader.add(kind, number, record)
+    loader.flush()
     _check_end(end, seen, report)
     report.skipped.sort(key=lambda skipped: skipped.line)
     if report.skipped:
@@ -142,6 +141,7 @@ class _Loader:
     target: str
     page_size: int
     report: ImportReport
+    renames: Renames
     kind: str = ""
     rows: list[dict[str, Any]] = field(default_factory=list)
     keys: set[Any] = field(default_factory=set)
@@ -159,6 +159,8 @@ class _Loader:
         if kind != self.kind or len(self.rows) >= self.page_size or found_by in self.keys:
             self.flush()
         self.kind = kind
+        if kind != "memory":  # memories are placed a page at a time, in flush
+            self.renames.rewrite(kind, row)
         row["line"] = line
         self.rows.append(row)
         self.keys.add(found_by)
@@ -166,6 +168,8 @@ class _Loader:
     def flush(self) -> None:
         if not self.rows:
             return
+        if self.kind == "memory":
+            self.renames.place_memories(self.rows)
         by_line = {row["line"]: row for row in self.rows}
         for outcome in self._write(self.rows):
             if outcome.result == "created":
@@ -210,7 +214,7 @@ class _Loader:
         statement is atomic, so a refused one wrote nothing)."""
         try:
             return WRITE[self.kind](self.store, self.target, rows)
-        except (StoreUnavailableError, Taken):
+        except StoreUnavailableError:
             raise
         except Exception as exc:
             if len(rows) > 1:

@@ -19,15 +19,6 @@ LINKED = {"session": "session", "memory": "session", "promotion_run": "session",
 """What each kind's link column names."""
 
 
-class Taken(Exception):
-    """Memory ids of the file belong to other projects of the store: the import
-    stops, since every memory line and all that hangs off them would clash."""
-
-    def __init__(self, owners: set[str]) -> None:
-        super().__init__(", ".join(sorted(owners)))
-        self.owners = owners
-
-
 class Outcome(NamedTuple):
     """What became of one line: ``created``, ``merged`` or ``skipped`` (with the reason)."""
 
@@ -83,9 +74,17 @@ def _write_memories(store: Store, target: str, rows: list[dict[str, Any]]) -> li
         found["id"]: found["project_id"]
         for found in store.read("import_existing_memories", {"ids": ids})
     }
-    taken = set(owners.values()) - {target}
+    # Placed just before (placing.Renames): an id held elsewhere now was taken
+    # meanwhile, and is left out rather than merged into another project's memory.
+    taken = {row["line"] for row in rows if owners.get(row["props"]["id"], target) != target}
     if taken:
-        raise Taken(taken)
+        kept = [row for row in rows if row["line"] not in taken]
+        again = "was taken while this import ran; import the file again"
+        return [
+            Outcome(row["line"], "skipped", f"props.id: {row['props']['id']} {again}")
+            for row in rows
+            if row["line"] in taken
+        ] + (_write_memories(store, target, kept) if kept else [])
     outcomes = [
         Outcome(row["line"], "merged" if row["props"]["id"] in owners else "created")
         for row in rows

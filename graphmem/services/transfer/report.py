@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from graphmem.domain.errors import ConflictError
 from graphmem.domain.wording import plural
 
 Progress = Callable[[int], None]
@@ -89,31 +88,3 @@ NOUNS = {
 def listed(counts: Mapping[str, int]) -> str:
     """``counts`` as words (``1 session, 3 memories``); ``nothing`` when all are 0."""
     return ", ".join(plural(n, *NOUNS[k]) for k, n in counts.items() if n) or "nothing"
-
-
-def ids_taken(project_id: str, owners: Collection[str], merged: Mapping[str, int]) -> ConflictError:
-    """The refusal of a file whose memories are other projects' in this store.
-
-    A memory id names one memory in the whole store, so a file exported from
-    project X goes back into X here (or under any name into another store), never
-    into a second project beside it: every memory line would clash, and listing
-    each clash hides what to do instead. ``merged``: what the import had written
-    into records already there before it stopped (everything it created it
-    removed again)."""
-    names = sorted(owners)
-    source = names[0] if len(names) == 1 else "SOURCE"
-    written = (
-        "nothing was written"
-        if not any(merged.values())
-        else f"nothing was imported (only {listed(merged)} already in project {project_id} "
-        "took the file's properties)"
-    )
-    return ConflictError(
-        f"the memories in this file belong to project {', '.join(names)} in this store, so "
-        f"they cannot also go into project {project_id} (a memory id is unique across a "
-        f"store); {written}. Import the file into project {' or '.join(names)} to update "
-        "it, or into another data directory to keep it under the new name; to put single "
-        f"memories into {project_id}, copy them: "
-        f"graphmem copy ID --project {source} --to {project_id}",
-        field="project",
-    )

@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from enum import StrEnum
 from typing import IO, Any
 
@@ -69,6 +68,7 @@ from graphmem.domain.checks import (
     invalid_input,
     no_controls,
 )
+from graphmem.domain.clock import as_datetime
 from graphmem.domain.errors import InvalidInputError, StoreUnavailableError
 from graphmem.domain.kinds import MemoryType, Source, Status, SuggestedBy, Tier
 from graphmem.domain.lifecycle import long_term_target
@@ -77,6 +77,7 @@ from graphmem.domain.sessions import DEFAULT_SESSION
 from graphmem.domain.text import content_key
 from graphmem.services.transfer.lines import decode, numbered, write_line
 from graphmem.services.transfer.paging import READ_PAGE, WRITE_PAGE, pages, project_summary
+from graphmem.services.transfer.placing import placed
 from graphmem.services.transfer.report import ImportReport, Progress, TransferCounts, refusal
 from graphmem.store import Store
 
@@ -266,6 +267,10 @@ def _write(
     refuses are left out (each statement is atomic)."""
     if not page:
         return
+    # An id another project holds takes a new one here (placing), as in JSONL.
+    place = placed(store, [row["id"] for _, row in page], project_id)
+    for _, row in page:
+        row["id"] = place[row["id"]]
     owners = {
         found["id"]: found["project_id"]
         for found in store.read("import_existing_memories", {"ids": [r["id"] for _, r in page]})
@@ -281,7 +286,8 @@ def _write(
     for number, row in page:
         owner = owners.get(row["id"])
         if owner is not None and owner != project_id:
-            outcomes.append((number, f"id {row['id']} is taken by a memory of another project"))
+            # Taken since it was placed, by a concurrent write: left out.
+            outcomes.append((number, f"id {row['id']} was taken while this import ran"))
             continue
         into = row["id"] if owner is not None else same_text.get(row["content_key"])
         if into is not None:
@@ -369,6 +375,6 @@ def export_sky(
 
 def iso(epoch: float) -> str:
     """UTC ISO 8601 with a ``Z``, to the millisecond where there is one."""
-    moment = datetime.fromtimestamp(epoch, tz=UTC)
+    moment = as_datetime(epoch)
     text = moment.isoformat(timespec="milliseconds" if moment.microsecond else "seconds")
     return text.replace("+00:00", "Z")
