@@ -6,6 +6,7 @@ import json
 import logging
 import math
 import re
+import time
 from array import array
 from collections.abc import Callable, Mapping
 from functools import cache
@@ -32,6 +33,9 @@ _decode = json.JSONDecoder(strict=False).decode
 RECOVERY_WAIT = 20.0
 """Seconds a statement waits for a supervised server that is being restarted,
 so a request that arrives during a restart is answered late rather than failed."""
+
+INDEX_RETRY_PAUSE = 0.05
+"""Seconds between two tries of a statement refused while its index is built."""
 
 _INDEX_QUERY = re.compile(r"Invalid arguments for procedure 'db\.idx\.")
 """How FalkorDB refuses an index search while the index is being built."""
@@ -169,25 +173,34 @@ class FalkorStore:
     def _after_indexes(self, name: str, text: str, run: Any, exc: redis.ResponseError) -> list[Row]:
         """A statement that asked an index still being built: after a restart
         FalkorDB rebuilds its indexes from its files, and a search meanwhile
-        fails ("Invalid arguments for procedure"). It waits for them (up to
-        ``RECOVERY_WAIT``) and runs once more; still building, the caller gets
+        fails ("Invalid arguments for procedure"). It runs again as the indexes
+        come up, until ``RECOVERY_WAIT`` has passed; then the caller gets
         ``STORE_UNAVAILABLE``, which clients retry, never an internal error. The
-        failed statement changed nothing, so running it again is safe."""
-        if not indexes_building(self):
-            raise exc
+        index may have finished between the failure and a look at it, or not
+        yet be listed as building, so the statement is always tried again; only
+        a refusal that outlasts the wait with every index ready is a fault of
+        the statement itself. The failed statement changed nothing, so running
+        it again is safe."""
         log.warning("statement %s waits for the indexes being rebuilt", name)
-        await_indexes(self, RECOVERY_WAIT)
-        try:
-            result = run(text, timeout=self._timeout_ms)
-        except redis.ResponseError as again:
-            if _INDEX_QUERY.search(str(again)) and indexes_building(self):
-                raise StoreUnavailableError(
-                    "the graph database is rebuilding its indexes; try again shortly"
-                ) from again
-            raise
-        except (redis.ConnectionError, redis.TimeoutError) as lost:
-            raise _unavailable(lost) from lost
-        return _rows(result)
+        deadline = time.monotonic() + RECOVERY_WAIT
+        while True:
+            await_indexes(self, max(0.0, deadline - time.monotonic()))
+            try:
+                return _rows(run(text, timeout=self._timeout_ms))
+            except redis.ResponseError as again:
+                if not _INDEX_QUERY.search(str(again)):
+                    raise
+                exc = again
+            except (redis.ConnectionError, redis.TimeoutError) as lost:
+                raise _unavailable(lost) from lost
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(INDEX_RETRY_PAUSE)
+        if indexes_building(self):
+            raise StoreUnavailableError(
+                "the graph database is rebuilding its indexes; try again shortly"
+            ) from exc
+        raise exc
 
     def _recovered(self, exc: redis.ConnectionError, *, read_only: bool) -> bool:
         """Whether a failed statement may run again: its server is supervised and

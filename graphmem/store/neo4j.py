@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from array import array
 from collections.abc import Mapping
 from typing import Any
@@ -58,8 +59,17 @@ releases before 5.13 lack or only preview, and the ``CALL (x) { … }`` subquery
 of full-text search, new in 5.23. Calendar versions (2025.01 and later) are
 newer than every 5.x."""
 
+log = logging.getLogger(__name__)
+
 COMPONENTS = "CALL dbms.components() YIELD name, versions, edition RETURN name, versions, edition"
 """How Neo4j reports its version; every user may call it."""
+
+INDEX_WAIT = 20.0
+"""Seconds a statement waits for an index that is not online yet."""
+
+_INDEX_OFFLINE = re.compile(r"index to come online|is not online|not ONLINE", re.I)
+"""How Neo4j refuses a search of an index still being populated (its procedures
+wait a little themselves, then fail)."""
 
 _UNAVAILABLE = (ServiceUnavailable, SessionExpired, DatabaseUnavailable)
 """What the driver raises, once its retries are spent, when the server does not
@@ -167,6 +177,26 @@ class Neo4jStore:
         self._driver.close()
 
     def _execute(self, text: str, params: Mapping[str, Any] | None, access: str) -> list[Row]:
+        """One statement; one that asked an index not yet online (after a
+        restart, or while it is created) runs again as the indexes come up,
+        until ``INDEX_WAIT`` has passed, then is ``STORE_UNAVAILABLE``: a
+        re-indexing store is an outage, never an internal error. The refused
+        statement changed nothing, so running it again is safe."""
+        deadline = time.monotonic() + INDEX_WAIT
+        while True:
+            try:
+                return self._attempt(text, params, access)
+            except ClientError as exc:
+                if not _INDEX_OFFLINE.search(exc.message or ""):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise StoreUnavailableError(
+                        "the graph database is bringing its indexes online; try again shortly"
+                    ) from exc
+                log.warning("a statement waits for an index to come online")
+                await_indexes(self, max(0.0, deadline - time.monotonic()))
+
+    def _attempt(self, text: str, params: Mapping[str, Any] | None, access: str) -> list[Row]:
         try:
             with self._driver.session(
                 database=self._database,
