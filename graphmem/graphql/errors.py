@@ -246,7 +246,7 @@ def _request_path(field: str, arguments: set[str]) -> str:
     head, rest = re.match(r"(\w*)(.*)", field, re.DOTALL).groups()  # type: ignore[union-attr]
     if to_camel_case(head) in arguments:
         return name
-    if head in _ARGUMENT_NAMES:
+    if _ARGUMENT_NAMES.get(head) in arguments:
         return _ARGUMENT_NAMES[head] + to_camel_case(rest)
     return f"input.{name}" if "input" in arguments else name
 

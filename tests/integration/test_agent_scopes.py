@@ -220,7 +220,10 @@ def test_sessions_are_hidden_the_same_way_over_graphql_and_the_client(team: Grap
             "mutation($in: MemoryInput!) { remember(input: $in) { memory { id } } }",
             **{"in": {"content": "ben was here", "sessionId": "s-ana"}},
         )
-        assert written["errors"][0]["extensions"]["code"] == "NOT_FOUND"
+        assert written["errors"][0]["extensions"] == {
+            "code": "NOT_FOUND",
+            "field": "input.sessionId",
+        }
         assert "no session 's-ana' in project 'default'" in written["errors"][0]["message"]
         assert post(http, ben, session, id="s-ana") == {"data": {"session": None}}
         assert post(http, secret["ana"], session, id="s-ana")["data"]["session"] == {
