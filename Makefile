@@ -13,6 +13,8 @@ NEO4J := tools/neo4j
 NEO4J_HOME ?= .neo4j
 NEO4J_BOLT_PORT ?= 7687
 NEO4J_HTTP_PORT ?= 7474
+# `make test STRESS=2`: the suite with two CPU-bound processes beside it (tests/stress.py).
+STRESS ?= 0
 
 .PHONY: serve test bench lint install-dev lint-cypher typecheck explorer graphiql static neo4j neo4j-build
 
@@ -81,7 +83,7 @@ typecheck: $(VENV)/.dev-installed
 test: $(VENV)/.dev-installed lint-cypher static typecheck neo4j-build
 	$(BIN)/ruff check graphmem tests benchmarks
 	$(BIN)/ruff format --check graphmem tests benchmarks
-	$(BIN)/pytest -n auto -q
+	$(BIN)/pytest -n auto -q --stress $(STRESS)
 
 bench: $(BIN)/graphmem
 	$(BIN)/python -m benchmarks

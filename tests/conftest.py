@@ -33,6 +33,8 @@ from graphmem.store.falkordb import FalkorStore
 from tests import neo4j_server as test_neo4j
 from tests.neo4j_server import TestNeo4j
 
+pytest_plugins = ["tests.stress"]
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 BACKENDS = ("falkordb", "neo4j")
