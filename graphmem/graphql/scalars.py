@@ -57,8 +57,7 @@ def parse_datetime(value: Any) -> datetime:
 
 DateTime: ScalarDefinition = strawberry.scalar(
     name="DateTime",
-    description=f"A time: {FORMAT}, from {SHOWN_RANGE}. Answers give ISO 8601 with the "
-    "zone (UTC).",
+    description=f"A time: {FORMAT}, from {SHOWN_RANGE}. Answers give ISO 8601 with the zone (UTC).",
     serialize=datetime.isoformat,
     parse_value=parse_datetime,
 )
