@@ -90,8 +90,9 @@ def claimed(settings: Settings) -> Iterator[Claim]:
             err.print(Text(f"error: {refusal(exc, settings)}", style="bold red"))
             raise typer.Exit(1) from None
         except OSError as exc:
-            err.print(Text(f"error: cannot claim the data directory: {exc}", style="bold red"))
-            raise typer.Exit(1) from None
+            from graphmem.store.embedded import unusable_directory  # the store's own words
+
+            raise unusable_directory(settings.data_dir, exc) from None
         if claim.beside is not None:
             err.print(
                 f"graphmem: {settings.data_dir} is served by graphmem serve "

@@ -64,6 +64,19 @@ FULL_DISK_BELOW = 1 << 20
 file could not take the next write."""
 
 
+def unusable_directory(data_dir: Path, exc: OSError) -> StoreUnavailableError:
+    """Why a data directory cannot hold a store, in one line naming the setting
+    to change: the server's files and a ``graphmem serve``'s claim alike."""
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return StoreUnavailableError(
+            f"the data directory {data_dir} is not writable ({exc.strerror}); "
+            "choose another GRAPHMEM_DATA_DIR or fix its permissions"
+        )
+    return StoreUnavailableError(
+        f"the data directory {data_dir} cannot be used: {exc.strerror or exc}"
+    )
+
+
 class EmbeddedFalkorDB:
     """Starts, reuses, supervises and stops the FalkorDB server of one data directory."""
 
@@ -105,14 +118,7 @@ class EmbeddedFalkorDB:
                     self._users = open(self.data_dir / USERS_NAME, "a+")  # noqa: SIM115
                     fcntl.flock(self._users, fcntl.LOCK_SH)
         except OSError as exc:
-            if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-                raise StoreUnavailableError(
-                    f"the data directory {self.data_dir} is not writable ({exc.strerror}); "
-                    "choose another GRAPHMEM_DATA_DIR or fix its permissions"
-                ) from None
-            raise StoreUnavailableError(
-                f"the data directory {self.data_dir} cannot be used: {exc.strerror or exc}"
-            ) from None
+            raise unusable_directory(self.data_dir, exc) from None
         return self.socket_path
 
     def supervise(self) -> Supervisor:

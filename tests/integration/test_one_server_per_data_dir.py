@@ -207,7 +207,7 @@ def test_a_garbled_or_unwritable_address_file(data_dir: Path) -> None:
     (data_dir / discovery.LOCK_FILE).unlink()
     (data_dir / discovery.LOCK_FILE).mkdir()
     said = refused(data_dir, free_port())
-    assert "error: cannot claim the data directory: [Errno 21] Is a directory: " in said
+    assert f"error [STORE_UNAVAILABLE]: the data directory {data_dir} cannot be used: " in said
 
 
 def test_a_command_whose_settings_name_another_store_acts_on_its_own_and_says_so(
