@@ -40,6 +40,7 @@ from graphmem.domain.errors import StoreUnavailableError
 from graphmem.store.embedded import PID_NAME
 from graphmem.store.supervisor import State
 
+KINDS = ("remember", "search", "context")
 SEARCHES = ("FULLTEXT", "HYBRID")
 REVIVE_SECONDS = 120.0
 """How long a round waits for the database to serve again."""
@@ -71,6 +72,12 @@ class Outcome:
             seen = self.calls.total()
             self._answered.wait_for(lambda: self.calls.total() > seen, timeout)
 
+    def await_every_kind(self, timeout: float) -> None:
+        """Until each kind of call has been answered once: the first kill falls
+        on a mix that has shown it runs."""
+        with self._answered:
+            self._answered.wait_for(lambda: all(self.calls[kind] for kind in KINDS), timeout)
+
 
 class Mix(threading.Thread):
     """Sends the mix until stopped, one call at a time, and records each outcome."""
@@ -86,7 +93,7 @@ class Mix(threading.Thread):
     def run(self) -> None:
         while not self.stop.is_set():
             self.sent += 1
-            kind = self.random.choice(("remember", "search", "context"))
+            kind = self.random.choice(KINDS)
             try:
                 self._call(kind)
             except StoreUnavailableError:
@@ -126,6 +133,7 @@ def run_rounds(
     mix = Mix(gm, outcome, seed)
     mix.start()
     try:
+        outcome.await_every_kind(REVIVE_SECONDS)
         for _ in range(rounds):
             outcome.await_answer(REVIVE_SECONDS)
             time.sleep(pauses.uniform(0.1, longest_pause))
