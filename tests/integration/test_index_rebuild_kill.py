@@ -30,6 +30,7 @@ from graphmem.store import await_indexes, indexes_building
 from graphmem.store.embedded import PID_NAME, SOCKET_NAME
 from graphmem.store.factory import open_store
 from graphmem.store.falkordb import FalkorStore
+from tests.integration.test_supervision import _running, kill_database
 
 MEMORIES = 300
 FILLER = 2_000
@@ -70,21 +71,6 @@ def fill(gm: GraphMem) -> dict[str, str]:
         "SET m.embedding = vecf32([x IN range(1, 384) | rand() - 0.5])"
     )
     return dict(zip(ids, texts, strict=True))
-
-
-def kill(data_dir: Path) -> None:
-    pid = int((data_dir / PID_NAME).read_text())
-    os.kill(pid, signal.SIGKILL)
-    while _running(pid):
-        time.sleep(0.01)
-
-
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 class Agent:
@@ -152,6 +138,15 @@ def check_everything_there(gm: GraphMem, known: dict[str, str]) -> None:
         assert target_id in hits, f"{mode} search finds an acknowledged memory again"
 
 
+def comes_back_whole(gm: GraphMem, store: FalkorStore, known: dict[str, str]) -> None:
+    """The agent's calls ride out the restart (STORE_UNAVAILABLE at worst), and
+    then every acknowledged memory is there and found."""
+    agent = Agent(gm, known)
+    agent.until_back(store)
+    assert agent.unexpected == []
+    check_everything_there(gm, known)
+
+
 def test_a_database_killed_while_its_vector_index_builds_comes_back_whole(
     short_dir: Path, embedder: MiniLMEmbedder
 ):
@@ -168,12 +163,9 @@ def test_a_database_killed_while_its_vector_index_builds_comes_back_whole(
         store._graph.query(ddl)
         assert indexes_building(store), "the index is being built when the database is killed"
         killed = int((short_dir / PID_NAME).read_text())
-        kill(short_dir)
-        agent = Agent(gm, known)
-        agent.until_back(store)
-        assert agent.unexpected == []
+        kill_database(short_dir)
+        comes_back_whole(gm, store, known)
         assert int((short_dir / PID_NAME).read_text()) != killed, "a new server serves"
-        check_everything_there(gm, known)
     finally:
         gm.close()
 
@@ -190,12 +182,9 @@ def test_a_database_killed_while_a_restart_rebuilds_its_index_comes_back_whole(
         assert isinstance(store, FalkorStore)
         await_indexes(store)
         first = int((short_dir / PID_NAME).read_text())
-        kill(short_dir)
+        kill_database(short_dir)
         assert _caught_loading(short_dir, first), "the second kill landed while the index built"
-        agent = Agent(gm, known)
-        agent.until_back(store)
-        assert agent.unexpected == []
-        check_everything_there(gm, known)
+        comes_back_whole(gm, store, known)
     finally:
         gm.close()
 
@@ -261,7 +250,7 @@ def test_the_writes_replayed_after_a_kill_rebuild_exactly_the_acknowledged_graph
         statements = re.findall(rb"GRAPH\.QUERY\r\n\$\d+\r\n[^\r]*\r\n\$\d+\r\n([^\r]*)", incr)
         assert incr.count(b"GRAPH.EFFECT") >= 9, "each write is appended as its effects"
         assert all(b"INDEX" in text for text in statements), "only the schema is appended as text"
-        kill(short_dir)
+        kill_database(short_dir)
         gm.get(ids[0])  # waits for the supervisor's restart
         assert graph_contents(store) == before
     finally:
