@@ -40,7 +40,10 @@ pipelines of 500 from one connection, as many clients would send them.
 ``--delayed`` also measures the same store and history with FalkorDB's
 ``DELAY_INDEXING yes`` (indexes built in the background after a load, not
 before the server answers): the data directory is copied after the history and
-every figure is measured again on the copy.
+every figure is measured again on the copy (``graphmem serve`` started with the
+same setting). ``--rewrite-mib`` sets the bound at which the append-only file
+is rewritten (``AOF_REWRITE_MIN_BYTES``), in the history and in every
+measurement; the history's rewrites are counted and timed.
 
 Each measurement runs in a child process; one that has not answered after
 ``--give-up`` seconds is stopped and printed as a lower bound.
@@ -61,6 +64,7 @@ import sys
 import tempfile
 import time
 from array import array
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -135,55 +139,101 @@ def build(data_dir: Path, n: int, vectors: np.ndarray) -> list[str]:
 
 def history(
     data_dir: Path,
-    ids: list[str],
-    vectors: np.ndarray,
-    texts: list[str],
+    figures: dict[str, float],
+    writes: Writes,
     updates: int,
     accesses: int,
+    tail: int,
 ) -> float:
-    """The updates and accesses, on a server started as shipped; seconds taken."""
+    """The updates and accesses, on a server started as shipped (its supervisor
+    rewriting the append-only file at its bound); seconds taken. Then one
+    rewrite, timed, and writes of the same kind until ``tail`` bytes follow the
+    snapshot, the most a kill can find at that bound."""
     server = embedded.EmbeddedFalkorDB(data_dir)
     server.start()
     supervisor = server.supervise()  # tends the append-only file, as in a graphmem process
     client = redis.Redis(unix_socket_path=str(server.socket_path), socket_timeout=3600.0)
-    statements = Statements(Dialect.FALKORDB)
-    rng = random.Random(11)
     kinds = [True] * updates + [False] * accesses
-    rng.shuffle(kinds)
+    writes.rng.shuffle(kinds)
     began = time.perf_counter()
     try:
-        pipe = client.pipeline(transaction=False)
-        for n, is_update in enumerate(kinds):
-            memory_id = rng.choice(ids)
-            now = 1.9e9 + n
-            if is_update:
-                source = rng.randrange(len(texts))
-                content = f"{texts[source]} (revised {n})"
-                params: dict[str, Any] = {
-                    "id": memory_id,
-                    "project_id": PROJECT,
-                    "changes": {
-                        "content": content,
-                        "content_key": content_key(content),
-                        "updated_at": now,
-                    },
-                    "reembed": True,
-                    "embedding": array("f", vectors[source].tobytes()),
-                }
-                name = "update_memory"
-            else:
-                params = {"id": memory_id, "project_id": PROJECT, "now": now}
-                name = "record_access"
-            text = params_header(with_viewer(params)) + statements[name]
-            pipe.execute_command("GRAPH.QUERY", GRAPH, text)
-            if n % PIPELINE == PIPELINE - 1:
-                pipe.execute()
-        pipe.execute()
-        return time.perf_counter() - began
+        _send(client, (writes.next(is_update) for is_update in kinds))
+        took = time.perf_counter() - began
+        figures["rewrites"] = float(client.info("stats").get("total_forks", 0))
+        supervisor.stop()
+        figures.update(_rewrite(client))
+        while embedded._aof_bytes(data_dir, "*.incr.aof") < tail:
+            _send(client, (writes.next(n % 6 == 0) for n in range(100)))
+        return took
     finally:
         client.close()
         supervisor.stop()
         server.stop(force=True)
+
+
+class Writes:
+    """The history's writes: graphmem's own ``update_memory`` (with the new
+    text's vector, from the pool) and ``record_access`` statements, with the
+    parameters its services send, on random memories."""
+
+    def __init__(self, ids: list[str], vectors: np.ndarray, texts: list[str]) -> None:
+        self.ids, self.vectors, self.texts = ids, vectors, texts
+        self.rng = random.Random(11)
+        self.statements = Statements(Dialect.FALKORDB)
+        self.sent = 0
+
+    def next(self, is_update: bool) -> str:
+        self.sent += 1
+        memory_id = self.rng.choice(self.ids)
+        now = 1.9e9 + self.sent
+        params: dict[str, Any] = {"id": memory_id, "project_id": PROJECT, "now": now}
+        name = "record_access"
+        if is_update:
+            source = self.rng.randrange(len(self.texts))
+            content = f"{self.texts[source]} (revised {self.sent})"
+            params = {
+                "id": memory_id,
+                "project_id": PROJECT,
+                "changes": {
+                    "content": content,
+                    "content_key": content_key(content),
+                    "updated_at": now,
+                },
+                "reembed": True,
+                "embedding": array("f", self.vectors[source].tobytes()),
+            }
+            name = "update_memory"
+        return params_header(with_viewer(params)) + self.statements[name]
+
+
+def _send(client: redis.Redis, texts: Iterator[str]) -> None:
+    """In pipelines of ``PIPELINE`` from one connection, as many clients would send them."""
+    pipe = client.pipeline(transaction=False)
+    for n, text in enumerate(texts):
+        pipe.execute_command("GRAPH.QUERY", GRAPH, text)
+        if n % PIPELINE == PIPELINE - 1:
+            pipe.execute()
+    pipe.execute()
+
+
+def _rewrite(client: redis.Redis) -> dict[str, float]:
+    """One rewrite of the append-only file, awaited: what it takes at this
+    scale (the child's whole run, and the fork that starts it, during which
+    the server answers nothing)."""
+    with contextlib.suppress(redis.ResponseError):  # one already under way
+        client.bgrewriteaof()
+    began = time.perf_counter()
+    while True:
+        persistence = client.info("persistence")
+        if not int(persistence["aof_rewrite_in_progress"]) and not int(
+            persistence["aof_rewrite_scheduled"]
+        ):
+            break
+        time.sleep(0.05)
+    return {
+        "rewrite_s": time.perf_counter() - began,
+        "fork_ms": float(client.info("stats").get("latest_fork_usec", 0)) / 1000,
+    }
 
 
 # -- measurements, each in a child process ----------------------------------
@@ -256,15 +306,31 @@ def _first(call: Any, began: float) -> float:
             time.sleep(0.01)
 
 
+def serve_env(data_dir: Path) -> dict[str, str]:
+    """``graphmem serve``'s environment: with the settings under measurement
+    (``--delayed``, ``--rewrite-mib``) applied by a ``sitecustomize`` module
+    this run writes, since the server takes them from no setting of its own."""
+    patch = data_dir.parent / "serve-settings"
+    patch.mkdir(exist_ok=True)
+    (patch / "sitecustomize.py").write_text(
+        "from graphmem.store import embedded\n"
+        f"embedded.MODULE_ARGS = {embedded.MODULE_ARGS!r}\n"
+        f"embedded.AOF_REWRITE_MIN_BYTES = {embedded.AOF_REWRITE_MIN_BYTES!r}\n"
+    )
+    path = os.pathsep.join(p for p in (str(patch), os.environ.get("PYTHONPATH", "")) if p)
+    return {**SERVE_ENV, "PYTHONPATH": path}
+
+
 def whole_process(data_dir: Path, probe: str, query: str, give_up: float) -> dict[str, Any]:
     """``graphmem serve`` and its database killed together, a new one started."""
-    first = ServerProcess(data_dir, env=SERVE_ENV, startup_timeout=give_up).start()
+    env = serve_env(data_dir)
+    first = ServerProcess(data_dir, env=env, startup_timeout=give_up).start()
     _answered(first.url, READ, {"id": probe}, time.perf_counter(), give_up)
     figures: dict[str, Any] = aof_sizes(data_dir)
     wall = time.time()
     began = time.perf_counter()
     first.kill()
-    with ServerProcess(data_dir, env=SERVE_ENV, startup_timeout=give_up) as again:
+    with ServerProcess(data_dir, env=env, startup_timeout=give_up) as again:
         figures["read_s"] = _answered(again.url, READ, {"id": probe}, began, give_up)
         print(json.dumps(figures), flush=True)
         figures["search_s"] = _answered(again.url, SEARCH, {"q": query}, began, give_up)
@@ -277,7 +343,8 @@ def cold_start(data_dir: Path, probe: str, query: str, give_up: float) -> dict[s
     figures: dict[str, Any] = aof_sizes(data_dir)
     wall = time.time()
     began = time.perf_counter()
-    with ServerProcess(data_dir, env=SERVE_ENV, startup_timeout=give_up) as server:
+    env = serve_env(data_dir)
+    with ServerProcess(data_dir, env=env, startup_timeout=give_up) as server:
         figures["read_s"] = _answered(server.url, READ, {"id": probe}, began, give_up)
         print(json.dumps(figures), flush=True)
         figures["search_s"] = _answered(server.url, SEARCH, {"q": query}, began, give_up)
@@ -309,6 +376,7 @@ def measured(
             sys.executable, "-m", "benchmarks.restart_history", "--measure", kind,
             "--data-dir", str(data_dir), "--probe", probe, "--query", query,
             "--give-up", str(give_up), *(["--delayed"] if delayed else []),
+            "--rewrite-mib", str(embedded.AOF_REWRITE_MIN_BYTES / 2**20),
         ],
         stdout=subprocess.PIPE,
         text=True,
@@ -334,9 +402,15 @@ def _stop_leftovers(data_dir: Path) -> None:
         server.stop(force=True)
 
 
-def measure_in_child(args: argparse.Namespace) -> None:
-    if args.delayed:
+def settings(args: argparse.Namespace) -> None:
+    """The variant under measurement, in this process's embedded module."""
+    embedded.AOF_REWRITE_MIN_BYTES = int(args.rewrite_mib * 2**20)
+    if args.delayed and DELAYED[0] not in embedded.MODULE_ARGS:
         embedded.MODULE_ARGS = (*embedded.MODULE_ARGS, *DELAYED)
+
+
+def measure_in_child(args: argparse.Namespace) -> None:
+    settings(args)
     kinds = {
         "database": lambda: database_kill(args.data_dir, args.probe, args.query),
         "process": lambda: whole_process(args.data_dir, args.probe, args.query, args.give_up),
@@ -371,22 +445,25 @@ def run_scale(
     print(f"{n:,} memories:", flush=True)
     ids = build(data_dir, n, vectors)
     updates, accesses = int(args.updates * n), int(args.accesses * n)
-    took = history(data_dir, ids, vectors, texts, updates, accesses)
+    rewrites: dict[str, float] = {}
+    tail = int(args.tail_mib * 2**20)
+    took = history(data_dir, rewrites, Writes(ids, vectors, texts), updates, accesses, tail)
     sizes = aof_sizes(data_dir)
     print(
         f"  history: {updates:,} text updates and {accesses:,} accesses in {took:.0f} s; "
         f"snapshot {sizes['base_bytes'] / 1e6:.1f} MB, writes after it "
-        f"{sizes['incr_bytes'] / 1e6:.1f} MB",
+        f"{sizes['incr_bytes'] / 1e6:.1f} MB; {rewrites['rewrites']:.0f} rewrites at "
+        f"{embedded.AOF_REWRITE_MIN_BYTES / 2**20:g} MiB during it; one rewrite takes "
+        f"{rewrites['rewrite_s']:.1f} s (fork {rewrites['fork_ms']:.0f} ms)",
         flush=True,
     )
     kinds = {"database": "database kill", "process": "whole process", "cold": "cold start"}
-    ways = [("shipped", data_dir, False, list(kinds))]
+    chosen = args.ways.split(",")
+    ways = [] if args.only_delayed else [("shipped", data_dir, False, chosen)]
     if args.delayed:
-        # graphmem serve starts its database as shipped: the variant is measured
-        # through the Python API only.
         copy = root / f"s{n}-delayed"
         shutil.copytree(data_dir, copy, ignore=shutil.ignore_patterns("*.sock", "*.pid", "*.log"))
-        ways.append(("delayed", copy, True, ["database"]))
+        ways.append(("delayed", copy, True, chosen))
     probe, query = ids[len(ids) // 2], "why does the deploy time out"
     rows = []
     for way, directory, delayed, chosen in ways:
@@ -405,6 +482,23 @@ def main() -> None:
     parser.add_argument("--updates", type=float, default=0.2, help="text updates per memory")
     parser.add_argument("--accesses", type=float, default=1.0, help="accesses per memory")
     parser.add_argument("--delayed", action="store_true", help="also with DELAY_INDEXING yes")
+    parser.add_argument("--only-delayed", action="store_true", help="skip the shipped way")
+    parser.add_argument(
+        "--ways", default="database,process,cold", help="restarts measured, comma-separated"
+    )
+    parser.add_argument(
+        "--rewrite-mib",
+        type=float,
+        default=embedded.AOF_REWRITE_MIN_BYTES / 2**20,
+        help="MiB of writes after the snapshot at which the append-only file is rewritten",
+    )
+    parser.add_argument(
+        "--tail-mib",
+        type=float,
+        default=0.0,
+        help="MiB written after a last rewrite, left to replay (just under --rewrite-mib: "
+        "the most a kill finds)",
+    )
     parser.add_argument("--give-up", type=float, default=300.0, help="seconds a figure may take")
     parser.add_argument(
         "--measure", choices=("database", "process", "cold"), help=argparse.SUPPRESS
@@ -416,6 +510,7 @@ def main() -> None:
     if args.measure:
         measure_in_child(args)
         return
+    settings(argparse.Namespace(rewrite_mib=args.rewrite_mib, delayed=False))
     began = time.perf_counter()
     vectors, texts = pool_vectors(args.pool)
     print(f"{len(texts):,} texts embedded for real (or read from {CACHE})", flush=True)

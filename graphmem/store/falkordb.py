@@ -6,6 +6,7 @@ import json
 import logging
 import math
 import re
+import threading
 import time
 from array import array
 from collections.abc import Callable, Mapping
@@ -39,6 +40,11 @@ INDEX_RETRY_PAUSE = 0.05
 
 _INDEX_QUERY = re.compile(r"Invalid arguments for procedure 'db\.idx\.")
 """How FalkorDB refuses an index search while the index is being built."""
+_SEARCHES_INDEX = re.compile(r"\bdb\.idx\.(?:fulltext|vector)\.")
+"""A statement that searches an index, told by its text. While FalkorDB builds
+an index in the background (after a load with ``DELAY_INDEXING``), a full-text
+search answers with no rows, not an error, so such a statement is held until
+the indexes are built (``FalkorStore._hold_for_indexes``)."""
 _NOT_SENT = re.compile(r"connecting to|Connection not ready|loading the dataset", re.I)
 """Connection errors raised before a statement reached the server (no connection
 could be made, or the server was still replaying its file): retrying them
@@ -61,11 +67,17 @@ class FalkorStore:
         *,
         server: EmbeddedFalkorDB | None = None,
         timeout_ms: int | None = None,
+        connections: Connections | None = None,
     ) -> None:
         self._db = db
         self._graph = db.select_graph(graph)
         self._server = server
         self._timeout_ms = timeout_ms
+        self._connections = connections or Connections()
+        self._built_at = -1
+        """The connection count at which every index was last seen built: a new
+        connection may reach a restarted server, whose indexes are looked at again."""
+        self._searches: dict[str, bool] = {}
         self.graph_name = graph
         self.statements = Statements(self.dialect)
 
@@ -81,6 +93,7 @@ class FalkorStore:
         """Start (or reuse) the data directory's server and connect to it."""
         server = EmbeddedFalkorDB(data_dir, durability=durability)
         socket_path = server.start()
+        connections = Connections()
         db = FalkorDB(
             unix_socket_path=str(socket_path),
             socket_timeout=30.0,
@@ -88,18 +101,24 @@ class FalkorStore:
             client_name=server.client_name,
             # Every new connection (after a restart, the pool's first use of each)
             # checks that the server runs at this process's durability.
-            connect_func=lambda connection: _on_connect(connection, server),
+            connect_func=lambda connection: _on_connect(connection, server, connections),
         )
         server.supervise()
-        return cls(db, graph, server=server, timeout_ms=timeout_ms)
+        return cls(db, graph, server=server, timeout_ms=timeout_ms, connections=connections)
 
     @classmethod
     def connect(
         cls, url: str, graph: str = "graphmem", *, timeout_ms: int | None = None
     ) -> FalkorStore:
         """Use a FalkorDB server someone else runs (``redis://`` or ``unix://`` URL)."""
-        db = FalkorDB.from_url(url, socket_timeout=30.0, socket_connect_timeout=5.0)
-        return cls(db, graph, timeout_ms=timeout_ms)
+        connections = Connections()
+        db = FalkorDB.from_url(
+            url,
+            socket_timeout=30.0,
+            socket_connect_timeout=5.0,
+            connect_func=lambda connection: _on_connect(connection, None, connections),
+        )
+        return cls(db, graph, timeout_ms=timeout_ms, connections=connections)
 
     def read(self, name: str, params: Mapping[str, Any] | None = None) -> list[Row]:
         return self._run(name, with_viewer(params), read_only=True)
@@ -135,6 +154,47 @@ class FalkorStore:
 
     def _run(self, name: str, params: Mapping[str, Any] | None, *, read_only: bool) -> list[Row]:
         text = params_header(params) + self.statements[name]
+        if not self._searches_index(name):
+            return self._send(name, text, params, read_only=read_only)
+        deadline = time.monotonic() + RECOVERY_WAIT
+        while True:
+            seen = self._connections.made
+            if self._built_at != seen:
+                self._hold_for_indexes(name, seen, deadline)
+            rows = self._send(name, text, params, read_only=read_only)
+            # A connection made while it ran may have reached a restarted server:
+            # a read's answer counts only once the indexes are seen built there
+            # (no write searches an index; one would not be sent twice).
+            if self._connections.made == seen or not read_only:
+                return rows
+
+    def _searches_index(self, name: str) -> bool:
+        searches = self._searches.get(name)
+        if searches is None:
+            searches = self._searches[name] = bool(_SEARCHES_INDEX.search(self.statements[name]))
+        return searches
+
+    def _hold_for_indexes(self, name: str, seen: int, deadline: float) -> None:
+        """Before a statement that searches an index runs on a server not yet
+        seen with every index built (this process's first, or one reached by a
+        new connection, as after a restart): wait for the indexes, as
+        ``_after_indexes`` does, until ``deadline``; then ``STORE_UNAVAILABLE``.
+        FalkorDB answers a full-text search on an index under construction with
+        no rows, which would read as "nothing matches"; an answer that may be
+        wrong is never given. Checked only then, so a store whose indexes were
+        seen built sends nothing more per statement."""
+        if indexes_building(self):
+            log.warning("statement %s waits for the indexes being built", name)
+            await_indexes(self, max(0.0, deadline - time.monotonic()))
+            if indexes_building(self):
+                raise StoreUnavailableError(
+                    "the graph database is rebuilding its indexes; try again shortly"
+                )
+        self._built_at = seen
+
+    def _send(
+        self, name: str, text: str, params: Mapping[str, Any] | None, *, read_only: bool
+    ) -> list[Row]:
         run = self._graph.ro_query if read_only else self._graph.query
         try:
             try:
@@ -237,8 +297,24 @@ def _unavailable(exc: redis.RedisError) -> StoreUnavailableError:
     return StoreUnavailableError(f"the graph database did not answer: {exc}")
 
 
-def _on_connect(connection: Any, server: EmbeddedFalkorDB) -> None:
+class Connections:
+    """Counts the connections made to the server: one made after a restart
+    reaches a server that may be building its indexes again."""
+
+    def __init__(self) -> None:
+        self.made = 0
+        self._lock = threading.Lock()
+
+    def one_more(self) -> None:
+        with self._lock:
+            self.made += 1
+
+
+def _on_connect(connection: Any, server: EmbeddedFalkorDB | None, connections: Connections) -> None:
+    connections.one_more()
     connection.on_connect()
+    if server is None:
+        return
     try:
         server.enforce_durability(connection)
     except StoreUnavailableError as exc:
