@@ -83,7 +83,7 @@ typecheck: $(VENV)/.dev-installed
 test: $(VENV)/.dev-installed lint-cypher static typecheck neo4j-build
 	$(BIN)/ruff check graphmem tests benchmarks
 	$(BIN)/ruff format --check graphmem tests benchmarks
-	$(BIN)/pytest -n auto -q --stress $(STRESS)
+	$(BIN)/pytest -n auto --dist worksteal -q --stress $(STRESS)
 
 bench: $(BIN)/graphmem
 	$(BIN)/python -m benchmarks

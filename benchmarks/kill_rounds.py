@@ -25,7 +25,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -210,11 +210,12 @@ def embedded(
 
 @contextlib.contextmanager
 def neo4j(
-    home: Path, vectors: int
+    home: Path, vectors: int, jvm: Sequence[str] = ()
 ) -> Iterator[tuple[GraphMem, Callable[[], None], Callable[[], None]]]:
     """A GraphMem on a Neo4j of its own; the kill SIGKILLs its JVM and the
-    revival starts it again on the same ports and data, as a service manager would."""
-    server = neo4j_server.start(home, auth=False)
+    revival starts it again on the same ports and data, as a service manager
+    would. ``jvm``: the JVM's JIT and GC options (``neo4j_server.start``)."""
+    server = neo4j_server.start(home, auth=False, jvm=jvm)
     ports = {
         "bolt_port": urlsplit(server.bolt_uri).port,
         "http_port": urlsplit(server.http_url).port,
@@ -233,7 +234,7 @@ def neo4j(
 
         def revive() -> None:
             nonlocal server
-            server = neo4j_server.start(home, auth=False, **ports)
+            server = neo4j_server.start(home, auth=False, jvm=jvm, **ports)
 
         yield gm, kill, revive
     finally:

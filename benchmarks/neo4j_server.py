@@ -120,6 +120,7 @@ def start(
     http_port: int | None = None,
     auth: bool = True,
     settings: Sequence[str] = (),
+    jvm: Sequence[str] = (),
 ) -> TestNeo4j:
     """Start a test Neo4j in ``home`` and wait until it answers on Bolt.
 
@@ -129,7 +130,8 @@ def start(
     expect it, on the same ``home``. ``auth=False`` starts it without
     authentication (any credentials pass), which a restart that keeps its
     clients' credentials needs. ``settings`` are further Neo4j settings,
-    ``KEY=VALUE`` each."""
+    ``KEY=VALUE`` each; ``jvm``, when given, replaces the JVM's JIT and GC
+    options (``NEO4J_JVM_OPTS``; G1 and the full JIT otherwise, as Neo4j ships)."""
     home.mkdir(parents=True, exist_ok=True)
     password = secrets.token_urlsafe(16) if auth else ""
     command = [str(RUN), "--home", str(home), "--exit-on-eof"]
@@ -149,7 +151,11 @@ def start(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env={**os.environ, "NEO4J_HEAP": heap},
+        env={
+            **os.environ,
+            "NEO4J_HEAP": heap,
+            **({"NEO4J_JVM_OPTS": " ".join(jvm)} if jvm else {}),
+        },
     )
     output: list[str] = []
     ready = threading.Event()
