@@ -22,6 +22,7 @@ from graphmem.domain.models import Memory, memory_from_fields
 from graphmem.domain.results import ArchiveItem, ArchiveResult
 from graphmem.domain.retention import DAY
 from graphmem.services.base import Service
+from graphmem.services.memories import readable_references
 
 ARCHIVABLE = (Tier.WORKING, Tier.EPISODIC, Tier.SEMANTIC, Tier.PROCEDURAL)
 
@@ -126,7 +127,10 @@ class Archiver(Service):
         )
         if not rows:
             raise missing
-        return memory_from_fields(rows[0]["memory"])
+        # A restore keeps what the memory names (mergedInto among them): the
+        # answer names only what the acting agent may read.
+        (restored,) = readable_references(self.store, [memory_from_fields(rows[0]["memory"])])
+        return restored
 
     def expire_archived(
         self, *, project_id: str, dry_run: bool = False, limit: int = 10_000

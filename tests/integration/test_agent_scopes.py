@@ -477,3 +477,36 @@ def test_a_memory_names_only_the_memories_its_reader_may_read(
     # Shared again, the names come back.
     ana.share(new.id)
     assert ben.get(old.id).superseded_by == new.id
+
+
+def test_a_restored_memory_names_only_the_memories_its_reader_may_read(
+    team: GraphMem,
+) -> None:
+    ana, ben = team.as_agent("ana"), team.as_agent("ben")
+    into = ana.remember({"content": "ana's own release checklist"})  # private to ana
+    folded = [
+        ana.remember(
+            {"content": f"the release checklist, shared, part {n}", "visibility": "shared"}
+        )
+        for n in (1, 2)
+    ]
+    for memory in folded:
+        ana.merge_memories(into.id, memory.id)
+    restored = ben.restore(folded[0].id)
+    assert (restored.tier, restored.merged_into) == (Tier.WORKING, None)
+    with serve(create_app(team, SETTINGS)) as http:
+        document = "mutation($id: ID!) { restore(id: $id) { id tier mergedInto archiveReason } }"
+        body = post(http, keys(team)["ben"], document, id=folded[1].id)
+    assert body == {
+        "data": {
+            "restore": {
+                "id": folded[1].id,
+                "tier": "WORKING",
+                "mergedInto": None,
+                "archiveReason": None,
+            }
+        }
+    }
+    assert into.id not in json.dumps(body)
+    # Its own agent reads the name as stored.
+    assert ana.get(folded[0].id).merged_into == team.get(folded[0].id).merged_into == into.id
