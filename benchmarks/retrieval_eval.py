@@ -1,6 +1,6 @@
 """``python -m benchmarks.retrieval_eval``: retrieval quality per dev set and mode.
 
-Four dev sets, each written through the Python API with embeddings on:
+Five dev sets, each written through the Python API with embeddings on:
 
 - ``own``: graphmem's labelled set (``benchmarks/eval/retrieval_eval.json``:
   exact tokens, paraphrases, answers that need a relation walked, superseded
@@ -14,7 +14,17 @@ Four dev sets, each written through the Python API with embeddings on:
 - ``chats``: long chats among several people (``benchmarks/eval/chats.json``,
   made by ``benchmarks.make_chats``): hundreds of turns each over dated
   sessions, most of them small talk, with single-hop, multi-hop, temporal
-  and paraphrased questions, each answered by named turns.
+  and paraphrased questions, each answered by named turns;
+- ``agent`` (only when named in ``--sets``): a coding agent's project memory
+  (``benchmarks/eval/agent_memory.json``, made by
+  ``benchmarks.make_agent_memory``): four projects of dated decisions,
+  conventions, rules and lessons with supersede chains and CONSTRAINS and
+  ENABLES relations, one project per project; questions direct, paraphrased,
+  about a past month, about the current state, answered through a relation,
+  and with no answer. Its held-out project is reported apart as
+  ``agent-heldout`` (never tune on it); its questions with no answer are kept
+  out of recall and reported, per mode, as the share answered with no hits;
+  and its figures are also broken down per question kind.
 
 Each set is measured alone in a store of its own and in one store with every
 other set of the run (``--stores``), each set (or each of its conversations) a
@@ -83,8 +93,9 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -117,6 +128,7 @@ EVAL_DIR = Path(__file__).resolve().parent / "eval"
 OWN_SET = EVAL_DIR / "retrieval_eval.json"
 CONVERSATIONS = EVAL_DIR / "conversations.json"
 CHATS = EVAL_DIR / "chats.json"
+AGENT_MEMORY = EVAL_DIR / "agent_memory.json"
 MADIAL_DIR = next(
     (
         found
@@ -153,6 +165,14 @@ class DevSet:
     name: str
     queries: list[LabelledQuery]
     corpus: dict[str | None, dict[str, str]]
+    negatives: list[LabelledQuery] = field(default_factory=list)
+    """Queries nothing in the set answers: kept out of recall (no relevant memory to
+    count), reported as the share answered with no hits."""
+    held_out: DevSet | None = None
+    """Queries (and their projects' memories) reported apart, as a set of their own:
+    never used to choose a setting (the grids and the calibration see ``queries``)."""
+    by_kind: bool = False
+    """Also report the figures per ``LabelledQuery.kind``."""
 
 
 @dataclass(frozen=True)
@@ -165,20 +185,43 @@ class Quality:
     """Mean reciprocal rank of the first relevant memory (0 when none in the top 10)."""
     p50_ms: float = 0.0
     p95_ms: float = 0.0
+    kinds: dict[str, Quality] = field(default_factory=dict)
+    """The same figures over each kind of query alone."""
+    empty: float = 0.0
+    """The share of queries answered with no hits."""
 
 
 Ranker = Callable[[LabelledQuery], list[str]]
 
 
 def measure(queries: Sequence[LabelledQuery], mode: str, rank: Ranker) -> Quality:
-    """recall@k, MRR@10 and latency of ``rank`` over ``queries``."""
-    recall = dict.fromkeys(CUTOFFS, 0.0)
-    mrr = 0.0
+    """recall@k, MRR@10 and latency of ``rank`` over ``queries``, and per kind of query."""
+    answers = []
     took: list[float] = []
     for query in queries:
         started = time.perf_counter()
-        ranked = rank(query)[:DEPTH]
+        answers.append(rank(query)[:DEPTH])
         took.append((time.perf_counter() - started) * 1000.0)
+    whole = summarise(queries, answers, took, mode)
+    kinds = {}
+    for kind in dict.fromkeys(q.kind for q in queries):
+        picked = [i for i, q in enumerate(queries) if q.kind == kind]
+        kinds[kind] = summarise(
+            [queries[i] for i in picked],
+            [answers[i] for i in picked],
+            [took[i] for i in picked],
+            mode,
+        )
+    return dataclasses.replace(whole, kinds=kinds)
+
+
+def summarise(
+    queries: Sequence[LabelledQuery], answers: Sequence[list[str]], took: Sequence[float], mode: str
+) -> Quality:
+    """The figures of ``answers``, each the top ``DEPTH`` of one of ``queries``."""
+    recall = dict.fromkeys(CUTOFFS, 0.0)
+    mrr = 0.0
+    for query, ranked in zip(queries, answers, strict=True):
         for k in CUTOFFS:
             recall[k] += len(query.relevant.intersection(ranked[:k])) / len(query.relevant)
         first = next((i for i, m in enumerate(ranked, start=1) if m in query.relevant), None)
@@ -191,12 +234,40 @@ def measure(queries: Sequence[LabelledQuery], mode: str, rank: Ranker) -> Qualit
         mrr=mrr / n,
         p50_ms=statistics.median(took),
         p95_ms=float(np.percentile(took, 95)),
+        empty=sum(not ranked for ranked in answers) / n,
     )
 
 
-def evaluate(gm: GraphMem, queries: Sequence[LabelledQuery], mode: str) -> Quality:
+def answered_empty(queries: Sequence[LabelledQuery], rank: Ranker) -> float:
+    """The share of ``queries`` (each with nothing relevant) ``rank`` answers with no hits."""
+    return sum(not rank(q) for q in queries) / max(len(queries), 1)
+
+
+def evaluate(
+    gm: GraphMem,
+    queries: Sequence[LabelledQuery],
+    mode: str,
+    negatives: Sequence[LabelledQuery] = (),
+) -> Quality:
     """One graphmem mode (a search mode, ``knowledgeContext``, or HYBRID with
-    nothing left out by ``minRelevance``) over ``queries``."""
+    nothing left out by ``minRelevance``) over ``queries``; with ``negatives``,
+    the share of them it answers with no hits as ``kinds["none"].empty``."""
+    with mode_ranker(gm, mode) as rank:
+        quality = measure(queries, mode, rank)
+        if negatives:
+            quality = with_negatives(quality, negatives, rank)
+    return quality
+
+
+def with_negatives(quality: Quality, negatives: Sequence[LabelledQuery], rank: Ranker) -> Quality:
+    """``quality`` with a ``none`` kind: the share of ``negatives`` answered empty."""
+    none = Quality(quality.mode, len(negatives), {}, 0.0, empty=answered_empty(negatives, rank))
+    return dataclasses.replace(quality, kinds={**quality.kinds, "none": none})
+
+
+@contextmanager
+def mode_ranker(gm: GraphMem, mode: str) -> Iterator[Ranker]:
+    """The ranker of one graphmem mode, with the configuration it needs while it runs."""
     if mode == UNFILTERED:
 
         def rank(q: LabelledQuery) -> list[str]:
@@ -217,9 +288,10 @@ def evaluate(gm: GraphMem, queries: Sequence[LabelledQuery], mode: str) -> Quali
             return [item.memory.id for item in found.items]
 
         try:
-            return measure(queries, mode, rank)
+            yield rank
         finally:
             gm.retrieval.config = kept
+        return
     elif mode == CONTEXT:
 
         def rank(q: LabelledQuery) -> list[str]:
@@ -233,7 +305,7 @@ def evaluate(gm: GraphMem, queries: Sequence[LabelledQuery], mode: str) -> Quali
             found = gm.search(q.text, mode=mode, limit=DEPTH, project_id=q.project)
             return [hit.memory.id for hit in found.hits]
 
-    return measure(queries, mode, rank)
+    yield rank
 
 
 _REFERENCE_STOP_LIST = """
@@ -329,8 +401,27 @@ def load_own_set(
     """Write the set's memories, relations and supersessions; return its queries."""
     gm.set_project_settings(auto_links=list(auto_links), project_id=project)
     data = json.loads(path.read_text())
+    ids = write_graph(gm, data, project, how, source="manual")
+    queries = [
+        LabelledQuery(
+            text=q["query"],
+            relevant=frozenset(ids[k] for k in q["relevant"]),
+            kind=q["kind"],
+            project=project,
+        )
+        for q in data["queries"]
+    ]
+    return DevSet("own", queries, {project: _texts(gm, list(ids.values()), project)})
+
+
+def write_graph(
+    gm: GraphMem, data: dict[str, Any], project: str | None, how: str, *, source: str
+) -> dict[str, str]:
+    """Write ``data``'s memories (each a memory's fields and a ``key``), then its
+    relations and supersessions between keys, to ``project``; each key's memory id.
+    A relation or supersession whose ends were merged into one memory is skipped."""
     items = [
-        {k: v for k, v in m.items() if k != "key"} | {"source": "manual"} for m in data["memories"]
+        {k: v for k, v in m.items() if k != "key"} | {"source": source} for m in data["memories"]
     ]
     ids = dict(
         zip(
@@ -350,17 +441,13 @@ def load_own_set(
             )
     for pair in data["supersedes"]:
         if ids[pair["old"]] != ids[pair["new"]]:
-            gm.supersede(ids[pair["old"]], ids[pair["new"]], project_id=project)
-    queries = [
-        LabelledQuery(
-            text=q["query"],
-            relevant=frozenset(ids[k] for k in q["relevant"]),
-            kind=q["kind"],
-            project=project,
-        )
-        for q in data["queries"]
-    ]
-    return DevSet("own", queries, {project: _texts(gm, list(ids.values()), project)})
+            gm.supersede(
+                ids[pair["old"]],
+                ids[pair["new"]],
+                rationale=pair.get("rationale"),
+                project_id=project,
+            )
+    return ids
 
 
 def load_madial(
@@ -459,11 +546,48 @@ def load_chats(
     return load_conversations(gm, path, auto_links, name="chats", **how)
 
 
+def load_agent_memory(
+    gm: GraphMem,
+    path: Path = AGENT_MEMORY,
+    auto_links: Sequence[str] = (),
+    *,
+    project: str | None = None,
+    how: str = "import",
+) -> DevSet:
+    """The coding-agent set (``benchmarks/eval/agent_memory.json``, made by
+    ``benchmarks.make_agent_memory``): each of its projects a project (named
+    ``project:id`` with a ``project``, else its id), written as ``load_own_set``
+    writes its memories, relations and supersessions, each memory at its
+    ``occurred_at``. The questions no memory answers are the ``negatives``; the
+    held-out project's questions come back apart, as the set ``agent-heldout``."""
+    data = json.loads(path.read_text())
+    parts: dict[bool, DevSet] = {
+        held: DevSet("agent-heldout" if held else "agent", [], {}, by_kind=True)
+        for held in (False, True)
+    }
+    for part in data["projects"]:
+        project_id = f"{project}:{part['id']}" if project else part["id"]
+        gm.set_project_settings(auto_links=list(auto_links), project_id=project_id)
+        ids = write_graph(gm, part, project_id, how, source="agent")
+        dev = parts[part["held_out"]]
+        dev.corpus[project_id] = _texts(gm, list(ids.values()), project_id)
+        for q in part["questions"]:
+            labelled = LabelledQuery(
+                text=q["query"],
+                relevant=frozenset(ids[k] for k in q["relevant"]),
+                kind=q["kind"],
+                project=project_id,
+            )
+            (dev.queries if labelled.relevant else dev.negatives).append(labelled)
+    return dataclasses.replace(parts[False], held_out=parts[True])
+
+
 LOADERS: dict[str, Callable[..., DevSet]] = {
     "own": load_own_set,
     "madial": load_madial,
     "conversations": load_conversations,
     "chats": load_chats,
+    "agent": load_agent_memory,
 }
 
 
@@ -518,25 +642,43 @@ class Neo4jServer:
 
 
 def run_set(gm: GraphMem, dev: DevSet, embedder: MiniLMEmbedder) -> list[dict[str, Any]]:
-    """Every mode and both references on one dev set, as rows of figures."""
+    """Every mode and both references on one dev set, as rows of figures; with
+    ``dev.by_kind``, also a row per kind of query and mode (``kind`` set), and
+    one for the ``negatives`` (``kind`` none: the share answered empty); then
+    the rows of its held-out part, as a set of its own."""
     name = dev.name
     modes = (*MODES, UNFILTERED, CONTEXT, SEED_CONTEXT)
-    qualities = [evaluate(gm, dev.queries, mode) for mode in modes]
-    qualities.append(measure(dev.queries, REFERENCES[0], reference_bm25(dev)))
-    qualities.append(measure(dev.queries, REFERENCES[1], reference_dense(dev, embedder)))
-    return [
-        {
-            "set": name,
-            "mode": q.mode,
-            "queries": q.queries,
-            "recall@5": q.recall[5],
-            "recall@10": q.recall[10],
-            "mrr@10": q.mrr,
-            "p50_ms": q.p50_ms,
-            "p95_ms": q.p95_ms,
-        }
-        for q in qualities
-    ]
+    qualities = [evaluate(gm, dev.queries, mode, dev.negatives) for mode in modes]
+    for reference, rank in zip(
+        REFERENCES, (reference_bm25(dev), reference_dense(dev, embedder)), strict=True
+    ):
+        quality = measure(dev.queries, reference, rank)
+        qualities.append(with_negatives(quality, dev.negatives, rank) if dev.negatives else quality)
+    rows = [{"set": name, **figures(q)} for q in qualities]
+    if dev.by_kind:
+        rows += [
+            {"set": name, "kind": kind, **figures(per_kind), "empty": per_kind.empty}
+            for q in qualities
+            for kind, per_kind in q.kinds.items()
+        ]
+    if dev.held_out is not None:
+        rows += run_set(gm, dev.held_out, embedder)
+    return rows
+
+
+def figures(q: Quality) -> dict[str, Any]:
+    """One row's figures (no recall for the ``none`` kind, only the share answered empty)."""
+    if not q.recall:
+        return {"mode": q.mode, "queries": q.queries, "empty": q.empty}
+    return {
+        "mode": q.mode,
+        "queries": q.queries,
+        "recall@5": q.recall[5],
+        "recall@10": q.recall[10],
+        "mrr@10": q.mrr,
+        "p50_ms": q.p50_ms,
+        "p95_ms": q.p95_ms,
+    }
 
 
 LINK_VARIANTS = {
@@ -974,9 +1116,52 @@ def quality_table(rows: Sequence[dict[str, Any]]) -> Any:
     return out
 
 
+def kinds_table(rows: Sequence[dict[str, Any]]) -> Any:
+    """Per kind of query and mode: recall and MRR, and the share answered with no
+    hits (for the ``none`` kind, questions nothing answers, the only figure)."""
+    from rich.table import Table
+
+    out = Table(title="per question kind (answered empty: no hits at default arguments)")
+    columns = (
+        "backend",
+        "store",
+        "write",
+        "set",
+        "kind",
+        "mode",
+        "queries",
+        "recall@5",
+        "recall@10",
+        "MRR@10",
+        "answered empty",
+    )
+    left = ("backend", "store", "write", "set", "kind", "mode")
+    for column in columns:
+        out.add_column(column, justify="left" if column in left else "right")
+    shown = sorted(
+        rows, key=lambda r: (r["backend"], r["store"], r["write"], r["set"], r["kind"] == "none")
+    )
+    for row in shown:
+        out.add_row(
+            *(row[key] for key in left),
+            str(row["queries"]),
+            *(
+                f"{row[key]:.3f}" if key in row else "-"
+                for key in ("recall@5", "recall@10", "mrr@10")
+            ),
+            f"{row['empty']:.3f}",
+        )
+    return out
+
+
 def main(
     sets: Annotated[
-        str, typer.Option(help="Comma-separated dev sets: own, madial, conversations, chats.")
+        str,
+        typer.Option(
+            help="Comma-separated dev sets: own, madial, conversations, chats, agent (the "
+            "coding-agent set, with its held-out project reported apart as agent-heldout; "
+            "run only when named)."
+        ),
     ] = "own,madial,conversations,chats",
     stores: Annotated[
         str,
@@ -1090,6 +1275,9 @@ def main(
             server.close()
         for key, rows in measured.items():
             report[key] += [{"backend": name, **row} for row in rows]
+    # Rows per kind of query (sets that ask for them) are a table of their own.
+    report["kinds"] = [row for row in report["quality"] if "kind" in row]
+    report["quality"] = [row for row in report["quality"] if "kind" not in row]
     out.print(quality_table(report["quality"]))
     for line in verdicts(report["quality"]):
         out.print(line)
@@ -1099,6 +1287,8 @@ def main(
         out.print(feedback_table(report["feedback"]))
     if report["query_parts"]:
         out.print(query_parts_table(report["query_parts"]))
+    if report["kinds"]:
+        out.print(kinds_table(report["kinds"]))
     if report["calibration"]:
         out.print(calibration_table(report["calibration"]))
     agreed = agreement(report["quality"])
