@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -510,3 +511,43 @@ def test_a_restored_memory_names_only_the_memories_its_reader_may_read(
     assert into.id not in json.dumps(body)
     # Its own agent reads the name as stored.
     assert ana.get(folded[0].id).merged_into == team.get(folded[0].id).merged_into == into.id
+
+
+def test_the_past_names_only_the_memories_its_reader_may_read(
+    team: GraphMem, clock: ManualClock
+) -> None:
+    """A memory as of a past time is rebuilt from its logs (an archival's
+    ``other_id`` and reason, a supersession): read so, it names what its reader
+    may read only, on every read that takes ``as_of``."""
+    ana, ben = team.as_agent("ana"), team.as_agent("ben")
+    old = ana.remember({"content": "deploys run on friday", "visibility": "shared"})
+    new = ana.remember({"content": "deploys run on monday now"})  # private to ana
+    ana.supersede(old.id, new.id)
+    into = ana.remember({"content": "ana's own deploy checklist"})
+    folded = ana.remember({"content": "the deploy checklist, shared", "visibility": "shared"})
+    ana.relate(folded.id, old.id, RelationType.RELATED_TO)
+    ana.merge_memories(into.id, folded.id)
+    clock.advance(60)
+    at = clock.now()
+    seen = [
+        *ben.get_many([old.id, folded.id], as_of=at),
+        *ben.list(first=50, filter={"include_archived": True}, as_of=at).items,
+        *ben.neighborhood(old.id, depth=2, as_of=at).nodes,
+        *ben.neighborhood(folded.id, depth=2, as_of=at).nodes,
+    ]
+    assert {old.id, folded.id} <= {m.id for m in seen if m is not None}
+    for memory in seen:
+        assert memory is not None
+        text = json.dumps(memory.model_dump(mode="json"))
+        assert new.id not in text and into.id not in text, text
+    (gone,) = [m for m in ben.neighborhood(folded.id, as_of=at).nodes if m.id == folded.id]
+    assert (gone.merged_into, gone.archive_reason) == (None, "merged into another memory")
+    assert team.neighborhood(folded.id, as_of=at).nodes[0].merged_into == into.id
+    with serve(create_app(team, SETTINGS)) as http:
+        document = """query($id: ID!, $at: DateTime) {
+          neighborhood(id: $id, depth: 2, asOf: $at) { nodes { id supersededBy mergedInto } }
+        }"""
+        when = datetime.fromtimestamp(at, UTC).isoformat()
+        body = post(http, keys(team)["ben"], document, id=old.id, at=when)
+    nodes = {n["id"]: n for n in body["data"]["neighborhood"]["nodes"]}
+    assert nodes[old.id]["supersededBy"] is None and nodes[folded.id]["mergedInto"] is None

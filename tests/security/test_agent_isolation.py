@@ -50,6 +50,12 @@ OMIT = object()
 """An optional argument left out of one probe and given in the next."""
 OPTIONAL = {"memoryId": "memory", "agentId": "agent", "mode": None}
 """Optional arguments probed too: a memory filter, the one-agent view, the search mode."""
+AS_OF = {**OPTIONAL, "asOf": "at"}
+"""The same, and every field that reads the past both now and as of a time."""
+ENDING = {"forget", "supersede", "mergeMemories", "merge_memories", "rejectCandidate"}
+ENDING |= {"reject_candidate", "bulkReview", "bulk_review"}
+"""Writes that end the memory they are given: probed last, so every other field
+reads it as populated."""
 
 
 def populate(gm: GraphMem, clock: ManualClock) -> dict[str, list[str]]:
@@ -103,6 +109,10 @@ def populate(gm: GraphMem, clock: ManualClock) -> dict[str, list[str]]:
     )
     gm.run_promotion("s-team")  # promotion events for every memory of the session
     ids["ana_more"] = _names_of_private_memories(gm, ana, ben, ids)
+    # Shared memories whose records name ana's private ones: superseded by one,
+    # merged into one (archived, its reason and archival log naming it), the
+    # survivor of a merge of one.
+    ids["naming"] = ids["ana_shared"][:3]
     return ids
 
 
@@ -165,6 +175,10 @@ class Probes:
         self.count = 0
         self.leaks: list[tuple[str, Any]] = []
 
+    def kinds(self) -> list[str]:
+        """What leaked, each kind once (the fields and what they named)."""
+        return sorted({name for name, _ in self.leaks})
+
     def check(self, name: str, answer: Any, data: Any, blank: Any | None, compare: bool) -> None:
         """``data``: the part of ``answer`` that is not an error (which may repeat
         the id the caller sent)."""
@@ -178,18 +192,22 @@ class Probes:
 
 
 def documents(
-    operation: str, root: GraphQLObjectType, guesses: dict[str, str]
+    operation: str,
+    root: GraphQLObjectType,
+    guesses: dict[str, str],
+    optional: dict[str, str | None] = OPTIONAL,
 ) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """Every field of ``root``, with every enum value and each optional filter both
-    left out and given: ids guessed, the other agent's view asked for."""
+    """Every field of ``root``, with every enum value and each ``optional``
+    argument both left out and given: ids guessed, the other agent's view asked
+    for (``AS_OF``: a past time too)."""
     for name, field in root.fields.items():
-        probed = {n: a for n, a in field.args.items() if _required(a) or n in OPTIONAL}
+        probed = {n: a for n, a in field.args.items() if _required(a) or n in optional}
         choices = []
         for arg_name, argument in probed.items():
             if arg_name == "toProjectId":
                 choices.append([ELSEWHERE])
-            elif arg_name in OPTIONAL and not _required(argument):
-                guess = OPTIONAL[arg_name]
+            elif arg_name in optional and not _required(argument):
+                guess = optional[arg_name]
                 given = [guesses[guess]] if guess else values(argument.type, arg_name, guesses)
                 choices.append([OMIT, *given])
             else:
@@ -200,9 +218,10 @@ def documents(
 
 
 def test_no_graphql_probe_reaches_another_agents_private_memories(
-    egm: GraphMem, team: dict[str, Any]
+    egm: GraphMem, team: dict[str, Any], clock: ManualClock
 ) -> None:
     ids = team["ids"]
+    now = datetime.fromtimestamp(clock.now(), UTC).isoformat()
     private = set(ids["ana"]) | set(ids["ana_more"])
     before = private_state(egm, ids["ana"] + ids["ana_more"])
     probes = Probes(private)
@@ -235,8 +254,11 @@ def test_no_graphql_probe_reaches_another_agents_private_memories(
                     blank = _post(http, document, blank_variables) if compare else None
                     probes.check(name, answer, answer.get("data"), blank, compare)
         _probe_the_hidden_session(http, probes, ids["ben"][1])
+        _probe_what_names_private_memories(http, probes, ids["naming"], ids["ben"][1], now)
     assert private_state(egm, ids["ana"] + ids["ana_more"]) == before
-    print(f"agent isolation: {probes.count} GraphQL probes, {len(probes.leaks)} leaks")
+    print(
+        f"agent isolation: {probes.count} GraphQL probes, {len(probes.leaks)} leaks", probes.kinds()
+    )
     assert not probes.leaks, probes.leaks[:3]
     assert probes.count > 300
 
@@ -286,6 +308,30 @@ def _probe_the_hidden_session(http: httpx.Client, probes: Probes, own: str) -> N
             probes.leaks.append((f"{name}: into the hidden session", answer))
 
 
+def _probe_what_names_private_memories(
+    http: httpx.Client, probes: Probes, naming: list[str], own: str, now: str
+) -> None:
+    """Every query and mutation of the schema given the shared memories whose
+    records name private ones, now and as of ``now`` (the memory as its history
+    rebuilds it, with the archival log's ``other_id`` and reason): each answer
+    names no private memory."""
+    probed = []
+    for memory_id in naming:
+        guesses = {"memory": memory_id, "session": "s-team", "own": own, "agent": "ana", "at": now}
+        for operation, root, text in (
+            ("query", schema._schema.query_type, f"{COMMON} {SECRET}"),
+            ("mutation", schema._schema.mutation_type, f"{COMMON} probe"),
+        ):
+            found = documents(operation, root, {**guesses, "text": text}, AS_OF)
+            probed += [
+                (operation == "mutation", name in ENDING, name, d, v) for name, d, v in found
+            ]
+    # Reads first, then writes, the ones ending a memory last (sorted is stable).
+    for _, _, name, document, variables in sorted(probed, key=lambda p: p[:2]):
+        answer = _post(http, document, variables)
+        probes.check(name, answer, answer, None, False)  # no id sent is private
+
+
 def _post(http: httpx.Client, document: str, variables: dict[str, Any]) -> dict[str, Any]:
     body: dict[str, Any] = http.post(
         "/graphql", json={"query": document, "variables": variables}
@@ -308,7 +354,7 @@ def test_no_mcp_probe_reaches_another_agents_private_memories(
 ) -> None:
     ids = team["ids"]
     now = datetime.fromtimestamp(clock.now(), UTC).isoformat()
-    private = set(ids["ana"])
+    private = set(ids["ana"]) | set(ids["ana_more"])
     before = private_state(egm, ids["ana"])
     probes = Probes(private)
     controls: list[set[str]] = []
@@ -337,14 +383,32 @@ def test_no_mcp_probe_reaches_another_agents_private_memories(
                         other = await session.call_tool(tool.name, blank)
                         missing = {"error": other.is_error, "content": other.structured_content}
                     probes.check(tool.name, result, data, missing, compare)
+        await _call_on_what_names_private_memories(session, probes, ids, now)
 
     with serve(create_http_app(egm, team["settings"])) as http:
         over_http(f"{http.base_url}".rstrip("/") + MCP_PATH, scenario, key=team["ben"])
     assert set(ids["ana_shared"]) & controls[0]
     assert private_state(egm, ids["ana"]) == before
-    print(f"agent isolation: {probes.count} MCP probes, {len(probes.leaks)} leaks")
+    print(f"agent isolation: {probes.count} MCP probes, {len(probes.leaks)} leaks", probes.kinds())
     assert not probes.leaks, probes.leaks[:3]
     assert probes.count > 100
+
+
+async def _call_on_what_names_private_memories(
+    session: ClientSession, probes: Probes, ids: dict[str, list[str]], now: str
+) -> None:
+    """Every tool given the shared memories whose records name private ones
+    (with and without ``as_of``), the tools ending a memory last: no answer
+    names a private memory."""
+    tools = sorted((await session.list_tools()).tools, key=lambda t: t.name in ENDING)
+    for tool in tools:
+        reads = bool(tool.annotations and tool.annotations.read_only_hint)
+        text = f"{COMMON} {SECRET}" if reads else f"{COMMON} probe"
+        for named in ids["naming"]:
+            for arguments, _ in _tool_probes(tool.input_schema, named, ids["ben"][1], text, now):
+                answer = await session.call_tool(tool.name, arguments)
+                result = {"error": answer.is_error, "content": answer.structured_content}
+                probes.check(tool.name, result, result, None, False)  # no id sent is private
 
 
 def _tool_probes(

@@ -136,7 +136,7 @@ class Traversal:
         return Neighborhood(
             center_id=memory_id,
             depth=depth,
-            nodes=kept,
+            nodes=readable_references(self.store, kept),
             edges=edges,
             truncated=len(nodes) - 1 > limit,
         )
