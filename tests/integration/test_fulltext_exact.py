@@ -127,10 +127,11 @@ def assert_exact(
 
 
 def written(gm: GraphMem, items: list[str], project: str) -> dict[str, str]:
-    """The project's memories after writing ``items`` (duplicates merge), id -> text."""
-    half = len(items) // 2
-    ids = gm.remember_many([{"content": text} for text in items[:half]], project_id=project)
-    ids += [gm.remember({"content": text}, project_id=project).id for text in items[half:]]
+    """The project's memories after writing ``items`` (duplicates merge), id -> text:
+    the last few one at a time, the others in one batch."""
+    single = max(len(items) - 5, 0)
+    ids = gm.remember_many([{"content": text} for text in items[:single]], project_id=project)
+    ids += [gm.remember({"content": text}, project_id=project).id for text in items[single:]]
     unique = list(dict.fromkeys(ids))
     memories = gm.get_many(unique, project_id=project)
     return {m.id: memory_text(m.content, m.rationale) for m in memories if m is not None}
@@ -167,20 +168,24 @@ def test_fulltext_ranks_every_match_by_the_projects_own_bm25(
     memories = written(gm, items, project)
     if bulk:
         turns = [f"{NAMES[n % 3]}: {WORDS[n % 5]} note {n}" for n in range(bulk)]
-        ids = gm.remember_many([{"content": text} for text in turns], project_id=project)
+        # Written as an import writes (rememberMany, dedup off): the third write path.
+        ids = gm.remember_many(
+            [{"content": text} for text in turns], project_id=project, dedup=False
+        )
         memories.update(zip(ids, turns, strict=True))
     for query in queries:
         assert_exact(gm, memories, query, project, limit)
 
     # What moves the index's own scores and its order among equal ones: writes
     # to the memories' properties (each re-indexes the document, leaving a
-    # deleted one behind), and another project's memories forgotten and written.
-    for memory_id in list(memories)[::2]:
+    # deleted one behind; a quarter accessed, a sixth pinned), and another
+    # project's memories forgotten and written.
+    for memory_id in list(memories)[::4]:
         gm.record_access(memory_id, project_id=project)
-    for memory_id in list(memories)[1::3]:
+    for memory_id in list(memories)[1::6]:
         gm.pin(memory_id, project_id=project)
-    for memory_id in list(elsewhere)[::2]:
+    for memory_id in list(elsewhere)[::3]:
         gm.forget(memory_id, project_id=other)
-    written(gm, items, other)
+    gm.remember_many([{"content": text} for text in items], project_id=other)
     for query in queries:
         assert_exact(gm, memories, query, project, limit)
