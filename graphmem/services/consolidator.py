@@ -39,6 +39,7 @@ from graphmem.domain.text import content_key
 from graphmem.services.base import Basics, Service
 from graphmem.services.embeddings import memory_text
 from graphmem.services.events import ChangeKind
+from graphmem.services.memories import UNNAMED, unreadable
 
 Embed = Callable[[Sequence[str]], Sequence[Sequence[float]] | None]
 PAGE = 5_000
@@ -157,13 +158,15 @@ class Consolidator(Service):
 
     def _applied(self, project_id: str, fingerprints: list[str]) -> dict[str, str]:
         """Which of these fingerprints were consolidated already, and into which memory:
-        applying a dry run's fingerprint a second time finds no such group any more."""
+        applying a dry run's fingerprint a second time finds no such group any more.
+        A memory the acting agent may not read is named "another memory"."""
         if not fingerprints:
             return {}
         rows = self.store.read(
             "consolidated_groups", {"project_id": project_id, "fingerprints": fingerprints}
         )
-        return {row["fingerprint"]: row["id"] for row in rows}
+        hidden = unreadable(self.store, {row["id"] for row in rows})
+        return {row["fingerprint"]: UNNAMED if row["id"] in hidden else row["id"] for row in rows}
 
     def _apply(self, group: Group, vector: list[float] | None, result: ConsolidationResult) -> None:
         now = self._now()

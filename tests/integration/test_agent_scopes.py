@@ -551,3 +551,35 @@ def test_the_past_names_only_the_memories_its_reader_may_read(
         body = post(http, keys(team)["ben"], document, id=old.id, at=when)
     nodes = {n["id"]: n for n in body["data"]["neighborhood"]["nodes"]}
     assert nodes[old.id]["supersededBy"] is None and nodes[folded.id]["mergedInto"] is None
+
+
+def test_whole_project_runs_in_an_agents_view_reach_only_what_it_may_read(
+    team: GraphMem, clock: ManualClock
+) -> None:
+    """Archival, what-if and consolidation run in one agent's view (the Python
+    API's ``as_agent``; keys bound to an agent may not run them at all) find,
+    move and name only the memories that agent may read."""
+    ana, ben = team.as_agent("ana"), team.as_agent("ben")
+    private = [
+        ana.remember({"content": content})
+        for content in ("ana's own deploy checklist", "ana's own checklist for each deploy")
+    ]
+    ana.relate(private[0].id, private[1].id, RelationType.RELATED_TO)
+    shared = [
+        ben.remember({"content": f"a shared deploy note {n}", "visibility": "shared"})
+        for n in (1, 2)
+    ]
+    hidden = {m.id for m in private}
+    clock.advance(400 * 86_400)  # every memory stale
+    planned = ben.archive_stale(dry_run=True)
+    assert {i.memory_id for i in planned.items} == {m.id for m in shared}
+    report = ben.what_if({"rules": {"archive_importance_below": 0.99}})
+    assert not any(i in json.dumps(report.to_dict()) for i in hidden)
+    assert set(ben.archive_stale().archived) == {m.id for m in shared}
+    assert {team.get(i).tier for i in hidden} == {Tier.WORKING}
+    (group,) = ana.consolidate(dry_run=True).groups
+    (made,) = ana.consolidate(fingerprints=[group.fingerprint]).consolidated
+    note = f"group {group.fingerprint}: already consolidated into {{}}; nothing written"
+    again = ben.consolidate(fingerprints=[group.fingerprint])
+    assert again.notes == [note.format("another memory")]
+    assert team.consolidate(fingerprints=[group.fingerprint]).notes == [note.format(made.memory_id)]
