@@ -1,18 +1,30 @@
-// Every full-text match of $query (built from word tokens only, never user
-// syntax) over content and rationale, up to $cap: retrieval ranks them all by
-// BM25 (graphmem/services/retrieval/fulltext.py), so Lucene's own score, which
-// counts deleted documents until their segments merge and moves whenever a
-// memory's properties are written (the write re-indexes its document), is
-// neither read nor used to choose. $query is one group of words (the rare
-// ones, or one common word) and holds the scope words of the project as the
-// viewer may read it (Dialect.scoped, graphmem/domain/textscope.py), so the
-// index matches nothing else; the project and visibility are checked again
-// here all the same. The search filters apply in retrieval, to the fields of
-// the best by BM25 only. Matches carry their id and text, which BM25 ranks them
-// by; the fields of the best are read next (candidate_memories). Results are
-// re-read in full.
-CALL db.index.fulltext.queryNodes('memory_words', $query, {limit: $cap}) YIELD node
-WITH node
-WHERE node.project_id = $project_id
-  AND {{visible(node)}}
-RETURN node.id AS id, node.content AS content, node.rationale AS rationale
+// Full-text matches of $query (built from word tokens only, never user syntax)
+// over content and rationale: the candidates that retrieval ranks by BM25
+// (graphmem/services/retrieval/fulltext.py); the index's own score only picks them.
+// $query holds the scope words of the project as the viewer may read it
+// (Dialect.scoped, graphmem/domain/textscope.py), so the index matches nothing else;
+// the project and visibility are checked again here all the same. The search filters apply in retrieval, to the fields
+// of the best by BM25 only.
+// `seen` is how many the index gave: fewer than $k means there are no more, so
+// the caller does not ask again with a larger $k. A last row without an id
+// always comes, so `seen` arrives even when no match is left.
+// $fallback (or null) is the next, relaxed query: asked only when the index
+// matched nothing for $query, so a question that needs relaxing costs one
+// round trip instead of two; `fell_back` says which query the rows answer.
+// Candidates carry their text, which BM25 ranks them by; the fields of the best
+// are read next (candidate_memories). Results are re-read in full.
+CALL db.index.fulltext.queryNodes('memory_words', $query, {limit: $k}) YIELD node, score
+WITH collect(node) AS first
+CALL (first) {
+  WITH first
+  WHERE size(first) = 0 AND $fallback IS NOT NULL
+  CALL db.index.fulltext.queryNodes('memory_words', $fallback, {limit: $k}) YIELD node, score
+  RETURN collect(node) AS second
+}
+WITH CASE WHEN size(first) = 0 THEN second ELSE first END AS top, size(first) = 0 AND $fallback IS NOT NULL AS fell_back
+UNWIND top + [null] AS node
+WITH node, size(top) AS seen, fell_back
+WHERE node IS NULL
+   OR (node.project_id = $project_id
+       AND {{visible(node)}})
+RETURN node.id AS id, node.content AS content, node.rationale AS rationale, node.created_at AS created_at, seen, fell_back

@@ -1,5 +1,5 @@
-"""In which order full text reads its words' matches, the most a word can add
-to a score, and how common words' counts are estimated from a sample."""
+"""What a full-text query asks next when no memory holds every common word,
+and how common words' counts are estimated from a sample."""
 
 from __future__ import annotations
 
@@ -7,80 +7,56 @@ import math
 import threading
 
 import snowballstemmer
-from hypothesis import given
-from hypothesis import strategies as st
 
 from graphmem.services.retrieval import fulltext
-from graphmem.services.retrieval.fulltext import (
-    Corpus,
-    bm25,
-    query_terms,
-    read_order,
-    term_bound,
-)
+from graphmem.services.retrieval.fulltext import MAX_GROUPS, Corpus, query_terms, relaxations
+from graphmem.store.dialect import Dialect
 
 COUNTS = {"queue": 9_000, "time": 20_000, "redis": 4_000, "streams": 3_500, "qzx7731": 3}
+FALKORDB, NEO4J = Dialect.FALKORDB, Dialect.NEO4J
 
 
-def order(terms: list[str], counts=COUNTS, documents=100_000, wanted=1) -> list[list[str]]:
-    return read_order(terms, counts, documents=documents, common_share=0.01, wanted=wanted)
+def steps(terms: list[str], counts=COUNTS, dialect=FALKORDB) -> list[str]:
+    return list(relaxations(terms, counts, common=1_000, dialect=dialect))
 
 
-def test_rare_words_are_read_at_once_then_each_common_word_rarest_first():
-    assert order(["queue", "time", "qzx7731", "redis", "streams"]) == [
-        ["qzx7731"],
-        ["streams"],
-        ["redis"],
-        ["queue"],
-        ["time"],
-    ]
-    assert order(["time", "nowhere"]) == [["time"]]  # a word matching nothing is left out
-    assert order(["nowhere"]) == []
-
-
-def test_common_is_a_share_of_the_project_not_a_count():
-    # A name in 300 of a 400-memory conversation is common; in 400,000 it is rare.
-    counts = {"alice": 300, "zebra": 2}
-    assert order(["alice", "zebra"], counts, documents=400) == [["zebra"], ["alice"]]
-    assert order(["alice", "zebra"], counts, documents=400_000) == [["alice", "zebra"]]
-
-
-def test_common_words_join_the_first_read_while_it_holds_fewer_matches_than_wanted():
-    # Five words in two memories each of a five-memory project: all are common,
-    # and all their matches together are fewer than the search scores.
-    counts = dict.fromkeys(["notification", "queue", "time", "redis", "streams"], 2)
-    assert order(list(counts), counts, documents=5, wanted=100) == [
-        ["notification", "queue", "redis", "streams", "time"]
-    ]
-    assert order(["queue", "time", "qzx7731", "redis"], wanted=4_000) == [
-        ["qzx7731", "redis"],
-        ["queue"],
-        ["time"],
+def test_all_but_one_then_all_but_two_down_to_the_rarest_alone():
+    assert steps(["queue", "time", "redis", "streams"]) == [
+        "(streams redis queue)|(streams redis time)|(streams queue time)|(redis queue time)",
+        "(streams redis)|(streams queue)|(streams time)|(redis queue)|(redis time)|(queue time)",
+        "streams",
     ]
 
 
-def test_equal_counts_are_read_in_one_order():
+def test_rare_words_stay_alternatives_at_every_step():
+    relaxed = steps(["queue", "time", "redis", "qzx7731"], dialect=NEO4J)
+    assert relaxed[0] == ("qzx7731 OR (redis AND queue) OR (redis AND time) OR (queue AND time)")
+    assert relaxed[-1] == "qzx7731 OR redis"
+
+
+def test_nothing_to_relax_with_fewer_than_two_common_words():
+    assert steps(["time", "qzx7731"]) == []
+    assert steps(["qzx7731"]) == []
+    assert list(relaxations(["queue", "time"], COUNTS, common=50_000, dialect=FALKORDB)) == []
+
+
+def test_a_long_question_leaves_out_its_most_common_words_instead_of_asking_too_much():
+    words = [f"w{n:02}" for n in range(12)]
+    counts = {w: 1_000 + n for n, w in enumerate(words)}  # w00 the rarest
+    relaxed = steps(words, counts)
+    groups = [query.split("|") for query in relaxed]
+    assert len(groups[0]) == 12  # all but one of twelve
+    assert all(len(g) <= max(MAX_GROUPS, 12) for g in groups)
+    # The most common words go first: w11 is in no group after the first step.
+    assert all("w11" not in query for query in relaxed[1:])
+    assert relaxed[-1] == "w00"
+    assert len(relaxed) < 12
+
+
+def test_equal_counts_relax_in_one_order():
     counts = {"alpha": 5_000, "beta": 5_000}
-    assert (
-        order(["alpha", "beta"], counts)
-        == order(["beta", "alpha"], counts)
-        == [
-            ["alpha"],
-            ["beta"],
-        ]
-    )
-
-
-@given(
-    weight=st.floats(0.01, 20.0),
-    mean=st.floats(0.5, 200.0),
-    tf=st.integers(1, 500),
-    extra=st.integers(0, 2_000),
-)
-def test_no_memory_gets_more_from_a_word_than_its_bound(weight, mean, tf, extra):
-    stems = ["w"] * tf + ["x"] * extra
-    score = bm25({"w": weight}, [("m", stems)], mean_length=mean)["m"]
-    assert score < term_bound(weight, mean)
+    assert steps(["alpha", "beta"], counts) == ["alpha"]
+    assert steps(["beta", "alpha"], counts) == ["alpha"]
 
 
 def sample(texts: list[str], documents: int) -> Corpus:

@@ -52,20 +52,16 @@ class RetrievalConfig:
     """Both indexes span every project: each is asked for its best k, the project
     and filters apply to those, and when they leave too few, k grows fourfold up
     to this cap."""
-    common_term_share: float = 0.01
-    """A word matching at least this share of the scope's memories is "common":
-    its matches are read only while they could still change the best full-text
-    scores (fulltext.py, ``read_order``). 1% is where the absolute 1,000 of
-    100,000 memories stood; relative, a name in most of a small project's
-    memories is common there too."""
+    common_term_docs: int = 1_000
+    """A word matching at least this many memories is "common" (see fulltext.py)."""
     term_count_cap: int = 20_000
     """Document frequencies are counted up to this many matches (the count's cost);
     a word matching more is treated as matching this many."""
-    fulltext_match_cap: int = 20_000
-    """Full text reads at most this many matches of one statement (its rare words,
-    or one common word): up to it, every match of the scope is ranked by BM25,
-    exactly; a word matching more of one project is read this far, in the
-    index's order."""
+    fulltext_rescore: int = 250
+    """Full text asks the index for up to this many matches and ranks them by BM25
+    (more while the filters leave fewer than it keeps). At 100,000 memories the
+    best ten by BM25 were as good at 250 as at 1,000 or 4,000, for a third off
+    the slowest searches (docs/retrieval.md)."""
     corpus_sample: int = 5_000
     """Memories sampled (uniformly) for the mean memory length BM25 normalises by,
     and for the counts of common words in a larger store (``Corpus.estimate``)."""

@@ -3,9 +3,8 @@ store for a query's best and handing them to one ``Candidates``.
 
 Candidates always come from the native indexes (vector kNN, full text), over-
 fetched and filtered in the database, and the exact scoring formulas run on
-those candidates only: full text reads the matches of the query's words (its
-common words' only while they can still change the best, fulltext.py), and
-nothing scans a project's memories in Python.
+those candidates only: nothing scans a project's memories in Python, which
+keeps a call at 100,000 memories to a few milliseconds of database work.
 
 The vector side (embedding the query, ~4 ms on a CPU, then the kNN) runs on a
 worker thread while full text runs on the caller's, so the two overlap.
@@ -30,11 +29,11 @@ from graphmem.services.retrieval.fulltext import (
     Corpus,
     analyse,
     bm25,
+    build_query,
     query_terms,
     query_weights,
-    read_order,
+    relaxations,
     stem,
-    term_bound,
 )
 from graphmem.services.retrieval.recent import recent_part
 from graphmem.services.retrieval.statistics import Scope, TextStatistics
@@ -247,45 +246,59 @@ class Retrievers:
         detail: int,
         stems: dict[str, list[str]],
     ) -> tuple[list[tuple[Memory, float]], list[tuple[str, float]]]:
-        """Full text's best ``fetch`` by exact BM25 over the query's total IDF (see
-        ``fusion``), ties by memory id: the best whose fields pass the filters,
-        up to ``detail``, are the candidates; the matches ranked after them,
+        """Full text's best ``fetch`` by BM25 over the query's total IDF (see
+        ``fusion``): the index's matches (up to ``fulltext_rescore``) are ranked by
+        their text, then the fields of the best are read and filtered until
+        ``detail`` pass. Those are the candidates; the matches ranked after them,
         their fields unread, come as ids and scores up to ``fetch`` in all.
-
-        The words' matches are read group by group (``read_order``: the rare
-        words at once, then each common word, rarest first) until the memories
-        read that score above what the unread words could give any other
-        (``term_bound``) fill ``fetch``: those are final, in their order, as
-        every memory read is scored with every query word it holds. ``stems``
-        keeps each match's analysed text."""
+        ``stems`` keeps each match's analysed text."""
         terms = query_terms(text)
         if not terms:
             return [], []
         config = self._config()
         counts = self.statistics.terms.counts(terms, scope)
+        k = config.fulltext_rescore
+        dialect, common = self.store.dialect, config.common_term_docs
+        # No memory holding every common word: ask for those holding fewer of them,
+        # each statement carrying the next relaxation in case the index matches nothing.
+        queries = [
+            self.statistics.scoped(query, scope)
+            for query in (
+                build_query(terms, counts, common=common, dialect=dialect),
+                *relaxations(terms, counts, common=common, dialect=dialect),
+            )
+        ]
+        position = 0
+        while position < len(queries):
+            query = queries[position]
+            fallback = queries[position + 1] if position + 1 < len(queries) else None
+            matches, seen, fell_back = self._fulltext_matches(query, params, k, fallback)
+            if fell_back and fallback is not None:
+                query, position = fallback, position + 1
+            if matches:
+                break
+            position += 1
         corpus = self.statistics.corpus(scope)
         weights = query_weights(terms, counts, corpus)
         # BM25 over the query's total IDF: the share of what the query says that the
         # memory holds, on [0, 1] whatever the store's size or the query's length.
         mass = sum(weights.values()) or 1.0
-        groups = read_order(
-            terms,
-            counts,
-            documents=corpus.documents,
-            common_share=config.common_term_share,
-            wanted=fetch,
-        )
-        bounds = [sum(term_bound(weights[stem(t)], corpus.mean_length) for t in g) for g in groups]
-        scores: dict[str, float] = {}
         allowed: dict[str, Memory | None] = {}
-        kept: list[Memory] = []
-        deeper: list[str] = []
-        for read, group in enumerate(groups, start=1):
-            self._score_matches(group, params, scope, weights, corpus, scores, stems)
-            # What a memory holding only the unread words could score at most.
-            unread = sum(bounds[read:])
-            final = sorted((i for i, s in scores.items() if s > unread), key=_best_first(scores))
-            kept = self._allowed(final, filters, detail, allowed, params)
+        while True:
+            for row in matches:
+                if row["id"] not in stems:
+                    stems[row["id"]] = analyse(memory_text(row["content"] or "", row["rationale"]))
+            scores = bm25(
+                weights,
+                ((row["id"], stems[row["id"]]) for row in matches),
+                mean_length=corpus.mean_length,
+            )
+            ranked = sorted(
+                matches,
+                key=lambda row: (-scores[row["id"]], -(row["created_at"] or 0.0), row["id"]),
+            )
+            ids = [row["id"] for row in ranked]
+            kept = self._allowed(ids, filters, detail, allowed, params)
             # Ranked after the candidates: matches whose fields were read and pass
             # the filters, or were not read. Those are taken to pass: their scores
             # go only to vector candidates (which passed the same filters) and
@@ -293,47 +306,36 @@ class Retrievers:
             candidates = {memory.id for memory in kept}
             deeper = [
                 i
-                for i in final
+                for i in ids
                 if i not in candidates and (i not in allowed or allowed[i] is not None)
             ][: fetch - len(kept)]
-            if len(kept) + len(deeper) >= fetch:
-                break
-        return (
-            [(memory, min(1.0, scores[memory.id] / mass)) for memory in kept],
-            [(i, min(1.0, scores[i] / mass)) for i in deeper],
-        )
+            # The filters left too few, and the index has more: ask it for more.
+            if len(kept) + len(deeper) >= fetch or seen < k or k >= config.index_k_max:
+                return (
+                    [(memory, min(1.0, scores[memory.id] / mass)) for memory in kept],
+                    [(i, min(1.0, scores[i] / mass)) for i in deeper],
+                )
+            k = min(k * 4, config.index_k_max)
+            matches, seen, _ = self._fulltext_matches(query, params, k)
 
-    def _score_matches(
-        self,
-        group: Sequence[str],
-        params: dict[str, Any],
-        scope: Scope,
-        weights: Mapping[str, float],
-        corpus: Corpus,
-        scores: dict[str, float],
-        stems: dict[str, list[str]],
-    ) -> None:
-        """Every match of ``group``'s words in the scope (up to ``fulltext_match_cap``)
-        not scored yet, scored by BM25 with every query word into ``scores``.
-
-        A match whose analysed text holds no query word (the index's analysis
-        found one ours does not) scores 0 and is left out: it matches nothing
-        BM25 counts."""
-        query = self.statistics.scoped(self.store.dialect.fulltext_query(group), scope)
+    def _fulltext_matches(
+        self, query: str, params: dict[str, Any], k: int, fallback: str | None = None
+    ) -> tuple[list[Row], int, bool]:
+        """The index's best ``k`` matches of the project the viewer may see, with
+        their text; how many the index gave (fewer than ``k``: no more); and
+        whether they answer ``fallback``, asked when ``query`` matched nothing."""
+        if not query:
+            return [], 0, False
         rows = self.store.read(
-            "fulltext_candidates",
-            {**params, "query": query, "cap": self._config().fulltext_match_cap},
+            "fulltext_candidates", {**params, "query": query, "fallback": fallback, "k": k}
         )
-        fresh = [row for row in rows if row["id"] not in scores]
-        for row in fresh:
-            if row["id"] not in stems:
-                stems[row["id"]] = analyse(memory_text(row["content"] or "", row["rationale"]))
-        found = bm25(
-            weights,
-            ((row["id"], stems[row["id"]]) for row in fresh),
-            mean_length=corpus.mean_length,
+        if not rows:
+            return [], 0, False
+        return (
+            [row for row in rows if row["id"] is not None],
+            rows[-1]["seen"],
+            rows[-1]["fell_back"],
         )
-        scores.update((i, score) for i, score in found.items() if score > 0.0)
 
     def _allowed(
         self,
@@ -371,9 +373,3 @@ class Retrievers:
                     VECTOR_WORKERS, thread_name_prefix="graphmem-vector"
                 )
             return self._executor
-
-
-def _best_first(scores: Mapping[str, float]) -> Callable[[str], tuple[float, str]]:
-    """Sort key: the higher BM25 first, equal scores by memory id, ascending: a key
-    no write, clock or index state moves."""
-    return lambda memory_id: (-scores[memory_id], memory_id)
