@@ -187,9 +187,7 @@ class FalkorStore:
             log.warning("statement %s waits for the indexes being built", name)
             await_indexes(self, max(0.0, deadline - time.monotonic()))
             if indexes_building(self):
-                raise StoreUnavailableError(
-                    "the graph database is rebuilding its indexes; try again shortly"
-                )
+                raise _rebuilding()
         self._built_at = seen
 
     def _send(
@@ -257,9 +255,7 @@ class FalkorStore:
                 break
             time.sleep(INDEX_RETRY_PAUSE)
         if indexes_building(self):
-            raise StoreUnavailableError(
-                "the graph database is rebuilding its indexes; try again shortly"
-            ) from exc
+            raise _rebuilding() from exc
         raise exc
 
     def _recovered(self, exc: redis.ConnectionError, *, read_only: bool) -> bool:
@@ -288,6 +284,11 @@ def _rows(result: Any) -> list[Row]:
             if fields is not None:
                 row["memory"] = _decode(fields)
     return rows
+
+
+def _rebuilding() -> StoreUnavailableError:
+    """What a statement that waited out ``RECOVERY_WAIT`` for the indexes answers."""
+    return StoreUnavailableError("the graph database is rebuilding its indexes; try again shortly")
 
 
 def _unavailable(exc: redis.RedisError) -> StoreUnavailableError:
