@@ -58,9 +58,10 @@ query expanded).
 
 With ``--query-parts``, the same modes run again with a long query's last
 sentences as a second vector off and at neighbouring settings (``RecentPart``),
-and with question and answer turns scored as one exchange off
-(``RetrievalConfig.exchanges``), each setting timed query by query in one
-process.
+with question and answer turns scored as one exchange off
+(``RetrievalConfig.exchanges``), and with the time a query names off and its
+weight and threshold moved (``TimeChannel``), each setting timed query by
+query in one process.
 
 Then the minRelevance calibration (``--no-calibrate`` skips it): per set and
 threshold, the share of the right memories in a HYBRID top 10 whose relevance
@@ -114,6 +115,7 @@ from graphmem.api import GraphMem
 from graphmem.domain.retrieval.context import WORD_OVERLAP
 from graphmem.domain.retrieval.fusion import ScoreFusion
 from graphmem.domain.retrieval.search import MAX_QUERY_CHARS
+from graphmem.domain.retrieval.when import TimeChannel
 from graphmem.services.embeddings import MiniLMEmbedder, memory_text
 from graphmem.services.retrieval.feedback import LexicalFeedback
 from graphmem.services.retrieval.recent import RecentPart
@@ -812,9 +814,15 @@ QUERY_PART_SETTINGS: dict[str, dict[str, Any]] = {
     "weight 0.25": {"recent": RecentPart(weight=0.25)},
     "exchanges off": {"exchanges": False},
     "both off": {"recent": RecentPart(sentences=0), "exchanges": False},
+    "time off": {"time": TimeChannel(weight=0.0)},
+    "time weight 0.3": {"time": TimeChannel(weight=0.3)},
+    "time weight 0.7": {"time": TimeChannel(weight=0.7)},
+    "time near 0.3": {"time": TimeChannel(min_near=0.3)},
+    "time near 0.8": {"time": TimeChannel(min_near=0.8)},
 }
 """``RetrievalConfig`` changes measured with ``--query-parts``: the default, a long
-query's last sentences off and moved alone, question and answer exchanges off."""
+query's last sentences off and moved alone, question and answer exchanges off,
+the time a query names off and its weight and threshold moved alone."""
 
 
 def query_parts_grid(gm: GraphMem, dev: DevSet) -> list[dict[str, Any]]:
@@ -829,7 +837,7 @@ def query_parts_grid(gm: GraphMem, dev: DevSet) -> list[dict[str, Any]]:
 
 def query_parts_table(rows: Sequence[dict[str, Any]]) -> Any:
     return _settings_table(
-        "query parts (last sentences, exchanges)", [("setting", "setting", str, "left")], rows
+        "query parts (last sentences, exchanges, time)", [("setting", "setting", str, "left")], rows
     )
 
 
@@ -1210,7 +1218,8 @@ def main(
         bool,
         typer.Option(
             help="Also run HYBRID and knowledgeContext with a long query's last sentences "
-            "off and at neighbouring settings, and with question and answer exchanges off."
+            "off and at neighbouring settings, with question and answer exchanges off, and "
+            "with the time a query names off and at neighbouring weights."
         ),
     ] = False,
     backend: BackendOption = "both",

@@ -14,7 +14,10 @@ The pipeline (run by ``Retrieval.search``):
    when none is left the result is empty with a note saying nothing was
    relevant;
 3. a superseded hit is replaced by the memory that supersedes it (the newest
-   one of its chain that passes the filters), which inherits its relevance;
+   one of its chain that passes the filters), which inherits its relevance,
+   unless the query names a past time in which it held (``when``: HYBRID,
+   GRAPH and knowledgeContext weigh each candidate by how near its time is
+   to a time the query names, and keep what held then);
 4. expanded along ENABLES, CONSTRAINS and RELATED_TO up to ``depth``: a
    memory reached from a hit inherits the hit's relevance times a factor per
    relation walked, highest for walking to a rule that CONSTRAINS what was
@@ -65,7 +68,8 @@ class SearchMode(StrEnum):
 class SearchFilters(_Input):
     """What a result may be. Candidates are shown unless excluded; archived and
     superseded memories only on request (a superseded hit is otherwise
-    replaced by its successor)."""
+    replaced by its successor, unless the query names a past time in which
+    it held)."""
 
     types: list[MemoryType] = Field(default_factory=list)
     tiers: list[Tier] = Field(default_factory=list)

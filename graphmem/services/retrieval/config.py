@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from graphmem.domain.retrieval import context as ctx
 from graphmem.domain.retrieval.fusion import ScoreFusion
 from graphmem.domain.retrieval.search import RankWeights, RelationFactors
+from graphmem.domain.retrieval.when import TimeChannel
 from graphmem.services.retrieval.feedback import LexicalFeedback
 from graphmem.services.retrieval.recent import RecentPart
 
@@ -42,6 +43,11 @@ class RetrievalConfig:
     """A long query's last sentences as a second query vector in HYBRID, GRAPH and
     knowledgeContext: see recent.py, and docs/retrieval.md for its figures
     (``RecentPart(sentences=0)`` turns it off)."""
+    time: TimeChannel = field(default_factory=TimeChannel)
+    """A time the query names ("in May", "last week", "June 3, 2025") weighs each
+    candidate of HYBRID, GRAPH and knowledgeContext by how near its time is, and
+    a past one keeps the superseded memories that held then (when.py;
+    docs/retrieval.md; ``TimeChannel(weight=0)`` turns it off)."""
     exchanges: bool = True
     """HYBRID, GRAPH and knowledgeContext score a question turn and the turn after
     it in the same session as one exchange (exchange.py; docs/retrieval.md)."""

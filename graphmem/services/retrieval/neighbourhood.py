@@ -149,10 +149,15 @@ class Traversal:
         filters: SearchFilters,
         notes: list[str],
         project_id: str,
+        *,
+        keep: set[str],
     ) -> None:
-        """Swap each superseded hit for the newest memory of its chain that the
-        filters allow; the successor keeps the better of the two relevances."""
-        superseded = [i for i in relevance if memories[i].superseded_by is not None]
+        """Swap each superseded hit but those to ``keep`` for the newest memory
+        of its chain that the filters allow; the successor keeps the better of
+        the two relevances."""
+        superseded = [
+            i for i in relevance if memories[i].superseded_by is not None and i not in keep
+        ]
         if not superseded:
             return
         rows = self.store.read("supersede_heads", {"ids": superseded, "project_id": project_id})

@@ -3,17 +3,21 @@ each configure with a ``Plan`` (plans.py).
 
 1. candidates from the retrievers (retrievers.py), fetched with superseded
    memories too (to be replaced) and, for an ``as_of`` read, as written by then;
-2. held: candidates whose validity had ended are left out (and named in a
-   note), for ``as_of`` each taken as it stood then;
-3. lexical feedback scores them again (when the plan asks for it);
-4. their text relevance: the fused relevance, or seed 002's word overlap;
-   below ``min_relevance`` a candidate is no answer;
-5. a superseded hit replaced by its newest successor the filters allow;
-6. expanded along relations from the best ``seeds`` (``depth`` 0: not at all);
-7. scored by the plan's formula and ranked, ties in ``tie_order``;
-8. memories reached only by a relation capped to a share of the results,
+2. a time the query names (when.py), resolved against the candidates, and
+   each candidate's nearness to it (when the plan weighs time);
+3. held: candidates whose validity had ended are left out (and named in a
+   note) unless they held in the past time the query names; for ``as_of``
+   each taken as it stood then;
+4. lexical feedback scores them again (when the plan asks for it);
+5. their text relevance: the fused relevance, or seed 002's word overlap,
+   weighed by nearness in time; below ``min_relevance`` a candidate is no answer;
+6. a superseded hit replaced by its newest successor the filters allow,
+   unless it held in the past time the query names;
+7. expanded along relations from the best ``seeds`` (``depth`` 0: not at all);
+8. scored by the plan's formula and ranked, ties in ``tie_order``;
+9. memories reached only by a relation capped to a share of the results,
    then the best ``limit`` taken, by the injection policy when the plan has one;
-9. what made the cut read in full (as it stood then, for ``as_of``).
+10. what made the cut read in full (as it stood then, for ``as_of``).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from graphmem.domain.retrieval import context as ctx
 from graphmem.domain.retrieval.explain import GraphPath, expired_note
 from graphmem.domain.retrieval.fusion import nothing_relevant
 from graphmem.domain.retrieval.search import SearchFilters
+from graphmem.domain.retrieval.when import Period, Timed
 from graphmem.domain.scoring import ScoreComponent
 from graphmem.services.history import History
 from graphmem.services.memories import readable_references
@@ -79,6 +84,8 @@ class Plan:
     """A long query's last sentences join the vector side (recent.py)."""
     feedback: bool
     """Lexical feedback scores the candidates again (feedback.py)."""
+    time: bool
+    """A time the text names weighs each candidate by how near it is (when.py)."""
     word_overlap: bool
     """Text relevance is seed 002's word overlap instead of the fused relevance."""
     depth: int
@@ -108,6 +115,8 @@ class Outcome:
     paths: dict[str, GraphPath]
     replaces: dict[str, list[str]]
     notes: list[str]
+    timed: Timed | None = None
+    """The time the question named and each candidate's nearness, when it weighed."""
 
     @property
     def memories(self) -> dict[str, Memory]:
@@ -150,11 +159,15 @@ class Pipeline:
             fulltext=plan.fulltext,
             recent=plan.recent,
         )
-        self._held(found, plan.filters, plan.now, project_id, as_of=plan.at is not None)
+        notes = [] if self.retrievers.embedder is not None else [EMBEDDINGS_OFF]
+        timed = self._timed(plan, found, notes)
+        past = timed.period if timed is not None and timed.past(plan.now) else None
+        self._held(found, plan.filters, plan.now, project_id, as_of=plan.at is not None, past=past)
         if plan.feedback:
             self.retrievers.feedback(found, plan.fetch, plan.min_relevance)
         text = self._text_relevance(plan, found)
-        notes = [] if self.retrievers.embedder is not None else [EMBEDDINGS_OFF]
+        if timed is not None:
+            text = self._config().time.weigh(text, timed)
         relevance = {i: r for i, r in text.items() if r >= plan.min_relevance}
         expired = found.expired_matches(plan.min_relevance)
         if not relevance:
@@ -166,9 +179,13 @@ class Pipeline:
         replaces: dict[str, list[str]] = {}
         # As of a past time a superseded memory had stopped holding and is left out
         # (graphmem.domain.validity): there is nothing to replace.
+        # A question about a past time keeps what held then (``past``).
+        kept = set()
+        if timed is not None and past is not None:
+            kept = _held_then(relevance, memories, timed, self._config().time.min_near)
         if not plan.filters.include_superseded and plan.at is None:
             self.traversal.replace_superseded(
-                relevance, memories, replaces, plan.filters, notes, project_id
+                relevance, memories, replaces, plan.filters, notes, project_id, keep=kept
             )
         paths: dict[str, GraphPath] = {}
         if plan.depth:
@@ -197,7 +214,7 @@ class Pipeline:
         else:
             chosen = plan.policy.select(
                 ranked,
-                memory=lambda i: _as_current(memories[i], plan.filters),
+                memory=lambda i: _as_current(memories[i], plan.filters, kept),
                 score=lambda i: scores[i],
                 limit=plan.limit,
             )
@@ -210,7 +227,27 @@ class Pipeline:
             paths=paths,
             replaces=replaces,
             notes=notes,
+            timed=timed,
         )
+
+    def _timed(self, plan: Plan, found: Candidates, notes: list[str]) -> Timed | None:
+        """The time the question names, when the plan weighs time and some
+        candidate is near it (else a note says why it did not weigh)."""
+        if not plan.time:
+            return None
+        channel = self._config().time
+        timed = channel.timed(plan.text, found.memories, plan.now)
+        if isinstance(timed, str):
+            notes.append(timed)
+            return None
+        if timed is not None:
+            notes.append(timed.note(channel.weight))
+            if timed.past(plan.now) and not plan.filters.include_superseded:
+                notes.append(
+                    "it is past: superseded memories that held then are kept "
+                    "(supersededBy names what replaced each)"
+                )
+        return timed
 
     def _text_relevance(self, plan: Plan, found: Candidates) -> dict[str, float]:
         """Each candidate's text relevance, by the plan's measure."""
@@ -226,11 +263,19 @@ class Pipeline:
         )
 
     def _held(
-        self, found: Candidates, filters: SearchFilters, at: float, project_id: str, *, as_of: bool
+        self,
+        found: Candidates,
+        filters: SearchFilters,
+        at: float,
+        project_id: str,
+        *,
+        as_of: bool,
+        past: Period | None,
     ) -> None:
         """Leave out the candidates whose validity had ended by ``at`` (a
         superseded one is left to its replacement), unless superseded
-        ones were asked for. For an ``as_of`` read, each candidate
+        ones were asked for or the question is about a ``past`` period in
+        which they held. For an ``as_of`` read, each candidate
         is taken as it stood then and the filters apply to that."""
         memories = list(found.memories.values())
         if as_of:
@@ -241,6 +286,8 @@ class Pipeline:
             def kept(m: Memory) -> bool:
                 if as_of:
                     return m.held_at(at)
+                if past is not None and past.overlap(m.valid_since, m.valid_to) > 0.0:
+                    return True
                 return m.superseded_by is not None or _open(m, at)
 
             found.expired = [
@@ -288,6 +335,18 @@ def _as_of_fetch(filters: SearchFilters, at: float) -> SearchFilters:
     )
 
 
+def _held_then(
+    relevance: dict[str, float], memories: dict[str, Memory], timed: Timed, near: float
+) -> set[str]:
+    """The superseded hits at least ``near`` the past time a question names:
+    they answer it and are not replaced by their successors."""
+    return {
+        memory_id
+        for memory_id in relevance
+        if memories[memory_id].superseded_by is not None and timed.near.get(memory_id, 0.0) >= near
+    }
+
+
 def _capped(ranked: list[str], *, traversed: set[str], at_most: int | None) -> list[str]:
     """``ranked`` with at most ``at_most`` (``None``: any number) of those reached
     only by traversal, the best of them; the order is kept."""
@@ -304,13 +363,15 @@ def _capped(ranked: list[str], *, traversed: set[str], at_most: int | None) -> l
     return kept
 
 
-def _as_current(memory: Memory, filters: SearchFilters) -> Memory:
+def _as_current(memory: Memory, filters: SearchFilters, kept: set[str]) -> Memory:
     """The memory as the injection policy should judge it: with
     ``include_superseded`` or ``include_archived`` the caller asked for
     superseded or archived memories too (an archived one is judged as the
-    tier it left)."""
+    tier it left); a superseded memory ``kept`` for a question about the time
+    it held is judged as current."""
     update: dict[str, Any] = {}
-    if filters.include_superseded and memory.superseded_by is not None:
+    superseded_wanted = filters.include_superseded or memory.id in kept
+    if superseded_wanted and memory.superseded_by is not None:
         update["superseded_by"] = None
     if filters.include_archived and memory.tier is Tier.ARCHIVED:
         update["tier"] = memory.archived_from or Tier.WORKING

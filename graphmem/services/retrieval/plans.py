@@ -124,6 +124,7 @@ def search_plan(
         fulltext=mode is not SearchMode.VECTOR,
         recent=True,
         feedback=True,
+        time=walks,
         word_overlap=False,
         depth=depth if walks else 0,
         relation_types=request.relation_types,
@@ -153,7 +154,7 @@ def search_result(
                 retrievers=found.explained(memory_id),
                 path=outcome.paths.get(memory_id),
                 replaces=outcome.replaces.get(memory_id, []),
-                notes=exchanged.get(memory_id, []),
+                notes=exchanged.get(memory_id, []) + _time_notes(outcome, memory_id),
             ),
         )
         for memory_id in outcome.results()
@@ -217,6 +218,7 @@ def context_plan(
         fulltext=True,
         recent=hybrid,
         feedback=hybrid,
+        time=True,
         word_overlap=not hybrid,
         depth=config.context_depth,
         relation_types=TRAVERSED,
@@ -256,6 +258,14 @@ def context_result(
         notes=outcome.notes,
         took_ms=(time.perf_counter() - started) * 1000.0,
     )
+
+
+def _time_notes(outcome: Outcome, memory_id: str) -> list[str]:
+    """How near a hit's time is to the time the query named, when that weighed."""
+    timed = outcome.timed
+    if timed is None or memory_id not in timed.near:
+        return []
+    return [f"{timed.near[memory_id]:.2f} near the time the query names ({timed.words!r})"]
 
 
 def _exchange_notes(pairs: Mapping[str, str]) -> dict[str, list[str]]:

@@ -1,0 +1,110 @@
+"""A time the question names, as a retrieval channel (domain/retrieval/when.py),
+against a real FalkorDB and the real embedding model.
+
+A decision superseded twice: asked about May, search and knowledgeContext
+answer with the May decision (kept, though superseded, naming its successor)
+and the rule that constrained it; asked about now, with the decision in force.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+
+import pytest
+
+from graphmem.api import GraphMem
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.retrieval.when import TimeChannel
+
+pytestmark = pytest.mark.backends("falkordb")  # the pipeline's logic; its reads are any search's
+
+
+def at(month: int, day: int) -> str:
+    return datetime(2025, month, day, 9, tzinfo=UTC).isoformat()
+
+
+@pytest.fixture
+def queue(egm: GraphMem, clock: ManualClock) -> dict[str, str]:
+    """Three job-queue decisions, each superseding the one before, a rule on the
+    second, and unrelated memories around them."""
+    clock.set(datetime(2025, 9, 10, tzinfo=UTC).timestamp())
+    written = {
+        key: egm.remember({"content": content, "memory_type": kind, "occurred_at": when}).id
+        for key, content, kind, when in (
+            ("celery", "Decision: the job queue runs on Celery with Redis.", "decision", at(2, 3)),
+            ("arq", "Decision: the job queue moves to arq on Redis.", "decision", at(5, 12)),
+            ("dramatiq", "Decision: the job queue runs on Dramatiq now.", "decision", at(8, 4)),
+            (
+                "rule",
+                "Rule: every worker task must be idempotent; retries happen.",
+                "rule",
+                at(5, 13),
+            ),
+            ("ci", "Decision: CI runs on GitHub Actions.", "decision", at(3, 1)),
+            ("lint", "Convention: ruff formats and lints all Python.", "convention", at(1, 20)),
+        )
+    }
+    egm.supersede(written["celery"], written["arq"], rationale="Celery lacked EU residency")
+    egm.supersede(written["arq"], written["dramatiq"], rationale="arq cost too much")
+    egm.relate(written["rule"], written["arq"], "CONSTRAINS", rationale="arq retries tasks")
+    return written
+
+
+PAST = "What did we decide in May about the job queue?"
+NOW = "What do we use for the job queue now?"
+
+
+def hit_ids(result) -> list[str]:
+    return [hit.memory.id for hit in result.hits]
+
+
+def test_a_question_about_may_answers_with_the_decision_of_may(egm, queue):
+    result = egm.search(PAST, mode="HYBRID", limit=5)
+    first = result.hits[0]
+    assert first.memory.id == queue["arq"]
+    # Kept though superseded, naming what replaced it.
+    assert first.memory.superseded_by == queue["dramatiq"]
+    assert any("near the time the query names ('in May')" in n for n in first.explanation.notes)
+    assert any("2025-05-01 to 2025-05-31" in note for note in result.notes)
+    assert any("superseded memories that held then are kept" in n for n in result.notes)
+    # The rule that constrained it stays reachable.
+    assert queue["rule"] in hit_ids(result)
+
+
+def test_a_question_about_now_answers_with_the_decision_in_force(egm, queue):
+    result = egm.search(NOW, mode="HYBRID", limit=5)
+    found = hit_ids(result)
+    assert found[0] == queue["dramatiq"]
+    assert queue["arq"] not in found and queue["celery"] not in found
+    assert not any("names a time" in note for note in result.notes)
+
+
+def test_without_the_time_channel_may_is_replaced_by_its_successor(egm, queue):
+    kept = egm.retrieval.config
+    egm.retrieval.config = dataclasses.replace(kept, time=TimeChannel(weight=0.0))
+    try:
+        found = hit_ids(egm.search(PAST, mode="HYBRID", limit=5))
+    finally:
+        egm.retrieval.config = kept
+    assert queue["arq"] not in found
+    assert found[0] == queue["dramatiq"]
+
+
+def test_knowledge_context_reads_the_project_as_it_was_in_may(egm, queue):
+    result = egm.knowledge_context(PAST, max_results=5)
+    items = [item.memory.id for item in result.items]
+    assert items[0] == queue["arq"]
+    assert queue["rule"] in items
+
+
+def test_a_date_no_memory_is_near_says_so_and_ranks_as_without_it(egm, queue):
+    result = egm.search("What did we decide in May 2019 about the job queue?", limit=5)
+    assert any("no memory found is near" in note for note in result.notes)
+    assert hit_ids(result)[0] == queue["dramatiq"]
+
+
+@pytest.mark.parametrize("mode", ["VECTOR", "FULLTEXT"])
+def test_single_retriever_modes_do_not_weigh_time(egm, queue, mode):
+    result = egm.search(PAST, mode=mode, limit=5)
+    assert not any("names a time" in note for note in result.notes)
