@@ -37,8 +37,11 @@ from graphmem.graphql.types.scores import ScoreComponent
 
 strawberry.enum(
     domain.SearchMode,
-    description="Which retrievers run: HYBRID both plus traversal, VECTOR or FULLTEXT one, "
-    "GRAPH both but fills most results by traversal from the best few hits.",
+    description="Which retrievers run: HYBRID both plus traversal (reached memories take at "
+    "most a share of the results), VECTOR or FULLTEXT one, GRAPH both plus at least one "
+    "relation walked from the best few hits, with no cap on what it brings in. A reached "
+    "memory ranks by the relevance it inherits from its hit, so it follows more relevant "
+    "direct hits.",
 )
 strawberry.enum(
     domain.Retriever,

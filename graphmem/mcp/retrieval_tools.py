@@ -98,7 +98,8 @@ RETRIEVAL_TOOLS = (
                 domain.SearchRequest,
                 query="What to look for, in words.",
                 mode="HYBRID: both indexes plus relations; VECTOR or FULLTEXT: one index; "
-                "GRAPH: the best few hits and what relates to them.",
+                "GRAPH: both indexes plus at least one relation walked from the best few hits, "
+                "with no cap on what that brings in.",
                 limit="How many hits.",
                 depth="Relations walked from each hit.",
             ),

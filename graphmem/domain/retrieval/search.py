@@ -26,8 +26,11 @@ The pipeline (run by ``Retrieval.search``):
 
 Modes choose the retrievers: VECTOR and FULLTEXT run one (no traversal),
 HYBRID both plus traversal (which takes at most a share of the results, so
-strong direct hits stay), GRAPH both with traversal from the best few hits
-first, the other direct hits filling what traversal leaves of ``limit``.
+strong direct hits stay), GRAPH both with traversal of at least one relation
+from the best few hits and no cap on what it brings in. A reached memory
+ranks by the relevance it inherits (its seed's times the relations'
+factors), so in both modes it comes after the direct hits that are more
+relevant than that: on the dev sets GRAPH ranks as HYBRID does.
 """
 
 from __future__ import annotations

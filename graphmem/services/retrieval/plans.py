@@ -99,8 +99,8 @@ def search_plan(
     """Search in its mode: VECTOR and FULLTEXT run one retriever and walk no
     relation; HYBRID runs both and walks ``depth`` relations from its best
     ``limit``, whose reached memories take at most a share of the results;
-    GRAPH walks at least one from its best ``graph_seeds``, the other direct
-    hits filling what traversal leaves."""
+    GRAPH walks at least one from its best ``graph_seeds`` and does not cap
+    what that brings in; every result is ranked by its own score."""
     mode = request.mode
     now, at = moment(clock, request.as_of)
     if not embeddings and mode is SearchMode.VECTOR:
