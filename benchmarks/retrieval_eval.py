@@ -97,7 +97,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -548,6 +548,37 @@ def load_chats(
     return load_conversations(gm, path, auto_links, name="chats", **how)
 
 
+DATED = (
+    "In {month} {year}, {q}",
+    "Around {month} {day}, {year}: {q}",
+    "{q} This was on {day} {month} {year}.",
+)
+"""How ``load_chats_dated`` names the evidence's session date beside a chats question."""
+
+
+def load_chats_dated(gm: GraphMem, path: Path = CHATS, **how: Any) -> DevSet:
+    """The chats set's questions whose evidence lies in one session, each asked
+    again naming that session's month or day (``DATED``, in turn), so the time a
+    question names can be measured on conversations; the questions asking when
+    something happened are left out (the date would answer them)."""
+    chats = load_chats(gm, path, **how)
+    queries = []
+    for index, q in enumerate(q for q in chats.queries if q.kind != "temporal"):
+        days = {
+            datetime.fromtimestamp(m.occurred, UTC).date()
+            for m in gm.get_many(sorted(q.relevant), project_id=q.project)
+            if m is not None
+        }
+        if len(days) != 1:
+            continue
+        (day,) = days
+        text = DATED[index % len(DATED)].format(
+            month=day.strftime("%B"), day=day.day, year=day.year, q=q.text
+        )
+        queries.append(dataclasses.replace(q, text=text))
+    return dataclasses.replace(chats, name="chats-dated", queries=queries, by_kind=True)
+
+
 def load_agent_memory(
     gm: GraphMem,
     path: Path = AGENT_MEMORY,
@@ -589,6 +620,7 @@ LOADERS: dict[str, Callable[..., DevSet]] = {
     "madial": load_madial,
     "conversations": load_conversations,
     "chats": load_chats,
+    "chats-dated": load_chats_dated,
     "agent": load_agent_memory,
 }
 
@@ -1167,8 +1199,9 @@ def main(
         str,
         typer.Option(
             help="Comma-separated dev sets: own, madial, conversations, chats, agent (the "
-            "coding-agent set, with its held-out project reported apart as agent-heldout; "
-            "run only when named)."
+            "coding-agent set, with its held-out project reported apart as agent-heldout) "
+            "and chats-dated (the chats questions naming their evidence's date); the last "
+            "two run only when named."
         ),
     ] = "own,madial,conversations,chats",
     stores: Annotated[
