@@ -163,6 +163,8 @@ def test_time_weighs_only_when_a_candidate_is_near_it() -> None:
     assert isinstance(far, str) and "no memory found is near" in far
     assert channel.timed("what happened?", {"sept": sept}, NOW) is None
     assert TimeChannel(weight=0.0).timed("in May", {"may": may}, NOW) is None
+    # Nothing found: nothing to weigh, and nothing to say about the time.
+    assert channel.timed("what happened in May?", {}, NOW) is None
 
 
 def test_the_last_year_is_the_year_up_to_today_not_the_calendar_year_before() -> None:

@@ -385,8 +385,9 @@ class TimeChannel:
 
     def timed(self, text: str, memories: Mapping[str, Memory], now: float) -> Timed | str | None:
         """The question's time and each candidate's nearness to it; a note
-        instead when no candidate is near it; ``None`` when it names no time."""
-        if self.weight <= 0.0:
+        instead when no candidate is near it; ``None`` when it names no time
+        or nothing was found (there is nothing to weigh)."""
+        if self.weight <= 0.0 or not memories:
             return None
         reference = named_period(text, now)
         if reference is None:
