@@ -108,3 +108,9 @@ def test_a_date_no_memory_is_near_says_so_and_ranks_as_without_it(egm, queue):
 def test_single_retriever_modes_do_not_weigh_time(egm, queue, mode):
     result = egm.search(PAST, mode=mode, limit=5)
     assert not any("names a time" in note for note in result.notes)
+
+
+def test_a_time_too_far_to_be_a_date_is_no_time_and_no_error(egm, queue):
+    for query in ("What happened 5000 years ago?", "What happened 9999999999 days ago?"):
+        result = egm.search(query, limit=5)
+        assert not any("names a time" in note for note in result.notes)

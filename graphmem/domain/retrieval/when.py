@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+from graphmem.domain.clock import as_datetime
 from graphmem.domain.kinds import MemoryType
 from graphmem.domain.models import Memory
 
@@ -177,9 +178,10 @@ class TimeReference:
 def named_period(text: str, now: float) -> TimeReference | None:
     """The time ``text`` names, relative to ``now`` for words like "last week";
     ``None`` when it names none."""
+    today = _date(now)
     for kind, pattern in _PATTERNS:
         for match in pattern.finditer(text):
-            periods = _periods(kind, match, _date(now))
+            periods = _periods(kind, match, today)
             if periods:
                 return TimeReference(words=match.group(0), periods=tuple(periods))
     return None
@@ -229,7 +231,7 @@ def _periods(kind: str, match: re.Match[str], today: date) -> list[Period]:
                 return [_weekday(today, parts["which"].lower(), parts["weekday"].lower())]
             case _:
                 return [_word(today, parts["word"].lower())]
-    except ValueError:  # 31 February, month 13: not a date
+    except (ValueError, OverflowError):  # 31 February, month 13, 5000 years ago: no date
         return []
 
 
@@ -334,7 +336,9 @@ def _epoch(day: date) -> float:
 
 
 def _date(at: float) -> date:
-    return datetime.fromtimestamp(at, tz=UTC).date()
+    """The UTC day of ``at``; a stored time no write would take is read at the
+    nearest time graphmem shows, so one such memory cannot fail a search."""
+    return as_datetime(at).date()
 
 
 def _day(at: float) -> str:
