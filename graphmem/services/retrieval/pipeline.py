@@ -49,6 +49,12 @@ EMBEDDINGS_OFF = (
 )
 
 
+KEPT_THEN = (
+    "it is past: superseded memories that held then are kept "
+    "(supersededBy names what replaced each)"
+)
+
+
 class Scoring(Protocol):
     """How a plan scores a candidate from its relevance: the total ranks every
     candidate, the components explain the few returned."""
@@ -162,6 +168,8 @@ class Pipeline:
         notes = [] if self.retrievers.embedder is not None else [EMBEDDINGS_OFF]
         timed = self._timed(plan, found, notes)
         past = timed.period if timed is not None and timed.past(plan.now) else None
+        if past is not None and not plan.filters.include_superseded:
+            notes.append(KEPT_THEN)
         self._held(found, plan.filters, plan.now, project_id, as_of=plan.at is not None, past=past)
         if plan.feedback:
             self.retrievers.feedback(found, plan.fetch, plan.min_relevance)
@@ -242,11 +250,6 @@ class Pipeline:
             return None
         if timed is not None:
             notes.append(timed.note(channel.weight))
-            if timed.past(plan.now) and not plan.filters.include_superseded:
-                notes.append(
-                    "it is past: superseded memories that held then are kept "
-                    "(supersededBy names what replaced each)"
-                )
         return timed
 
     def _text_relevance(self, plan: Plan, found: Candidates) -> dict[str, float]:
