@@ -1,6 +1,8 @@
 // Full-text matches of $query (built from word tokens only, never user syntax)
 // over content and rationale: the candidates that retrieval ranks by BM25
-// (graphmem/services/retrieval/fulltext.py); the index's own score only picks them.
+// (graphmem/services/retrieval/fulltext.py). For a project of up to
+// exact_fulltext_below memories $k exceeds its size, so every match comes and
+// the index's own score chooses none; a larger one's best $k by that score do.
 // $query holds the scope words of the project as the viewer may read it
 // (Dialect.scoped, graphmem/domain/textscope.py), so the index matches nothing else;
 // the project and visibility are checked again here all the same. The search filters apply in retrieval, to the fields
@@ -11,7 +13,7 @@
 // $fallback (or null) is the next, relaxed query: asked only when the index
 // matched nothing for $query, so a question that needs relaxing costs one
 // round trip instead of two; `fell_back` says which query the rows answer.
-// Candidates carry their text, which BM25 ranks them by; the fields of the best
+// Candidates carry their text (content, then rationale), which BM25 ranks them by; the fields of the best
 // are read next (candidate_memories). Results are re-read in full.
 CALL db.index.fulltext.queryNodes('memory_words', $query, {limit: $k}) YIELD node, score
 WITH collect(node) AS first
@@ -27,4 +29,4 @@ WITH node, size(top) AS seen, fell_back
 WHERE node IS NULL
    OR (node.project_id = $project_id
        AND {{visible(node)}})
-RETURN node.id AS id, node.content AS content, node.rationale AS rationale, node.created_at AS created_at, seen, fell_back
+RETURN node.id AS id, coalesce(node.content, '') + coalesce(' ' + node.rationale, '') AS text, seen, fell_back

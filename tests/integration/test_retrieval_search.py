@@ -442,9 +442,12 @@ def test_feedback_can_be_turned_off_and_leaves_long_queries_and_single_modes_alo
 
 
 def test_full_text_still_answers_when_no_memory_holds_every_common_word(egm: GraphMem):
-    # Every word is "common" here, so the index query requires them all together,
-    # and no memory holds all five: the index is asked for four of them next.
-    egm.retrieval.config = dataclasses.replace(egm.retrieval.config, common_term_docs=2)
+    # Every word is "common" here (two memories of five: a share of 0.4), so in a
+    # project past the whole-project ranking the index query requires them all
+    # together, and no memory holds all five: the index is asked for four next.
+    egm.retrieval.config = dataclasses.replace(
+        egm.retrieval.config, exact_fulltext_below=0, common_term_share=0.4
+    )
     egm.retrieval.terms.clear()
     notify = egm.remember_many(
         [
@@ -481,10 +484,12 @@ def test_full_text_still_answers_when_no_memory_holds_every_common_word(egm: Gra
 
 def test_full_text_filters_reach_past_the_best_matches_they_leave_out(egm: GraphMem):
     # Thirty notes say "deploy" three times; the one rule says it once in a long
-    # text, so the index ranks it last. The filters apply to the fields of the
-    # best by BM25, read a few at a time, and when all the index gave is
-    # filtered out the index is asked for more.
-    egm.retrieval.config = dataclasses.replace(egm.retrieval.config, fulltext_rescore=8)
+    # text, so the index ranks it last. In a project past the whole-project
+    # ranking, the filters apply to the fields of the best by BM25, read a few
+    # at a time, and when all the index gave is filtered out it is asked for more.
+    egm.retrieval.config = dataclasses.replace(
+        egm.retrieval.config, exact_fulltext_below=0, fulltext_rescore=8
+    )
     egm.remember_many([{"content": f"deploy step {n}: deploy, then deploy"} for n in range(30)])
     rule = egm.remember(
         {

@@ -58,8 +58,13 @@ class RetrievalConfig:
     """Both indexes span every project: each is asked for its best k, the project
     and filters apply to those, and when they leave too few, k grows fourfold up
     to this cap."""
-    common_term_docs: int = 1_000
-    """A word matching at least this many memories is "common" (see fulltext.py)."""
+    exact_fulltext_below: int = 5_000
+    """A project the viewer reads at most this many memories of is ranked whole by
+    full text: every memory holding a word of the query is read and ranked by
+    BM25, none chosen by the index's own scorer (``Retrievers``' full-text side)."""
+    common_term_share: float = 0.01
+    """In a larger project, a word matching at least this share of its memories is
+    "common" (see fulltext.py): a share, so a project's size decides, not a count."""
     term_count_cap: int = 20_000
     """Document frequencies are counted up to this many matches (the count's cost);
     a word matching more is treated as matching this many."""

@@ -26,8 +26,8 @@ Which words go into the index query is a cost decision. The engine reads
 every document a query matches, so one common word OR-ed into a query costs
 as much as reading a tenth of the store (measured: 23 ms for a nine-word
 sentence over 100,000 memories). Words that match at least ``common``
-documents are required together, as one intersection, and the rarer ones are
-alternatives::
+documents (a share of the project's, ``common_term_share``) are required
+together, as one intersection, and the rarer ones are alternatives::
 
     rare1 | rare2 | (common1 common2 common3)
 
@@ -36,8 +36,10 @@ holding all of them but one, then all but two, and so on (``relaxations``),
 until a match comes back: the candidates are the memories that hold the most
 of what the query says, not those holding one leftover word.
 
-Below that size every word is rare and the candidates are every memory that
-matches any word, so BM25 is exact there.
+That rule is for a large project. One of up to ``exact_fulltext_below``
+memories (``RetrievalConfig``) is ranked whole: every word is an alternative,
+every match is read, and BM25 alone orders them, equal scores by id, so
+neither the index's own scorer nor another project can change the answer.
 """
 
 from __future__ import annotations
@@ -302,21 +304,39 @@ def bm25(
     word saturates."""
     scores: dict[str, float] = {}
     mean = max(mean_length, 1.0)
+    terms = list(query.items())
+    # Each query stem counted in the text by list.count, not each stem of the
+    # text looked up in the query: a query holds a few stems, and a project
+    # ranked whole hands over thousands of texts.
     for doc_id, stems in documents:
-        counts: dict[str, int] = {}
-        for s in stems:
-            if s in query:
-                counts[s] = counts.get(s, 0) + 1
-        if not counts:
-            scores[doc_id] = 0.0
-            continue
         norm = k1 * (1.0 - b + b * len(stems) / mean)
-        scores[doc_id] = sum(
-            weight * tf * (k1 + 1.0) / (tf + norm)
-            for term, weight in query.items()
-            if (tf := counts.get(term, 0))
-        )
+        score = 0.0
+        for term, weight in terms:
+            if tf := stems.count(term):
+                score += weight * tf * (k1 + 1.0) / (tf + norm)
+        scores[doc_id] = score
     return scores
+
+
+SHARE_KNEE = 0.8
+"""Lexical shares up to this are BM25 over the query's total IDF as it is;
+above it they bend towards 1 (``lexical_share``)."""
+
+
+def lexical_share(score: float, mass: float) -> float:
+    """A memory's BM25 ``score`` over the query's total IDF ``mass``: the share of
+    what the query says that the memory holds, on [0, 1).
+
+    A memory holding every query word once scores about its IDF mass, and
+    one holding them more often or in a shorter text scores above it; cut at
+    1, every such full match tied, and ties went to what was written last.
+    Above ``SHARE_KNEE`` the share bends towards 1 instead (tanh, with the
+    slope 1 where it starts), so each keeps its place by BM25."""
+    share = score / mass if mass > 0 else 0.0
+    if share <= SHARE_KNEE:
+        return share
+    room = 1.0 - SHARE_KNEE
+    return SHARE_KNEE + room * math.tanh((share - SHARE_KNEE) / room)
 
 
 def query_weights(

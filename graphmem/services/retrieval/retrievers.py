@@ -1,10 +1,13 @@
 """The retrievers: vector kNN, full text and lexical feedback, each asking the
 store for a query's best and handing them to one ``Candidates``.
 
-Candidates always come from the native indexes (vector kNN, full text), over-
-fetched and filtered in the database, and the exact scoring formulas run on
-those candidates only: nothing scans a project's memories in Python, which
-keeps a call at 100,000 memories to a few milliseconds of database work.
+A project of up to a few thousand memories is ranked whole on both sides:
+every vector is scored and every full-text match is read, so no index's
+approximation or scorer chooses what another ranking never sees. A larger
+project's candidates come from the native indexes (vector kNN, full text),
+over-fetched and filtered in the database, and the exact scoring formulas run
+on those candidates only, which keeps a call at 100,000 memories to a few
+milliseconds of database work.
 
 The vector side (embedding the query, ~4 ms on a CPU, then the kNN) runs on a
 worker thread while full text runs on the caller's, so the two overlap.
@@ -13,6 +16,7 @@ worker thread while full text runs on the caller's, so the two overlap.
 from __future__ import annotations
 
 import contextvars
+import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -30,6 +34,7 @@ from graphmem.services.retrieval.fulltext import (
     analyse,
     bm25,
     build_query,
+    lexical_share,
     query_terms,
     query_weights,
     relaxations,
@@ -169,7 +174,7 @@ class Retrievers:
             ((memory_id, found.analysed(memory_id)) for memory_id in found.memories),
             mean_length=corpus.mean_length,
         )
-        return {i: min(1.0, score / mass) for i, score in scores.items() if score > 0}
+        return {i: lexical_share(score, mass) for i, score in scores.items() if score > 0}
 
     def _nearest(
         self,
@@ -247,38 +252,38 @@ class Retrievers:
         stems: dict[str, list[str]],
     ) -> tuple[list[tuple[Memory, float]], list[tuple[str, float]]]:
         """Full text's best ``fetch`` by BM25 over the query's total IDF (see
-        ``fusion``): the index's matches (up to ``fulltext_rescore``) are ranked by
-        their text, then the fields of the best are read and filtered until
-        ``detail`` pass. Those are the candidates; the matches ranked after them,
-        their fields unread, come as ids and scores up to ``fetch`` in all.
-        ``stems`` keeps each match's analysed text."""
+        ``fusion``): the index's matches are ranked by their text, then the
+        fields of the best are read and filtered until ``detail`` pass. Those
+        are the candidates; the matches ranked after them, their fields unread,
+        come as ids and scores up to ``fetch`` in all. ``stems`` keeps each
+        match's analysed text.
+
+        A project the viewer reads at most ``exact_fulltext_below`` memories of
+        is ranked whole: every word is asked as an alternative and every match
+        is read, so the ranking is BM25's over the project and nothing else. The
+        index's own scores, which a write to any memory's properties moves (the
+        document is indexed again, and the index's garbage collection of the old
+        one moves them once more seconds later), and which count other
+        projects' memories, choose nothing there. A larger project asks for the
+        index's best ``fulltext_rescore`` of a query whose common words are
+        required together (fulltext.py): reading every match of a word held by
+        a tenth of 100,000 memories is the cost that rule avoids."""
         terms = query_terms(text)
         if not terms:
             return [], []
         config = self._config()
         counts = self.statistics.terms.counts(terms, scope)
-        k = config.fulltext_rescore
-        dialect, common = self.store.dialect, config.common_term_docs
-        # No memory holding every common word: ask for those holding fewer of them,
-        # each statement carrying the next relaxation in case the index matches nothing.
-        queries = [
-            self.statistics.scoped(query, scope)
-            for query in (
-                build_query(terms, counts, common=common, dialect=dialect),
-                *relaxations(terms, counts, common=common, dialect=dialect),
-            )
-        ]
-        position = 0
-        while position < len(queries):
-            query = queries[position]
-            fallback = queries[position + 1] if position + 1 < len(queries) else None
-            matches, seen, fell_back = self._fulltext_matches(query, params, k, fallback)
-            if fell_back and fallback is not None:
-                query, position = fallback, position + 1
-            if matches:
-                break
-            position += 1
         corpus = self.statistics.corpus(scope)
+        if corpus.documents <= config.exact_fulltext_below:
+            # Every word an alternative: no word is common to a project ranked whole.
+            whole = corpus.documents + 1
+            query = self.statistics.scoped(
+                build_query(terms, counts, common=whole, dialect=self.store.dialect), scope
+            )
+            rows = self.store.read("fulltext_matches", {**params, "query": query}) if query else []
+            matches, seen, k = rows, len(rows), len(rows) + 1  # every match: none to ask for
+        else:
+            query, matches, seen, k = self._index_matches(terms, counts, corpus, scope, params)
         weights = query_weights(terms, counts, corpus)
         # BM25 over the query's total IDF: the share of what the query says that the
         # memory holds, on [0, 1] whatever the store's size or the query's length.
@@ -287,7 +292,7 @@ class Retrievers:
         while True:
             for row in matches:
                 if row["id"] not in stems:
-                    stems[row["id"]] = analyse(memory_text(row["content"] or "", row["rationale"]))
+                    stems[row["id"]] = analyse(row["text"])
             scores = bm25(
                 weights,
                 ((row["id"], stems[row["id"]]) for row in matches),
@@ -295,7 +300,7 @@ class Retrievers:
             )
             ranked = sorted(
                 matches,
-                key=lambda row: (-scores[row["id"]], -(row["created_at"] or 0.0), row["id"]),
+                key=lambda row: (-scores[row["id"]], row["id"]),
             )
             ids = [row["id"] for row in ranked]
             kept = self._allowed(ids, filters, detail, allowed, params)
@@ -312,11 +317,49 @@ class Retrievers:
             # The filters left too few, and the index has more: ask it for more.
             if len(kept) + len(deeper) >= fetch or seen < k or k >= config.index_k_max:
                 return (
-                    [(memory, min(1.0, scores[memory.id] / mass)) for memory in kept],
-                    [(i, min(1.0, scores[i] / mass)) for i in deeper],
+                    [(memory, lexical_share(scores[memory.id], mass)) for memory in kept],
+                    [(i, lexical_share(scores[i], mass)) for i in deeper],
                 )
             k = min(k * 4, config.index_k_max)
             matches, seen, _ = self._fulltext_matches(query, params, k)
+
+    def _index_matches(
+        self,
+        terms: list[str],
+        counts: Mapping[str, int],
+        corpus: Corpus,
+        scope: Scope,
+        params: dict[str, Any],
+    ) -> tuple[str, list[Row], int, int]:
+        """A large project's candidates: the index's best ``fulltext_rescore`` of a
+        query whose common words are required together, relaxed while it matches
+        nothing; the query answered, its matches, how many the index gave, and
+        the ``k`` asked."""
+        config = self._config()
+        dialect = self.store.dialect
+        common = max(1, math.ceil(config.common_term_share * corpus.documents))
+        k = config.fulltext_rescore
+        # No memory holding every common word: ask for those holding fewer of them,
+        # each statement carrying the next relaxation in case the index matches nothing.
+        queries = [
+            self.statistics.scoped(query, scope)
+            for query in (
+                build_query(terms, counts, common=common, dialect=dialect),
+                *relaxations(terms, counts, common=common, dialect=dialect),
+            )
+        ]
+        position, query, seen = 0, "", 0
+        matches: list[Row] = []
+        while position < len(queries):
+            query = queries[position]
+            fallback = queries[position + 1] if position + 1 < len(queries) else None
+            matches, seen, fell_back = self._fulltext_matches(query, params, k, fallback)
+            if fell_back and fallback is not None:
+                query, position = fallback, position + 1
+            if matches:
+                break
+            position += 1
+        return query, matches, seen, k
 
     def _fulltext_matches(
         self, query: str, params: dict[str, Any], k: int, fallback: str | None = None
