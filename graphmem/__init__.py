@@ -15,13 +15,21 @@ if TYPE_CHECKING:
 
     from graphmem.api import GraphMem
     from graphmem.client import AsyncClient, Client
+    from graphmem.client.errors import ServerError, ServerUnreachableError
     from graphmem.domain.clock import ManualClock, SystemClock
     from graphmem.domain.config import Settings
     from graphmem.domain.errors import (
         ConflictError,
+        ForbiddenError,
         GraphMemError,
         InvalidInputError,
+        MissingExtraError,
         NotFoundError,
+        PayloadTooLargeError,
+        RateLimitedError,
+        StorageFullError,
+        StoreUnavailableError,
+        UnauthenticatedError,
     )
     from graphmem.domain.kinds import (
         MemoryType,
@@ -40,13 +48,21 @@ if TYPE_CHECKING:
 _HOMES = {
     "graphmem.api": ["GraphMem"],
     "graphmem.client": ["AsyncClient", "Client"],
+    "graphmem.client.errors": ["ServerError", "ServerUnreachableError"],
     "graphmem.domain.clock": ["ManualClock", "SystemClock"],
     "graphmem.domain.config": ["Settings"],
     "graphmem.domain.errors": [
         "ConflictError",
+        "ForbiddenError",
         "GraphMemError",
         "InvalidInputError",
+        "MissingExtraError",
         "NotFoundError",
+        "PayloadTooLargeError",
+        "RateLimitedError",
+        "StorageFullError",
+        "StoreUnavailableError",
+        "UnauthenticatedError",
     ],
     "graphmem.domain.kinds": [
         "MemoryType",
@@ -98,6 +114,7 @@ __all__ = [
     "AsyncClient",
     "Client",
     "ConflictError",
+    "ForbiddenError",
     "GraphMem",
     "GraphMemError",
     "ImportanceScorer",
@@ -108,15 +125,23 @@ __all__ = [
     "MemoryInput",
     "MemoryType",
     "MemoryUpdate",
+    "MissingExtraError",
     "NotFoundError",
+    "PayloadTooLargeError",
+    "RateLimitedError",
     "Relation",
     "RelationType",
+    "ServerError",
+    "ServerUnreachableError",
     "Session",
     "SessionState",
     "Settings",
     "Source",
     "Status",
+    "StorageFullError",
+    "StoreUnavailableError",
     "SystemClock",
     "Tier",
+    "UnauthenticatedError",
     "Visibility",
 ]
