@@ -498,10 +498,13 @@ def load_conversations(
     project: str | None = None,
     how: str = "import",
     name: str = "conversations",
+    held_out: int = 0,
 ) -> DevSet:
     """Every turn as one memory (``speaker: text``), one project per conversation
     (named ``project:id`` with a ``project``, else the conversation's id), an
-    ``event`` that occurred at its session's date (a minute per turn)."""
+    ``event`` that occurred at its session's date (a minute per turn). The
+    questions of the last ``held_out`` conversations come back apart, as the
+    set ``<name>-heldout``."""
     data = json.loads(path.read_text())
     ids: dict[str, str] = {}
     corpus: dict[str | None, dict[str, str]] = {}
@@ -537,15 +540,36 @@ def load_conversations(
         )
         for q in data["questions"]
     ]
-    return DevSet(name, queries, corpus)
+    apart = {
+        projects[c["id"]] for c in data["conversations"][len(data["conversations"]) - held_out :]
+    }
+    if not held_out:
+        return DevSet(name, queries, corpus)
+    kept = DevSet(
+        f"{name}-heldout",
+        [q for q in queries if q.project in apart],
+        {p: texts for p, texts in corpus.items() if p in apart},
+    )
+    return DevSet(
+        name,
+        [q for q in queries if q.project not in apart],
+        {p: texts for p, texts in corpus.items() if p not in apart},
+        held_out=kept,
+    )
 
 
 def load_chats(
     gm: GraphMem, path: Path = CHATS, auto_links: Sequence[str] = (), **how: Any
 ) -> DevSet:
     """The long multi-party chats (``benchmarks/eval/chats.json``, made by
-    ``benchmarks.make_chats``), written as ``load_conversations`` writes its set."""
-    return load_conversations(gm, path, auto_links, name="chats", **how)
+    ``benchmarks.make_chats``), written as ``load_conversations`` writes its set;
+    the questions of the last ``CHATS_HELD_OUT`` chats come back apart, as the
+    set ``chats-heldout``, which no setting is chosen on."""
+    return load_conversations(gm, path, auto_links, name="chats", held_out=CHATS_HELD_OUT, **how)
+
+
+CHATS_HELD_OUT = 3
+"""Chats (of 12) whose questions are reported apart (``load_chats``)."""
 
 
 DATED = (
@@ -562,8 +586,11 @@ def load_chats_dated(gm: GraphMem, path: Path = CHATS, **how: Any) -> DevSet:
     question names can be measured on conversations; the questions asking when
     something happened are left out (the date would answer them)."""
     chats = load_chats(gm, path, **how)
+    apart = chats.held_out
+    asked = chats.queries + (apart.queries if apart else [])
+    corpus = {**chats.corpus, **(apart.corpus if apart else {})}
     queries = []
-    for index, q in enumerate(q for q in chats.queries if q.kind != "temporal"):
+    for index, q in enumerate(q for q in asked if q.kind != "temporal"):
         days = {
             datetime.fromtimestamp(m.occurred, UTC).date()
             for m in gm.get_many(sorted(q.relevant), project_id=q.project)
@@ -576,7 +603,7 @@ def load_chats_dated(gm: GraphMem, path: Path = CHATS, **how: Any) -> DevSet:
             month=day.strftime("%B"), day=day.day, year=day.year, q=q.text
         )
         queries.append(dataclasses.replace(q, text=text))
-    return dataclasses.replace(chats, name="chats-dated", queries=queries, by_kind=True)
+    return DevSet("chats-dated", queries, corpus, by_kind=True)
 
 
 def load_agent_memory(
@@ -747,6 +774,8 @@ def run_linked(gm: GraphMem, dev: DevSet, variant: str) -> list[dict[str, Any]]:
 
 VECTOR_WEIGHTS = (0.6, 0.7, 0.8, 0.9)
 LEXICAL_HALVES = (0.05, 0.1, 0.2)
+PEAK_GAINS = (0.25, 0.5, 1.0)
+"""Per-query weightings tried at the default weight and half (``ScoreFusion.peak_gain``)."""
 
 
 def fusion_grid(gm: GraphMem, dev: DevSet) -> list[dict[str, Any]]:
@@ -754,20 +783,22 @@ def fusion_grid(gm: GraphMem, dev: DevSet) -> list[dict[str, Any]]:
     kept = gm.retrieval.config
     rows = []
     try:
-        for weight in VECTOR_WEIGHTS:
-            for half in LEXICAL_HALVES:
-                fusion = ScoreFusion(vector_weight=weight, lexical_half=half)
-                gm.retrieval.config = dataclasses.replace(kept, fusion=fusion)
-                q = evaluate(gm, dev.queries, UNFILTERED)
-                rows.append(
-                    {
-                        "set": dev.name,
-                        "vector_weight": weight,
-                        "lexical_half": half,
-                        "recall@10": q.recall[10],
-                        "mrr@10": q.mrr,
-                    }
-                )
+        settings = [(w, h, 0.0) for w in VECTOR_WEIGHTS for h in LEXICAL_HALVES]
+        settings += [(ScoreFusion.vector_weight, ScoreFusion.lexical_half, g) for g in PEAK_GAINS]
+        for weight, half, gain in settings:
+            fusion = ScoreFusion(vector_weight=weight, lexical_half=half, peak_gain=gain)
+            gm.retrieval.config = dataclasses.replace(kept, fusion=fusion)
+            q = evaluate(gm, dev.queries, UNFILTERED)
+            rows.append(
+                {
+                    "set": dev.name,
+                    "vector_weight": weight,
+                    "lexical_half": half,
+                    "peak_gain": gain,
+                    "recall@10": q.recall[10],
+                    "mrr@10": q.mrr,
+                }
+            )
     finally:
         gm.retrieval.config = kept
     return rows
@@ -920,7 +951,10 @@ def grid_table(rows: Sequence[dict[str, Any]]) -> Any:
     from rich.table import Table
 
     out = Table(title="fusion grid (HYBRID, minRelevance 0)")
-    for column in ("backend", "set", "vector weight", "lexical half", "recall@10", "MRR@10"):
+    for column in (
+        *("backend", "set", "vector weight", "lexical half", "peak gain"),
+        *("recall@10", "MRR@10"),
+    ):
         out.add_column(column, justify="left" if column in ("backend", "set") else "right")
     for row in rows:
         out.add_row(
@@ -928,6 +962,7 @@ def grid_table(rows: Sequence[dict[str, Any]]) -> Any:
             row["set"],
             f"{row['vector_weight']:.2f}",
             f"{row['lexical_half']:.2f}",
+            f"{row['peak_gain']:.2f}",
             f"{row['recall@10']:.3f}",
             f"{row['mrr@10']:.3f}",
         )

@@ -58,6 +58,11 @@ class ScoreFusion:
     """Share of the cosine in a hybrid relevance; full text has the rest."""
     lexical_half: float = 0.1
     """The full-text share that counts as half relevant."""
+    peak_gain: float = 0.0
+    """Per-query weighting: the cosine's weight moves by this times how much more
+    peaked the cosine's best ``PEAK_DEPTH`` are than the lexical values' (each
+    retriever's best over the median of its best; 0: fixed weights). Measured
+    with ``benchmarks.retrieval_eval --grid``; docs/retrieval.md has what it gave."""
 
     def lexical(self, share: float) -> float:
         """The full-text share on [0, 1]: saturating, so the first matched words count most."""
@@ -88,6 +93,10 @@ class ScoreFusion:
         if vector is None:
             return {i: self.lexical(score) for i, score in fulltext.items()}
         w = self.vector_weight
+        if self.peak_gain:
+            lexical_values = [self.lexical(v) for v in fulltext.values()]
+            shift = _peak([_cosine(v) for v in vector.values()]) - _peak(lexical_values)
+            w = min(max(w + self.peak_gain * shift, 0.5), 0.95)
         expanded = feedback or {}
         ids = set(vector) | set(fulltext) | set(expanded)
 
@@ -98,6 +107,17 @@ class ScoreFusion:
             return max(own, feedback_factor * self.lexical(expanded.get(i, feedback_floor)))
 
         return {i: w * _cosine(vector.get(i, vector_floor)) + (1.0 - w) * lexical(i) for i in ids}
+
+
+PEAK_DEPTH = 10
+
+
+def _peak(values: list[float]) -> float:
+    """How far a retriever's best stands above the median of its best ``PEAK_DEPTH``."""
+    best = sorted(values, reverse=True)[:PEAK_DEPTH]
+    if len(best) < 2:
+        return 0.0
+    return best[0] - best[len(best) // 2]
 
 
 def _cosine(value: float) -> float:
