@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_args
@@ -148,13 +148,16 @@ def main(
 
 
 @contextmanager
-def reported_errors() -> Iterator[None]:
-    """Turn the API's deliberate errors into ``error [CODE]: message`` and exit 1."""
+def reported_errors(exits: Mapping[type[GraphMemError], int] | None = None) -> Iterator[None]:
+    """Turn the API's deliberate errors into ``error [CODE]: message`` and exit 1,
+    or the code ``exits`` names for the error's class (the first that matches):
+    a command run by a job can tell an outage from a failure that needs a person."""
     try:
         yield
     except GraphMemError as exc:
         err.print(shown(f"error [{exc.code}]: {exc.message}", style="bold red"))
-        raise typer.Exit(1) from None
+        codes = exits or {}
+        raise typer.Exit(next((c for k, c in codes.items() if isinstance(exc, k)), 1)) from None
 
 
 def settings_for(ctx: typer.Context, **overrides: Any) -> Settings:
@@ -169,12 +172,16 @@ def settings_for(ctx: typer.Context, **overrides: Any) -> Settings:
 
 
 @contextmanager
-def opened(ctx: typer.Context) -> Iterator[GraphMem]:
+def opened(
+    ctx: typer.Context, exits: Mapping[type[GraphMemError], int] | None = None
+) -> Iterator[GraphMem]:
+    """The store of the command's settings, open for the block; errors are
+    reported as ``reported_errors(exits)`` reports them."""
     from graphmem.api import GraphMem  # the store and the services: only once a command runs
 
     settings = settings_for(ctx)
     say_which_store(settings)
-    with reported_errors(), GraphMem.open(settings) as gm:
+    with reported_errors(exits), GraphMem.open(settings) as gm:
         yield gm
 
 
@@ -267,15 +274,19 @@ MISSING_PROJECT_EXIT = 2
 """A project named that does not exist is a wrong command line, as a bad option is."""
 
 
-def require_project(gm: GraphMem, project: str | None) -> None:
-    """Exit with ``MISSING_PROJECT_EXIT``, naming the projects there are, when
-    ``project`` names none: a typo must not pass as an empty project.
+def require_project(
+    gm: GraphMem, project: str | None, *, exit_code: int = MISSING_PROJECT_EXIT
+) -> None:
+    """Exit with ``exit_code``, naming the projects there are, when ``project``
+    names none: a typo must not pass as an empty project.
     ``None`` (no project named) always passes."""
     if project is not None:
-        require_listed(project, gm.project_ids())
+        require_listed(project, gm.project_ids(), exit_code=exit_code)
 
 
-def require_listed(project: str | None, known: Sequence[str]) -> None:
+def require_listed(
+    project: str | None, known: Sequence[str], *, exit_code: int = MISSING_PROJECT_EXIT
+) -> None:
     """``require_project`` with the projects there are already known: those a
     server listed for the command's key, when the command went through one."""
     if project is None or project in known:
@@ -287,4 +298,4 @@ def require_listed(project: str | None, known: Sequence[str]) -> None:
             style="bold red",
         )
     )
-    raise typer.Exit(MISSING_PROJECT_EXIT)
+    raise typer.Exit(exit_code)

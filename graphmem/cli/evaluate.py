@@ -1,15 +1,18 @@
 """``graphmem evaluate``: the consistency evaluator on the command line.
 
-The exit code gates deploys: 0 when no finding reaches ``--fail-on``, 3 when
-one does; 1 and 2 keep their meaning for every command (the command failed,
-the command line was wrong: a ``--project`` that does not exist is 2).
+The exit code gates deploys and is read by jobs, so each outcome a job acts on
+differently has its own: 0 when no finding reaches ``--fail-on``, 3 when one
+does (after ``--fix``, one that remains), 4 for a ``--project`` that does not
+exist (a typo to fix, not a healthy empty project), 5 when the store is
+unavailable (try again later); 1 and 2 keep their meaning for every command
+(the command failed, the command line was wrong).
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -25,12 +28,19 @@ from graphmem.cli.common import (
 )
 from graphmem.cli.terminal import escape_controls
 from graphmem.domain.consistency import ConsistencyReport, Severity
+from graphmem.domain.errors import StoreUnavailableError
 from graphmem.domain.models import Memory
 from graphmem.domain.wording import plural
+from graphmem.services.evaluator.charts import plots_missing
 from graphmem.services.evaluator.page import render_html, shown_memory_ids
 from graphmem.services.evaluator.table import render_table
 
+if TYPE_CHECKING:
+    from graphmem.api import GraphMem
+
 FINDINGS_EXIT = 3
+UNKNOWN_PROJECT_EXIT = 4
+STORE_UNAVAILABLE_EXIT = 5
 
 
 class Format(StrEnum):
@@ -69,7 +79,8 @@ def evaluate(
         FailOn,
         typer.Option(
             "--fail-on",
-            help="Exit with 3 when a finding of this severity or worse exists.",
+            help="Exit with 3 when a finding of this severity or worse exists (after "
+            "--fix: remains).",
             case_sensitive=False,
         ),
     ] = FailOn.ERROR,
@@ -78,7 +89,8 @@ def evaluate(
         typer.Option(
             "--fix",
             help="Apply the safe fixes (recompute importance, fill archived_at, archive "
-            "orphans); each is listed. Run with --dry-run first to see them.",
+            "orphans), each listed, then check again: the report and exit code are of what "
+            "remains. Run with --dry-run first to see them.",
         ),
     ] = False,
     dry_run: Annotated[
@@ -94,22 +106,26 @@ def evaluate(
 ) -> None:
     """Check a project's memory graph for contradictions and report metrics.
 
-    Exit code 3 when a finding at or above --fail-on exists.
+    Exit codes: 0 no finding at or above --fail-on; 1 the command failed; 2 the
+    command line was wrong; 3 a finding at or above --fail-on (after --fix: one
+    that remains); 4 no project named --project; 5 the store is unavailable.
     """
     if dry_run and not fix:
         raise typer.BadParameter("--dry-run only applies to --fix", param_hint="--dry-run")
     if all_projects and project is not None:
         raise typer.BadParameter("name a --project or --all-projects, not both")
+    if all_projects and format is Format.HTML and output is None:
+        raise typer.BadParameter("--format html with --all-projects needs --output DIR")
     reports: list[ConsistencyReport] = []
     # The HTML page shows what each finding's memories say: read them while the store is open.
     contents: dict[str, dict[str, Memory]] = {}
-    with opened(ctx) as gm:
+    with opened(ctx, {StoreUnavailableError: STORE_UNAVAILABLE_EXIT}) as gm:
         # A typo must not pass as an empty, healthy project.
-        require_project(gm, project)
+        require_project(gm, project, exit_code=UNKNOWN_PROJECT_EXIT)
         projects = gm.evaluator.projects() if all_projects else [project]
         for name in projects:
             with err.status(f"evaluating {name or 'project'}..."):
-                report = gm.evaluate(fix=fix, dry_run=dry_run, evidence=evidence, project_id=name)
+                report = _evaluated(gm, name, fix=fix, dry_run=dry_run, evidence=evidence)
                 reports.append(report)
                 if format is Format.HTML:
                     read = gm.get_many(shown_memory_ids(report), project_id=report.project_id)
@@ -124,6 +140,26 @@ def evaluate(
                 Text(f"{plural(failing, 'finding')} at or above {worst.value}", style="bold red"),
             )
             raise typer.Exit(FINDINGS_EXIT)
+
+
+def _evaluated(
+    gm: GraphMem, project: str | None, *, fix: bool, dry_run: bool, evidence: bool
+) -> ConsistencyReport:
+    """One project's report; after fixes were applied, the report of a second
+    check, carrying the fixes: a report describes the graph as its snapshot saw
+    it, and a job gating on ``--fix`` must see what remains, not what was fixed."""
+    report = gm.evaluate(fix=fix, dry_run=dry_run, evidence=evidence, project_id=project)
+    if report.fixes is None or not report.fixes["applied"]:
+        return report
+    after = gm.evaluate(project_id=report.project_id)
+    after.fixes = report.fixes
+    applied = len(report.fixes["applied"])
+    after.notes.insert(
+        0,
+        f"checked again after {plural(applied, 'fix', 'fixes')}: "
+        f"report {report.id} holds the findings before them",
+    )
+    return after
 
 
 def _show(
@@ -145,9 +181,11 @@ def _show(
             body = reports[0].to_json()
         _write(body, output)
         return
+    missing = plots_missing()
+    if missing is not None:
+        err.print(f"the page has no plots: {missing}", markup=False)
     if many:
-        if output is None:
-            raise typer.BadParameter("--format html with --all-projects needs --output DIR")
+        assert output is not None  # checked with the other options, before evaluating
         output.mkdir(parents=True, exist_ok=True)
         for report in reports:
             path = output / f"consistency-{report.project_id}.html"

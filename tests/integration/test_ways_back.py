@@ -186,7 +186,7 @@ def test_cli_unrelate_and_evaluate_of_a_missing_project(data_dir: Path):
         assert (event.removed_by, event.reason) == ("ana", "wrong")
 
     missing = evaluate_cli(data_dir, "--project", "typo")
-    assert missing.exit_code == 2, missing.output
+    assert missing.exit_code == 4, missing.output
     assert "error [NOT_FOUND]: project: no project named 'typo'" in missing.stderr
     assert "default" in missing.stderr, "the message lists the projects there are"
     assert evaluate_cli(data_dir, "--project", "default").exit_code == 0

@@ -21,8 +21,18 @@ def _pyplot() -> Any:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError as exc:
-        raise MissingExtraError("the HTML report", "matplotlib", "report") from exc
+        raise MissingExtraError("plotting the report's metrics", "matplotlib", "report") from exc
     return plt
+
+
+def plots_missing() -> str | None:
+    """Why the plots cannot be drawn here (matplotlib is an extra), or ``None``:
+    the page is drawn without them rather than not at all."""
+    try:
+        _pyplot()
+    except MissingExtraError as exc:
+        return exc.message
+    return None
 
 
 def charts(metrics: dict[str, Any]) -> list[tuple[str, Any]]:

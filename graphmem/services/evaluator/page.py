@@ -11,7 +11,7 @@ from typing import Any
 from graphmem.domain.consistency import CODES, ConsistencyReport, Finding, Severity, utc_iso
 from graphmem.domain.models import Memory
 from graphmem.domain.wording import plural
-from graphmem.services.evaluator.charts import png_charts
+from graphmem.services.evaluator.charts import plots_missing, png_charts
 
 HTML_FINDINGS = 500
 """Findings drawn in full on the HTML page; the JSON carries every one."""
@@ -49,9 +49,10 @@ def render_html(
 
     ``memories`` maps ids to memories (``shown_memory_ids`` lists the ids);
     an id it lacks is shown bare. Plots need matplotlib, installed with the
-    ``report`` extra.
+    ``report`` extra; without it the page says so where they would be.
     """
-    plots = png_charts(report.metrics) if report.metrics else []
+    missing = plots_missing() if report.metrics else None
+    plots = png_charts(report.metrics) if report.metrics and missing is None else []
     memories = memories or {}
     counts = report.counts()
     esc = html.escape
@@ -80,6 +81,8 @@ def render_html(
         f"<figcaption>{esc(title)}</figcaption></figure>"
         for title, data in plots
     )
+    if missing is not None:
+        images = f"<p class='note'>No plots: {esc(missing)}.</p>"
     notes = "".join(f"<p class='note'>{esc(n)}</p>" for n in report.notes)
     top = "".join(
         f"<li>{_memory(m['id'], memories)}<p class='meta'>PageRank {m['score']:.3e}, "
