@@ -223,7 +223,10 @@ def show(
         fields.add_row(name, shown(value))
     out.print(fields)
 
-    scores = Table(title=f"Importance now ({breakdown.preset} preset)")
+    scores = Table(
+        title=f"Importance now ({breakdown.preset} preset)",
+        caption="frequency counts accesses only (record_access), not retrievals or repeats",
+    )
     scores.add_column("component")
     for column in ("value", "weight", "contribution"):
         scores.add_column(column, justify="right")

@@ -146,6 +146,10 @@ class ScoreComponent(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     name: str
+    """The factor (``Factor``). ``frequency`` counts accesses only (``access_count``,
+    from ``record_access``): being retrieved or remembered again is counted apart
+    (``retrieval_count``, ``occurrence_count``) and raises no frequency: a use is
+    evidence of worth, a repeat or a retrieval is not."""
     value: float
     """The factor on its own, in [0, 1]."""
     weight: float

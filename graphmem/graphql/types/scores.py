@@ -9,7 +9,12 @@ from graphmem.domain.scoring import ImportanceBreakdown as DomainBreakdown
 
 @strawberry.type(description="One component of an importance score.")
 class ScoreComponent:
-    name: str
+    name: str = strawberry.field(
+        description="The factor: recency, frequency, confidence, salience, self_assessment "
+        "or feedback; frequency counts accesses only (accessCount: recordAccess): neither "
+        "being retrieved (retrievalCount) nor being remembered again (occurrenceCount) "
+        "raises it."
+    )
     value: float = strawberry.field(description="The factor on its own, in [0, 1].")
     weight: float = strawberry.field(description="Its normalised weight; weights sum to 1.")
     contribution: float = strawberry.field(description="value * weight; these sum to the total.")
