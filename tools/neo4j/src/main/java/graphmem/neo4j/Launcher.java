@@ -53,8 +53,11 @@ public final class Launcher {
         config.put("server.http.listen_address", "127.0.0.1:" + http);
         config.put("server.http.advertised_address", "127.0.0.1:" + http);
         config.put("server.https.enabled", "false");
-        // Nothing announces itself or calls out: no usage reports.
+        // Nothing announces itself or calls out: no usage reports, and the Browser it
+        // serves sends no product analytics (5.26 declares no
+        // browser.allow_outgoing_connections; strict validation refuses it).
         config.put("dbms.usage_report.enabled", "false");
+        config.put("client.allow_telemetry", "false");
         config.put("dbms.security.auth_enabled", password == null ? "false" : "true");
         config.put("server.memory.pagecache.size", options.getOrDefault("pagecache", "512m"));
         config.put("db.tx_log.rotation.retention_policy", "1 files");
