@@ -112,11 +112,13 @@ class FalkorStore:
     ) -> FalkorStore:
         """Use a FalkorDB server someone else runs (``redis://`` or ``unix://`` URL)."""
         connections = Connections()
+        # from_url hands its keywords to the connections themselves, which name the
+        # hook redis_connect_func (the client's constructor calls it connect_func).
         db = FalkorDB.from_url(
             url,
             socket_timeout=30.0,
             socket_connect_timeout=5.0,
-            connect_func=lambda connection: _on_connect(connection, None, connections),
+            redis_connect_func=lambda connection: _on_connect(connection, None, connections),
         )
         return cls(db, graph, timeout_ms=timeout_ms, connections=connections)
 
