@@ -55,6 +55,13 @@ def suggestion(name: str, known: Collection[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+ARGUMENTS = {
+    "project_id": "the project is an argument of the call, not a key of the item: "
+    "pass project_id= (projectId in GraphQL)",
+}
+"""Keys callers put into an item that belong to the call, and where they go."""
+
+
 def problem(error: ErrorDetails, known: Collection[str] = ()) -> str:
     """What is wrong with one value, in words that fit graphmem's inputs:
     pydantic counts the characters of a whitespace-only text after stripping
@@ -68,6 +75,8 @@ def problem(error: ErrorDetails, known: Collection[str] = ()) -> str:
         return "must not be empty"
     if kind == "extra_forbidden" and error["loc"]:
         name = str(error["loc"][-1])
+        if name in ARGUMENTS:
+            return f"unknown key {name!r}: {ARGUMENTS[name]}"
         return f"unknown key {name!r}{suggestion(name, known)}"
     return error["msg"]
 

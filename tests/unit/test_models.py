@@ -24,6 +24,7 @@ from graphmem.domain.models import MemoryFilter, MemoryInput
         ({"content": "a", "tags": ["t"] * (MAX_TAGS + 1)}, "tags", str(MAX_TAGS)),
         ({"content": "a", "session_id": "has space"}, "session_id", "pattern"),
         ({"content": "a", "colour": "red"}, "colour", "unknown key 'colour'"),
+        ({"content": "a", "project_id": "p"}, "project_id", "pass project_id="),
         ({"content": "nul\x00byte"}, "content", "NUL"),
         ({"content": "a", "evidence": ["ok", "b\x00"]}, "evidence.1", "NUL"),
     ],
