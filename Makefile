@@ -32,6 +32,7 @@ install-dev: $(VENV)/.dev-installed
 
 # The explorer and GraphiQL pages are committed as built files, so serving needs no Node.
 serve: $(BIN)/graphmem
+	@echo 'graphmem is installed in $(BIN); in another shell, export PATH="$$PWD/$(BIN):$$PATH" puts it on PATH'
 	$(BIN)/graphmem serve
 
 # Neo4j Community 5.26 and Neo4j Browser from Maven Central (cached in ~/.m2),

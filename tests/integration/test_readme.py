@@ -108,6 +108,14 @@ def test_the_readme_has_the_two_set_up_commands() -> None:
     ]
 
 
+def test_the_readme_puts_graphmem_on_path_before_calling_it_bare() -> None:
+    # `make serve` installs graphmem into .venv/bin only; a bare `graphmem`
+    # before the line that puts it on PATH is "command not found".
+    lines = [line for block in blocks("sh", [README]) for line in block.text.splitlines()]
+    first = next(i for i, line in enumerate(lines) if line.startswith("graphmem "))
+    assert 'export PATH="$PWD/.venv/bin:$PATH"' in lines[:first]
+
+
 @pytest.mark.parametrize("command", graphmem_commands(), ids=" ".join)
 def test_every_graphmem_command_in_the_pages_exists(command: tuple[str, ...]) -> None:
     runner = CliRunner()
