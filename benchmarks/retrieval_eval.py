@@ -88,6 +88,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 import re
 import shutil
 import statistics
@@ -642,6 +643,52 @@ def load_agent_memory(
     return dataclasses.replace(parts[False], held_out=parts[True])
 
 
+NEGATIVES_PER_PROJECT = 12
+"""Questions of a set's other projects asked of each of its projects as negatives."""
+OFF_TOPIC_NEGATIVES = 100
+"""Other sets' questions asked of a set of one project as negatives."""
+
+
+def negatives_added(dev: DevSet) -> DevSet:
+    """``dev`` (and its held-out part) with questions nothing in it answers: its
+    own when it writes them (the agent set), else questions of its other
+    projects asked of each project (sets of several conversations: each names
+    other people and other events), else questions of the other dev sets (a
+    set of one project). Drawn the same way in every run."""
+    if dev.negatives:
+        negatives = dev.negatives
+    elif len(projects := sorted({q.project or "" for q in dev.queries})) > 1:
+        draw = random.Random(f"{dev.name}:negatives")
+        negatives = []
+        for project in projects:
+            pool = [q for q in dev.queries if (q.project or "") != project]
+            negatives += [
+                dataclasses.replace(q, relevant=frozenset(), kind="none", project=project or None)
+                for q in draw.sample(pool, min(NEGATIVES_PER_PROJECT, len(pool)))
+            ]
+    else:
+        texts = off_topic_questions(exclude=dev.name)
+        texts = random.Random(f"{dev.name}:negatives").sample(texts, OFF_TOPIC_NEGATIVES)
+        project = dev.queries[0].project if dev.queries else None
+        negatives = [LabelledQuery(t, frozenset(), "none", project) for t in texts]
+    held_out = negatives_added(dev.held_out) if dev.held_out is not None else None
+    return dataclasses.replace(dev, negatives=negatives, held_out=held_out)
+
+
+def off_topic_questions(exclude: str) -> list[str]:
+    """The questions of the conversation, chat and agent sets (not ``exclude``'s)."""
+    texts = [
+        q["question"]
+        for name, path in (("conversations", CONVERSATIONS), ("chats", CHATS))
+        if name != exclude
+        for q in json.loads(path.read_text())["questions"]
+    ]
+    if exclude != "agent":
+        data = json.loads(AGENT_MEMORY.read_text())
+        texts += [q["query"] for part in data["projects"] for q in part["questions"]]
+    return texts
+
+
 LOADERS: dict[str, Callable[..., DevSet]] = {
     "own": load_own_set,
     "madial": load_madial,
@@ -716,12 +763,12 @@ def run_set(gm: GraphMem, dev: DevSet, embedder: MiniLMEmbedder) -> list[dict[st
         quality = measure(dev.queries, reference, rank)
         qualities.append(with_negatives(quality, dev.negatives, rank) if dev.negatives else quality)
     rows = [{"set": name, **figures(q)} for q in qualities]
-    if dev.by_kind:
-        rows += [
-            {"set": name, "kind": kind, **figures(per_kind), "empty": per_kind.empty}
-            for q in qualities
-            for kind, per_kind in q.kinds.items()
-        ]
+    rows += [
+        {"set": name, "kind": kind, **figures(per_kind), "empty": per_kind.empty}
+        for q in qualities
+        for kind, per_kind in q.kinds.items()
+        if dev.by_kind or kind == "none"
+    ]
     if dev.held_out is not None:
         rows += run_set(gm, dev.held_out, embedder)
     return rows
@@ -739,6 +786,7 @@ def figures(q: Quality) -> dict[str, Any]:
         "mrr@10": q.mrr,
         "p50_ms": q.p50_ms,
         "p95_ms": q.p95_ms,
+        "empty": q.empty,
     }
 
 
@@ -941,6 +989,7 @@ def _settings_table(
             *(show(row[key]) for _, key, show, _ in described),
             f"{row['recall@10']:.3f}",
             f"{row['mrr@10']:.3f}",
+            f"{row['empty']:.3f}",
             f"{row['p50_ms']:.1f}",
             f"{row['p95_ms']:.1f}",
         )
@@ -1166,6 +1215,7 @@ def quality_table(rows: Sequence[dict[str, Any]]) -> Any:
         "recall@5",
         "recall@10",
         "MRR@10",
+        "answered empty",
         "p50 ms",
         "p95 ms",
     )
@@ -1185,6 +1235,7 @@ def quality_table(rows: Sequence[dict[str, Any]]) -> Any:
             f"{row['recall@5']:.3f}",
             f"{row['recall@10']:.3f}",
             f"{row['mrr@10']:.3f}",
+            f"{row['empty']:.3f}",
             f"{row['p50_ms']:.1f}",
             f"{row['p95_ms']:.1f}",
         )
@@ -1447,7 +1498,7 @@ def run_backend(
 
     def load(gm: GraphMem, name: str, how: str, **options: Any) -> DevSet:
         started = time.perf_counter()
-        dev = LOADERS[name](gm, project=set_project(name), how=how, **options)
+        dev = negatives_added(LOADERS[name](gm, project=set_project(name), how=how, **options))
         log(f"  {name}: written ({how}) in {time.perf_counter() - started:.0f} s")
         return dev
 

@@ -50,7 +50,7 @@ from graphmem.domain.retrieval.context import (
     DEFAULT_RECENCY_WEIGHT,
     parse_request,
 )
-from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE
+from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE, MIN_RELEVANCE_HELP
 from graphmem.domain.scoring import ScoreComponent
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")]
@@ -64,9 +64,7 @@ OccurredBeforeOption = Annotated[
 ]
 MinRelevanceOption = Annotated[
     float,
-    typer.Option(
-        help="Leave out memories less relevant than this (0 to 1); nothing relevant shows none."
-    ),
+    typer.Option(help=MIN_RELEVANCE_HELP),
 ]
 
 

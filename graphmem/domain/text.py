@@ -22,6 +22,30 @@ def words(text: str) -> list[str]:
     return _WORD.findall(folded)
 
 
+_OPENING = " \t\"'([\u201c\u2018\u00ab"
+_SENTENCE_END = ".!?:;\n<>"
+
+
+def names(text: str) -> set[str]:
+    """The folded words ``text`` writes as names: capitalised where a sentence
+    does not start (after ``.!?:;``, a line break or an angle bracket, quotes
+    and brackets aside), so "Which podcast did Leo recommend?" names "leo"
+    and not "which"."""
+    found = set()
+    for match in _WORD.finditer(text):
+        word = match.group()
+        if word[0].isupper() and not _starts_sentence(text, match.start()):
+            found.update(words(word))
+    return found
+
+
+def _starts_sentence(text: str, start: int) -> bool:
+    at = start - 1
+    while at >= 0 and text[at] in _OPENING:
+        at -= 1
+    return at < 0 or text[at] in _SENTENCE_END
+
+
 def normalise(text: str) -> str:
     """Case-, accent-form- and punctuation-insensitive text, for exact dedup."""
     return " ".join(words(text))

@@ -25,7 +25,7 @@ from graphmem.domain.retrieval.context import (
     DEFAULT_RECENCY_WEIGHT,
     parse_request,
 )
-from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE
+from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE, MIN_RELEVANCE_HELP
 from graphmem.domain.scoring import ScoreComponent as DomainComponent
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.failures import FailureCapsule
@@ -53,10 +53,6 @@ AS_OF_HELP = (
     "Answer as the store stood at this past time: the memories that held then (written "
     "by then, validFrom <= asOf < validTo), with the tiers and statuses they had; empty "
     "before the project existed, INVALID_INPUT more than a few minutes in the future."
-)
-MIN_RELEVANCE_HELP = (
-    "Leave out memories whose relevance (0 to 1: cosine similarity and shared words fused) "
-    "is below this; nothing relevant gives no results and a note."
 )
 
 

@@ -11,6 +11,7 @@ from pydantic import Field
 
 from graphmem.domain import checks, kinds
 from graphmem.domain.checks import Identifier
+from graphmem.domain.retrieval.fusion import MIN_RELEVANCE_HELP
 from graphmem.mcp.params import Param, own
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -33,10 +34,7 @@ Rationale = Annotated[
 RelationType = Annotated[kinds.RelationType, Field(description="The relation's type.")]
 TAGS = "Every one of these tags."
 MIN_CONFIDENCE = "Leave out memories less certain than this."
-MIN_RELEVANCE = (
-    "Leave out memories less relevant than this (0 to 1: meaning and shared words fused); "
-    "nothing relevant returns nothing, with a note."
-)
+MIN_RELEVANCE = MIN_RELEVANCE_HELP
 OCCURRED_AFTER = "Only what happened at or after this time (ISO 8601)."
 OCCURRED_BEFORE = "Only what happened before this time (ISO 8601)."
 AS_OF = (

@@ -39,7 +39,7 @@ from graphmem.domain.checks import Identifier, Text, invalid_input
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.kinds import MemoryType
 from graphmem.domain.models import Memory
-from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE
+from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE, MIN_RELEVANCE_HELP
 from graphmem.domain.scoring import ScoreComponent
 from graphmem.domain.text import tokens
 
@@ -123,8 +123,7 @@ class ContextRequest(BaseModel):
         ge=0.0,
         le=1.0,
         allow_inf_nan=False,
-        description="Leave out memories whose text similarity to the hint is below this "
-        "(0 to 1); nothing at all when none reaches it.",
+        description=MIN_RELEVANCE_HELP,
     )
     session_id: Identifier | None = Field(
         default=None,

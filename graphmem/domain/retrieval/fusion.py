@@ -39,6 +39,15 @@ already cost up to 8% (and 6 points of recall@10 on one set), and it answers
 a store about something else."""
 
 
+MIN_RELEVANCE_HELP = (
+    "Leave out memories less relevant than this (0 to 1: meaning and shared words fused); "
+    "in HYBRID, GRAPH and knowledgeContext a question nothing in the project answers gets "
+    "nothing either. Nothing relevant returns no results and a note; 0 returns the closest "
+    "memories whatever they are."
+)
+"""What ``minRelevance`` does, as every surface describes it."""
+
+
 def nothing_relevant(best: float | None, min_relevance: float, *, expired: bool = False) -> str:
     """The note of a result that nothing reached ``min_relevance``; ``expired``:
     memories that match were left out as expired (``explain.expired_note``

@@ -12,12 +12,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from graphmem.domain.models import Memory, memory_from_fields
+from graphmem.domain.retrieval.answerable import Evidence, QueryWord
 from graphmem.domain.retrieval.exchange import exchange_pairs, pool_exchanges
 from graphmem.domain.retrieval.explain import Retriever, RetrieverHit
 from graphmem.domain.retrieval.fusion import ScoreFusion
 from graphmem.domain.retrieval.search import tie_order
 from graphmem.services.embeddings import memory_text
-from graphmem.services.retrieval.fulltext import analyse
+from graphmem.services.retrieval.fulltext import analyse, stem
 from graphmem.services.retrieval.recent import blend
 from graphmem.services.retrieval.statistics import Scope
 from graphmem.store import Row
@@ -37,9 +38,14 @@ class Candidates:
     ``RetrieverHit`` models only for what is returned (``explained``)."""
     text: str = ""
     """The query the retrievers were asked."""
+    documents: int = 0
+    """How many memories of the project the viewer reads (its full-text corpus)."""
     stems: dict[str, list[str]] = field(default_factory=dict)
     """Each analysed candidate's stems (fulltext.analyse), kept for the query:
     full text ranks by them and feedback scores the same memories again."""
+    words: tuple[QueryWord, ...] = ()
+    """The query's content words as the project's full text holds them (set when
+    full text ran), for the answerability gate."""
     recent: dict[str, float] | None = None
     """The cosine of the long query's last sentences per memory the vector index
     returned for them (recent.py); ``None`` when the query was not split."""
@@ -62,6 +68,24 @@ class Candidates:
                 for by, _, score in hits
             )
         ]
+
+    def evidence(self) -> Evidence | None:
+        """What bears on whether anything answers the query; ``None`` unless both
+        retrievers ran (the gate weighs meaning and words together)."""
+        if Retriever.VECTOR not in self.rankings or Retriever.FULLTEXT not in self.rankings:
+            return None
+        closest = max((self.scores(Retriever.VECTOR) or {}).values(), default=0.0)
+        weights: dict[str, float] = {}
+        for word in self.words:
+            key = stem(word.word)
+            weights[key] = weights.get(key, 0.0) + word.weight
+        mass = sum(weights.values())
+        covered = 0.0
+        if mass > 0:
+            for memory_id in self.rankings[Retriever.FULLTEXT]:
+                held = set(self.stems.get(memory_id, ()))
+                covered = max(covered, sum(w for s, w in weights.items() if s in held) / mass)
+        return Evidence(closest=closest, words=self.words, covered=covered, memories=self.documents)
 
     def add_recent(self, rows: Sequence[Row], fetch: int, weight: float) -> None:
         """The nearest memories of the query's last sentences, and their floor."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from graphmem.domain.retrieval import context as ctx
+from graphmem.domain.retrieval.answerable import Answerability
 from graphmem.domain.retrieval.fusion import ScoreFusion
 from graphmem.domain.retrieval.search import RankWeights, RelationFactors
 from graphmem.domain.retrieval.when import TimeChannel
@@ -48,6 +49,10 @@ class RetrievalConfig:
     candidate of HYBRID, GRAPH and knowledgeContext by how near its time is, and
     a past one keeps the superseded memories that held then (when.py;
     docs/retrieval.md; ``TimeChannel(weight=0)`` turns it off)."""
+    answerability: Answerability = field(default_factory=Answerability)
+    """HYBRID, GRAPH and knowledgeContext answer a query nothing in the project
+    answers with no hits and a note (answerable.py; docs/retrieval.md;
+    ``Answerability(cut=0)`` turns it off, as ``minRelevance`` 0 does per call)."""
     exchanges: bool = True
     """HYBRID, GRAPH and knowledgeContext score a question turn and the turn after
     it in the same session as one exchange (exchange.py; docs/retrieval.md)."""

@@ -55,7 +55,8 @@ from typing import Generic, TypeVar
 
 import snowballstemmer
 
-from graphmem.domain.text import words
+from graphmem.domain.retrieval.answerable import QueryWord
+from graphmem.domain.text import names, words
 from graphmem.store.dialect import Dialect
 
 MAX_TERMS = 48
@@ -337,6 +338,25 @@ def lexical_share(score: float, mass: float) -> float:
         return share
     room = 1.0 - SHARE_KNEE
     return SHARE_KNEE + room * math.tanh((share - SHARE_KNEE) / room)
+
+
+def query_words(
+    text: str, terms: Sequence[str], counts: Mapping[str, int], documents: int
+) -> tuple[QueryWord, ...]:
+    """The query's content words as the answerability gate weighs them: each one's
+    IDF in the project, a word no memory holds weighing as if one more did (so
+    it counts most), whether a memory holds it, and whether ``text`` writes it
+    as a name."""
+    named = names(text)
+    return tuple(
+        QueryWord(
+            word=term,
+            weight=idf(held, documents) if (held := counts.get(term, 0)) else idf(1, documents + 1),
+            held=held > 0,
+            name=term in named,
+        )
+        for term in terms
+    )
 
 
 def query_weights(

@@ -10,7 +10,8 @@ each configure with a ``Plan`` (plans.py).
    each taken as it stood then;
 4. lexical feedback scores them again (when the plan asks for it);
 5. their text relevance: the fused relevance, or seed 002's word overlap,
-   weighed by nearness in time; below ``min_relevance`` a candidate is no answer;
+   weighed by nearness in time; below ``min_relevance`` a candidate is no answer,
+   and none is when the query as a whole is not answerable (answerable.py);
 6. a superseded hit replaced by its newest successor the filters allow,
    unless it held in the past time the query names;
 7. expanded along relations from the best ``seeds`` (``depth`` 0: not at all);
@@ -30,6 +31,7 @@ from graphmem.domain.kinds import RelationType, Tier
 from graphmem.domain.models import Memory, memory_from_fields
 from graphmem.domain.policy import InjectionPolicy
 from graphmem.domain.retrieval import context as ctx
+from graphmem.domain.retrieval.answerable import Evidence, unanswered_note
 from graphmem.domain.retrieval.explain import GraphPath, expired_note
 from graphmem.domain.retrieval.fusion import nothing_relevant
 from graphmem.domain.retrieval.search import SearchFilters
@@ -123,6 +125,9 @@ class Outcome:
     notes: list[str]
     timed: Timed | None = None
     """The time the question named and each candidate's nearness, when it weighed."""
+    evidence: Evidence | None = None
+    """What the answerability gate weighed (both retrievers ran), and its verdict."""
+    answerable: float | None = None
 
     @property
     def memories(self) -> dict[str, Memory]:
@@ -178,7 +183,19 @@ class Pipeline:
             text = self._config().time.weigh(text, timed)
         relevance = {i: r for i, r in text.items() if r >= plan.min_relevance}
         expired = found.expired_matches(plan.min_relevance)
-        if not relevance:
+        gate = self._config().answerability
+        evidence = found.evidence()
+        answerable = gate.probability(evidence) if evidence is not None else None
+        # minRelevance 0 asks for the closest memories whatever they are.
+        if (
+            evidence
+            and answerable is not None
+            and plan.min_relevance > 0
+            and not gate.answers(answerable)
+        ):
+            relevance = {}
+            notes.append(unanswered_note(evidence, answerable, gate.cut))
+        elif not relevance:
             best = max(text.values(), default=None)
             notes.append(nothing_relevant(best, plan.min_relevance, expired=bool(expired)))
         if expired:
@@ -236,6 +253,8 @@ class Pipeline:
             replaces=replaces,
             notes=notes,
             timed=timed,
+            evidence=evidence,
+            answerable=answerable,
         )
 
     def _timed(self, plan: Plan, found: Candidates, notes: list[str]) -> Timed | None:

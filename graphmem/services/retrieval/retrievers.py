@@ -37,6 +37,7 @@ from graphmem.services.retrieval.fulltext import (
     lexical_share,
     query_terms,
     query_weights,
+    query_words,
     relaxations,
     stem,
 )
@@ -92,7 +93,8 @@ class Retrievers:
         query and looked up beside it."""
         config = self._config()
         scope = self.statistics.scope(project_id)
-        found = Candidates(scope=scope, text=text)
+        corpus = self.statistics.corpus(scope)
+        found = Candidates(scope=scope, text=text, documents=corpus.documents)
         params = {"project_id": project_id, **filters.params()}
         pending: Future[_Nearest] | None = None
         if vector and self.embedder is not None:
@@ -108,10 +110,10 @@ class Retrievers:
                 params,
                 fetch,
                 detail,
-                self.statistics.corpus(scope),
+                corpus,
             )
         if fulltext:
-            best, deeper = self._fulltext(text, filters, params, scope, fetch, detail, found.stems)
+            best, deeper = self._fulltext(text, filters, params, scope, fetch, detail, found)
             found.add(Retriever.FULLTEXT, best)
             found.add_scores(Retriever.FULLTEXT, deeper)
         if pending is not None:
@@ -249,14 +251,14 @@ class Retrievers:
         scope: Scope,
         fetch: int,
         detail: int,
-        stems: dict[str, list[str]],
+        found: Candidates,
     ) -> tuple[list[tuple[Memory, float]], list[tuple[str, float]]]:
         """Full text's best ``fetch`` by BM25 over the query's total IDF (see
         ``fusion``): the index's matches are ranked by their text, then the
         fields of the best are read and filtered until ``detail`` pass. Those
         are the candidates; the matches ranked after them, their fields unread,
-        come as ids and scores up to ``fetch`` in all. ``stems`` keeps each
-        match's analysed text.
+        come as ids and scores up to ``fetch`` in all. ``found`` keeps each
+        match's analysed text and the query's words as the project holds them.
 
         A project the viewer reads at most ``exact_fulltext_below`` memories of
         is ranked whole: every word is asked as an alternative and every match
@@ -274,6 +276,8 @@ class Retrievers:
         config = self._config()
         counts = self.statistics.terms.counts(terms, scope)
         corpus = self.statistics.corpus(scope)
+        found.words = query_words(text, terms, counts, corpus.documents)
+        stems = found.stems
         if corpus.documents <= config.exact_fulltext_below:
             # Every word an alternative: no word is common to a project ranked whole.
             whole = corpus.documents + 1
