@@ -32,7 +32,7 @@ def test_names_are_capitalised_words_that_do_not_start_a_sentence(
 
 
 def word(text: str, weight: float, *, held: bool, name: bool = False) -> QueryWord:
-    return QueryWord(word=text, weight=weight, held=held, name=name)
+    return QueryWord(word=text, stem=text, weight=weight, held=held, name=name)
 
 
 KIOSK = Evidence(
@@ -63,7 +63,9 @@ def test_a_closer_memory_or_more_words_held_make_a_query_more_answerable() -> No
     closer = Evidence(closest=0.6, words=KIOSK.words, covered=KIOSK.covered)
     held = Evidence(
         closest=0.31,
-        words=tuple(QueryWord(w.word, w.weight, held=True, name=w.name) for w in KIOSK.words),
+        words=tuple(
+            QueryWord(w.word, w.stem, w.weight, held=True, name=w.name) for w in KIOSK.words
+        ),
         covered=1.0,
     )
     assert gate.probability(closer) > gate.probability(KIOSK)

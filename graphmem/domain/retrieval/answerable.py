@@ -30,6 +30,8 @@ class QueryWord:
     """One content word of the query as the project's full text sees it."""
 
     word: str
+    stem: str
+    """Its stem: what full text matches, and the key the memories' words are read by."""
     weight: float
     """Its IDF in the project; a word no memory holds weighs as if one more did."""
     held: bool

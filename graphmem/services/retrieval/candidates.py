@@ -18,7 +18,7 @@ from graphmem.domain.retrieval.explain import Retriever, RetrieverHit
 from graphmem.domain.retrieval.fusion import ScoreFusion
 from graphmem.domain.retrieval.search import tie_order
 from graphmem.services.embeddings import memory_text
-from graphmem.services.retrieval.fulltext import analyse, stem
+from graphmem.services.retrieval.fulltext import analyse
 from graphmem.services.retrieval.recent import blend
 from graphmem.services.retrieval.statistics import Scope
 from graphmem.store import Row
@@ -75,10 +75,7 @@ class Candidates:
         if Retriever.VECTOR not in self.rankings or Retriever.FULLTEXT not in self.rankings:
             return None
         closest = max((self.scores(Retriever.VECTOR) or {}).values(), default=0.0)
-        weights: dict[str, float] = {}
-        for word in self.words:
-            key = stem(word.word)
-            weights[key] = weights.get(key, 0.0) + word.weight
+        weights = {word.stem: word.weight for word in self.words}
         mass = sum(weights.values())
         covered = 0.0
         if mass > 0:

@@ -56,7 +56,7 @@ from typing import Generic, TypeVar
 import snowballstemmer
 
 from graphmem.domain.retrieval.answerable import QueryWord
-from graphmem.domain.text import names, words
+from graphmem.domain.text import words
 from graphmem.store.dialect import Dialect
 
 MAX_TERMS = 48
@@ -341,16 +341,20 @@ def lexical_share(score: float, mass: float) -> float:
 
 
 def query_words(
-    text: str, terms: Sequence[str], counts: Mapping[str, int], documents: int
+    terms: Sequence[str],
+    counts: Mapping[str, int],
+    documents: int,
+    named: Iterable[str] = (),
 ) -> tuple[QueryWord, ...]:
-    """The query's content words as the answerability gate weighs them: each one's
-    IDF in the project, a word no memory holds weighing as if one more did (so
-    it counts most), whether a memory holds it, and whether ``text`` writes it
-    as a name."""
-    named = names(text)
+    """The query's content words (``query_terms``: one per stem) with their IDF in
+    the project, a word no memory holds weighing as if one more did (so it counts
+    most for the answerability gate), whether a memory holds it, and whether it
+    is one of the query's ``named`` words."""
+    named = frozenset(named)
     return tuple(
         QueryWord(
             word=term,
+            stem=stem(term),
             weight=idf(held, documents) if (held := counts.get(term, 0)) else idf(1, documents + 1),
             held=held > 0,
             name=term in named,
@@ -359,11 +363,10 @@ def query_words(
     )
 
 
-def query_weights(
-    terms: Sequence[str], counts: Mapping[str, int], corpus: Corpus
-) -> dict[str, float]:
-    """Each query word's stem and its IDF (counts are per word, as the index matched them)."""
-    return {stem(t): idf(counts.get(t, 0), corpus.documents) for t in terms if counts.get(t, 0)}
+def query_weights(words: Iterable[QueryWord]) -> dict[str, float]:
+    """Each held query word's stem and its IDF: what BM25 weighs (a word no memory
+    holds adds nothing to any score)."""
+    return {word.stem: word.weight for word in words if word.held}
 
 
 ScopeKey = TypeVar("ScopeKey", bound=Hashable)

@@ -126,8 +126,7 @@ class Outcome:
     timed: Timed | None = None
     """The time the question named and each candidate's nearness, when it weighed."""
     evidence: Evidence | None = None
-    """What the answerability gate weighed (both retrievers ran), and its verdict."""
-    answerable: float | None = None
+    """What the answerability gate weighed (both retrievers ran)."""
 
     @property
     def memories(self) -> dict[str, Memory]:
@@ -183,18 +182,11 @@ class Pipeline:
             text = self._config().time.weigh(text, timed)
         relevance = {i: r for i, r in text.items() if r >= plan.min_relevance}
         expired = found.expired_matches(plan.min_relevance)
-        gate = self._config().answerability
         evidence = found.evidence()
-        answerable = gate.probability(evidence) if evidence is not None else None
-        # minRelevance 0 asks for the closest memories whatever they are.
-        if (
-            evidence
-            and answerable is not None
-            and plan.min_relevance > 0
-            and not gate.answers(answerable)
-        ):
+        unanswered = self._unanswered(plan, evidence)
+        if unanswered is not None:
             relevance = {}
-            notes.append(unanswered_note(evidence, answerable, gate.cut))
+            notes.append(unanswered)
         elif not relevance:
             best = max(text.values(), default=None)
             notes.append(nothing_relevant(best, plan.min_relevance, expired=bool(expired)))
@@ -254,7 +246,18 @@ class Pipeline:
             notes=notes,
             timed=timed,
             evidence=evidence,
-            answerable=answerable,
+        )
+
+    def _unanswered(self, plan: Plan, evidence: Evidence | None) -> str | None:
+        """The note saying no memory answers the query, when the gate judges so.
+        Only where both retrievers ran (``evidence``), and never at minRelevance 0,
+        which asks for the closest memories whatever they are."""
+        if evidence is None or plan.min_relevance <= 0:
+            return None
+        gate = self._config().answerability
+        probability = gate.probability(evidence)
+        return (
+            None if gate.answers(probability) else unanswered_note(evidence, probability, gate.cut)
         )
 
     def _timed(self, plan: Plan, found: Candidates, notes: list[str]) -> Timed | None:

@@ -25,6 +25,7 @@ from typing import Any
 from graphmem.domain.models import Memory
 from graphmem.domain.retrieval.explain import Retriever
 from graphmem.domain.retrieval.search import SearchFilters
+from graphmem.domain.text import names
 from graphmem.services.embeddings import Embedder, Vector, memory_text
 from graphmem.services.retrieval.candidates import Candidates, best_first, candidate
 from graphmem.services.retrieval.config import RetrievalConfig
@@ -165,7 +166,7 @@ class Retrievers:
         counts = self.statistics.terms.counts(terms + added, scope)
         corpus = self.statistics.corpus(scope)
         weights = expanded_weights(
-            query_weights(terms + added, counts, corpus),
+            query_weights(query_words(terms + added, counts, corpus.documents)),
             [stem(t) for t in terms],
             expansion,
             original_weight=self._config().feedback.original_weight,
@@ -276,7 +277,7 @@ class Retrievers:
         config = self._config()
         counts = self.statistics.terms.counts(terms, scope)
         corpus = self.statistics.corpus(scope)
-        found.words = query_words(text, terms, counts, corpus.documents)
+        found.words = query_words(terms, counts, corpus.documents, names(text))
         stems = found.stems
         if corpus.documents <= config.exact_fulltext_below:
             # Every word an alternative: no word is common to a project ranked whole.
@@ -288,7 +289,7 @@ class Retrievers:
             matches, seen, k = rows, len(rows), len(rows) + 1  # every match: none to ask for
         else:
             query, matches, seen, k = self._index_matches(terms, counts, corpus, scope, params)
-        weights = query_weights(terms, counts, corpus)
+        weights = query_weights(found.words)
         # BM25 over the query's total IDF: the share of what the query says that the
         # memory holds, on [0, 1] whatever the store's size or the query's length.
         mass = sum(weights.values()) or 1.0
