@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from falkordb import FalkorDB
+from hypothesis import HealthCheck, settings
 
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
@@ -36,6 +37,12 @@ from tests.neo4j_server import TestNeo4j
 pytest_plugins = ["tests.stress"]
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+# Hypothesis times each example against the wall clock by default (a 200 ms
+# deadline, a too-slow health check); on a busy machine that fails tests whose
+# logic is right, so no property test here is timed.
+settings.register_profile("graphmem", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("graphmem")
 
 BACKENDS = ("falkordb", "neo4j")
 

@@ -11,6 +11,7 @@ error naming its extra.
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 import tomllib
 from importlib import metadata
@@ -34,7 +35,10 @@ OPTIONAL = {
 """Modules of an extra that `make serve` does not install, and that extra."""
 
 
-def imported_modules() -> set[str]:
+@functools.cache
+def imported_modules() -> frozenset[str]:
+    """The top-level third-party modules graphmem and the benchmarks import: parsed
+    once, as each optional module is looked up in them."""
     found: set[str] = set()
     for folder in ("graphmem", "benchmarks"):
         for path in (ROOT / folder).rglob("*.py"):
@@ -43,7 +47,9 @@ def imported_modules() -> set[str]:
                     found.update(alias.name.split(".")[0] for alias in node.names)
                 elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                     found.add(node.module.split(".")[0])
-    return found - set(sys.stdlib_module_names) - {"graphmem", "benchmarks", "tests", "__future__"}
+    return frozenset(
+        found - set(sys.stdlib_module_names) - {"graphmem", "benchmarks", "tests", "__future__"}
+    )
 
 
 def installed_by_make_serve() -> set[str]:
