@@ -137,7 +137,7 @@ def check_text(field: str, value: Any, *, max_chars: int) -> str:
     try:
         text = _printed.validate_python(value)
     except ValidationError as exc:
-        raise invalid_input(exc, locate=lambda _: field) from None
+        raise errors.invalid_input(exc, locate=lambda _: field) from None
     if len(text) > max_chars:
         raise InvalidInputError(f"{field}: at most {max_chars} characters", field=field)
     return text
@@ -205,7 +205,7 @@ def parse(model: type[M], data: Any) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise invalid_input(exc) from None
+        raise errors.invalid_input(exc) from None
 
 
 def invalid_input(

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from graphmem.domain.checks import MAX_BATCH_SIZE, M, invalid_input
-from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.checks import MAX_BATCH_SIZE, M
+from graphmem.domain.errors import InvalidInputError, invalid_input
 from graphmem.domain.models import MemoryInput
 
 _batch = TypeAdapter(list[MemoryInput])

@@ -14,8 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from graphmem.domain.checks import invalid_input
-from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.errors import InvalidInputError, invalid_input
 from graphmem.domain.kinds import Tier
 from graphmem.domain.restatement.verdicts import RestatementThresholds
 

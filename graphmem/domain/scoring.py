@@ -14,8 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from graphmem.domain.checks import invalid_input
-from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.errors import InvalidInputError, invalid_input
 from graphmem.domain.kinds import MemoryType, SelfAssessment, SuggestedBy
 from graphmem.domain.models import Memory
 

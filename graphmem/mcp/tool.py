@@ -34,6 +34,7 @@ from graphmem.domain.errors import (
     GraphMemError,
     StoreUnavailableError,
     UnauthenticatedError,
+    invalid_input,
 )
 from graphmem.domain.viewer import acting_as
 from graphmem.mcp.params import REQUIRED, Param, own
@@ -129,7 +130,7 @@ def _deliberate(exc: ToolError) -> GraphMemError | None:
     """
     cause = exc.__cause__
     if isinstance(cause, ValidationError) and not isinstance(exc, UnexpectedToolError):
-        return checks.invalid_input(cause, locate=_argument_path)
+        return invalid_input(cause, locate=_argument_path)
     if isinstance(cause, GraphMemError):
         return cause
     return None

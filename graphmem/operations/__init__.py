@@ -10,7 +10,7 @@ declaration:
 - GraphQL guards each root field with its entry's role and project rules
   (``graphmem.graphql.tenancy``), and a root field no entry claims is an error;
 - the MCP tools resolve the project and call ``GraphMem`` through it
-  (``graphmem.mcp.tools``).
+  (``graphmem.mcp.tool``).
 
 The policies every surface applies to an entry are in
 ``graphmem.operations.access``. This package loads the models only, never

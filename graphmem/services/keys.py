@@ -18,9 +18,9 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from graphmem.domain.auth import Principal, Role
-from graphmem.domain.checks import Identifier, invalid_input
+from graphmem.domain.checks import Identifier
 from graphmem.domain.clock import Clock, as_datetime, stored_now
-from graphmem.domain.errors import NotFoundError, UnauthenticatedError
+from graphmem.domain.errors import NotFoundError, UnauthenticatedError, invalid_input
 from graphmem.store import Store
 
 TOKEN_PREFIX = "gmk_"

@@ -35,8 +35,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-from graphmem.domain.checks import Identifier, Text, invalid_input
-from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.checks import Identifier, Text
+from graphmem.domain.errors import InvalidInputError, invalid_input
 from graphmem.domain.kinds import MemoryType
 from graphmem.domain.models import Memory
 from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE, MIN_RELEVANCE_HELP
@@ -61,8 +61,8 @@ HINT_COVERAGE = 0.7
 MEMORY_COVERAGE = 0.3
 HYBRID = "hybrid"
 WORD_OVERLAP = "word_overlap"
-TEXT_SCORERS = (HYBRID, WORD_OVERLAP)
-"""How text similarity is measured: the hybrid relevance, or the seed's word overlap."""
+"""The two ways text similarity is measured: the hybrid relevance, or the seed's word
+overlap."""
 
 
 class ContextRequest(BaseModel):

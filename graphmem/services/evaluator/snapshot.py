@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gc
 import json
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -96,7 +95,6 @@ class Snapshot:
     (``graphmem.store.migrations.unshowable_times``)."""
     notes: list[str] = field(default_factory=list)
     """What the snapshot could not cover, and why (shown in the report)."""
-    load_seconds: float = 0.0
     pages: int = 0
     _typed: dict[str, list[tuple[str, str]]] | None = field(default=None, repr=False)
 
@@ -181,7 +179,6 @@ def no_gc_pauses() -> Iterator[None]:
 
 
 def _load(store: Store, project_id: str, page: int) -> Snapshot:
-    started = time.perf_counter()
     snapshot = Snapshot(project_id=project_id)
     graph = snapshot.graph
     typed: dict[str, list[tuple[str, str]]] = {}
@@ -209,7 +206,6 @@ def _load(store: Store, project_id: str, page: int) -> Snapshot:
     snapshot.sessions = {s.id: s for s in _sessions(store, project_id, page)}
     snapshot.promotions = list(_promotions(store, project_id, page))
     snapshot.unshowable_times = unshowable_times(store, project_id)
-    snapshot.load_seconds = time.perf_counter() - started
     return snapshot
 
 

@@ -27,8 +27,8 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from graphmem.domain.checks import Identifier, invalid_input
-from graphmem.domain.errors import InvalidInputError, StoreUnavailableError
+from graphmem.domain.checks import Identifier
+from graphmem.domain.errors import InvalidInputError, StoreUnavailableError, invalid_input
 from graphmem.services.transfer.jsonl import COUNTED, FORMAT, KINDS, VERSION
 from graphmem.services.transfer.jsonl_pages import WRITE, Outcome
 from graphmem.services.transfer.jsonl_records import PREPARE, key

@@ -19,9 +19,8 @@ from pydantic import BaseModel, ValidationError
 
 from graphmem.domain import textscope
 from graphmem.domain.capsules import FailureCapsule
-from graphmem.domain.checks import invalid_input
 from graphmem.domain.clock import SHOWN_RANGE, showable
-from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.errors import InvalidInputError, invalid_input
 from graphmem.domain.kinds import RelationType
 from graphmem.domain.models import TIME_FIELDS, Memory
 from graphmem.domain.relations import Relation

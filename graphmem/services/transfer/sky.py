@@ -65,11 +65,10 @@ from graphmem.domain.checks import (
     Identifier,
     Tag,
     Text,
-    invalid_input,
     no_controls,
 )
 from graphmem.domain.clock import as_datetime
-from graphmem.domain.errors import InvalidInputError, StoreUnavailableError
+from graphmem.domain.errors import InvalidInputError, StoreUnavailableError, invalid_input
 from graphmem.domain.kinds import MemoryType, Source, Status, SuggestedBy, Tier
 from graphmem.domain.lifecycle import long_term_target
 from graphmem.domain.scoring import ImportanceScorer, ScoreInputs
