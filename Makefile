@@ -16,7 +16,7 @@ NEO4J_HTTP_PORT ?= 7474
 # `make test STRESS=2`: the suite with two CPU-bound processes beside it (tests/stress.py).
 STRESS ?= 0
 
-.PHONY: serve test bench lint install-dev lint-cypher typecheck explorer graphiql static neo4j neo4j-build
+.PHONY: serve test check deadcode bench lint install-dev lint-cypher typecheck explorer graphiql static neo4j neo4j-build
 
 $(BIN)/graphmem: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -81,7 +81,19 @@ static: explorer graphiql
 typecheck: $(VENV)/.dev-installed
 	$(BIN)/mypy
 
-test: $(VENV)/.dev-installed lint-cypher static typecheck neo4j-build
+# Names nothing uses, as [tool.vulture] in pyproject.toml configures it (the names
+# only frameworks use are in vulture_allowlist.py).
+deadcode: $(VENV)/.dev-installed
+	$(BIN)/vulture
+
+# The inner loop, with no database: lint, formatting, types, dead code and the unit
+# suite (tests/unit, under a minute). `make test` runs these and every other suite.
+check: $(VENV)/.dev-installed typecheck deadcode
+	$(BIN)/ruff check graphmem tests benchmarks
+	$(BIN)/ruff format --check graphmem tests benchmarks
+	$(BIN)/pytest -q tests/unit
+
+test: $(VENV)/.dev-installed lint-cypher static typecheck deadcode neo4j-build
 	$(BIN)/ruff check graphmem tests benchmarks
 	$(BIN)/ruff format --check graphmem tests benchmarks
 	$(BIN)/pytest -n auto --dist worksteal -q --stress $(STRESS)

@@ -108,9 +108,6 @@ class Precomputed:
     def embed(self, texts: Sequence[str]) -> list[Vector]:
         return [self.vectors[text] for text in texts]
 
-    def warm_up(self) -> None:
-        """Nothing to load."""
-
 
 def embed_one_ms(model: MiniLMEmbedder, texts: list[str], n: int = 20) -> float:
     """Median milliseconds to embed one memory's text, as each write does."""

@@ -314,7 +314,6 @@ class Pair:
     target: tuple[str, str]
     question: str
     rationale: str
-    answer_is_source: bool = True
 
 
 CONSTRAINS = (

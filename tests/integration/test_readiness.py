@@ -57,9 +57,6 @@ class Loading:
     def embed(self, texts: Sequence[str]) -> list[Vector]:
         raise AssertionError("a readiness probe must not load the model")
 
-    def warm_up(self) -> None:
-        pass
-
 
 class Broken(Loading):
     """Loaded, but every call fails."""
