@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar, get_args
 
 import typer
 from pydantic import ValidationError
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from typer._click.core import Command, Context
 
     from graphmem.api import GraphMem
+    from graphmem.cli.server_first import ServedReader
 
 
 class Commands(TyperGroup):
@@ -223,6 +224,29 @@ def served_or_local(
         return local(gm)
 
 
+def read_served_or_local(
+    ctx: typer.Context,
+    project: str | None,
+    role: Role,
+    read: Callable[[GraphMem | ServedReader, str | None], T],
+) -> T:
+    """``read`` answered by the server of this data directory, or, when none
+    answers, by the store opened here as ``keyed`` opens it: a command that only
+    reads runs the same body on either (read again here if the server stopped
+    answering part way, which a read may)."""
+    from graphmem.cli import server_first
+
+    with reported_errors():
+        reader = server_first.reader(settings_for(ctx))
+        if reader is not None:
+            try:
+                return read(reader, project)
+            except server_first.NoServer:
+                pass
+    with keyed(ctx, project, role) as (gm, scope):
+        return read(gm, scope)
+
+
 API_KEY_ENV = "GRAPHMEM_API_KEY"
 
 
@@ -274,8 +298,14 @@ MISSING_PROJECT_EXIT = 2
 """A project named that does not exist is a wrong command line, as a bad option is."""
 
 
+class Projects(Protocol):
+    """What lists the projects there are: the store opened here, or a server."""
+
+    def project_ids(self) -> list[str]: ...
+
+
 def require_project(
-    gm: GraphMem, project: str | None, *, exit_code: int = MISSING_PROJECT_EXIT
+    gm: Projects, project: str | None, *, exit_code: int = MISSING_PROJECT_EXIT
 ) -> None:
     """Exit with ``exit_code``, naming the projects there are, when ``project``
     names none: a typo must not pass as an empty project.

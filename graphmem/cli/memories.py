@@ -4,23 +4,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from graphmem.api import GraphMem
 from graphmem.cli import server_first
 from graphmem.cli.common import (
     TYPES_HELP,
     AsOfOption,
     ProjectOption,
     app,
-    keyed,
     opened,
     out,
+    read_served_or_local,
     reported_errors,
     require_project,
     served_or_local,
@@ -32,8 +31,14 @@ from graphmem.domain.auth import Role
 from graphmem.domain.checks import parse
 from graphmem.domain.clock import as_datetime
 from graphmem.domain.errors import NotFoundError
-from graphmem.domain.models import TIME_FIELDS, Memory, MemoryInput, WriteResult
+from graphmem.domain.models import TIME_FIELDS, Memory, MemoryInput, Page, WriteResult
 from graphmem.domain.wording import plural
+
+if TYPE_CHECKING:
+    from graphmem.api import GraphMem
+    from graphmem.cli.server_first import ServedReader
+    from graphmem.domain.relations import Relation
+    from graphmem.domain.scoring import ImportanceBreakdown
 
 
 @app.command()
@@ -176,10 +181,14 @@ def list_memories(
     flt: dict[str, Any] = {key: value for key, value in wanted.items() if value is not None}
     flt["tags"] = tags or []
     flt["include_candidates"] = not exclude_candidates
-    with keyed(ctx, project, Role.READ) as (gm, project):
+
+    def listed(gm: GraphMem | ServedReader, project: str | None) -> Page:
         page = gm.list(flt, first=first, after=after, project_id=project, as_of=time_arg(as_of))
         if not page.items:
             require_project(gm, server_first.project_named(project))
+        return page
+
+    page = read_served_or_local(ctx, project, Role.READ, listed)
     if not page.items:
         out.print("no memories match")
         return
@@ -200,21 +209,11 @@ def show(
 ) -> None:
     """Show one memory, why it scores what it scores, and what it is related to
     (with --as-of, as it stood then and the relations it had then)."""
-    with keyed(ctx, project, Role.READ) as (gm, project):
-        try:
-            if as_of is None:
-                memory = gm.get(memory_id, project_id=project)
-                (relations,) = gm.relations([memory.id], project_id=project)
-            else:
-                memory = gm.get(memory_id, project_id=project, as_of=time_arg(as_of))
-                hood = gm.neighborhood(memory_id, project_id=project, as_of=time_arg(as_of))
-                relations = [r for r in hood.edges if memory_id in (r.from_id, r.to_id)]
-        except NotFoundError:
-            require_project(gm, server_first.project_named(project))
-            if as_of is not None:
-                _written_after(gm, memory_id, project, as_of)
-            raise
-        breakdown = gm.importance_breakdown(memory)
+
+    def looked_up(gm: GraphMem | ServedReader, project: str | None) -> _Shown:
+        return _looked_up(gm, memory_id, project, as_of)
+
+    memory, relations, breakdown = read_served_or_local(ctx, project, Role.READ, looked_up)
 
     fields = Table(title=f"Memory {memory.id}", show_header=False)
     fields.add_column("field", style="bold", no_wrap=True)
@@ -244,6 +243,30 @@ def show(
     for r in relations:
         edges.add_row(r.type.value, r.from_id, r.to_id, f"{r.weight:.2f}", shown(r.rationale or ""))
     out.print(edges)
+
+
+_Shown = tuple[Memory, "list[Relation]", "ImportanceBreakdown"]
+"""What ``show`` prints: the memory, its relations and its importance now."""
+
+
+def _looked_up(
+    gm: GraphMem | ServedReader, memory_id: str, project: str | None, as_of: str | None
+) -> _Shown:
+    """The memory ``show`` prints, with its relations (those it had at ``as_of``)."""
+    try:
+        if as_of is None:
+            memory = gm.get(memory_id, project_id=project)
+            (relations,) = gm.relations([memory.id], project_id=project)
+        else:
+            memory = gm.get(memory_id, project_id=project, as_of=time_arg(as_of))
+            hood = gm.neighborhood(memory_id, project_id=project, as_of=time_arg(as_of))
+            relations = [r for r in hood.edges if memory_id in (r.from_id, r.to_id)]
+    except NotFoundError:
+        require_project(gm, server_first.project_named(project))
+        if as_of is not None:
+            _written_after(gm, memory_id, project, as_of)
+        raise
+    return memory, relations, gm.importance_breakdown(memory)
 
 
 @app.command()
@@ -371,7 +394,9 @@ def _status(memory: Memory, now: float | None) -> str:
     return f"{memory.status.value}, expired" if expired else memory.status.value
 
 
-def _written_after(gm: GraphMem, memory_id: str, project: str | None, as_of: str) -> None:
+def _written_after(
+    gm: GraphMem | ServedReader, memory_id: str, project: str | None, as_of: str
+) -> None:
     """Raise ``NotFoundError`` saying when the memory was written, if it exists
     now: then it is missing at ``as_of`` only because it was written later."""
     (now,) = gm.get_many([memory_id], project_id=project)

@@ -1,6 +1,7 @@
 """The commands that read or write through the running server when there is one:
 ``search``, ``context``, ``remember``, ``relate``, ``unrelate``, ``pin``,
-``unpin``, ``feedback`` and ``forget``.
+``unpin``, ``feedback`` and ``forget``; ``list`` and ``show`` read through
+``ServedReader``.
 
 A CLI process that opens the store itself loads the embedding model, which
 costs far more than the command's own work. ``graphmem serve`` keeps the model
@@ -19,6 +20,7 @@ server's default (``default``, or an API key's only project).
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import os
 import re
@@ -31,18 +33,39 @@ from graphmem.client.answers import headers
 from graphmem.client.errors import ServerError
 from graphmem.client.transport import answer
 from graphmem.domain.errors import GraphMemError
-from graphmem.operations.catalogue import Operations
+from graphmem.operations.memories import MemoryOperations, RelationOperations
+from graphmem.operations.projects import ProjectOperations
 from graphmem.operations.requests import Request
 from graphmem.server import discovery
 from graphmem.server.discovery import ADDRESS_FILE as ADDRESS_FILE
 
+
+class Operations(MemoryOperations, RelationOperations, ProjectOperations):
+    """The operations these commands send but those of retrieval, which
+    ``retrieval_operations`` loads for the commands that retrieve. The
+    catalogue's ``Operations`` holds every area's, whose modules load the models
+    of sessions, review, evaluation and more: half of a command's start, for
+    calls it never makes."""
+
+
+def retrieval_operations() -> type[RetrievalOperations]:
+    """The retrieval operations, imported only when a command retrieves: their
+    models (hits, explanations, graph paths) are the slowest of these commands'
+    own imports, and the commands that write never read them."""
+    from graphmem.operations.retrieval import RetrievalOperations
+
+    return RetrievalOperations
+
+
 if TYPE_CHECKING:
     from graphmem.domain.config import Settings
     from graphmem.domain.kinds import RelationType
-    from graphmem.domain.models import Memory, MemoryInput, WriteOutcome
+    from graphmem.domain.models import Memory, MemoryFilter, MemoryInput, Page, WriteOutcome
     from graphmem.domain.relations import Relation
-    from graphmem.domain.retrieval import ContextResult, SearchRequest, SearchResult
+    from graphmem.domain.retrieval import ContextResult, Neighborhood, SearchRequest, SearchResult
     from graphmem.domain.retrieval.context import ContextRequest
+    from graphmem.domain.scoring import ImportanceBreakdown
+    from graphmem.operations.retrieval import RetrievalOperations
 
 T = TypeVar("T")
 
@@ -98,7 +121,9 @@ def search(
     settings: Settings, request: SearchRequest, *, project: str | None, agent: str | None = None
 ) -> SearchResult | None:
     """The server's answer to ``request``, or ``None`` when no server answers."""
-    asked = Operations.search(request, project_id=project_named(project), agent_id=agent)
+    asked = retrieval_operations().search(
+        request, project_id=project_named(project), agent_id=agent
+    )
     return _send(settings, asked.named("CliSearch"))
 
 
@@ -111,7 +136,7 @@ def knowledge_context(
     agent: str | None = None,
 ) -> ContextResult | None:
     """The server's knowledgeContext for ``request``, or ``None`` when no server answers."""
-    asked = Operations.knowledge_context(
+    asked = retrieval_operations().knowledge_context(
         request, record_access=record_access, project_id=project_named(project), agent_id=agent
     )
     return _send(settings, asked.named("CliContext"))
@@ -196,6 +221,78 @@ def forget(settings: Settings, memory_id: str, *, project: str | None) -> bool:
     """Whether the server forgot the memory; ``False`` when no server answers."""
     asked = Operations.forget(memory_id, project_id=project_named(project))
     return _answers(settings, asked.named("CliForget")) is not None
+
+
+class NoServer(Exception):
+    """No server answered a ``ServedReader`` call: the command reads the store itself."""
+
+
+class ServedReader:
+    """The reads ``list`` and ``show`` make, answered by the server of the data
+    directory under the names and signatures of ``GraphMem``'s, so one command
+    body runs on either. A call no server answers raises ``NoServer``; reads are
+    safe to run again on the store opened here."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def _ask(self, request: Request[T], name: str) -> T:
+        answers = _answers(self.settings, request.named(name))
+        if answers is None:
+            raise NoServer
+        return request.combine(answers)
+
+    def list(
+        self,
+        filter: MemoryFilter | dict[str, Any],
+        *,
+        first: int,
+        after: str | None,
+        project_id: str | None,
+        as_of: float | str | None,
+    ) -> Page:
+        asked = Operations.list(
+            filter, first=first, after=after, project_id=project_named(project_id), as_of=as_of
+        )
+        return self._ask(asked, "CliList")
+
+    def get(
+        self, memory_id: str, *, project_id: str | None, as_of: float | str | None = None
+    ) -> Memory:
+        asked = Operations.get(memory_id, project_id=project_named(project_id), as_of=as_of)
+        return self._ask(asked, "CliShow")
+
+    def get_many(
+        self, memory_ids: builtins.list[str], *, project_id: str | None
+    ) -> builtins.list[Memory | None]:
+        asked = Operations.get_many(memory_ids, project_id=project_named(project_id))
+        return self._ask(asked, "CliShow")
+
+    def relations(
+        self, memory_ids: builtins.list[str], *, project_id: str | None
+    ) -> builtins.list[builtins.list[Relation]]:
+        asked = Operations.relations(memory_ids, project_id=project_named(project_id))
+        return self._ask(asked, "CliShow")
+
+    def neighborhood(
+        self, memory_id: str, *, project_id: str | None, as_of: float | str | None
+    ) -> Neighborhood:
+        asked = retrieval_operations().neighborhood(
+            memory_id, project_id=project_named(project_id), as_of=as_of
+        )
+        return self._ask(asked, "CliShow")
+
+    def importance_breakdown(self, memory: Memory) -> ImportanceBreakdown:
+        return self._ask(Operations.importance_breakdown(memory), "CliShow")
+
+    def project_ids(self) -> builtins.list[str]:
+        return self._ask(Operations.project_ids(), "CliProjects")
+
+
+def reader(settings: Settings) -> ServedReader | None:
+    """A reader of the server of this data directory, if one serves the store the
+    settings open."""
+    return ServedReader(settings) if server_url(settings) is not None else None
 
 
 def _send(settings: Settings, request: Request[T]) -> T | None:

@@ -76,26 +76,41 @@ _SNAKE = {"sessionId": "session_id"}
 """The report's GraphQL field names that differ from the Python API's."""
 
 
+SOCKET_NAME = "falkordb.sock"
+AOF_DIR = "appendonlydir"
+"""Where the embedded database listens and keeps its data in the data directory:
+graphmem.store.embedded's names, repeated here so that deciding there is nothing
+to read costs no import of the store and its driver (the hook runs on every
+prompt); tests/unit/test_import_contract.py holds them equal."""
+
+
 @contextmanager
 def _opened(start: bool) -> Iterator[GraphMem]:
     """The store, opened with embeddings off, if its database may be used."""
-    # Imported here: the store, the services and their dependencies take
-    # around half a second to import, which the server path never pays.
-    from graphmem.api import GraphMem
     from graphmem.domain.config import Settings
-    from graphmem.store.embedded import SOCKET_NAME
 
     settings = Settings(embedder="none")
-    embedded = settings.backend == "falkordb" and not settings.falkordb_url
-    if embedded and not settings.data_dir.is_dir():
-        raise HookError(f"no server is running and there is no store in {settings.data_dir}")
-    if embedded and not start and not _listening(settings.data_dir / SOCKET_NAME):
-        raise HookError(
-            f"no server is running and the database in {settings.data_dir} is not either: "
-            "start graphmem serve (or pass --fallback start)"
-        )
+    if settings.backend == "falkordb" and not settings.falkordb_url:
+        _require_embedded(settings.data_dir, start)
+    # Imported only now: the store, the services and their dependencies take
+    # around half a second to import, which the server path never pays.
+    from graphmem.api import GraphMem
+
     with GraphMem.open(settings) as gm:
         yield gm
+
+
+def _require_embedded(data_dir: Path, start: bool) -> None:
+    """Refuse, saying why, when the data directory holds no store (an empty or
+    missing directory, where opening one would make an empty store), or when its
+    database is not running and ``start`` does not ask to start it."""
+    if not (data_dir / AOF_DIR).is_dir():
+        raise HookError(f"no server is running and there is no graphmem store at {data_dir}")
+    if not start and not _listening(data_dir / SOCKET_NAME):
+        raise HookError(
+            f"no server is running and the database of the store at {data_dir} is not "
+            "either: start graphmem serve (or pass --fallback start)"
+        )
 
 
 def _scope(

@@ -85,6 +85,10 @@ def session(data_dir: Path) -> list[str]:
     step("feedback", ledger, "1")
     step("feedback", queue, "-1")
     assert "value: feedback must be -1, 0 or 1" in step("feedback", ledger, "5", status=1).output
+    assert LEDGER in step("list").stdout
+    assert "ENABLES" in step("show", ledger).stdout
+    typo = step("show", ledger, "--project", "nosuch", status=2)
+    assert "no project named 'nosuch'" in typo.output
     found = json.loads(step("search", "row locks for the ledger", "--json").stdout)
     hits = [(h["memory"]["content"], h["memory"]["project_id"]) for h in found["hits"]]
     assert (LEDGER, "demo") in hits
@@ -137,7 +141,7 @@ def test_every_server_first_command_acts_in_graphmem_project_and_prints_as_local
     through_server = session(data_dir)
     counts = operations(frozen_server)
     for operation in ("Remember", "Relate", "Pin", "Unpin", "Feedback", "Search", "Context",
-                      "Unrelate", "Forget"):  # fmt: skip
+                      "Unrelate", "Forget", "List", "Show"):  # fmt: skip
         name = f"Cli{operation}"
         assert counts.get(name, 0) > before.get(name, 0), (operation, counts)
     local_dir = tmp_path / "local"

@@ -1,5 +1,6 @@
-"""``search``, ``context`` and ``remember`` go through the running server of their data
-directory when there is one, and open the store themselves when there is none."""
+"""``search``, ``context``, ``remember`` and the other server-first commands go through
+the running server of their data directory when there is one, and open the store
+themselves when there is none; through a server, none loads the server's modules."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from graphmem.graphql.app import create_app_from_settings
 from graphmem.services.embeddings import MiniLMEmbedder
 from tests.integration.conftest import serve
 from tests.integration.test_cli import MEMORY_ID, free_port
+from tests.unit.test_import_contract import loaded_by, server_side
 
 
 def env_for(data_dir: Path) -> dict[str, str]:
@@ -167,6 +169,68 @@ def test_the_commands_use_the_running_server_and_say_the_same_as_without_it(
 RECORD_FAILURE = """mutation($input: FailureReportInput!) {
   recordFailure(input: $input) { capsule { id lessonId } }
 }"""
+SERVER_FIRST = {
+    "remember": "CliRemember",
+    "search": "CliSearch",
+    "context": "CliContext",
+    "relate": "CliRelate",
+    "pin": "CliPin",
+    "feedback": "CliFeedback",
+    "forget": "CliForget",
+    "list": "CliList",
+    "show": "CliShow",
+}
+"""Each server-first command and the GraphQL operation it sends."""
+
+
+def fresh_run(args: list[str], data_dir: Path, tmp_path: Path) -> tuple[list[str], str]:
+    """The modules a new ``graphmem ARGS`` process holds when it exits, and what it printed."""
+    out = tmp_path / "out.txt"
+    modules = loaded_by(
+        "import contextlib\n"
+        "from graphmem.entry import main\n"
+        f"sys.argv = ['graphmem', *{args!r}]\n"
+        f"with open({str(out)!r}, 'w') as out, contextlib.redirect_stdout(out):\n"
+        "    main()",
+        tmp_path,
+        env_for(data_dir),
+    )
+    return modules, out.read_text()
+
+
+def test_each_server_first_command_loads_none_of_the_server(
+    data_dir: Path, server: str, tmp_path: Path
+) -> None:
+    (cache,) = MEMORY_ID.findall(
+        cli(data_dir, "remember", "the build cache is in /var/cache").stdout
+    )
+    (deploy,) = MEMORY_ID.findall(cli(data_dir, "remember", "deploys read the build cache").stdout)
+    (gone,) = MEMORY_ID.findall(cli(data_dir, "remember", "the old cache was in /tmp").stdout)
+    commands = {
+        "remember": (["remember", "the nightly export runs at two"], "Remembered"),
+        "search": (["search", "build cache"], "/var/cache"),
+        "context": (["context", "where is the build cache?"], "/var/cache"),
+        "relate": (["relate", deploy, cache, "--type", "ENABLES"], f"ENABLES {deploy} -> {cache}"),
+        "pin": (["pin", cache], f"pinned {cache}"),
+        "feedback": (["feedback", cache, "1"], "feedback sum 1"),
+        "forget": (["forget", gone], f"forgot {gone}"),
+        "list": (["list"], "the nightly export runs at two"),
+        "show": (["show", cache], "ENABLES"),
+    }
+    assert set(commands) == set(SERVER_FIRST)
+    before = operations(server)
+    loaded, printed = {}, {}
+    for name, (args, expected) in commands.items():
+        modules, output = fresh_run(args, data_dir, tmp_path)
+        loaded[name] = server_side(modules)
+        printed[name] = expected in " ".join(output.split())
+    assert loaded == {name: [] for name in commands}
+    assert printed == {name: True for name in commands}
+    after = operations(server)
+    sent = {name: after.get(op, 0) > before.get(op, 0) for name, op in SERVER_FIRST.items()}
+    assert sent == {name: True for name in commands}
+
+
 REJECT = 'mutation($id: ID!) { rejectCandidate(id: $id, reason: "wrong") { id tier } }'
 
 

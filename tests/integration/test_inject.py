@@ -326,7 +326,7 @@ def test_without_a_server_or_a_store_the_hook_says_so_and_adds_nothing(
     outside: Path, no_store: Path, refused_url: str
 ):
     done = hook(event=prompt(outside), url=refused_url, data_dir=no_store)
-    assert f"no store in {no_store}" in nothing(done)
+    assert f"no graphmem store at {no_store}" in nothing(done)
     assert not no_store.exists()
 
 

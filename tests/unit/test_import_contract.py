@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -22,8 +23,10 @@ from graphmem.domain.config import Settings
 from graphmem.domain.models import Memory
 from graphmem.domain.retrieval import Explanation, Retriever, SearchHit, SearchResult
 from graphmem.domain.scoring import ScoreComponent
+from graphmem.hooks import fallback
 from graphmem.operations.codec import encode
 from graphmem.server import discovery
+from graphmem.store import embedded
 
 SERVER_SIDE = (
     "graphmem.api",
@@ -84,6 +87,8 @@ def loaded_by(code: str, tmp_path: Path, env: dict[str, str] | None = None) -> l
         "from graphmem.client import ServerUnreachableError",
         "import graphmem.cli.server_first",
         "import graphmem.cli.retrieval",
+        "import graphmem.cli.memories",
+        "import graphmem.cli.relations",
         "import graphmem.hooks.inject",
     ],
 )
@@ -185,3 +190,41 @@ def test_a_search_sent_to_the_server_loads_none_of_it(
     assert len(served_search.asked) == 1
     assert "/var/cache/build" in out.read_text()
     assert server_side(modules) == []
+
+
+def test_the_hook_names_the_store_files_as_the_store_does() -> None:
+    """The hook decides there is nothing to read without importing the store."""
+    assert (fallback.SOCKET_NAME, fallback.AOF_DIR) == (embedded.SOCKET_NAME, embedded.AOF_DIR)
+
+
+@pytest.mark.parametrize("made", [True, False], ids=["empty", "missing"])
+def test_the_hook_on_a_data_directory_without_a_store_says_so_and_loads_none_of_it(
+    made: bool, tmp_path: Path
+) -> None:
+    data_dir = tmp_path / "data"
+    if made:
+        data_dir.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    # A port nothing listens on: this test's own, bound and never accepting.
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        env.update(
+            GRAPHMEM_DATA_DIR=str(data_dir),
+            GRAPHMEM_URL=f"http://127.0.0.1:{closed.getsockname()[1]}/graphql",
+        )
+        said = tmp_path / "stderr.txt"
+        event = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "where is it?"})
+        modules = loaded_by(
+            "import contextlib, io\n"
+            "from graphmem.hooks.inject import main\n"
+            f"sys.stdin = io.TextIOWrapper(io.BytesIO({event.encode()!r}))\n"
+            f"with open({str(said)!r}, 'w') as said, contextlib.redirect_stderr(said):\n"
+            "    assert main([]) == 0",
+            tmp_path,
+            env,
+        )
+    assert said.read_text() == (
+        f"graphmem inject: no server is running and there is no graphmem store at {data_dir}\n"
+    )
+    assert server_side(modules) == []
+    assert data_dir.exists() == made
