@@ -9,9 +9,12 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
@@ -22,7 +25,9 @@ from graphmem.cli import app
 from graphmem.cli.server_first import ADDRESS_FILE
 from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app_from_settings
+from graphmem.server import discovery
 from graphmem.services.embeddings import MiniLMEmbedder
+from graphmem.store.embedded import AOF_DIR
 from tests.integration.conftest import serve
 from tests.integration.test_cli import MEMORY_ID, free_port
 from tests.unit.test_import_contract import loaded_by, server_side
@@ -302,3 +307,82 @@ def test_the_service_app_is_ready_only_with_the_model_warm(data_dir: Path) -> No
     with serve(app_) as http:
         assert app_.state.gm.embedder.ready()
         assert http.get("/healthz").status_code == 200
+
+
+@contextmanager
+def advertised(data_dir: Path, port: int) -> Iterator[None]:
+    """The data directory claimed by this process, its ``serve.json`` naming ``port``:
+    as a live ``graphmem serve`` leaves it, whatever answers on that port."""
+    store = discovery.store_of(Settings(data_dir=data_dir))
+    with (
+        discovery.claimed(data_dir, "127.0.0.1", 0, backend="falkordb", store=store) as claim,
+        claim.advertised("127.0.0.1", port),
+    ):
+        yield
+
+
+def test_a_claimed_address_nobody_answers_on_falls_back_to_the_store(data_dir: Path) -> None:
+    with advertised(data_dir, free_port()):
+        written = cli(data_dir, "remember", "invoices go out on the first")
+        (memory_id,) = MEMORY_ID.findall(written.stdout)
+        assert "invoices go out on the first" in cli(data_dir, "list").stdout
+        assert "Importance now" in cli(data_dir, "show", memory_id).stdout
+
+
+class _Other(BaseHTTPRequestHandler):
+    """Another program on the port ``serve.json`` names: it answers every POST
+    with its own page."""
+
+    answer: tuple[int, str, bytes] = (200, "text/html", b"")
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        status, kind, body = self.answer
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+OTHER_ANSWERS = {
+    "a web page": (
+        (200, "text/html", b"<html>Welcome to nginx</html>"),
+        "HTTP_200",
+        "not a GraphQL answer",
+    ),
+    "not found": (
+        (404, "text/html", b"<html>Not Found</html>"),
+        "HTTP_404",
+        "not a GraphQL answer",
+    ),
+    "other JSON": ((200, "application/json", b'{"hello": "world"}'), "HTTP_200", "no data"),
+}
+
+
+@pytest.mark.parametrize("answer", OTHER_ANSWERS, ids=list(OTHER_ANSWERS))
+def test_a_server_that_is_not_graphmem_is_one_line_and_exit_1(answer: str, data_dir: Path) -> None:
+    reply, code, why = OTHER_ANSWERS[answer]
+    handler = type("Other", (_Other,), {"answer": reply})
+    other = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    port = other.server_address[1]
+    url = f"http://127.0.0.1:{port}/graphql"
+    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
+    try:
+        with advertised(data_dir, port):
+            said = {}
+            for command in (["remember", "x"], ["search", "x"], ["list"], ["show", "m1"],
+                            ["forget", "m1"]):  # fmt: skip
+                done = CliRunner().invoke(app, command, env={**unset, **env_for(data_dir)})
+                said[command[0]] = (done.exit_code, done.stdout, done.stderr)
+    finally:
+        other.shutdown()
+        other.server_close()
+    line = f"error [{code}]: HTTP {reply[0]} from {url}: {why}\n"
+    assert said == {name: (1, "", line) for name in said}
+    # Nothing was written behind the other program's back.
+    assert not (data_dir / AOF_DIR).exists()
