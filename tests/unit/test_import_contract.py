@@ -197,6 +197,28 @@ def test_the_hook_names_the_store_files_as_the_store_does() -> None:
     assert (fallback.SOCKET_NAME, fallback.AOF_DIR) == (embedded.SOCKET_NAME, embedded.AOF_DIR)
 
 
+def hook_said(tmp_path: Path, env: dict[str, str]) -> tuple[str, list[str]]:
+    """What ``graphmem inject`` run on a prompt in a fresh interpreter said on stderr
+    (it exits 0 whatever happens), and the modules it loaded."""
+    said = tmp_path / "stderr.txt"
+    event = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "where is it?"})
+    modules = loaded_by(
+        "import contextlib, io\n"
+        "from graphmem.hooks.inject import main\n"
+        f"sys.stdin = io.TextIOWrapper(io.BytesIO({event.encode()!r}))\n"
+        f"with open({str(said)!r}, 'w') as said, contextlib.redirect_stderr(said):\n"
+        "    assert main([]) == 0",
+        tmp_path,
+        env,
+    )
+    return said.read_text(), modules
+
+
+def hook_env(data_dir: Path, **settings: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    return {**env, "GRAPHMEM_DATA_DIR": str(data_dir), **settings}
+
+
 @pytest.mark.parametrize("made", [True, False], ids=["empty", "missing"])
 def test_the_hook_on_a_data_directory_without_a_store_says_so_and_loads_none_of_it(
     made: bool, tmp_path: Path
@@ -204,27 +226,39 @@ def test_the_hook_on_a_data_directory_without_a_store_says_so_and_loads_none_of_
     data_dir = tmp_path / "data"
     if made:
         data_dir.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
     # A port nothing listens on: this test's own, bound and never accepting.
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))
-        env.update(
-            GRAPHMEM_DATA_DIR=str(data_dir),
-            GRAPHMEM_URL=f"http://127.0.0.1:{closed.getsockname()[1]}/graphql",
-        )
-        said = tmp_path / "stderr.txt"
-        event = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "where is it?"})
-        modules = loaded_by(
-            "import contextlib, io\n"
-            "from graphmem.hooks.inject import main\n"
-            f"sys.stdin = io.TextIOWrapper(io.BytesIO({event.encode()!r}))\n"
-            f"with open({str(said)!r}, 'w') as said, contextlib.redirect_stderr(said):\n"
-            "    assert main([]) == 0",
-            tmp_path,
-            env,
-        )
-    assert said.read_text() == (
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}/graphql"
+        said, modules = hook_said(tmp_path, hook_env(data_dir, GRAPHMEM_URL=url))
+    assert said == (
         f"graphmem inject: no server is running and there is no graphmem store at {data_dir}\n"
     )
     assert server_side(modules) == []
     assert data_dir.exists() == made
+
+
+def test_the_hook_passes_over_the_serve_json_of_a_dead_server(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = str(closed.getsockname()[1])
+        (data_dir / discovery.ADDRESS_FILE).write_text(
+            json.dumps({"pid": int(gone.stdout), "url": f"http://127.0.0.1:{port}/graphql"})
+        )
+        said, _ = hook_said(tmp_path, hook_env(data_dir, GRAPHMEM_PORT=port))
+    assert said == (
+        f"graphmem inject: no server is running and there is no graphmem store at {data_dir}\n"
+    )
+
+
+def test_the_hook_given_a_url_that_is_not_graphmem_says_so_in_one_line(
+    served_search: _Server, tmp_path: Path
+) -> None:
+    served_search.answer = {"hello": "world"}
+    url = f"http://127.0.0.1:{served_search.server_address[1]}/graphql"
+    said, _ = hook_said(tmp_path, hook_env(tmp_path / "elsewhere", GRAPHMEM_URL=url))
+    assert said == f"graphmem inject: server error: HTTP 200 from {url}: no data\n"
