@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import sys
 import tempfile
@@ -31,6 +32,7 @@ from typing import Annotated, Any
 import httpx
 import typer
 from falkordb import FalkorDB
+from prometheus_client.parser import text_string_to_metric_families
 
 from benchmarks.server_process import ServerProcess
 from graphmem.store.embedded import SOCKET_NAME
@@ -87,9 +89,23 @@ class LoadConfig:
 
 
 @dataclass
+class Spread:
+    """Where the mixed phase's time went: CPU seconds per process, and the
+    server's own account (``/metrics``) of time in statements and in embedding."""
+
+    cpu: dict[str, float] = field(default_factory=dict)
+    """CPU seconds of the server, its database and this load client."""
+    statements: dict[str, tuple[int, float]] = field(default_factory=dict)
+    """Per statement name: calls and seconds (round trip included)."""
+    embedding: tuple[int, float] = (0, 0.0)
+    """Embedding calls and their seconds."""
+
+
+@dataclass
 class LoadResult:
     config: LoadConfig
     elapsed: float
+    spread: Spread = field(default_factory=Spread)
     latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     errors: list[str] = field(default_factory=list)
     remembered: int = 0
@@ -186,7 +202,8 @@ async def _pool(url: str, clients: int, seconds: float, budget: list[int], work:
         return time.perf_counter() - started
 
 
-async def measure(url: str, config: LoadConfig) -> LoadResult:
+async def measure(server: ServerProcess, config: LoadConfig) -> LoadResult:
+    url = server.url
     result = LoadResult(config=config, elapsed=0.0)
 
     async def healthz(_: int, http: httpx.AsyncClient) -> Any:
@@ -208,8 +225,67 @@ async def measure(url: str, config: LoadConfig) -> LoadResult:
     result.baseline_elapsed = await _pool(
         url, config.clients, config.baseline_seconds, [config.max_requests], healthz
     )
+    before = await asyncio.to_thread(_account, server)
     result.elapsed = await _pool(url, config.clients, config.seconds, [config.max_requests], mixed)
+    result.spread = spread(before, await asyncio.to_thread(_account, server))
     return result
+
+
+def cpu_seconds(pid: int | None) -> float:
+    """User and system CPU seconds of a process and all its threads (Linux)."""
+    if pid is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _sums(text: str, family: str) -> dict[str, tuple[int, float]]:
+    """A histogram's count and sum per ``statement`` label from Prometheus text."""
+    found: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for metric in text_string_to_metric_families(text):
+        if metric.name != family:
+            continue
+        for sample in metric.samples:
+            key = sample.labels.get("statement", "")
+            if sample.name.endswith("_count"):
+                found[key][0] += sample.value
+            elif sample.name.endswith("_sum"):
+                found[key][1] += sample.value
+    return {key: (int(count), total) for key, (count, total) in found.items()}
+
+
+def _account(server: ServerProcess) -> tuple[dict[str, float], str]:
+    """The processes' CPU seconds so far and the server's metrics text."""
+    cpu = {
+        "server": cpu_seconds(server.pid),
+        "database": cpu_seconds(server.database_pid()),
+        "client": cpu_seconds(os.getpid()),
+    }
+    return cpu, httpx.get(f"{server.url}/metrics", timeout=30.0).text
+
+
+def spread(before: tuple[dict[str, float], str], after: tuple[dict[str, float], str]) -> Spread:
+    """What the mixed phase cost between two ``_account`` readings."""
+
+    def delta(family: str) -> dict[str, tuple[int, float]]:
+        old, new = _sums(before[1], family), _sums(after[1], family)
+        return {
+            key: (count - old.get(key, (0, 0.0))[0], total - old.get(key, (0, 0.0))[1])
+            for key, (count, total) in new.items()
+        }
+
+    embedding = delta("graphmem_embedding_duration_seconds")
+    return Spread(
+        cpu={name: after[0][name] - before[0][name] for name in after[0]},
+        statements=delta("graphmem_store_statement_duration_seconds"),
+        embedding=(
+            sum(count for count, _ in embedding.values()),
+            sum(total for _, total in embedding.values()),
+        ),
+    )
 
 
 def count_stored(data_dir: Path, graph: str = "graphmem") -> tuple[int, int]:
@@ -235,7 +311,7 @@ def run(config: LoadConfig, data_dir: Path | None = None) -> LoadResult:
             "GRAPHMEM_SCHEDULER": "true" if config.scheduler else "false",
         }
         with ServerProcess(where, env=env) as server:
-            result = asyncio.run(measure(server.url, config))
+            result = asyncio.run(measure(server, config))
             result.stored_memories, result.stored_occurrences = count_stored(where)
         return result
 
@@ -278,7 +354,37 @@ def report(result: LoadResult) -> str:
         f"{result.stored_occurrences} occurrences for {result.remembered} acknowledged remembers"
         f" -> {'consistent' if result.consistent else 'INCONSISTENT'}"
     )
-    return "\n".join(lines)
+    return "\n".join(lines + spread_lines(result))
+
+
+def spread_lines(result: LoadResult, top: int = 8) -> list[str]:
+    """How the mixed phase's time was spread: each process's share of the
+    machine's cores, and the server's time in statements and embedding per request."""
+    cores = os.cpu_count() or 1
+    spread, requests = result.spread, max(result.requests, 1)
+    lines = [
+        f"cpu over the mixed phase ({cores} cores, {result.elapsed:.1f} s): "
+        + ", ".join(
+            f"{name} {seconds:.1f} s ({seconds / (cores * result.elapsed):.0%})"
+            for name, seconds in spread.cpu.items()
+        )
+    ]
+    calls, seconds = spread.embedding
+    lines.append(
+        f"embedding: {calls} calls, {seconds:.1f} s, {seconds / requests * 1e3:.1f} ms per request"
+    )
+    total = sum(seconds for _, seconds in spread.statements.values())
+    lines.append(
+        f"statements: {sum(c for c, _ in spread.statements.values())} calls, {total:.1f} s, "
+        f"{total / requests * 1e3:.1f} ms per request; the costliest:"
+    )
+    ranked = sorted(spread.statements.items(), key=lambda item: -item[1][1])[:top]
+    lines += [
+        f"  {name:<32}{count:>7} calls {seconds:>7.1f} s {each * 1e3:>7.1f} ms each"
+        for name, (count, seconds) in ranked
+        for each in [seconds / max(count, 1)]
+    ]
+    return lines
 
 
 def main(
