@@ -24,9 +24,8 @@ from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from graphmem.cli.terminal import escaped, shown
 from graphmem.domain.auth import Role
-from graphmem.domain.checks import invalid_input
 from graphmem.domain.config import Settings
-from graphmem.domain.errors import ForbiddenError, GraphMemError
+from graphmem.domain.errors import ForbiddenError, GraphMemError, invalid_input
 from graphmem.domain.kinds import MemoryType
 from graphmem.domain.viewer import acting_as
 

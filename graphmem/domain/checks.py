@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
 
@@ -206,10 +205,3 @@ def parse(model: type[M], data: Any) -> M:
         return model.model_validate(data)
     except ValidationError as exc:
         raise errors.invalid_input(exc) from None
-
-
-def invalid_input(
-    exc: ValidationError, *, locate: Callable[[tuple[Any, ...]], str] | None = None
-) -> InvalidInputError:
-    """One error naming every bad field; ``locate`` renames pydantic's locations."""
-    return errors.invalid_input(exc, locate=locate)

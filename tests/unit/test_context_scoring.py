@@ -18,8 +18,8 @@ from graphmem.domain.retrieval.context import (
     score_memory,
     text_similarity,
     tool_definition,
-    words,
 )
+from graphmem.domain.text import tokens as words
 
 DAY = 86_400.0
 NOW = 1_800_000_000.0

@@ -163,10 +163,6 @@ def parse_request(arguments: Mapping[str, Any] | ContextRequest) -> ContextReque
         raise error from None
 
 
-def words(text: str) -> frozenset[str]:
-    return tokens(text)
-
-
 def memory_words(memory: Memory) -> frozenset[str]:
     """The words of a memory's content and rationale together."""
     if memory.rationale:

@@ -37,6 +37,7 @@ from graphmem.domain.retrieval.fusion import nothing_relevant
 from graphmem.domain.retrieval.search import SearchFilters
 from graphmem.domain.retrieval.when import Period, Timed
 from graphmem.domain.scoring import ScoreComponent
+from graphmem.domain.text import tokens
 from graphmem.services.history import History
 from graphmem.services.memories import readable_references
 from graphmem.services.retrieval.candidates import Candidates, best_first
@@ -277,7 +278,7 @@ class Pipeline:
     def _text_relevance(self, plan: Plan, found: Candidates) -> dict[str, float]:
         """Each candidate's text relevance, by the plan's measure."""
         if plan.word_overlap:
-            words = ctx.words(plan.text)
+            words = tokens(plan.text)
             return {
                 memory_id: ctx.text_similarity(words, ctx.memory_words(memory))
                 for memory_id, memory in found.memories.items()
