@@ -20,11 +20,19 @@ and distinct pairs merged. The sets:
   the rule was developed on it;
 - ``heldout``: ``benchmarks/eval/dedup_heldout.jsonl``, 211 pairs written
   apart from the rule and never used to change it: its figures are the ones
-  that say whether the judgment generalises.
+  that say whether the judgment generalises;
+- ``heldout2``: ``benchmarks/eval/dedup_heldout2.jsonl``, 48 pairs written
+  before the closed-class words and the values were read, and never used to
+  change them: a quantifier, modal, direction, person, tense or restriction
+  that differs (``qualifier``), a value in another form (``format``: 1,000 and
+  1000, July 1, 2026 and 2026-07-01, 11 pm and 23:00, k8s and Kubernetes),
+  another value in another form (``value_change``) and equivalent closed-class
+  words (each/every, has to/must).
 
 "Before" is the judge of ``--before`` (a git revision; its
-``graphmem/domain/restatement.py`` is loaded as it was), with the exact dedup of
-that time (any same text merges).
+``graphmem/domain/restatement`` package, or the ``restatement.py`` module of
+older revisions, is loaded as it was with the rest of ``graphmem`` of that
+revision), with the exact dedup of that time (any same text merges).
 
 **Conversations written turn by turn.** Each conversation of the chat dev
 sets (``chats``, ``conversations``) goes into a project of its own on an
@@ -40,12 +48,17 @@ embedding one memory (what every write already pays).
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import atexit
+import importlib
+import io
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -56,7 +69,6 @@ from types import ModuleType
 from typing import Any
 
 from graphmem.domain import restatement
-from graphmem.domain.restatement import readable
 from graphmem.domain.restatement.analysis import analyse
 from graphmem.domain.restatement.verdicts import Verdict
 from graphmem.domain.retention import RetentionRules
@@ -70,6 +82,7 @@ SETS = {
     "dev": PAIRS,
     "hard": EVAL / "dedup_hard.jsonl",
     "heldout": EVAL / "dedup_heldout.jsonl",
+    "heldout2": EVAL / "dedup_heldout2.jsonl",
 }
 TURN_SETS = {"chats": EVAL / "chats.json", "conversations": EVAL / "conversations.json"}
 RULES = ROOT / "retention_rules.yaml"
@@ -78,10 +91,11 @@ OUTCOMES = ("merged", "flagged", "superseded", "created")
 BEFORE = "d8bedba"
 """The last revision with the cue-list judge."""
 MERGE_RECALL_TARGET = 0.80
-RESTATEMENTS = ("restatement", "turn_repeat")
+RESTATEMENTS = ("restatement", "turn_repeat", "format")
 """The kinds the target counts as restatements: the same statement in the same
-words, reordered, reinflected or repunctuated. Paraphrases (other words for
-the same thing) are reported beside them."""
+words, reordered, reinflected or repunctuated, or with a value written in
+another form. Paraphrases (other words for the same thing) are reported
+beside them."""
 TURN_SHARE_TARGET = 0.01
 
 
@@ -126,9 +140,14 @@ _OUTCOME = {
 
 def decide_now(pair: Pair, rules: RetentionRules) -> str:
     """What a write of ``text_b`` does today beside ``text_a`` (same source)."""
-    limits = rules.restatement
+    return decide_with(restatement, pair, rules.restatement)
+
+
+def decide_with(judges: Any, pair: Pair, limits: Any) -> str:
+    """What a write of ``text_b`` does beside ``text_a`` (same source) with the
+    ``judge``, ``judge_events`` and ``readable`` of ``judges``."""
     event = pair.type == "event"
-    if not (readable(pair.text_a) and readable(pair.text_b)):
+    if not (judges.readable(pair.text_a) and judges.readable(pair.text_b)):
         return "created"
     if normalise(pair.text_a) == normalise(pair.text_b):
         if event and abs(pair.seconds_apart) > limits.event_window_seconds:
@@ -137,17 +156,22 @@ def decide_now(pair: Pair, rules: RetentionRules) -> str:
     if pair.cosine < limits.candidate_similarity:
         return "created"
     if event:
-        judged = restatement.judge_events(
+        judged = judges.judge_events(
             pair.text_b, pair.text_a, pair.seconds_apart, thresholds=limits
         )
     else:
-        judged = restatement.judge(pair.text_b, pair.text_a, pair.cosine, thresholds=limits)
-    return _OUTCOME[judged.verdict]
+        judged = judges.judge(pair.text_b, pair.text_a, pair.cosine, thresholds=limits)
+    return _OUTCOME[Verdict(judged.verdict.value)]
 
 
 def decide_before(old: ModuleType) -> Callable[[Pair, RetentionRules], str]:
-    """The write decision of the ``old`` judge: any same text merged."""
+    """The write decision of the ``old`` judge: as today's when it judges events
+    too; before that (the cue-list judge), any same text merged."""
     thresholds = old.RestatementThresholds()
+    if hasattr(old, "judge_events"):
+        return lambda pair, rules: decide_with(
+            old, pair, old.RestatementThresholds(**rules.restatement.model_dump())
+        )
 
     def decide(pair: Pair, rules: RetentionRules) -> str:
         if normalise(pair.text_a) == normalise(pair.text_b):
@@ -159,22 +183,42 @@ def decide_before(old: ModuleType) -> Callable[[Pair, RetentionRules], str]:
 
 
 def load_before(revision: str) -> ModuleType | None:
-    """``graphmem/domain/restatement.py`` as it was at ``revision``, or None without git."""
+    """The restatement judge as it was at ``revision``, or None without git.
+
+    The ``graphmem`` tree of that revision is unpacked into a temporary folder
+    and its ``graphmem.domain.restatement`` imported from there, with this
+    checkout's ``graphmem`` modules set aside meanwhile and put back after: the
+    old modules keep their own imports (lexicon, values) of that revision."""
+    folder = Path(tempfile.mkdtemp(prefix="dedup_before_"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     try:
-        source = subprocess.run(
-            ["git", "-C", str(ROOT), "show", f"{revision}:graphmem/domain/restatement.py"],
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", revision, "graphmem"],
             capture_output=True,
-            text=True,
             check=True,
         ).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
-    spec = importlib.util.spec_from_loader("restatement_before", loader=None)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["restatement_before"] = module
-    exec(compile(source, f"{revision}:graphmem/domain/restatement.py", "exec"), module.__dict__)
-    return module
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    current = {name: m for name, m in sys.modules.items() if _ours(name)}
+    for name in current:
+        del sys.modules[name]
+    sys.path.insert(0, str(folder))
+    try:
+        try:
+            return importlib.import_module("graphmem.domain.restatement")
+        except ModuleNotFoundError:
+            return importlib.import_module("graphmem.restatement")
+    finally:
+        sys.path.remove(str(folder))
+        for name in [n for n in sys.modules if _ours(n)]:
+            del sys.modules[name]
+        sys.modules.update(current)
+
+
+def _ours(name: str) -> bool:
+    return name == "graphmem" or name.startswith("graphmem.")
 
 
 def quality(pairs: Sequence[Pair], outcomes: Sequence[str]) -> MergeQuality:
@@ -197,7 +241,8 @@ def pair_report(
     name: str, pairs: list[Pair], now: list[str], before: list[str] | None
 ) -> dict[str, Any]:
     kinds: dict[str, dict[str, Any]] = {}
-    for pair, outcome, old in zip(pairs, now, before or [None] * len(pairs), strict=True):
+    olds: list[str | None] = [*before] if before is not None else [None] * len(pairs)
+    for pair, outcome, old in zip(pairs, now, olds, strict=True):
         row = kinds.setdefault(
             pair.kind,
             {"kind": pair.kind, "labels": Counter(), "n": 0, **dict.fromkeys(OUTCOMES, 0)},

@@ -332,3 +332,174 @@ def test_the_harder_pair_sets_are_well_formed(name: str, least: int):
     assert len({(p["text_a"], p["text_b"]) for p in pairs}) == len(pairs)
     kinds = {p["kind"] for p in pairs}
     assert {"antonym", "role_swap", "unit", "timezone", "option", "turn_thanks"} <= kinds
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "words"),
+    [
+        ("Agents may run the linter.", "Agents must run the linter.", "may -> must"),
+        ("Admins can delete projects.", "Only admins can delete projects.", "only"),
+        ("All integration tests run on staging.", "Some integration tests run on staging.", "all"),
+        ("Response times stay under 200 ms.", "Response times stay over 200 ms.", "under vs over"),
+        ("Scale the pool up at night.", "Scale the pool down at night.", "up vs down"),
+        ("Users opt in to the newsletter.", "Users opt out of the newsletter.", "in vs out"),
+        ("Turn the debug flag on in CI.", "Turn the debug flag off in CI.", "on vs off"),
+        ("I booked the hotel for the trip.", "You booked the hotel for the trip.", "i -> you"),
+        ("Her flight lands at noon.", "His flight lands at noon.", "her -> his"),
+        ("We own the billing service.", "They own the billing service.", "we -> they"),
+        ("The export was slow.", "The export is slow.", "was -> is"),
+        ("The team had a deploy freeze.", "The team has a deploy freeze.", "had -> has"),
+        ("The job retries on timeouts.", "The job retries except on timeouts.", "except"),
+        ("Deploys are paused when tests fail.", "Deploys are paused unless tests fail.", "unless"),
+        ("Most requests hit the cache.", "Many requests hit the cache.", "most -> many"),
+        ("The report will ship on Friday.", "The report might ship on Friday.", "will -> might"),
+    ],
+)
+def test_closed_class_words_that_differ_where_the_rest_agrees_are_a_conflict(
+    existing: str, new: str, words: str
+):
+    judgement = judge(new, existing, 0.99)
+    assert (judgement.verdict, judgement.difference) == (Verdict.CONFLICT, Difference.QUALIFIER)
+    assert words in judgement.reason
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Agents run the linter.", "Agents must run the linter."),
+        ("Tests are slow on CI.", "Some tests are slow on CI."),
+        ("Error messages must name the field.", "Error messages should name the field."),
+        ("Use httpx and requests in the client.", "Use httpx instead of requests in the client."),
+    ],
+)
+def test_a_weaker_or_added_qualifier_is_another_statement_kept_apart(existing: str, new: str):
+    judgement = judge(new, existing, 0.99)
+    assert (judgement.verdict, judgement.difference) == (Verdict.DISTINCT, Difference.QUALIFIER)
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Each test runs in its own container.", "Every test runs in its own container."),
+        ("Agents must run the linter.", "Agents have to run the linter."),
+        ("The bot can close stale tickets.", "The bot is able to close stale tickets."),
+        ("We need an API key for the feed.", "We require an API key for the feed."),
+        ("Never commit secrets to the repo.", "Secrets must never be committed to the repo."),
+        ("Prefer tabs rather than spaces here.", "Prefer tabs instead of spaces here."),
+        (
+            "Dependencies are pinned in the lockfile.",
+            "All dependencies are pinned in the lockfile.",
+        ),
+        ("We'll move the standup to Monday.", "We will move the standup to Monday."),
+        ("They're on call this week.", "They are on call this week."),
+    ],
+)
+def test_equivalent_closed_class_words_agree(existing: str, new: str):
+    judgement = judge(new, existing, 0.95)
+    assert judgement.verdict is Verdict.MERGE, judgement.reason
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("The import holds 1,000 rows per batch.", "The import holds 1000 rows per batch."),
+        ("The import holds 1k rows per batch.", "The import holds one thousand rows per batch."),
+        ("The quota is 2,500 calls.", "The quota is 2500 calls."),
+        ("Error rate stays below 5%.", "Error rate stays below 5 percent."),
+        ("The freeze starts 2025-03-14.", "The freeze starts March 14, 2025."),
+        ("The freeze starts 14 March 2025.", "The freeze starts 3/14/2025."),
+        ("The report runs at 14:00.", "The report runs at 2 pm."),
+        ("Requests time out after 30 seconds.", "Requests time out after 30s."),
+        ("Requests time out after 30 sec.", "Requests time out after 30 seconds."),
+        ("Sessions expire after 5 minutes.", "Sessions expire after 5 min."),
+        ("Each node has 16 GB of memory.", "Each node has 16 gigabytes of memory."),
+        ("We deploy the API v2 on Monday.", "We deploy the API version 2 on Monday."),
+        ("We run everything on k8s.", "We run everything on Kubernetes."),
+        ("The prod db is backed up nightly.", "The production database is backed up nightly."),
+        ("The third retry pages on-call.", "The 3rd retry pages on-call."),
+        (
+            "The i18n strings live in one file.",
+            "The internationalization strings live in one file.",
+        ),
+    ],
+)
+def test_the_same_value_in_another_form_is_a_restatement(existing: str, new: str):
+    judgement = judge(new, existing, 0.95)
+    assert judgement.verdict is Verdict.MERGE, judgement.reason
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "difference", "change"),
+    [
+        (
+            "The import holds 1,000 rows.",
+            "The import holds 1,500 rows.",
+            Difference.NUMBER,
+            "1000 -> 1500",
+        ),
+        ("The quota is 2k calls.", "The quota is 3k calls.", Difference.NUMBER, "2000 -> 3000"),
+        (
+            "The freeze starts 2025-03-14.",
+            "The freeze starts March 15, 2025.",
+            Difference.DATE,
+            "2025-03-15",
+        ),
+        (
+            "The report runs at 14:00.",
+            "The report runs at 3 pm.",
+            Difference.DATE,
+            "14:00 -> 15:00",
+        ),
+        (
+            "Requests time out after 30 seconds.",
+            "Requests time out after 45s.",
+            Difference.NUMBER,
+            "30 -> 45",
+        ),
+        (
+            "We deploy the API v2.1 on Monday.",
+            "We deploy the API version 2.2 on Monday.",
+            Difference.VERSION,
+            "2.1 -> 2.2",
+        ),
+    ],
+)
+def test_another_value_in_another_form_is_a_change(
+    existing: str, new: str, difference: Difference, change: str
+):
+    same = judge(new, existing, 0.95)
+    assert (same.verdict, same.difference) == (Verdict.SUPERSEDE, difference)
+    assert change in same.reason
+    other = judge(new, existing, 0.95, same_source=False)
+    assert other.verdict is Verdict.CONFLICT
+
+
+def test_a_unit_changed_in_another_form_is_still_a_unit_change():
+    judgement = judge(
+        "Requests time out after 500 seconds.", "Requests time out after 500 ms.", 0.99
+    )
+    assert (judgement.verdict, judgement.difference) == (Verdict.CONFLICT, Difference.UNIT)
+
+
+LONG = " ".join(f"Step {n} deploys the service to staging and checks the logs." for n in range(180))
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("12345 67890", "12345 67891"),
+        ("def f(x):\n    return x ** 2", "def f(x):\n    return x ** 3"),
+        ("https://example.com/a/b?c=1", "https://example.com/a/b?c=2"),
+        ("Deploy 服务 to Москва at 14:00 🚀", "Deploy 服务 to Москва at 2 pm 🚀"),
+        ("العربية and 日本語 and English", "English and العربية and 日本語"),
+        (LONG[:10_000], LONG[:10_000].replace("staging", "production")),
+        ("Agents must run the linter. " * 50, "Agents may run the linter. " * 50),
+        ("x" * 10_000, "y" * 10_000),
+        ("1," * 5000, "2," * 5000),
+    ],
+)
+def test_bad_input_gets_a_verdict_with_a_reason_never_an_error(existing: str, new: str):
+    for same_source in (True, False):
+        judgement = judge(new, existing, 0.95, same_source=same_source)
+        assert judgement.verdict in set(Verdict) and judgement.reason
+    assert judge_events(new, existing, 1.0).reason

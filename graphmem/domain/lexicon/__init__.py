@@ -172,7 +172,7 @@ LIGHT_WORDS = words(
     """always currently actually basically simply definitely certainly please
     generally normally typically indeed therefore thus hence
     roughly approximately approx circa use using happen happens happened occur
-    take takes took taken go goes went come comes came instead rather"""
+    take takes took taken go goes went come comes came"""
 )
 """Words whose presence on one side only does not change what is said."""
 

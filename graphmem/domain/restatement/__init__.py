@@ -10,7 +10,9 @@ This package reads the two texts side by side and decides:
 - ``SUPERSEDE``: the same subject with a new value (a number, version, date or
   identifier changed) restated by the same source;
 - ``CONFLICT``: a positive sign of a contradiction: a flipped negation or
-  antonym, a changed value, name or unit from another source, swapped roles;
+  antonym, a changed value, name or unit from another source, swapped roles,
+  a closed-class word that differs where the rest agrees ("must"/"may",
+  "all"/"some", "up"/"down", "her"/"his", "was"/"is", "only");
 - ``DISTINCT``: anything else: kept as its own memory.
 
 The costs are unequal. A merge drops what the new text said and a supersede
@@ -18,8 +20,10 @@ hides the old one, while a restatement left unmerged costs one duplicate that
 consolidation can fold later. So a merge needs proof, not a high cosine: every
 content word of each text is in the other or explained (the same stem, a
 WordNet synonym, a derived form, an antonym cancelled by a negation, a word
-that changes nothing such as "always"), numbers, names, units and the speaker
-are equal, and each role word (from, to, than, on...) binds the same thing.
+that changes nothing such as "always"), numbers, names, units, the speaker
+and the closed-class words are equal (each value read as a value by
+``graphmem.domain.values``: 1,000 and 1k, 2 pm and 14:00 are one), and each
+role word (from, to, than, on...) binds the same thing.
 A difference that is not explained and is no sign of a contradiction (a
 different verb on the same object, option A and option B) makes the two
 ``DISTINCT``: both are kept, neither hidden.

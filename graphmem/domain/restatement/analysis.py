@@ -14,12 +14,19 @@ from graphmem.domain.restatement.values import (
     DATE_WORDS,
     DAYS,
     ISO_DATE,
-    NUMBER_WORDS,
     VALUE,
     VERSION,
     is_identifier,
 )
-from graphmem.domain.restatement.words import NEGATIONS, ROLE_WORDS, STOP_WORDS, spelling, stemmed
+from graphmem.domain.restatement.words import (
+    NEGATIONS,
+    QUALIFIERS,
+    ROLE_WORDS,
+    STOP_WORDS,
+    spelling,
+    stemmed,
+)
+from graphmem.domain.values import NUMBER_WORDS, canonical
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +61,12 @@ class Analysis:
     """(joined, part) for two adjacent words written apart ("lock files",
     "wi-fi"): "lockfiles" and "wifi" say the same."""
     passive: bool
+    imperative: bool = False
+    """Opens with a command ("Never commit secrets", "Use the pool"): a rule
+    without "must", saying what "X must ..." says."""
+    qualifiers: tuple[tuple[str, str, str], ...] = ()
+    """(class, meaning, word) of each closed-class word (``words.QUALIFIERS``):
+    ("modal", "must", "must"), ("quantifier", "all", "each")."""
 
 
 _CONTRACTIONS = (
@@ -63,8 +76,22 @@ _CONTRACTIONS = (
     (re.compile(r"\bshan'?t\b", re.I), "shall not"),
     (re.compile(r"\bcannot\b", re.I), "can not"),
     (re.compile(r"n't\b", re.I), " not"),
-    (re.compile(r"'(m|re|ve|ll|d|s)\b", re.I), " "),
+    (re.compile(r"'m\b", re.I), " am"),
+    (re.compile(r"'re\b", re.I), " are"),
+    (re.compile(r"'ve\b", re.I), " have"),
+    (re.compile(r"'ll\b", re.I), " will"),
+    (re.compile(r"'(d|s)\b", re.I), " "),
+    (re.compile(r"\b(?:has|have|having) to\b", re.I), "must"),
+    (re.compile(r"\b(?:(?:is|are|am|be)\s+)?able\s+to\b", re.I), "can"),
+    (re.compile(r"\b(?:was|were)\s+able\s+to\b", re.I), "could"),
+    (re.compile(r"\bought\s+to\b", re.I), "should"),
+    (re.compile(r"\brather\s+than\b", re.I), "instead of"),
+    (re.compile(r"\bat\s+all\b", re.I), ""),
 )
+"""Contractions written out, and the phrases that say what one closed-class
+word says ("has to": "must"; "is able to": "can"; "rather than": "instead
+of"). A "'s" or "'d" is dropped: "is" or "has", "would" or "had" cannot be
+told apart."""
 
 
 _BE = lexicon.words("is are was were be been being get gets got")
@@ -83,7 +110,7 @@ def analyse(text: str) -> Analysis:
         speaker, folded = opening.group(1).lower(), folded[opening.end() :]
     for pattern, replacement in _CONTRACTIONS:
         folded = pattern.sub(replacement, folded)
-    return _read(unframed(tokenise(folded)), speaker)
+    return _read(unframed(tokenise(canonical(folded))), speaker)
 
 
 def _read(tokens: list[Token], speaker: str) -> Analysis:
@@ -101,6 +128,7 @@ def _read(tokens: list[Token], speaker: str) -> Analysis:
     roles: set[tuple[str, str]] = set()
     pending: list[str] = []
     order: list[str] = []
+    qualifiers: list[tuple[str, str, str]] = []
 
     def item(entry: str, word: str) -> None:
         roles.update((role, entry) for role in pending)
@@ -141,6 +169,8 @@ def _read(tokens: list[Token], speaker: str) -> Analysis:
             whole = lowered in _HYPHENATED()
             for word in [lowered] if whole else lowered.replace("-", " ").split():
                 word = spelling(word)
+                if word in QUALIFIERS and not _acronym(token.text) and not _month(token, word):
+                    qualifiers.append((*QUALIFIERS[word], word))
                 if word in NEGATIONS:
                     negations += 1
                     cues.append(word)
@@ -148,11 +178,10 @@ def _read(tokens: list[Token], speaker: str) -> Analysis:
                 elif word in NUMBER_WORDS:
                     values.append(NUMBER_WORDS[word])
                     item(NUMBER_WORDS[word], "")
-                elif word in DATE_WORDS or (word == "may" and token.text == "May"):
-                    if word != "may" or not token.start:
-                        day = word.rstrip("s") if word in DAYS else word[:3]
-                        values.append(day)
-                        item(day, "")
+                elif word in DATE_WORDS or _month(token, word):
+                    day = word.rstrip("s") if word in DAYS else word[:3]
+                    values.append(day)
+                    item(day, "")
                 elif word not in STOP_WORDS or _acronym(token.text):
                     stem = (
                         word
@@ -181,7 +210,33 @@ def _read(tokens: list[Token], speaker: str) -> Analysis:
         names=tuple(dict.fromkeys(order)),
         compounds=frozenset(compounds),
         passive=_passive([t.text.lower() for t in tokens if not t.mark]),
+        imperative=_imperative([t.text.lower() for t in tokens if not t.mark]),
+        qualifiers=tuple(qualifiers),
     )
+
+
+_COMMAND_OPENERS = lexicon.words("never always do please")
+_DETERMINERS = lexicon.words("the a an all every each any your our my this these that those no")
+
+
+def _imperative(words: list[str]) -> bool:
+    """A text that opens with "never", "always", "do" or "please", or with a
+    word that is no stop word followed by a determiner ("Use the pool", "Run
+    all tests"): a command. "Dependencies are pinned" is not one."""
+    if not words:
+        return False
+    if words[0] in _COMMAND_OPENERS:
+        return True
+    return (
+        len(words) > 1
+        and words[0] not in STOP_WORDS
+        and (words[1] in _DETERMINERS or words[1][:1].isdigit())
+    )
+
+
+def _month(token: Token, word: str) -> bool:
+    """ "May" capitalised inside a sentence is the month; anywhere else, the modal."""
+    return word == "may" and token.text == "May" and not token.start
 
 
 def _passive(words: list[str]) -> bool:

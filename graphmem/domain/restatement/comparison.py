@@ -4,6 +4,7 @@ value, the opposite, or something else."""
 from __future__ import annotations
 
 from graphmem.domain.restatement.analysis import Analysis
+from graphmem.domain.restatement.qualifiers import qualifier_difference, qualifier_stems
 from graphmem.domain.restatement.relations import (
     PREFIXES,
     UNIT_STEMS,
@@ -81,6 +82,9 @@ class Comparison:
                 f"named entity differs: {show(sorted(old_names))} -> {show(sorted(new_names))}",
             )
         only_old, only_new = self.left | old_names, self.right | new_names
+        rest_old, rest_new = only_old - qualifier_stems(), only_new - qualifier_stems()
+        if not (rest_old and rest_new) and (qualified := qualifier_difference(a, b)):
+            return qualified
         if bool(only_old) != bool(only_new):
             side, words = ("new", only_new) if only_new else ("existing", only_old)
             return Judgement(

@@ -1,5 +1,6 @@
 """What counts as a value (a number, version, date or identifier), and which
-kind changed when two texts hold different ones."""
+kind changed when two texts hold different ones. The text was read through
+``graphmem.domain.values.canonical`` first, so each value has one form."""
 
 from __future__ import annotations
 
@@ -8,28 +9,6 @@ import re
 from graphmem.domain import lexicon
 from graphmem.domain.restatement.verdicts import Difference
 from graphmem.domain.restatement.words import STOP_WORDS
-
-NUMBER_WORDS = {
-    word: str(n)
-    for n, word in enumerate(
-        str.split(
-            "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-            "fourteen fifteen sixteen seventeen eighteen nineteen twenty"
-        )
-    )
-} | {
-    "twice": "2",
-    "thirty": "30",
-    "forty": "40",
-    "fifty": "50",
-    "sixty": "60",
-    "seventy": "70",
-    "eighty": "80",
-    "ninety": "90",
-    "hundred": "100",
-    "thousand": "1000",
-}
-
 
 MONTHS = lexicon.words(
     "january february march april june july august september october november december "
@@ -42,7 +21,7 @@ DAYS = lexicon.words(
 DATE_WORDS = frozenset(MONTHS) | frozenset(DAYS)
 
 
-VALUE = re.compile(r"\d+(?:[.:]\d+)*")
+VALUE = re.compile(r"\d+(?:[.:]\d+)*%?")
 VERSION = re.compile(r"v\d+(?:\.\d+)*")
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 

@@ -39,6 +39,10 @@ class Difference(StrEnum):
     """One text says all the other says, and more: kept apart on write (the
     addition is what was said), grouped by consolidation."""
     ORDER = "order"
+    QUALIFIER = "qualifier"
+    """A closed-class word differs where the rest agrees: a quantifier, modal,
+    direction, person, tense or restriction ("must"/"may", "all"/"some",
+    "up"/"down", "her"/"his", "was"/"is", "only")."""
 
 
 RETIRED = frozenset({"merge_overlap", "paraphrase_similarity", "max_term_swap"})

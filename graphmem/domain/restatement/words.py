@@ -19,13 +19,47 @@ STOP_WORDS = lexicon.words(
     i me my mine we us our ours you your yours he him his she her hers it its they them their
     this that these those there here who whom whose which what when where why how
     is are was were be been being am do does did doing done have has had having
-    will would shall should can could may might must need needs needed ought
+    will would shall should can could may might must ought
     get gets got getting let lets make makes made
-    all any each every some such only just also too very really quite rather
+    all any each every some such only just also too very really quite rather instead
+    except unless
     own other same again still now new ever while whilst whether
     anything something everything anyone someone
     called name named"""
 )
+
+
+QUALIFIERS: dict[str, tuple[str, str]] = {
+    word: (kind, meaning)
+    for kind, groups in (
+        ("quantifier", "all=all,every,each some=some few=few many=many most=most several=several"),
+        (
+            "modal",
+            "must=must may=may might=might should=should,ought can=can could=could "
+            "shall=shall will=will would=would",
+        ),
+        ("direction", "up=up down=down in=in out=out over=over under=under on=on off=off"),
+        (
+            "person",
+            "i=i,me,my,mine,myself we=we,us,our,ours,ourselves you=you,your,yours,yourself "
+            "he=he,him,his,himself she=she,her,hers,herself they=they,them,their,theirs,themselves",
+        ),
+        ("tense", "present=is,are,am past=was,were"),
+        ("tense of have", "present=has,have past=had"),
+        ("tense of do", "present=do,does past=did"),
+        ("restriction", "only=only except=except unless=unless"),
+        ("contrast", "instead=instead,rather"),
+    )
+    for group in groups.split()
+    for meaning, members in [group.split("=")]
+    for word in members.split(",")
+}
+"""Closed-class words, each with its class and what it means: most are stop
+words (no content of their own), yet "must" is not "may", "all" not "some",
+"up" not "down", "her" not "his", "was" not "is". Words of one meaning agree
+("each" and "every"; "has to" and "ought to" are read as "must" and "should"
+before this). "Few", "many", "most" and "several" are content words too, so
+that their antonyms (few/many, most/least) still flip."""
 
 
 ROLE_WORDS = lexicon.words(
