@@ -503,3 +503,21 @@ def test_bad_input_gets_a_verdict_with_a_reason_never_an_error(existing: str, ne
         judgement = judge(new, existing, 0.95, same_source=same_source)
         assert judgement.verdict in set(Verdict) and judgement.reason
     assert judge_events(new, existing, 1.0).reason
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("get_user returns None for a missing id.", "get_user returns null for a missing id."),
+        ("Ana: I can't wait for the trip!", "Ana: I'm eager for the trip!"),
+        ("The tool is not only fast but also safe.", "The tool is fast and also safe."),
+    ],
+)
+def test_a_code_literal_or_a_set_phrase_is_no_negation(existing: str, new: str):
+    assert judge(new, existing, 0.95).verdict is Verdict.MERGE
+    assert analyse(existing).negations == 0
+
+
+def test_none_opening_a_sentence_still_negates():
+    judgement = judge("All of the tests are flaky.", "None of the tests are flaky.", 0.95)
+    assert (judgement.verdict, judgement.difference) == (Verdict.CONFLICT, Difference.NEGATION)

@@ -71,6 +71,8 @@ class Analysis:
 
 _CONTRACTIONS = (
     (re.compile(r"\b(?:can'?t|cannot|can not)\s+stand\b", re.I), "dislike"),
+    (re.compile(r"\b(?:can'?t|cannot|can not)\s+wait\b", re.I), "eager"),
+    (re.compile(r"\b(?:not\s+only|never\s+mind|no\s+worries|no\s+problem)\b", re.I), " "),
     (re.compile(r"\bcan'?t\b", re.I), "can not"),
     (re.compile(r"\bwon'?t\b", re.I), "will not"),
     (re.compile(r"\bshan'?t\b", re.I), "shall not"),
@@ -88,7 +90,8 @@ _CONTRACTIONS = (
     (re.compile(r"\brather\s+than\b", re.I), "instead of"),
     (re.compile(r"\bat\s+all\b", re.I), ""),
 )
-"""Contractions written out, and the phrases that say what one closed-class
+"""Contractions written out, set phrases whose "not", "no" or "never" negates
+nothing ("can't wait", "not only", "no worries"), and the phrases that say what one closed-class
 word says ("has to": "must"; "is able to": "can"; "rather than": "instead
 of"). A "'s" or "'d" is dropped: "is" or "has", "would" or "had" cannot be
 told apart."""
@@ -171,7 +174,10 @@ def _read(tokens: list[Token], speaker: str) -> Analysis:
                 word = spelling(word)
                 if word in QUALIFIERS and not _acronym(token.text) and not _month(token, word):
                     qualifiers.append((*QUALIFIERS[word], word))
-                if word in NEGATIONS:
+                if token.text == "None" and not token.start:
+                    stems.add("null")  # the code literal: "get_user returns None"
+                    item("null", "null")
+                elif word in NEGATIONS:
                     negations += 1
                     cues.append(word)
                     between.append(word)
