@@ -147,59 +147,113 @@ def find_groups(
     lowest similarity that groups), so each memory lands with its nearest.
     """
     by_id = {c.memory.id: c.memory for c in candidates if eligible(c)}
+    cosine = _cosines(similar, by_id, rules)
+    pairs = _Pairs(by_id, cosine, _links(related, by_id, rules), rules, thresholds)
+    components = _Components()
+    for (a, b), score in pairs.strongest_first():
+        if pairs.joinable(components, a, b, score):
+            components.join(a, b)
+    return pairs.groups(components)
+
+
+def _pair(a: str, b: str) -> tuple[str, str]:
+    """A pair of ids in one order, so either order names the same pair."""
+    return (a, b) if a < b else (b, a)
+
+
+def _cosines(
+    similar: Iterable[tuple[str, str, float]], by_id: Mapping[str, Memory], rules: Consolidation
+) -> dict[tuple[str, str], float]:
+    """The highest cosine of each pair of eligible memories close enough to group."""
     cosine: dict[tuple[str, str], float] = {}
     for a, b, score in similar:
         if a != b and a in by_id and b in by_id and score >= rules.similarity:
-            key = (a, b) if a < b else (b, a)
+            key = _pair(a, b)
             cosine[key] = max(score, cosine.get(key, 0.0))
-    linked: set[tuple[str, str]] = set()
-    if rules.related_to:
-        for a, b in related:
-            if a != b and a in by_id and b in by_id:
-                linked.add((a, b) if a < b else (b, a))
-    pairs = sorted(
-        {**{k: rules.similarity for k in linked}, **cosine}.items(),
-        key=lambda item: (-item[1], item[0]),
-    )
-    components = _Components()
-    for (a, b), score in pairs:
-        left, right = by_id[a], by_id[b]
-        if (
-            left.memory_type != right.memory_type
-            or audience(left) != audience(right)
-            or components.find(a) == components.find(b)
-        ):
-            continue
-        if (a, b) not in linked and left.memory_type is MemoryType.EVENT:
-            apart = left.occurred - right.occurred
-            same = judge_events(left.content, right.content, apart, thresholds=thresholds)
-            if same.verdict is not Verdict.MERGE:
-                continue  # two things that happened, however alike: each keeps its memory
-        elif (a, b) not in linked and score < rules.related_similarity:
-            judged = judge(left.content, right.content, score, thresholds=thresholds)
-            if not _restates(judged):
-                continue  # related, not the same statement, and not close enough
+    return cosine
+
+
+def _links(
+    related: Iterable[tuple[str, str]], by_id: Mapping[str, Memory], rules: Consolidation
+) -> set[tuple[str, str]]:
+    """The ``RELATED_TO`` pairs of eligible memories, when the rules group by them."""
+    if not rules.related_to:
+        return set()
+    return {_pair(a, b) for a, b in related if a != b and a in by_id and b in by_id}
+
+
+@dataclass(frozen=True, slots=True)
+class _Pairs:
+    """The eligible memories and the pairs that may join them: what each step
+    of ``find_groups`` reads."""
+
+    by_id: dict[str, Memory]
+    cosine: dict[tuple[str, str], float]
+    linked: set[tuple[str, str]]
+    rules: Consolidation
+    thresholds: RestatementThresholds | None
+
+    def strongest_first(self) -> list[tuple[tuple[str, str], float]]:
+        """Every pair with its score, a link scoring the lowest similarity that
+        groups (a cosine of the same pair wins), highest first."""
+        scored = {**{k: self.rules.similarity for k in self.linked}, **self.cosine}
+        return sorted(scored.items(), key=lambda item: (-item[1], item[0]))
+
+    def joinable(self, components: _Components, a: str, b: str, score: float) -> bool:
+        """Whether the pair may join its two components: comparable memories in
+        different components, saying the same thing, within the size limit, and
+        with no member of one side contradicting a member of the other."""
+        left, right = self.by_id[a], self.by_id[b]
+        if not _comparable(left, right) or components.find(a) == components.find(b):
+            return False
+        if (a, b) not in self.linked and not self._same_statement(left, right, score):
+            return False
         ga, gb = components.group(a), components.group(b)
-        if len(ga) + len(gb) > rules.max_group_size:
-            continue
-        if any(_apart(by_id[x], by_id[y], cosine, thresholds) for x in ga for y in gb):
-            continue
-        components.join(a, b)
-    touching: dict[str, list[tuple[str, str]]] = {}
-    for key in (*cosine, *linked):
-        touching.setdefault(key[0], []).append(key)
-    groups = []
-    for ids in components.members.values():
-        if len(ids) < rules.min_group_size:
-            continue
+        if len(ga) + len(gb) > self.rules.max_group_size:
+            return False
+        return not any(self._apart(x, y) for x in ga for y in gb)
+
+    def _same_statement(self, left: Memory, right: Memory, score: float) -> bool:
+        """For a pair found by the index only: two events merge only when judged
+        one happening; other memories below ``related_similarity`` only when one
+        restates the other."""
+        if left.memory_type is MemoryType.EVENT:
+            apart = left.occurred - right.occurred
+            same = judge_events(left.content, right.content, apart, thresholds=self.thresholds)
+            return same.verdict is Verdict.MERGE  # else two things that happened, however alike
+        if score < self.rules.related_similarity:
+            judged = judge(left.content, right.content, score, thresholds=self.thresholds)
+            return _restates(judged)  # else related, not the same statement, not close enough
+        return True
+
+    def _apart(self, x: str, y: str) -> bool:
+        return _apart(self.by_id[x], self.by_id[y], self.cosine, self.thresholds)
+
+    def groups(self, components: _Components) -> list[Group]:
+        """The components of at least ``min_group_size``, each with the pairs
+        inside it, largest first."""
+        touching: dict[str, list[tuple[str, str]]] = {}
+        for key in (*self.cosine, *self.linked):
+            touching.setdefault(key[0], []).append(key)
+        groups = [
+            self._group(ids, touching)
+            for ids in components.members.values()
+            if len(ids) >= self.rules.min_group_size
+        ]
+        groups.sort(key=lambda g: (-len(g.members), g.central.id))
+        return groups
+
+    def _group(self, ids: list[str], touching: Mapping[str, list[tuple[str, str]]]) -> Group:
         inside = set(ids)
         keys = {k for i in ids for k in touching.get(i, ()) if k[1] in inside}
-        members = [by_id[i] for i in ids]
-        groups.append(
-            _group(members, {k: cosine[k] for k in keys if k in cosine}, keys & linked, rules)
-        )
-    groups.sort(key=lambda g: (-len(g.members), g.central.id))
-    return groups
+        members = [self.by_id[i] for i in ids]
+        inner = {k: self.cosine[k] for k in keys if k in self.cosine}
+        return _group(members, inner, keys & self.linked, self.rules)
+
+
+def _comparable(left: Memory, right: Memory) -> bool:
+    """Only memories of one type and one audience are consolidated together."""
+    return left.memory_type == right.memory_type and audience(left) == audience(right)
 
 
 def audience(m: Memory) -> str | None:
@@ -227,7 +281,7 @@ def _apart(
     through others, or by ``RELATED_TO``)."""
     if a.content == b.content:
         return False
-    key = (a.id, b.id) if a.id < b.id else (b.id, a.id)
+    key = _pair(a.id, b.id)
     if key in cosine:
         judged = judge(a.content, b.content, cosine[key], thresholds=thresholds)
     else:
@@ -244,7 +298,7 @@ def _group(
     """``cosine`` and ``linked`` hold the pairs inside the group only."""
 
     def similarity(a: Memory, b: Memory) -> float:
-        key = (a.id, b.id) if a.id < b.id else (b.id, a.id)
+        key = _pair(a.id, b.id)
         if key in cosine:
             return cosine[key]
         sa, sb = analyse(a.content).stems, analyse(b.content).stems
@@ -324,30 +378,46 @@ def merged_fields(members: Sequence[Memory]) -> dict[str, object]:
     """The evidence of the group, as the consolidated memory carries it: counts
     summed, the highest confidence, self-assessment and tier, the earliest and
     latest times; the importance scorer reads these."""
-    tier = max((m.tier for m in members), key=lambda t: _TIER_RANK[t])
-    promoted = [m.promoted_at for m in members if m.promoted_at is not None]
-    accessed = [m.last_accessed_at for m in members if m.last_accessed_at is not None]
     fields: dict[str, object] = {
-        "tier": tier.value,
+        "tier": max((m.tier for m in members), key=lambda t: _TIER_RANK[t]).value,
         "confidence": max(m.confidence for m in members),
         "occurrence_count": sum(m.occurrence_count for m in members),
         "access_count": sum(m.access_count for m in members),
         "feedback": sum(m.feedback for m in members),
         "feedback_count": sum(m.feedback_count for m in members),
         "tags": list(dict.fromkeys(t for m in members for t in m.tags)),
-        "evidence": list(dict.fromkeys([seen(members), *(e for m in members for e in m.evidence)]))[
-            :MAX_EVIDENCE_ITEMS
-        ],
+        "evidence": _evidence(members),
         "occurred_at": min(m.occurred for m in members),
         "last_seen": max(m.last_seen or m.occurred for m in members),
     }
-    if any(m.suggested_by is SuggestedBy.AGENT for m in members):
-        fields["suggested_by"] = SuggestedBy.AGENT.value  # an agent's "remember this" holds
-    assessed = [m.self_assessment for m in members if m.self_assessment is not None]
-    if assessed:
-        fields["self_assessment"] = max(assessed, key=_ASSESSMENT_RANK.__getitem__).value
-    if promoted:
-        fields["promoted_at"] = max(promoted)
-    if accessed:
-        fields["last_accessed_at"] = max(accessed)
+    optional = _optional_fields(members)
+    fields.update({k: v for k, v in optional.items() if v is not None})
     return fields
+
+
+def _evidence(members: Sequence[Memory]) -> list[str]:
+    """How often and when the group was seen, then each member's evidence once."""
+    found = dict.fromkeys([seen(members), *(e for m in members for e in m.evidence)])
+    return list(found)[:MAX_EVIDENCE_ITEMS]
+
+
+def _optional_fields(members: Sequence[Memory]) -> dict[str, object | None]:
+    """The fields no member may have set: ``None`` where none has, so the
+    consolidated memory leaves them out."""
+    agent = any(m.suggested_by is SuggestedBy.AGENT for m in members)
+    assessed = [m.self_assessment for m in members if m.self_assessment is not None]
+    return {
+        # an agent's "remember this" holds
+        "suggested_by": SuggestedBy.AGENT.value if agent else None,
+        "self_assessment": (
+            max(assessed, key=_ASSESSMENT_RANK.__getitem__).value if assessed else None
+        ),
+        "promoted_at": _latest(m.promoted_at for m in members),
+        "last_accessed_at": _latest(m.last_accessed_at for m in members),
+    }
+
+
+def _latest(times: Iterable[float | None]) -> float | None:
+    """The latest of the times that are set, ``None`` when none is."""
+    present = [t for t in times if t is not None]
+    return max(present) if present else None
