@@ -18,10 +18,12 @@ STRESS ?= 0
 
 .PHONY: serve test check deadcode bench lint install-dev lint-cypher typecheck explorer graphiql static neo4j neo4j-build
 
+# The Neo4j driver too (pure Python, about 6 MB with pytz): the README's Neo4j line runs
+# in this virtualenv as it stands, with nothing more to install.
 $(BIN)/graphmem: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install --quiet -e '.[neo4j]'
 	touch $@
 
 $(VENV)/.dev-installed: $(BIN)/graphmem
@@ -46,6 +48,7 @@ neo4j-build: $(NEO4J)/target/classpath.txt
 # A Neo4j to try graphmem on without Docker, in the foreground until Ctrl-C:
 # it prints bolt://127.0.0.1:PORT (authentication off; data in $(NEO4J_HOME)).
 neo4j: neo4j-build
+	@echo 'in another shell: GRAPHMEM_BACKEND=neo4j GRAPHMEM_NEO4J_URI=bolt://127.0.0.1:$(NEO4J_BOLT_PORT) $(BIN)/graphmem serve'
 	$(NEO4J)/run --home $(NEO4J_HOME) --bolt-port $(NEO4J_BOLT_PORT) --http-port $(NEO4J_HTTP_PORT)
 
 # Neo4j's own Cypher linter, pinned by the committed lockfile; npm ci runs

@@ -105,13 +105,14 @@ def claimed(settings: Settings) -> Iterator[Claim]:
 
 def refusal(exc: DirectoryServedError, settings: Settings) -> str:
     """Why a server of another store than the data directory's does not start,
-    and what to do."""
+    and what to do: the first server holds the usual port too, so the way to run
+    beside it names the next one."""
     return (
         f"{exc}, and this one would serve {store_of(settings)}: two stores behind one "
         "data directory would split the commands between them. Stop that one, or run "
-        "this one beside it with a data directory of its own: graphmem --data-dir DIR "
-        "serve (or GRAPHMEM_DATA_DIR=DIR), and the same GRAPHMEM_DATA_DIR for the "
-        "commands that use it"
+        "this one beside it with a data directory and a port of its own: graphmem "
+        f"--data-dir DIR serve --port {settings.port + 1} (or GRAPHMEM_DATA_DIR=DIR), and "
+        "the same GRAPHMEM_DATA_DIR for the commands that use it"
     )
 
 

@@ -7,7 +7,8 @@ starts for nothing; ``graphmem serve`` claims its data directory even before
 that (graphmem.server.discovery), so a second server of one directory is
 refused before it takes a port, and holds the claim until the store has
 closed. The store then opens and warms (the model loaded and run once, the
-heap settled) before the address is announced, so ``/readyz`` is true from
+statements of a request run once, graphmem.server.warming, the heap settled)
+before the address is announced, so ``/readyz`` is true from
 its first answer; then the periodic jobs start. Connections queue in
 the listen backlog from then until uvicorn accepts them. SIGINT or SIGTERM
 drains the requests in flight, for at most ``GRACEFUL_SHUTDOWN_SECONDS``; the
@@ -25,6 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
+from pathlib import Path
 from types import FrameType
 from typing import NoReturn
 
@@ -34,6 +36,7 @@ from starlette.types import ASGIApp
 from graphmem.api import GraphMem
 from graphmem.domain.config import Settings
 from graphmem.server.scheduler import Scheduler
+from graphmem.server.warming import warm_store
 from graphmem.store.supervisor import when_unrecoverable
 
 GRACEFUL_SHUTDOWN_SECONDS = 30
@@ -49,6 +52,10 @@ restarted (sysexits' EX_UNAVAILABLE): a service manager restarts the process."""
 
 START_SECONDS = 5.0
 """How long ``in_thread`` waits for uvicorn to start."""
+
+
+COMMAND_SHOWN = 120
+"""Characters of a busy port's holder's command line shown in the message."""
 
 
 class PortUnavailableError(Exception):
@@ -69,16 +76,55 @@ def bind(host: str, port: int, *, port_env: str = "GRAPHMEM_PORT") -> socket.soc
     except OSError as exc:
         listener.close()
         if exc.errno == errno.EADDRINUSE:
-            reason = (
-                f"port {port} is in use on {host}; stop what listens there or choose "
-                f"another port: set {port_env}={port + 1} or pass --port {port + 1}"
-            )
+            reason = _in_use(host, port, port_env)
         elif exc.errno == errno.EACCES:
             reason = f"port {port} needs privileges this process lacks; choose one above 1023"
         else:
             reason = f"cannot listen on {host} port {port}: {exc.strerror or exc}"
         raise PortUnavailableError(reason) from None
     return listener
+
+
+def _in_use(host: str, port: int, port_env: str) -> str:
+    """Why a busy port is refused: which process holds it when this user's is
+    (often a ``make serve`` left running), how to stop it, the next port."""
+    holder = listener_of(port)
+    if holder is None:
+        stop = "stop what listens there"
+    else:
+        stop = f"it is {holder}: stop it (Ctrl-C where it runs, or kill {holder.split()[1]})"
+    return (
+        f"port {port} is in use on {host}; {stop}, or choose another port: "
+        f"set {port_env}={port + 1} or pass --port {port + 1}"
+    )
+
+
+def listener_of(port: int) -> str | None:
+    """``pid N (its command line)`` of the process of this user listening on TCP
+    ``port``, read from /proc; ``None`` where there is none to read (another
+    user's process, another system). Only a busy port's message asks."""
+    inodes = _listening_inodes(port)
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        with contextlib.suppress(OSError):
+            for fd in fd_dir.iterdir():
+                if os.readlink(fd) in inodes:
+                    pid = fd_dir.parent.name
+                    words = (fd_dir.parent / "cmdline").read_bytes().replace(b"\0", b" ").split()
+                    command = b" ".join(words).decode(errors="replace")[:COMMAND_SHOWN]
+                    return f"pid {pid} ({command})"
+    return None
+
+
+def _listening_inodes(port: int) -> set[str]:
+    """``socket:[inode]`` of every socket listening (state 0A) on ``port``."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                    found.add(f"socket:[{fields[9]}]")
+    return found
 
 
 class _Stop:
@@ -110,10 +156,12 @@ def _stop_for_a_lost_store(reason: str) -> None:
 def running(
     gm: GraphMem, settings: Settings, *, announce: Callable[[], None] | None = None
 ) -> Iterator[None]:
-    """``gm`` warmed, then announced (``announce``), then its periodic jobs running
-    for the block unless the settings turn them off; on the way out the run in
-    progress finishes, before the caller closes the store it writes to."""
+    """``gm`` warmed (its model, then its store's statements), then announced
+    (``announce``), then its periodic jobs running for the block unless the
+    settings turn them off; on the way out the run in progress finishes, before
+    the caller closes the store it writes to."""
     gm.warm()
+    warm_store(gm)
     if announce is not None:
         announce()
     scheduler = Scheduler(gm) if settings.scheduler else None

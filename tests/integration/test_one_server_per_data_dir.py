@@ -113,7 +113,10 @@ def test_a_second_server_of_the_data_directory_is_refused_and_the_commands_keep_
                 f"{first.url}/graphql (falkordb: {embedded(data_dir)}), and this one would "
                 f"serve {store}: two stores behind one data directory would split the commands"
             ) in said
-            assert "graphmem --data-dir DIR serve (or GRAPHMEM_DATA_DIR=DIR)" in said
+            assert (
+                f"graphmem --data-dir DIR serve --port {port + 1} (or GRAPHMEM_DATA_DIR=DIR)"
+                in said
+            )
             # Neither its port nor its store was tried.
             assert "is in use" not in said and "STORE_UNAVAILABLE" not in said, said
         assert (data_dir / ADDRESS_FILE).read_text() == address

@@ -6,8 +6,9 @@ server (subscriptions are validated against the schema), the README's Python
 examples run on an embedded store and against a server, `curl` lines are sent to a
 real server, every `graphmem …` command line names a command that exists (its
 ``--help`` exits 0), every ``python -m …`` names a module that exists, and JSON
-blocks parse. The README links every docs page, and every link between the pages
-leads to a file that exists.
+blocks parse. The README's Neo4j line serves the test Neo4j as it stands (the
+one ``make neo4j`` starts, but for its port and password). The README links
+every docs page, and every link between the pages leads to a file that exists.
 """
 
 from __future__ import annotations
@@ -17,12 +18,17 @@ import json
 import os
 import re
 import shlex
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from graphql import parse, validate
 from typer.testing import CliRunner
@@ -31,6 +37,7 @@ from graphmem.cli import app
 from graphmem.domain.config import Settings
 from graphmem.graphql.schema import build_schema
 from tests.integration.conftest import GraphQLClient
+from tests.neo4j_server import TestNeo4j
 
 # A surface suite: what it checks is the surface, the same on every backend; the
 # store suites beneath it run on Neo4j as well (tests/conftest.py).
@@ -192,6 +199,83 @@ def test_the_client_example_runs_against_a_server(gql: GraphQLClient) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Staging deploys need a green build" in done.stdout
     assert done.stdout.splitlines()[-1] == "NOT_FOUND"
+
+
+def readme_neo4j_line() -> list[str]:
+    """The words of the README's line that serves graphmem on ``make neo4j``'s Neo4j."""
+    (line,) = [
+        line
+        for block in blocks("sh", [README])
+        for line in block.text.splitlines()
+        if line.startswith("GRAPHMEM_BACKEND=neo4j ") and line.endswith(" serve")
+    ]
+    return shlex.split(line)
+
+
+def test_the_readmes_neo4j_line_serves_the_test_neo4j(neo4j_server: TestNeo4j, data_dir: Path):
+    """Run as written in the virtualenv the tests run in (``make serve``'s: it has
+    the driver), but for the test Neo4j's port and password and a free port: the
+    banner names the store, and no notice of a schema statement with nothing to
+    do comes before it."""
+    words = readme_neo4j_line()
+    settings = dict(word.split("=", 1) for word in words if "=" in word)
+    command = [word for word in words if "=" not in word]
+    assert settings == {"GRAPHMEM_BACKEND": "neo4j", "GRAPHMEM_NEO4J_URI": "bolt://127.0.0.1:7687"}
+    assert command == [".venv/bin/graphmem", "serve"]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    env.update(
+        settings,
+        GRAPHMEM_NEO4J_URI=neo4j_server.bolt_uri,
+        GRAPHMEM_NEO4J_PASSWORD=neo4j_server.password,
+        GRAPHMEM_DATA_DIR=str(data_dir),
+        GRAPHMEM_PORT=str(port),
+        GRAPHMEM_EMBEDDER="none",
+        GRAPHMEM_SCHEDULER="false",
+        GRAPHMEM_LOG_FORMAT="text",
+    )
+    graphmem = str(Path(sys.executable).parent / "graphmem")
+    server = subprocess.Popen([graphmem, *command[1:]], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        before = _lines_until(server, "graphmem: Neo4j at ")
+        assert before[-1] == f"graphmem: Neo4j at {neo4j_server.bolt_uri}, database neo4j"
+        assert [line for line in before if "has no effect" in line] == []
+        # The banner comes as the store is warm, an instant before the port listens.
+        body = _answered(f"http://127.0.0.1:{port}/graphql", {"query": "{ projects }"})
+        assert "errors" not in body and isinstance(body["data"]["projects"], list), body
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.communicate(timeout=120)
+
+
+def _answered(url: str, query: dict[str, str]) -> dict[str, Any]:
+    """The answer of the server at ``url`` to ``query``, once it accepts connections."""
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            return httpx.post(url, json=query, timeout=60).json()  # type: ignore[no-any-return]
+        except httpx.ConnectError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def _lines_until(process: subprocess.Popen[str], start: str) -> list[str]:
+    """The lines ``process`` writes to stderr up to the first that starts with
+    ``start`` (a busy machine is allowed two minutes)."""
+    assert process.stderr is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        line = process.stderr.readline()
+        if not line:
+            pytest.fail("graphmem serve ended before its banner:\n" + "\n".join(lines[-20:]))
+        lines.append(line.rstrip("\n"))
+        if line.startswith(start):
+            return lines
+    pytest.fail("no banner within two minutes:\n" + "\n".join(lines[-20:]))
 
 
 def test_the_readme_blocks_are_found() -> None:

@@ -52,7 +52,9 @@ def test_make_serve_installs_no_torch_and_the_torch_comment_says_why() -> None:
     assert not any(r.startswith("torch") for r in project["dependencies"])
     assert any(r.startswith("torch") for r in project["optional-dependencies"]["torch"])
     assert "CUDA build" in pyproject and "CPU build" in pyproject
-    assert "pip install --quiet -e .\n" in read("Makefile")
+    # The one extra it installs, the Neo4j driver, brings no torch either.
+    assert "pip install --quiet -e '.[neo4j]'\n" in read("Makefile")
+    assert project["optional-dependencies"]["neo4j"] == ["neo4j>=5.20,<6"]
 
 
 def test_the_test_install_brings_no_torch() -> None:

@@ -138,6 +138,25 @@ def as_json(settings: LogSettings, stream: IO[str]) -> bool:
     return settings.format == "json"
 
 
+NO_EFFECT_NOTICES = (
+    "Neo.ClientNotification.Schema.IndexOrConstraintAlreadyExists",
+    "Neo.ClientNotification.Schema.IndexOrConstraintDoesNotExist",
+)
+"""Neo4j's notices that a schema statement's ``IF NOT EXISTS`` / ``IF EXISTS``
+found nothing to do. Every start runs each of graphmem's schema statements,
+made safe to repeat that way, so on every start these say nothing but that
+the schema is as it should be."""
+
+
+class NoEffectNotices(logging.Filter):
+    """Drops the Neo4j driver's notice lines of ``NO_EFFECT_NOTICES``: a dozen
+    lines of them at every start would bury the banner and any notice that matters."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not any(f"{{code: {code}}}" in message for code in NO_EFFECT_NOTICES)
+
+
 def configure_logging(settings: LogSettings, stream: IO[str] | None = None) -> logging.Handler:
     """Send every log record of the process, uvicorn's included, to one handler.
 
@@ -153,6 +172,9 @@ def configure_logging(settings: LogSettings, stream: IO[str] | None = None) -> l
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(settings.level)
+    notices = logging.getLogger("neo4j.notifications")
+    if not any(isinstance(f, NoEffectNotices) for f in notices.filters):
+        notices.addFilter(NoEffectNotices())
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         # uvicorn's loggers log through the root handler; its access log is
         # replaced by graphmem.access, which knows the operation and request id.
