@@ -21,7 +21,7 @@ from typer._click.core import Command as ClickCommand
 from typer._click.core import Context as ClickContext
 from typer.core import TyperCommand
 
-from graphmem.cli.common import Commands, app
+from graphmem.cli.common import Commands, app, unwrapped
 
 
 class Entry(NamedTuple):
@@ -176,7 +176,7 @@ class LazyCommands(Commands):
         entry = _BY_NAME.get(cmd_name)
         if entry is not None and cmd_name not in self.commands:
             if self.listing:
-                return TyperCommand(cmd_name, help=entry.help)
+                return TyperCommand(cmd_name, help=unwrapped(entry.help))
             self.commands[cmd_name] = loaded(entry)
         return super().get_command(ctx, cmd_name)
 

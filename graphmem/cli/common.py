@@ -9,7 +9,9 @@ needs it. Errors the API raises on purpose become one red line and exit code
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -45,6 +47,7 @@ class Commands(TyperGroup):
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             name_values(command, ctx)
+            unwrap_help(command)
         return command
 
     def get_help_option(self, ctx: Context) -> TyperOption | None:
@@ -52,6 +55,38 @@ class Commands(TyperGroup):
         if option is not None:
             option.metavar = ""
         return option
+
+
+_ITEM = re.compile(r"\s|[-*] |\d+[.)] ")
+"""A line that starts an item of a list or an indented block: kept on a line of its own."""
+
+
+def unwrapped(text: str) -> str:
+    """Help text with each paragraph's line breaks joined, but before list items
+    and in click's ``\\b`` paragraphs. The docstrings are wrapped for the source,
+    and typer's help keeps those breaks and wraps again at the terminal's width,
+    so a line ended mid-sentence wherever the two widths differ."""
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(p if p.startswith("\b") else _joined(p) for p in paragraphs)
+
+
+def _joined(paragraph: str) -> str:
+    lines: list[str] = []
+    for line in paragraph.split("\n"):
+        if lines and not _ITEM.match(line):
+            lines[-1] += " " + line
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def unwrap_help(command: Command) -> None:
+    """Join the line breaks of ``command``'s help and its subcommands' (``unwrapped``)."""
+    if command.help:
+        command.help = unwrapped(command.help)
+    if isinstance(command, TyperGroup):
+        for sub in command.commands.values():
+            unwrap_help(sub)
 
 
 def _one_value(param: TyperOption | TyperArgument) -> str:

@@ -15,6 +15,7 @@ from typer._click.core import Command
 from typer.testing import CliRunner
 
 from graphmem.cli import COMMANDS, app, loaded
+from graphmem.cli.common import unwrapped
 
 HEAVY = (
     "graphmem.api",
@@ -94,3 +95,19 @@ def test_the_help_lists_the_commands_in_table_order() -> None:
     rows = [line.strip("│ ").split(" ", 1)[0] for line in result.output.splitlines()]
     listed = [name for name in rows if name in {entry.name for entry in COMMANDS}]
     assert listed == [entry.name for entry in COMMANDS]
+
+
+def test_help_lines_break_only_where_the_terminal_ends() -> None:
+    """A docstring's line breaks are the source's: on a wide terminal a sentence
+    of the root's listing and of a command's own help is one line."""
+    listing = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"}).output
+    own = CliRunner().invoke(app, ["import", "--help"], env={"COLUMNS": "200"}).output
+    assert "(a candidate becomes active), and a pinned memory is never archived." in listing
+    assert "Importing the same file again adds nothing: records already there" in own
+
+
+def test_unwrapping_keeps_paragraphs_lists_and_click_s_verbatim_blocks() -> None:
+    text = "One sentence\nwrapped.\n\nItems:\n- first\n- second\n\n\b\nkept\nas is"
+    assert (
+        unwrapped(text) == "One sentence wrapped.\n\nItems:\n- first\n- second\n\n\b\nkept\nas is"
+    )
