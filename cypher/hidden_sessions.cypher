@@ -2,9 +2,11 @@
 // memories or failure capsules, and none of them is one $viewer may read (shared,
 // or private to it; a capsule only with its lesson). For that agent such a session
 // does not exist. An empty session is every agent's; a caller acting as no agent
-// ($viewer null) sees every session.
-UNWIND $ids AS wanted
-MATCH (s:Session {project_id: $project_id, id: wanted})
+// ($viewer null) sees every session. One match over the list, not one per id
+// (see get_memories.cypher).
+MATCH (s:Session)
+WHERE s.project_id = $project_id
+  AND s.id IN $ids
 CALL {
   WITH s
   OPTIONAL MATCH (m:Memory {session_id: s.id})

@@ -3,10 +3,11 @@
 // importance read) move only on an explicit access, so what retrieval returns
 // does not feed on itself. The memory is write-locked before its count is read
 // (Neo4j locks before reading only when SET itself reads the property), so
-// concurrent contexts lose no retrieval.
-UNWIND $ids AS id
-MATCH (m:Memory {id: id})
-WHERE m.project_id = $project_id
+// concurrent contexts lose no retrieval. One match over the list, not one per
+// id (see get_memories.cypher): each memory counts once.
+MATCH (m:Memory)
+WHERE m.id IN $ids
+  AND m.project_id = $project_id
   AND {{visible(m)}}
 SET m._lock = true
 REMOVE m._lock

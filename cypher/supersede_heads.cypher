@@ -3,8 +3,12 @@
 // with the chain from that newer memory down to the superseded one.
 // Candidates carry only what scoring and filtering read (parsing every field of
 // every candidate costs more than the query); results are re-read in full.
-UNWIND $ids AS old_id
-MATCH p = (newer:Memory)-[:SUPERSEDES*1..16]->(old:Memory {id: old_id})
-WHERE old.project_id = $project_id
-  AND all(n IN nodes(p) WHERE n.project_id = $project_id)
-RETURN old_id, [n IN nodes(p) | n.id] AS chain, newer {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} AS memory
+// One match over the list, not one per id (see get_memories.cypher), then
+// walked from each superseded memory.
+MATCH (old:Memory)
+WHERE old.id IN $ids
+  AND old.project_id = $project_id
+MATCH p = (newer:Memory)-[:SUPERSEDES*1..16]->(old)
+WITH old, p, newer
+WHERE all(n IN nodes(p) WHERE n.project_id = $project_id)
+RETURN old.id AS old_id, [n IN nodes(p) | n.id] AS chain, newer {.id, .project_id, .session_id, .content, .rationale, .memory_type, .tier, .status, .confidence, .importance, .access_count, .feedback_count, .tags, .superseded_by, .created_at, .occurred_at, .updated_at, .last_accessed_at, .valid_from, .valid_to} AS memory

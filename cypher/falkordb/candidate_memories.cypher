@@ -6,9 +6,10 @@
 // less than twenty. toJSON does not escape quotes or backslashes, so a memory
 // holding one in a string field is returned as a map (`memory`) instead; type,
 // tier and status are written from fixed values only and are not looked at.
-UNWIND $ids AS wanted
-MATCH (m:Memory {id: wanted})
-WHERE m.project_id = $project_id
+// One match over the list, not one per id (see get_memories.cypher).
+MATCH (m:Memory)
+WHERE m.id IN $ids
+  AND m.project_id = $project_id
   AND {{visible(m)}}
 WITH m, none(v IN [m.id, m.project_id, coalesce(m.session_id, ''), coalesce(m.superseded_by, '')] + coalesce(m.tags, [])
             WHERE v CONTAINS '"' OR v CONTAINS '\\') AS clean
