@@ -87,37 +87,70 @@ def memory_at(memory: Memory, changes: Sequence[Change], at: float) -> Memory:
     """The memory as it stood at ``at``: its tier, status, archival and
     supersession then, from its logged changes (oldest first). Text, counters
     and scores are as they are now: edits are not versioned."""
-    update: dict[str, Any] = {}
     moves = [c for c in changes if c.kind in TIER_MOVES]
     past = [c for c in moves if c.at <= at]
-    if past:
-        tier = _tier(past[-1].after)
-    elif moves:
-        tier = _tier(moves[0].before)
-    else:
-        tier = memory.tier
-    update["tier"] = tier
-    if tier is Tier.ARCHIVED and past:
-        archived = past[-1]
-        update["archived_at"] = archived.at
-        update["archived_from"] = Tier(archived.before) if archived.before else None
-        update["archive_reason"] = archived.reason
-        update["merged_into"] = archived.other_id if archived.kind == "merged" else None
-    elif tier is not Tier.ARCHIVED:
-        update.update(archived_at=None, archived_from=None, archive_reason=None, merged_into=None)
+    tier = _tier_at(memory, moves, past)
+    update: dict[str, Any] = {"tier": tier, **_archival(tier, past)}
     promoted = [c.at for c in past if c.kind == "promoted"]
     update["promoted_at"] = promoted[-1] if promoted else None
+    update.update(_activation(memory, changes, at))
+    update["superseded_by"] = _superseded_by(changes, at)
+    return memory.model_copy(update=update)
+
+
+def _tier_at(memory: Memory, moves: Sequence[Change], past: Sequence[Change]) -> Tier:
+    """Where the last move by then put it; before its first move, where that
+    move took it from; never moved, where it is now."""
+    if past:
+        return _tier(past[-1].after)
+    if moves:
+        return _tier(moves[0].before)
+    return memory.tier
+
+
+def _archival(tier: Tier, past: Sequence[Change]) -> dict[str, Any]:
+    """The archive fields then: those of the move that archived it, none when
+    it was not archived, and the present ones for a memory archived before its
+    first logged move."""
+    if tier is not Tier.ARCHIVED:
+        return {
+            "archived_at": None,
+            "archived_from": None,
+            "archive_reason": None,
+            "merged_into": None,
+        }
+    if not past:
+        return {}
+    archived = past[-1]
+    return {
+        "archived_at": archived.at,
+        "archived_from": Tier(archived.before) if archived.before else None,
+        "archive_reason": archived.reason,
+        "merged_into": archived.other_id if archived.kind == "merged" else None,
+    }
+
+
+def _activation(memory: Memory, changes: Sequence[Change], at: float) -> dict[str, Any]:
+    """Its status then as far as staging goes: a candidate until its logged
+    activation, or, with none logged, until the activation time it carries."""
     activations = [c for c in changes if c.kind == "activated"]
     if activations:
         done = [c for c in activations if c.at <= at]
-        update["status"] = Status.ACTIVE if done else Status.CANDIDATE
-        update["activated_at"] = done[-1].at if done else None
-    elif memory.activated_at is not None and memory.activated_at > at:
-        update.update(status=Status.CANDIDATE, activated_at=None)
+        return {
+            "status": Status.ACTIVE if done else Status.CANDIDATE,
+            "activated_at": done[-1].at if done else None,
+        }
+    if memory.activated_at is not None and memory.activated_at > at:
+        return {"status": Status.CANDIDATE, "activated_at": None}
+    return {}
+
+
+def _superseded_by(changes: Sequence[Change], at: float) -> str | None:
+    """The memory that superseded it by then through a relation still standing
+    then (the latest such, when there were several)."""
     standing = [
         c
         for c in changes
         if c.kind == "superseded" and c.at <= at and (c.until is None or c.until > at)
     ]
-    update["superseded_by"] = standing[-1].other_id if standing else None
-    return memory.model_copy(update=update)
+    return standing[-1].other_id if standing else None
