@@ -118,20 +118,36 @@ class SearchFilters(_Input):
     def allows(self, memory: Memory) -> bool:
         """The statements' WHERE clause, for memories reached by traversal."""
         return (
+            self._kind_allows(memory)
+            and self._origin_allows(memory)
+            and _within(memory.created_at, self.created_after, self.created_before)
+            and _within(memory.occurred, self.occurred_after, self.occurred_before)
+        )
+
+    def _kind_allows(self, memory: Memory) -> bool:
+        """Its type, tier and status: named ones only, when any are named, and
+        candidates, archived and superseded memories as the flags say."""
+        return (
             (not self.types or memory.memory_type in self.types)
             and (not self.tiers or memory.tier in self.tiers)
             and (self.archived_allowed() or memory.tier is not Tier.ARCHIVED)
             and (not self.statuses or memory.status in self.statuses)
             and (self.include_candidates or memory.status is not Status.CANDIDATE)
             and (self.include_superseded or memory.superseded_by is None)
-            and all(tag in memory.tags for tag in self.tags)
+        )
+
+    def _origin_allows(self, memory: Memory) -> bool:
+        """Every tag asked for, the session asked for, and enough confidence."""
+        return (
+            all(tag in memory.tags for tag in self.tags)
             and (self.session_id is None or memory.session_id == self.session_id)
             and memory.confidence >= self.min_confidence
-            and (self.created_after is None or memory.created_at >= self.created_after)
-            and (self.created_before is None or memory.created_at < self.created_before)
-            and (self.occurred_after is None or memory.occurred >= self.occurred_after)
-            and (self.occurred_before is None or memory.occurred < self.occurred_before)
         )
+
+
+def _within(value: float, after: float | None, before: float | None) -> bool:
+    """``after`` inclusive, ``before`` exclusive, either open when ``None``."""
+    return (after is None or value >= after) and (before is None or value < before)
 
 
 class SearchRequest(_Input):
