@@ -8,7 +8,7 @@ logs over them with ``graphmem.domain.validity``. Current-time reads never come 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from graphmem.domain.kinds import RelationType
@@ -95,47 +95,82 @@ class History:
         """Every simple path of up to ``depth`` relations from each seed, through
         memories and along relations that existed at ``at`` (at most
         ``max_paths``), and the memories they reach as they stood then."""
+        seeds = list(dict.fromkeys(seed_ids))
+        found = self.get_many(seeds, at, project_id=project_id)
+        nodes: dict[str, Memory] = {m.id: m for m in found if m is not None}
         adjacency: dict[str, list[Relation]] = {}
-        frontier = list(dict.fromkeys(seed_ids))
-        seeds = self.get_many(frontier, at, project_id=project_id)
-        nodes: dict[str, Memory] = {m.id: m for m in seeds if m is not None}
         explored: set[str] = set()
+        frontier = seeds
         for _ in range(depth):
             wanted = [i for i in frontier if i not in explored]
             if not wanted:
                 break
             explored.update(wanted)
-            relations = self.relations(wanted, types, at, project_id=project_id)
-            ends = {end for r in relations for end in (r.from_id, r.to_id)} - nodes.keys()
-            reached = self.get_many(sorted(ends), at, project_id=project_id)
-            nodes.update({m.id: m for m in reached if m is not None})
-            frontier = []
-            for relation in relations:
-                if relation.from_id not in nodes or relation.to_id not in nodes:
-                    continue  # an end written after ``at``, or forgotten since
-                for here, there in (
-                    (relation.from_id, relation.to_id),
-                    (relation.to_id, relation.from_id),
-                ):
-                    if here in explored:
-                        links = adjacency.setdefault(here, [])
-                        if relation not in links:
-                            links.append(relation)
-                        frontier.append(there)
-        paths: list[Walk] = []
-        for seed in dict.fromkeys(seed_ids):
-            stack: list[tuple[str, list[str], list[Relation]]] = [(seed, [seed], [])]
-            while stack and len(paths) < max_paths:
-                here, node_ids, steps = stack.pop()
-                for relation in adjacency.get(here, []):
-                    there = relation.to_id if relation.from_id == here else relation.from_id
-                    if there in node_ids:
-                        continue
-                    path = Walk(seed_id=seed, node_ids=[*node_ids, there], steps=[*steps, relation])
-                    paths.append(path)
-                    if len(path.steps) < depth:
-                        stack.append((there, path.node_ids, path.steps))
-        return paths[:max_paths], nodes
+            relations = self._reach(wanted, nodes, types, at, project_id=project_id)
+            frontier = _link(relations, nodes, explored, adjacency)
+        return _paths(seeds, adjacency, depth, max_paths), nodes
+
+    def _reach(
+        self,
+        wanted: Sequence[str],
+        nodes: dict[str, Memory],
+        types: Sequence[RelationType],
+        at: float,
+        *,
+        project_id: str,
+    ) -> list[Relation]:
+        """One step out: the relations of ``wanted`` at ``at``; the memories at
+        their far ends, as they stood then, are added to ``nodes``."""
+        relations = self.relations(wanted, types, at, project_id=project_id)
+        ends = {end for r in relations for end in (r.from_id, r.to_id)} - nodes.keys()
+        reached = self.get_many(sorted(ends), at, project_id=project_id)
+        nodes.update({m.id: m for m in reached if m is not None})
+        return relations
+
+
+def _link(
+    relations: Sequence[Relation],
+    nodes: Mapping[str, Memory],
+    explored: set[str],
+    adjacency: dict[str, list[Relation]],
+) -> list[str]:
+    """Adds each relation between known memories to the adjacency of its
+    explored ends (once), and returns the ends it leads to: the next frontier."""
+    frontier: list[str] = []
+    for relation in relations:
+        if relation.from_id not in nodes or relation.to_id not in nodes:
+            continue  # an end written after ``at``, or forgotten since
+        for here, there in ((relation.from_id, relation.to_id), (relation.to_id, relation.from_id)):
+            if here in explored:
+                links = adjacency.setdefault(here, [])
+                if relation not in links:
+                    links.append(relation)
+                frontier.append(there)
+    return frontier
+
+
+def _paths(
+    seeds: Sequence[str],
+    adjacency: Mapping[str, list[Relation]],
+    depth: int,
+    max_paths: int,
+) -> list[Walk]:
+    """The simple paths of up to ``depth`` steps from each seed, depth first,
+    until ``max_paths`` are found."""
+    paths: list[Walk] = []
+    for seed in seeds:
+        stack: list[tuple[str, list[str], list[Relation]]] = [(seed, [seed], [])]
+        while stack and len(paths) < max_paths:
+            here, node_ids, steps = stack.pop()
+            for relation in adjacency.get(here, []):
+                there = relation.to_id if relation.from_id == here else relation.from_id
+                if there in node_ids:
+                    continue
+                path = Walk(seed_id=seed, node_ids=[*node_ids, there], steps=[*steps, relation])
+                paths.append(path)
+                if len(path.steps) < depth:
+                    stack.append((there, path.node_ids, path.steps))
+    return paths[:max_paths]
 
 
 def _memories(rows: Sequence[Row]) -> list[Memory]:
