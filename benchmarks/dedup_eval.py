@@ -41,6 +41,11 @@ and ``occurredAt``, as an agent logging a chat writes it. Printed: the share
 of turns flagged, superseded or merged into another turn (target at most 1%),
 and the time per write.
 
+**Streams** (``benchmarks.dedup_streams``): a project's memories written one
+by one, each labelled new, restates, corrects or reverses; printed per part
+(dev, held out): duplicates left live, stale values left live without a flag
+and true memories lost.
+
 **Cost.** The judge's per-call cost, after and before, beside the cost of
 embedding one memory (what every write already pays).
 """
@@ -68,6 +73,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from benchmarks import dedup_streams
 from graphmem.domain import restatement
 from graphmem.domain.restatement.analysis import analyse
 from graphmem.domain.restatement.verdicts import Verdict
@@ -439,6 +445,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=",".join(TURN_SETS),
         help="conversation sets written turn by turn (chats,conversations), or none",
     )
+    parser.add_argument("--streams", default="coding", help="memory streams (coding), or none")
     parser.add_argument("--before", default=BEFORE, help="git revision of the judge to compare")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
@@ -462,6 +469,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if turn_sets:
         figures["turns"] = run_turns(turn_sets, embedder)
         print_turns(figures["turns"])
+    if streams := [s for s in args.streams.split(",") if s and s != "none"]:
+        figures["streams"] = dedup_streams.measure(streams, embedder, old)
     if everything:
         cold, warm = per_call_us(everything, restatement.judge, analyse)
         embed = embed_one_us(embedder, everything)
