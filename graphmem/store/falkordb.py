@@ -18,11 +18,13 @@ import redis
 from falkordb import FalkorDB
 from falkordb.exceptions import SchemaVersionMismatchException
 
-from graphmem.domain.errors import InvalidInputError, StorageFullError, StoreUnavailableError
+from graphmem.domain.errors import StoreUnavailableError
 from graphmem.domain.viewer import with_viewer
 from graphmem.store import Row, await_indexes, indexes_building
 from graphmem.store.dialect import Dialect
 from graphmem.store.embedded import EmbeddedFalkorDB
+from graphmem.store.errors import Params
+from graphmem.store.errors_falkordb import FALKORDB_ERRORS
 from graphmem.store.statements import Statements
 
 log = logging.getLogger(__name__)
@@ -136,7 +138,7 @@ class FalkorStore:
                 if "already indexed" not in str(exc):
                     raise
             except (redis.ConnectionError, redis.TimeoutError) as exc:
-                raise _unavailable(exc) from exc
+                FALKORDB_ERRORS.reraise(exc, None)
         await_indexes(self)
 
     def drop(self) -> None:
@@ -192,43 +194,32 @@ class FalkorStore:
                 raise _rebuilding()
         self._built_at = seen
 
-    def _send(
-        self, name: str, text: str, params: Mapping[str, Any] | None, *, read_only: bool
-    ) -> list[Row]:
+    def _send(self, name: str, text: str, params: Params, *, read_only: bool) -> list[Row]:
+        """One statement, its failure translated by ``FALKORDB_ERRORS``; one
+        refused while an index is rebuilt waits for it (``_after_indexes``)."""
         run = self._graph.ro_query if read_only else self._graph.query
         try:
-            try:
-                result = run(text, timeout=self._timeout_ms)
-            except SchemaVersionMismatchException:
-                # The client refreshed its schema cache; the retry sees the new schema.
-                result = run(text, timeout=self._timeout_ms)
-            except redis.ConnectionError as exc:
-                if not self._recovered(exc, read_only=read_only):
-                    raise
-                log.info("statement %s retried after the graph database came back", name)
-                result = run(text, timeout=self._timeout_ms)
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
-            raise _unavailable(exc) from exc
-        except (redis.ResponseError, UnicodeEncodeError) as exc:
-            if isinstance(exc, redis.ResponseError) and str(exc).startswith("MISCONF"):
-                # The server could not write its append-only file: refused, not applied.
-                log.error("the graph database cannot write to disk: %s", exc)
-                if "no space" in str(exc).lower():
-                    raise StorageFullError() from exc
-                raise StoreUnavailableError(
-                    f"the graph database cannot write to disk: {exc}"
-                ) from exc
+            result = self._answer(name, text, run, read_only=read_only)
+        except FALKORDB_ERRORS.raised as exc:
             if isinstance(exc, redis.ResponseError) and _INDEX_QUERY.search(str(exc)):
                 return self._after_indexes(name, text, run, exc)
-            # Looked for only once a statement failed, so sending costs nothing extra.
-            field = unsendable(params)
-            if field is None:
-                raise
-            raise InvalidInputError(
-                f"{field}: text must not contain NUL characters or unpaired surrogates",
-                field=field,
-            ) from exc
+            FALKORDB_ERRORS.reraise(exc, params)
         return _rows(result)
+
+    def _answer(self, name: str, text: str, run: Any, *, read_only: bool) -> Any:
+        """The server's answer, after the two retries a statement may take: once
+        when the client refreshed its schema cache (the retry sees the new
+        schema), once when the connection failed and ``_recovered`` says the
+        statement may run again."""
+        try:
+            return run(text, timeout=self._timeout_ms)
+        except SchemaVersionMismatchException:
+            return run(text, timeout=self._timeout_ms)
+        except redis.ConnectionError as exc:
+            if not self._recovered(exc, read_only=read_only):
+                raise
+            log.info("statement %s retried after the graph database came back", name)
+            return run(text, timeout=self._timeout_ms)
 
     def _after_indexes(self, name: str, text: str, run: Any, exc: redis.ResponseError) -> list[Row]:
         """A statement that asked an index still being built: after a restart
@@ -252,7 +243,7 @@ class FalkorStore:
                     raise
                 exc = again
             except (redis.ConnectionError, redis.TimeoutError) as lost:
-                raise _unavailable(lost) from lost
+                FALKORDB_ERRORS.reraise(lost, None)
             if time.monotonic() >= deadline:
                 break
             time.sleep(INDEX_RETRY_PAUSE)
@@ -293,13 +284,6 @@ def _rebuilding() -> StoreUnavailableError:
     return StoreUnavailableError("the graph database is rebuilding its indexes; try again shortly")
 
 
-def _unavailable(exc: redis.RedisError) -> StoreUnavailableError:
-    """The error for an unreachable database; the detail (socket paths, hosts)
-    goes to the log, under the request id, and to no client."""
-    log.warning("the graph database did not answer: %s", exc)
-    return StoreUnavailableError(f"the graph database did not answer: {exc}")
-
-
 class Connections:
     """Counts the connections made to the server: one made after a restart
     reaches a server that may be building its indexes again."""
@@ -323,26 +307,6 @@ def _on_connect(connection: Any, server: EmbeddedFalkorDB | None, connections: C
     except StoreUnavailableError as exc:
         # As a connection error, so the client drops the half-set-up connection.
         raise redis.ConnectionError(exc.message) from exc
-
-
-def unsendable(params: Mapping[str, Any] | None) -> str | None:
-    """The first parameter holding text the server cannot take: a NUL ends
-    FalkorDB's query text early, and an unpaired surrogate has no UTF-8 form."""
-
-    def bad(value: Any) -> bool:
-        if isinstance(value, str):
-            try:
-                value.encode()
-            except UnicodeEncodeError:
-                return True
-            return "\x00" in value
-        if isinstance(value, list | tuple):
-            return any(bad(item) for item in value)
-        if isinstance(value, dict):
-            return any(bad(key) or bad(item) for key, item in value.items())
-        return False
-
-    return next((name for name, value in (params or {}).items() if bad(value)), None)
 
 
 def params_header(params: Mapping[str, Any] | None) -> str:

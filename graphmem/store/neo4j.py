@@ -24,7 +24,6 @@ import time
 from array import array
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 from neo4j import (
     READ_ACCESS,
@@ -37,19 +36,19 @@ from neo4j import (
     TrustSystemCAs,
     unit_of_work,
 )
-from neo4j.exceptions import (
-    AuthError,
-    ClientError,
-    DatabaseUnavailable,
-    ServiceUnavailable,
-    SessionExpired,
-)
+from neo4j.exceptions import ClientError
 
 from graphmem.domain.config import Settings
-from graphmem.domain.errors import InvalidInputError, StoreUnavailableError
+from graphmem.domain.errors import StoreUnavailableError
 from graphmem.domain.viewer import with_viewer
 from graphmem.store import Row, await_indexes
 from graphmem.store.dialect import Dialect
+from graphmem.store.errors_neo4j import (
+    NEO4J_ERRORS,
+    NEO4J_START_ERRORS,
+    NOT_ANSWERING,
+    server_named,
+)
 from graphmem.store.statements import Statements
 
 MINIMUM_VERSION = (5, 23)
@@ -70,10 +69,6 @@ INDEX_WAIT = 20.0
 _INDEX_OFFLINE = re.compile(r"index to come online|is not online|not ONLINE", re.I)
 """How Neo4j refuses a search of an index still being populated (its procedures
 wait a little themselves, then fail)."""
-
-_UNAVAILABLE = (ServiceUnavailable, SessionExpired, DatabaseUnavailable)
-"""What the driver raises, once its retries are spent, when the server does not
-answer: down, unreachable, restarting, or its database not started."""
 
 
 class _RaisedAnyway(logging.Filter):
@@ -205,14 +200,8 @@ class Neo4jStore:
             ) as session:
                 run = session.execute_read if access == READ_ACCESS else session.execute_write
                 return run(self._work, text, _parameters(params) if params else {})
-        except (AuthError, *_UNAVAILABLE) as exc:
-            raise _unavailable(exc) from exc
-        except (UnicodeEncodeError, OverflowError) as exc:
-            # The driver refused to send a value, before the server saw anything.
-            refused = _unsendable(params)
-            if refused is None:
-                raise
-            raise refused from exc
+        except NEO4J_ERRORS.raised as exc:
+            NEO4J_ERRORS.reraise(exc, params)
 
     def ping(self) -> None:
         """Whether the server answers now (readiness), in an auto-commit
@@ -228,21 +217,10 @@ class Neo4jStore:
                 ) as session:
                     session.run(self.statements["ping"]).consume()
                 return
-            except (ServiceUnavailable, SessionExpired) as exc:
-                if attempt == 2:
-                    raise _unavailable(exc) from exc
-            except (AuthError, DatabaseUnavailable) as exc:
-                raise _unavailable(exc) from exc
-
-
-def _unavailable(exc: Exception) -> StoreUnavailableError:
-    """A running server's failure as graphmem's error. Clients see a generic
-    message; this one, with the driver's detail, goes to the log."""
-    if isinstance(exc, AuthError):
-        return StoreUnavailableError(f"Neo4j refused the credentials: {exc.message}")
-    if isinstance(exc, DatabaseUnavailable):
-        return StoreUnavailableError(f"the Neo4j database is not available: {exc.message}")
-    return StoreUnavailableError(f"the graph database did not answer: {_reason(exc)}")
+            except NEO4J_ERRORS.raised as exc:
+                if attempt == 1 and isinstance(exc, NOT_ANSWERING):
+                    continue
+                NEO4J_ERRORS.reraise(exc, None)
 
 
 def _check_server(driver: Driver, settings: Settings) -> str:
@@ -253,55 +231,19 @@ def _check_server(driver: Driver, settings: Settings) -> str:
     rather than after ``GRAPHMEM_NEO4J_RETRY_TIME``; each refusal is one line
     naming the URI and the setting to fix. Bounded by the connection and
     acquisition timeouts."""
-    where = f"Neo4j at {_shown(settings.neo4j_uri)}"
-    database = settings.neo4j_database
     try:
-        with driver.session(database=database, default_access_mode=READ_ACCESS) as session:
+        with driver.session(
+            database=settings.neo4j_database, default_access_mode=READ_ACCESS
+        ) as session:
             rows = session.run(COMPONENTS).data()
-    except AuthError as exc:
-        if settings.neo4j_password is None:
-            reason = f"{where} requires a password: set GRAPHMEM_NEO4J_PASSWORD"
-        else:
-            reason = (
-                f"{where} refused user {settings.neo4j_user!r}: {exc.message} "
-                "(GRAPHMEM_NEO4J_USER, GRAPHMEM_NEO4J_PASSWORD)"
-            )
-        raise StoreUnavailableError(reason) from exc
-    except DatabaseUnavailable as exc:
-        raise StoreUnavailableError(
-            f"{where} answers, but its database {database!r} is not available: {exc.message}"
-        ) from exc
-    except (ServiceUnavailable, SessionExpired) as exc:
-        raise StoreUnavailableError(
-            f"cannot reach {where} (GRAPHMEM_NEO4J_URI): {_reason(exc)}"
-        ) from exc
-    except ClientError as exc:
-        if exc.code == "Neo.ClientError.Database.DatabaseNotFound":
-            reason = f"{where} has no database {database!r} (GRAPHMEM_NEO4J_DATABASE)"
-        else:
-            reason = f"{where} refused graphmem's first statement: {exc.message}"
-        raise StoreUnavailableError(reason) from exc
+    except NEO4J_START_ERRORS.raised as exc:
+        NEO4J_START_ERRORS.reraise(exc, settings)
     kernel = next((row for row in rows if row["name"] == "Neo4j Kernel"), rows[0] if rows else {})
     version = str((kernel.get("versions") or ["unknown"])[0])
     refusal = version_refusal(version)
     if refusal is not None:
-        raise StoreUnavailableError(f"{where} {refusal}")
+        raise StoreUnavailableError(f"{server_named(settings)} {refusal}")
     return version
-
-
-def _reason(exc: Exception) -> str:
-    """The driver's account of a failed connection on one line: its last line
-    names the cause (``[Errno 111] Connection refused``, a TLS failure, a
-    handshake that timed out)."""
-    lines = str(exc).strip().splitlines() or [type(exc).__name__]
-    cause = re.search(r"\(reason (.+)\)$", lines[-1])
-    return cause[1] if cause else lines[-1]
-
-
-def _shown(uri: str | None) -> str:
-    """The URI as a message may show it: without credentials written into it."""
-    parts = urlsplit(uri or "")
-    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
 
 
 def _rows(tx: ManagedTransaction, text: str, params: dict[str, Any]) -> list[Row]:
@@ -309,34 +251,6 @@ def _rows(tx: ManagedTransaction, text: str, params: dict[str, Any]) -> list[Row
     result. ``Record.data()`` turns nodes and relationships into plain dicts;
     graphmem's statements return maps and scalars, which need no conversion."""
     return [record.data() for record in tx.run(text, params)]
-
-
-def _unsendable(params: Mapping[str, Any] | None) -> InvalidInputError | None:
-    """The error naming the first parameter Bolt cannot carry: text with an
-    unpaired surrogate (no UTF-8 form) or an integer beyond 64 bits. graphmem's
-    input models refuse both first; this names any that got past them, as the
-    FalkorDB adapter does for what its server cannot take."""
-
-    def problem(value: Any) -> str | None:
-        if isinstance(value, str):
-            try:
-                value.encode()
-            except UnicodeEncodeError:
-                return "text must not contain unpaired surrogates"
-        elif isinstance(value, int) and not isinstance(value, bool):
-            if not -(2**63) <= value < 2**63:
-                return "an integer must fit in 64 bits"
-        elif isinstance(value, list | tuple):
-            return next(filter(None, map(problem, value)), None)
-        elif isinstance(value, dict):
-            return next(filter(None, map(problem, [*value, *value.values()])), None)
-        return None
-
-    for name, value in (params or {}).items():
-        found = problem(value)
-        if found is not None:
-            return InvalidInputError(f"{name}: {found}", field=name)
-    return None
 
 
 def _parameters(params: Mapping[str, Any]) -> dict[str, Any]:
