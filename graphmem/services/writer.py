@@ -13,6 +13,7 @@ an agent's "remember this", the memory-limit trigger) runs after it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from graphmem.domain.ids import new_id
@@ -43,6 +44,44 @@ from graphmem.services.write_batch import (
     union,
 )
 from graphmem.store import Row
+
+
+@dataclass
+class _Batch:
+    """A batch as ``Writer.write`` plans it before the write: the rows to
+    create, the counts merged into live memories, and one outcome per item."""
+
+    inputs: Sequence[MemoryInput]
+    project: str
+    now: float
+    dedup: bool
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    new_by_key: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    merges: dict[str, dict[str, Any]] = field(default_factory=dict)
+    outcomes: list[WriteOutcome] = field(default_factory=list)
+    positions: dict[str, int] = field(default_factory=dict)
+    """Each created row's place in the batch, for an error that names it."""
+
+    def count_into_live(self, memory_id: str, item: MemoryInput) -> None:
+        """The item repeats a live memory: one more occurrence of it."""
+        merge = merge_into(self.merges, memory_id, 1, item.evidence, item.tags)
+        merge.update(match="exact", similarity=1.0)
+        self.outcomes.append(exact(memory_id))
+
+    def count_into_earlier(self, first: dict[str, Any], item: MemoryInput) -> None:
+        """The item repeats an earlier item of the batch: counted into its row."""
+        first["occurrence_count"] += 1
+        first["evidence"] = union(first["evidence"], item.evidence)
+        first["tags"] = union(first["tags"], item.tags)
+        self.outcomes.append(exact(first["id"]))
+
+    def create(self, row: dict[str, Any], key: str, position: int) -> None:
+        """The item is new: its row is created."""
+        row["content_key"] = key
+        self.rows.append(row)
+        self.new_by_key.setdefault(key, []).append(row)
+        self.positions[row["id"]] = position
+        self.outcomes.append(WriteOutcome(id=row["id"], created=True))
 
 
 class Writer(Service):
@@ -90,57 +129,69 @@ class Writer(Service):
         """
         if not inputs:
             return Written([])
-        project = project_id
-        inputs = self.sharing.attributed(inputs, project)
+        inputs = self.sharing.attributed(inputs, project_id)
         now = self._now()
         check_occurred_at(inputs, now)
         check_valid_span(inputs, now)
+        batch = self._plan(inputs, project_id, now, dedup)
+        # One embedding call per batch, before anything is written.
+        vectors = self.embed(
+            [memory_text(row["content"], row.get("rationale")) for row in batch.rows]
+        )
+        vectors, supersedes = self._resolve_near_matches(batch, vectors)
+        links = self._auto_links(batch.rows, project_id)
+        written = self._remember_many(batch, vectors, links)
+        if written["raced"]:
+            batch.rows = self._raced(batch.rows, written["raced"], batch.outcomes)
+        return self._after_write(batch, written, links, supersedes)
+
+    def _plan(self, inputs: Sequence[MemoryInput], project: str, now: float, dedup: bool) -> _Batch:
+        """Each item counted into the live memory or the earlier item of the
+        batch it repeats (same normalised text; an event only at the same
+        moment), else a new row."""
         keys = [content_key(item.content) for item in inputs]
         comparable = [dedup and readable(item.content) for item in inputs]
         wanted = [key for key, can in zip(keys, comparable, strict=True) if can]
         existing = self.stager.exact_duplicates(wanted, project_id=project) if wanted else {}
-        rows: list[dict[str, Any]] = []
-        new_by_key: dict[str, list[dict[str, Any]]] = {}
-        merges: dict[str, dict[str, Any]] = {}
-        outcomes: list[WriteOutcome] = []
         window = self.rules.restatement.event_window_seconds
-        positions: dict[str, int] = {}
-        """Each created row's place in the batch, for an error that names it."""
+        batch = _Batch(inputs, project, now, dedup)
         for position, (item, key, can) in enumerate(zip(inputs, keys, comparable, strict=True)):
             when = now if item.occurred_at is None else item.occurred_at
             event = item.memory_type is MemoryType.EVENT
             same = repeated(existing.get(key, []), event, when, window) if can else None
-            first = repeated(new_by_key.get(key, []), event, when, window) if can else None
+            first = repeated(batch.new_by_key.get(key, []), event, when, window) if can else None
             if same is not None:
-                merge = merge_into(merges, same["id"], 1, item.evidence, item.tags)
-                merge.update(match="exact", similarity=1.0)
-                outcomes.append(exact(same["id"]))
+                batch.count_into_live(same["id"], item)
             elif first is not None:
-                first["occurrence_count"] += 1
-                first["evidence"] = union(first["evidence"], item.evidence)
-                first["tags"] = union(first["tags"], item.tags)
-                outcomes.append(exact(first["id"]))
+                batch.count_into_earlier(first, item)
             else:
-                row = new_row(item, project, now, self.scorer)
-                row["content_key"] = key
-                rows.append(row)
-                new_by_key.setdefault(key, []).append(row)
-                positions[row["id"]] = position
-                outcomes.append(WriteOutcome(id=row["id"], created=True))
-        # One embedding call per batch, before anything is written.
-        vectors = self.embed([memory_text(row["content"], row.get("rationale")) for row in rows])
-        supersedes: list[dict[str, Any]] = []
-        if dedup and rows:
-            rows, vectors, supersedes = self.near_matches.resolve(
-                rows, vectors, merges, outcomes, project, positions if len(inputs) > 1 else None
-            )
-        links = self._auto_links(rows, project)
-        # Memories, their embeddings, their links and the merges go in one
-        # statement: a failure leaves the batch entirely unwritten, never half written.
+                batch.create(new_row(item, project, now, self.scorer), key, position)
+        return batch
+
+    def _resolve_near_matches(
+        self, batch: _Batch, vectors: list[Vector] | None
+    ) -> tuple[list[Vector] | None, list[dict[str, Any]]]:
+        """With dedup, the new rows judged against their near matches
+        (``NearMatches.resolve``): the rows left to create, their vectors, and
+        the SUPERSEDES edges of the updates among them."""
+        if not (batch.dedup and batch.rows):
+            return vectors, []
+        positions = batch.positions if len(batch.inputs) > 1 else None
+        batch.rows, vectors, supersedes = self.near_matches.resolve(
+            batch.rows, vectors, batch.merges, batch.outcomes, batch.project, positions
+        )
+        return vectors, supersedes
+
+    def _remember_many(
+        self, batch: _Batch, vectors: list[Vector] | None, links: list[dict[str, Any]]
+    ) -> Row:
+        """Memories, their embeddings, their links and the merges go in one
+        statement: a failure leaves the batch entirely unwritten, never half written."""
+        rows = batch.rows
         (written,) = self.store.write(
             "remember_many",
             {
-                "project_id": project,
+                "project_id": batch.project,
                 "session_ids": sorted({row["session_id"] for row in rows}),
                 "rows": [
                     {
@@ -151,44 +202,57 @@ class Writer(Service):
                     }
                     for row, vector in zip(rows, vectors or _no_vectors(rows), strict=True)
                 ],
-                "event_window": window,
-                "merges": self.stager.merge_params(list(merges.values())),
+                "event_window": self.rules.restatement.event_window_seconds,
+                "merges": self.stager.merge_params(list(batch.merges.values())),
                 "links": links,
-                "dedup": dedup,
-                "now": now,
+                "dedup": batch.dedup,
+                "now": batch.now,
             },
         )
-        if written["raced"]:
-            rows = self._raced(rows, written["raced"], outcomes)
+        return written
+
+    def _after_write(
+        self,
+        batch: _Batch,
+        written: Row,
+        links: Sequence[Mapping[str, Any]],
+        supersedes: list[dict[str, Any]],
+    ) -> Written:
+        """What follows the batch statement: the changes announced, merged
+        candidates staged, the updates' SUPERSEDES edges, session use, earned
+        activations, an agent's "remember this" and the memory limits."""
+        project = batch.project
         # The statement returns the memories it merged into as they now stand
         # (a memory merged into twice: its later fields last); the ones it
         # created hold exactly the rows it was given.
         merged = {m["id"]: m for m in written["merged"]}
-        result = Written(outcomes, {**merged, **{row["id"]: row for row in rows}})
-        self._changed(ChangeKind.CREATED, [row["id"] for row in rows], project)
-        if written["linked"]:
-            created_ids = {row["id"] for row in rows}
-            linked_to = sorted({link["to_id"] for link in links if link["from_id"] in created_ids})
-            self._changed(ChangeKind.RELATED, linked_to, project)
-        candidates = [row["id"] for row in rows if row["status"] == Status.CANDIDATE.value]
-        if candidates:
-            self.telemetry.emit("candidate.added", now, project_id=project, memory_ids=candidates)
+        result = Written(batch.outcomes, {**merged, **{row["id"]: row for row in batch.rows}})
+        self._announce(batch, links, linked=bool(written["linked"]))
         merged_into = [memory_from_fields(m) for m in merged.values()]
         result.changed(self.stager.merged(merged_into, project_id=project))
-        created = {row["id"] for row in rows}
-        self._supersede([e for e in supersedes if e["new_id"] in created], project, now)
-        self._note_session_use(inputs, outcomes, project)
-        # Only a candidate that recurred within the batch can have earned
-        # activation already: fresh rows have no feedback or evidence.
-        recurred = [
-            memory_from_fields(row)
-            for row in rows
-            if row["occurrence_count"] > 1 and row["status"] == Status.CANDIDATE.value
-        ]
-        result.changed(self.stager.activate_earned(recurred, project_id=project))
-        self._agent_decisions(inputs, result, project)
+        created = {row["id"] for row in batch.rows}
+        self._supersede([e for e in supersedes if e["new_id"] in created], project, batch.now)
+        self._note_session_use(batch.inputs, batch.outcomes, project)
+        result.changed(self.stager.activate_earned(_recurred(batch.rows), project_id=project))
+        self._agent_decisions(batch.inputs, result, project)
         self._memory_limits(written["sessions"], result, project)
         return result
+
+    def _announce(self, batch: _Batch, links: Sequence[Mapping[str, Any]], *, linked: bool) -> None:
+        """The memories created, those the batch linked them to when the
+        statement wrote links (``linked``), and the new candidates."""
+        project = batch.project
+        created = [row["id"] for row in batch.rows]
+        self._changed(ChangeKind.CREATED, created, project)
+        if linked:
+            created_ids = set(created)
+            linked_to = sorted({link["to_id"] for link in links if link["from_id"] in created_ids})
+            self._changed(ChangeKind.RELATED, linked_to, project)
+        candidates = [row["id"] for row in batch.rows if row["status"] == Status.CANDIDATE.value]
+        if candidates:
+            self.telemetry.emit(
+                "candidate.added", batch.now, project_id=project, memory_ids=candidates
+            )
 
     def _auto_links(self, rows: Sequence[Mapping[str, Any]], project: str) -> list[dict[str, Any]]:
         """The links the project's ``auto_links`` ask for (``graphmem.services.autolinks``)."""
@@ -276,6 +340,16 @@ class Writer(Service):
                         if fields.get("session_id") == session["session_id"]
                     ]
                 )
+
+
+def _recurred(rows: Sequence[Mapping[str, Any]]) -> list[Memory]:
+    """Only a candidate that recurred within the batch can have earned
+    activation already: fresh rows have no feedback or evidence."""
+    return [
+        memory_from_fields(row)
+        for row in rows
+        if row["occurrence_count"] > 1 and row["status"] == Status.CANDIDATE.value
+    ]
 
 
 def _no_vectors(rows: Sequence[Mapping[str, Any]]) -> list[Vector | None]:
