@@ -46,6 +46,8 @@ Counts = Callable[[Sequence[str], str], Mapping[str, int]]
 matches per word."""
 Scoped = Callable[[str, str], str]
 """A full-text query and a project -> the query held to that project's memories."""
+Holders = dict[str, list[tuple[float, str]]]
+"""Per entity, the memories that name it: (when it happened, id)."""
 
 
 class AutoLinker:
@@ -113,38 +115,55 @@ class AutoLinker:
             return []
         counts = self.term_counts(wanted, project_id)
         usable = {e for e in wanted if counts.get(e, 0) < COMMON_ENTITY}
-        holders: dict[str, list[tuple[float, str]]] = {e: [] for e in usable}
-        # Every usable entity is looked up: a count of 0 may be a few minutes old.
-        stored = sorted(usable)
-        if stored:
-            found = self.store.read(
-                "entity_mentions",
-                {
-                    "items": [{"entity": e, "query": self.scoped(e, project_id)} for e in stored],
-                    "project_id": project_id,
-                    "k": ENTITY_SCAN,
-                },
-            )
-            for mention in found:
-                for hit in mention["hits"]:
-                    if mention["entity"] in entities(hit["content"] or ""):
-                        holders[mention["entity"]].append((hit["occurred_at"], hit["id"]))
+        holders = self._holders(usable, project_id)
         links = []
         for i in _in_time_order(rows):
             row = rows[i]
-            shared: dict[str, list[str]] = {}
-            for entity, spelled in named[i].items():
-                if entity not in usable:
-                    continue
-                recent = sorted(holders[entity], reverse=True)[:ENTITY_FAN_OUT]
-                for _, other in recent:
-                    if other in shared or len(shared) < MAX_ENTITY_LINKS:
-                        shared.setdefault(other, []).append(spelled)
-                holders[entity].append((row["occurred_at"], row["id"]))
+            shared = _shared_entities(row, named[i], usable, holders)
             for other, names in shared.items():
                 mentioned = ", ".join(f"'{name}'" for name in names)
                 links.append((row["id"], other, f"both mention {mentioned}"))
         return links
+
+    def _holders(self, usable: Collection[str], project_id: str) -> Holders:
+        """The stored memories that name each entity (when, id), from the
+        most recent ``ENTITY_SCAN`` whose text holds it."""
+        holders: Holders = {e: [] for e in usable}
+        # Every usable entity is looked up: a count of 0 may be a few minutes old.
+        stored = sorted(usable)
+        if not stored:
+            return holders
+        found = self.store.read(
+            "entity_mentions",
+            {
+                "items": [{"entity": e, "query": self.scoped(e, project_id)} for e in stored],
+                "project_id": project_id,
+                "k": ENTITY_SCAN,
+            },
+        )
+        for mention in found:
+            for hit in mention["hits"]:
+                if mention["entity"] in entities(hit["content"] or ""):
+                    holders[mention["entity"]].append((hit["occurred_at"], hit["id"]))
+        return holders
+
+
+def _shared_entities(
+    row: Mapping[str, Any], named: Mapping[str, str], usable: Collection[str], holders: Holders
+) -> dict[str, list[str]]:
+    """The memories a row links to, each with the entities they share as the
+    row spells them: the most recent holders of each entity, within the
+    per-memory limit. The row then holds its entities for the rows after it."""
+    shared: dict[str, list[str]] = {}
+    for entity, spelled in named.items():
+        if entity not in usable:
+            continue
+        recent = sorted(holders[entity], reverse=True)[:ENTITY_FAN_OUT]
+        for _, other in recent:
+            if other in shared or len(shared) < MAX_ENTITY_LINKS:
+                shared.setdefault(other, []).append(spelled)
+        holders[entity].append((row["occurred_at"], row["id"]))
+    return shared
 
 
 def _in_time_order(rows: Sequence[Mapping[str, Any]]) -> list[int]:
