@@ -50,6 +50,7 @@ of the two files.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Iterable
 from enum import StrEnum
@@ -266,6 +267,61 @@ def _write(
     refuses are left out (each statement is atomic)."""
     if not page:
         return
+    plan = _plan_page(store, page, project_id)
+    outcomes = plan.outcomes
+    try:
+        store.write(
+            "import_sky_memories",
+            {
+                "project_id": project_id,
+                "session_id": session_id,
+                "now": now,
+                "rows": plan.rows,
+                "merges": list(plan.merges.values()),
+                "max_tags": MAX_TAGS,
+            },
+        )
+    except StoreUnavailableError:
+        raise
+    except Exception as exc:
+        if len(page) > 1:
+            for one in page:
+                _write(store, [one], project_id, session_id, now, report)
+            return
+        outcomes = [(page[0][0], refusal(exc))]
+    _tally(outcomes, report)
+
+
+@dataclasses.dataclass
+class _PagePlan:
+    """What one page writes: the rows it creates, the merges into memories of
+    the project, and each record's outcome ("created", "merged" or why not)."""
+
+    rows: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    new_by_key: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    merges: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    outcomes: list[tuple[int, str]] = dataclasses.field(default_factory=list)
+
+    def place(self, number: int, row: dict[str, Any], into: str | None) -> None:
+        """A record merged into memory ``into``, or into a new row of the page
+        with its text, or created."""
+        if into is not None:
+            fresh: dict[str, Any] = {"id": into, "tags": [], "tier": None, "promoted_at": None}
+            merge = self.merges.setdefault(into, fresh)
+            _absorb(merge, row)
+        elif row["content_key"] in self.new_by_key:
+            _absorb(self.new_by_key[row["content_key"]], row)
+        else:
+            self.rows.append(dict(row))
+            self.new_by_key[row["content_key"]] = self.rows[-1]
+            self.outcomes.append((number, "created"))
+            return
+        self.outcomes.append((number, "merged"))
+
+
+def _plan_page(store: Store, page: list[tuple[int, dict[str, Any]]], project_id: str) -> _PagePlan:
+    """Each record of the page placed, after the reads it is decided on: the
+    ids placed in the project, their owners, and the memories of the same text."""
     # An id another project holds takes a new one here (placing), as in JSONL.
     place = placed(store, [row["id"] for _, row in page], project_id)
     for _, row in page:
@@ -278,49 +334,20 @@ def _write(
     same_text: dict[str, str] = {}
     for found in store.read("find_by_content_key", {"keys": keys, "project_id": project_id}):
         same_text.setdefault(found["key"], found["id"])
-    rows: list[dict[str, Any]] = []
-    new_by_key: dict[str, dict[str, Any]] = {}
-    merges: dict[str, dict[str, Any]] = {}
-    outcomes: list[tuple[int, str]] = []
+    plan = _PagePlan()
     for number, row in page:
         owner = owners.get(row["id"])
         if owner is not None and owner != project_id:
             # Taken since it was placed, by a concurrent write: left out.
-            outcomes.append((number, f"id {row['id']} was taken while this import ran"))
+            plan.outcomes.append((number, f"id {row['id']} was taken while this import ran"))
             continue
         into = row["id"] if owner is not None else same_text.get(row["content_key"])
-        if into is not None:
-            merge = merges.setdefault(into, {"id": into, "tags": [], "tier": None,
-                                             "promoted_at": None})  # fmt: skip
-            _absorb(merge, row)
-        elif row["content_key"] in new_by_key:
-            _absorb(new_by_key[row["content_key"]], row)
-        else:
-            rows.append(dict(row))
-            new_by_key[row["content_key"]] = rows[-1]
-            outcomes.append((number, "created"))
-            continue
-        outcomes.append((number, "merged"))
-    try:
-        store.write(
-            "import_sky_memories",
-            {
-                "project_id": project_id,
-                "session_id": session_id,
-                "now": now,
-                "rows": rows,
-                "merges": list(merges.values()),
-                "max_tags": MAX_TAGS,
-            },
-        )
-    except StoreUnavailableError:
-        raise
-    except Exception as exc:
-        if len(page) > 1:
-            for one in page:
-                _write(store, [one], project_id, session_id, now, report)
-            return
-        outcomes = [(page[0][0], refusal(exc))]
+        plan.place(number, row, into)
+    return plan
+
+
+def _tally(outcomes: Iterable[tuple[int, str]], report: ImportReport) -> None:
+    """Each record's outcome counted in the report, or its line skipped with why."""
     for number, result in outcomes:
         if result in ("created", "merged"):
             (report.created if result == "created" else report.merged)["memory"] += 1
