@@ -4,7 +4,7 @@ consolidations (duplicates folded into one) whose sources do not add up."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping
 from typing import Any
 
 from graphmem.domain.consistency import Finding
@@ -16,6 +16,7 @@ from graphmem.services.evaluator.context import SUPERSEDES, CheckContext, findin
 from graphmem.services.evaluator.snapshot import NearPair, Snapshot
 
 CONSOLIDATED = Source.CONSOLIDATED.value
+_PROVENANCE_FIX = "restore the sources and forget the consolidated memory, then consolidate again"
 
 
 def check_near_duplicates(snap: Snapshot, ctx: CheckContext) -> Iterator[Finding]:
@@ -79,48 +80,76 @@ def check_consolidation_provenance(snap: Snapshot, ctx: CheckContext) -> Iterato
         if new != old and nodes[new].get("source") == CONSOLIDATED:
             sources[new].append(old)
             consolidators[old].append(new)
-    fix = "restore the sources and forget the consolidated memory, then consolidate again"
-
-    def problem(ids: Iterable[str], message: str, kind: str) -> Finding:
-        return finding("CONSOLIDATION_PROVENANCE", ids, message, fix, details={"problem": kind})
-
     for node, attrs in nodes(data=True):
-        if attrs.get("source") == CONSOLIDATED and len(sources[node]) < 2:
-            count = len(sources[node])
-            yield problem(
-                [node, *sources[node]],
-                f"consolidated memory {node} links to {count} source"
-                f"{'' if count == 1 else 's'}: a consolidation stands for at least two",
-                "too_few_sources",
-            )
-        reason = attrs.get("archive_reason") or ""
-        if reason.startswith(CONSOLIDATED_INTO):
-            named = reason[len(CONSOLIDATED_INTO) :]
-            if named not in consolidators.get(node, []):
-                yield problem(
-                    [node, *([named] if named in nodes else [])],
-                    f"memory {node} is archived as consolidated into {named}, which has "
-                    "no SUPERSEDES edge to it: the consolidation does not account for it",
-                    "unlinked_source",
-                )
+        yield from _memory_provenance(node, attrs, sources, consolidators, nodes)
     for old, news in consolidators.items():
-        if len(news) > 1:
-            yield problem(
-                [old, *news],
-                f"memory {old} is a source of {len(news)} consolidated memories "
-                f"({', '.join(sorted(news))}): its evidence is counted twice",
-                "consolidated_twice",
-            )
-        elif nodes[old].get("superseded_by") != news[0] and is_served(nodes[old]):
-            yield problem(
-                [old, news[0]],
-                f"memory {old} is a source of consolidated memory {news[0]} but is served "
-                "as current beside it",
-                "source_served",
-            )
+        yield from _source_provenance(old, news, nodes)
+    yield from _foreign_sources(snap)
+
+
+def _problem(ids: Iterable[str], message: str, kind: str) -> Finding:
+    return finding(
+        "CONSOLIDATION_PROVENANCE", ids, message, _PROVENANCE_FIX, details={"problem": kind}
+    )
+
+
+def _memory_provenance(
+    node: str,
+    attrs: Mapping[str, Any],
+    sources: dict[str, list[str]],
+    consolidators: Mapping[str, list[str]],
+    nodes: Container[str],
+) -> Iterator[Finding]:
+    """A consolidated memory with fewer than two sources; a memory archived as
+    consolidated into one that does not supersede it."""
+    if attrs.get("source") == CONSOLIDATED and len(sources[node]) < 2:
+        count = len(sources[node])
+        yield _problem(
+            [node, *sources[node]],
+            f"consolidated memory {node} links to {count} source"
+            f"{'' if count == 1 else 's'}: a consolidation stands for at least two",
+            "too_few_sources",
+        )
+    reason = attrs.get("archive_reason") or ""
+    if not reason.startswith(CONSOLIDATED_INTO):
+        return
+    named = reason[len(CONSOLIDATED_INTO) :]
+    if named not in consolidators.get(node, []):
+        yield _problem(
+            [node, *([named] if named in nodes else [])],
+            f"memory {node} is archived as consolidated into {named}, which has "
+            "no SUPERSEDES edge to it: the consolidation does not account for it",
+            "unlinked_source",
+        )
+
+
+def _source_provenance(
+    old: str, news: list[str], nodes: Mapping[str, Mapping[str, Any]]
+) -> Iterator[Finding]:
+    """A source of two consolidated memories, or one still served beside its
+    consolidated memory."""
+    if len(news) > 1:
+        yield _problem(
+            [old, *news],
+            f"memory {old} is a source of {len(news)} consolidated memories "
+            f"({', '.join(sorted(news))}): its evidence is counted twice",
+            "consolidated_twice",
+        )
+    elif nodes[old].get("superseded_by") != news[0] and is_served(nodes[old]):
+        yield _problem(
+            [old, news[0]],
+            f"memory {old} is a source of consolidated memory {news[0]} but is served "
+            "as current beside it",
+            "source_served",
+        )
+
+
+def _foreign_sources(snap: Snapshot) -> Iterator[Finding]:
+    """A consolidated memory superseding a memory of another project."""
+    nodes = snap.graph.nodes
     for rel in snap.foreign:
         if rel.type == SUPERSEDES and nodes[rel.from_id].get("source") == CONSOLIDATED:
-            yield problem(
+            yield _problem(
                 [rel.from_id],
                 f"consolidated memory {rel.from_id} links to {rel.to_id} of project "
                 f"{rel.to_project or '(none)'}: a consolidation stays within one project",
