@@ -129,6 +129,8 @@ class Tally:
     unrelated: list[int] = field(default_factory=lambda: [0, 0])
     cause_right: list[int] = field(default_factory=lambda: [0, 0])
     reason_names: list[int] = field(default_factory=lambda: [0, 0])
+    path_right: list[int] = field(default_factory=lambda: [0, 0])
+    """Marked dependents whose path is as long as their shortest one."""
     cleared: list[int] | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -301,6 +303,8 @@ def score(gm: GraphMem, instance: Instance, depth: int, tally: Tally) -> None:
             hit = 1
             marked.append(key)
             _count_cause(mark, instance, tally)
+            if role == "dependent":
+                _add(tally.path_right, int(path_right(mark, instance, memory)))
         if role == "unrelated":
             _add(tally.unrelated, hit)
             continue
@@ -309,6 +313,17 @@ def score(gm: GraphMem, instance: Instance, depth: int, tally: Tally) -> None:
         _add(tally.within if level <= depth else tally.beyond, hit)
     if instance.way == "archive":
         _undo_archive(gm, instance, marked, tally)
+
+
+def path_right(mark: Any, instance: Instance, memory: dict[str, Any]) -> bool:
+    """The mark's path is a shortest one: as many hops as the labelled depth,
+    given as its edges or as the ids from the base to the memory."""
+    path = [getattr(step, "value", step) for step in getattr(mark, "path", None) or []]
+    depth = int(memory["depth"])
+    if len(path) == depth:
+        return True
+    ends = (instance.base_id, instance.ids[memory["key"]])
+    return len(path) == depth + 1 and (path[0], path[-1]) == ends
 
 
 def _count_cause(mark: Any, instance: Instance, tally: Tally) -> None:
@@ -413,7 +428,7 @@ def share(pair: list[int] | None, undo: bool = False) -> str:
 HEADER = (
     f"{'split':<8} {'way':<12} {'n':>3} {'run':>3} {'untrig':>6} {'n/a':>4} {'fail':>4} "
     f"{'d1':>10} {'d2':>10} {'d3':>10} {'within':>11} {'beyond':>10} {'unrelated':>10} "
-    f"{'cause ok':>11} {'reason':>11} {'undo':>10}"
+    f"{'cause ok':>11} {'reason':>11} {'path':>11} {'undo':>10}"
 )
 
 
@@ -424,7 +439,8 @@ def line(split: str, way: str, t: Tally) -> str:
         f"{split:<8} {way:<12} {t.instances:>3} {t.measured:>3} {t.not_triggered:>6} "
         f"{t.not_available:>4} {t.failed:>4} {depths[0]:>10} {depths[1]:>10} {depths[2]:>10} "
         f"{share(t.within):>11} {share(t.beyond):>10} {share(t.unrelated):>10} "
-        f"{share(t.cause_right):>11} {share(t.reason_names):>11} {undo:>10}"
+        f"{share(t.cause_right):>11} {share(t.reason_names):>11} {share(t.path_right):>11} "
+        f"{undo:>10}"
     )
 
 
@@ -453,7 +469,7 @@ def main(
     scenarios = load(set_)
     figures: list[dict[str, Any]] = []
     print(
-        "targets: within 100%, beyond 0, unrelated 0, cause ok and reason 100%, undo 100%; "
+        "targets: within 100%, beyond 0, unrelated 0, cause ok, reason and path 100%, undo 100%; "
         "d1..d3: dependents marked at each labelled depth"
     )
     for level in depth or [2]:
