@@ -33,6 +33,7 @@ SET c.project_id = $to_project_id,
     c.copied_by = $by
 // Ids of the source project mean nothing in the target.
 REMOVE c.superseded_by, c.merged_into, c.conflicts_with, c.conflict_reason, c.valid_to_by,
+       c.review_change, c.review_cause, c.review_by, c.review_path, c.review_marked_at,
        c.last_accessed_at, c.last_retrieved_at
 CREATE (c)-[:IN_SESSION]->(sess)
 CREATE (e:SharingEvent {

@@ -9,7 +9,8 @@ WITH m, {created_at: m.created_at, occurred_at: m.occurred_at, updated_at: m.upd
          last_accessed_at: m.last_accessed_at, last_retrieved_at: m.last_retrieved_at,
          promoted_at: m.promoted_at, archived_at: m.archived_at,
          activated_at: m.activated_at, last_seen: m.last_seen, valid_from: m.valid_from,
-         valid_to: m.valid_to, copied_at: m.copied_at} AS times
+         valid_to: m.valid_to, copied_at: m.copied_at,
+         review_marked_at: m.review_marked_at} AS times
 WITH m, [k IN keys(times) WHERE times[k] IS NOT NULL
                            AND NOT (times[k] >= $earliest AND times[k] <= $latest)
             | [k, times[k]]] AS unshowable

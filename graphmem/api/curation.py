@@ -22,7 +22,7 @@ from graphmem.domain.capsules import FailureCapsule, FailureOutcome, FailureRepo
 from graphmem.domain.checks import check_identifier, parse
 from graphmem.domain.consistency import ConsistencyReport
 from graphmem.domain.kinds import Visibility
-from graphmem.domain.models import Memory
+from graphmem.domain.models import Memory, Page
 from graphmem.domain.projects import ProjectSettings, ProjectSettingsUpdate, SharingEvent
 from graphmem.domain.results import Job
 from graphmem.domain.review import BulkReviewResult, ReviewFilter, ReviewPage, StagingEvent
@@ -274,6 +274,11 @@ class Curation:
             project_id=self._project(project_id),
         )
 
+    def archive(self, memory_id: str, reason: str, *, project_id: str | None = None) -> Memory:
+        """Archive one memory by hand, with the reason (``restore`` brings it back);
+        what rests on it is marked for review."""
+        return self.archiver.archive(memory_id, reason, project_id=self._project(project_id))
+
     def restore(self, memory_id: str, *, project_id: str | None = None) -> Memory:
         """Back to its previous tier, counted as just used (and rescored so)."""
         return self.archiver.restore(memory_id, project_id=self._project(project_id))
@@ -327,6 +332,27 @@ class Curation:
     def reject(self, memory_id: str, reason: str, *, project_id: str | None = None) -> Memory:
         """Archive a candidate with the reviewer's reason; it stays retrievable."""
         return self.review.reject(memory_id, reason, project_id=self._project(project_id))
+
+    def needs_review(
+        self, *, first: int = 20, after: str | None = None, project_id: str | None = None
+    ) -> Page:
+        """Memories marked as needing review because a memory they rest on (by
+        ENABLES or CONSTRAINS) stopped being current, newest mark first; each
+        memory's ``review_mark`` says what changed and the path to it."""
+        return self.review.needs_review(
+            first=first, after=after, project_id=self._project(project_id)
+        )
+
+    def confirm(
+        self, memory_id: str, reason: str | None = None, *, project_id: str | None = None
+    ) -> Memory:
+        """A reviewer says a marked memory still holds: its mark goes, logged with ``reason``."""
+        return self.review.confirm(memory_id, reason, project_id=self._project(project_id))
+
+    def check_expired(self, *, project_id: str | None = None) -> builtins.list[str]:
+        """Mark what rests on memories whose ``valid_to`` passed since the last
+        check (the scheduler runs it with archival); returns the ids marked."""
+        return self.review.cascade.expired(project_id=self._project(project_id))
 
     def merge_memories(
         self, into_id: str, from_id: str, *, project_id: str | None = None

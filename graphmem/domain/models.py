@@ -29,8 +29,10 @@ from graphmem.domain.checks import (
     no_controls,
 )
 from graphmem.domain.clock import showable
+from graphmem.domain.dependencies import Change, ReviewMark
 from graphmem.domain.kinds import (
     MemoryType,
+    RelationType,
     SelfAssessment,
     Source,
     Status,
@@ -199,6 +201,26 @@ class Memory(BaseModel):
     copied_at: float | None = None
     copied_by: str | None = None
     """Who made the copy: an agent id, or ``admin`` for a caller bound to none."""
+    review_change: Change | None = None
+    """Set while the memory needs review: how a memory it rests on changed
+    (``graphmem.domain.dependencies``); read it as ``review_mark``."""
+    review_cause: str | None = None
+    review_by: str | None = None
+    review_path: list[RelationType] = Field(default_factory=list)
+    review_marked_at: float | None = None
+
+    @property
+    def review_mark(self) -> ReviewMark | None:
+        """Why it needs review, or ``None``: nothing it rests on has changed."""
+        if self.review_change is None:
+            return None
+        return ReviewMark(
+            change=self.review_change,
+            cause_id=self.review_cause,
+            by_id=self.review_by,
+            path=self.review_path,
+            marked_at=self.review_marked_at or self.updated_at,
+        )
 
     @property
     def occurred(self) -> float:

@@ -14,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from graphmem.domain.dependencies import DEFAULT_DEPTH, MAX_DEPTH
 from graphmem.domain.errors import InvalidInputError, invalid_input
 from graphmem.domain.kinds import Tier
 from graphmem.domain.restatement.verdicts import RestatementThresholds
@@ -121,6 +122,9 @@ class RetentionRules(BaseSettings):
     memory's tags applies, and a tag rule counts as evidence for semantic."""
     archive_expiry: ArchiveExpiry = Field(default_factory=ArchiveExpiry)
     consolidation: Consolidation = Field(default_factory=Consolidation)
+    cascade_depth: int = Field(default=DEFAULT_DEPTH, ge=0, le=MAX_DEPTH)
+    """How many ENABLES/CONSTRAINS hops a change's review mark travels (0: none;
+    ``graphmem.domain.dependencies``)."""
 
     # -- staging: how a candidate earns its way to active --------------------
     dedup_similarity: float = Field(default=0.92, ge=0.0, le=1.0)

@@ -89,6 +89,7 @@ class Scheduler:
                     self.gm.consolidator.run(project_id=row["project_id"])
                 self.gm.archiver.archive_stale(project_id=row["project_id"])
                 self.gm.archiver.expire_archived(project_id=row["project_id"])
+                self.gm.check_expired(project_id=row["project_id"])
                 ran += 1
             except Exception:
                 log.exception("archival of project %s failed", row["project_id"])

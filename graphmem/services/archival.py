@@ -11,19 +11,25 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from graphmem.domain.errors import NotFoundError
+from graphmem.domain.checks import check_text
+from graphmem.domain.dependencies import Change, Changed
+from graphmem.domain.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.domain.ids import new_id
 from graphmem.domain.kinds import Tier
 from graphmem.domain.models import Memory, memory_from_fields
 from graphmem.domain.results import ArchiveItem, ArchiveResult
 from graphmem.domain.retention import DAY
-from graphmem.services.base import Service
+from graphmem.services.base import Basics, Service
+from graphmem.services.cascade import Cascade
+from graphmem.services.events import ChangeKind
 from graphmem.services.memories import readable_references
 
+MAX_REASON_CHARS = 500
 ARCHIVABLE = (Tier.WORKING, Tier.EPISODIC, Tier.SEMANTIC, Tier.PROCEDURAL)
 
 
@@ -38,6 +44,52 @@ class ExpiryResult:
 
 
 class Archiver(Service):
+    def __init__(self, basics: Basics) -> None:
+        super().__init__(basics)
+        self.cascade = Cascade(basics)
+
+    def _mark_dependents(self, archived: Sequence[str], project_id: str) -> None:
+        self.cascade.changed(
+            [Changed(memory_id, Change.ARCHIVED) for memory_id in archived], project_id=project_id
+        )
+
+    def archive(self, memory_id: str, reason: str, *, project_id: str) -> Memory:
+        """Archive one memory by hand (a reviewer's verdict on a marked one, say),
+        with the reason; ``restore`` brings it back. A pinned memory is unpinned first."""
+        reason = check_text("reason", (reason or "").strip(), max_chars=MAX_REASON_CHARS)
+        if not reason:
+            raise InvalidInputError("reason: say why it is archived", field="reason")
+        found = self.store.read("get_memories", {"ids": [memory_id], "project_id": project_id})
+        if not found:
+            raise NotFoundError(
+                f"id: no memory {memory_id!r} in project {project_id!r}", field="id"
+            )
+        memory = memory_from_fields(found[0]["memory"])
+        if memory.tier is Tier.ARCHIVED:
+            raise ConflictError(f"id: memory {memory_id!r} is already archived", field="id")
+        if memory.pinned:
+            raise ConflictError(
+                f"id: memory {memory_id!r} is pinned; unpin it before archiving it", field="id"
+            )
+        item = {
+            "id": memory_id,
+            "tier": memory.tier.value,
+            "score": memory.importance,
+            "reason": f"archived by hand: {reason}",
+        }
+        rows = self.store.write(
+            "archive_memories", {"project_id": project_id, "items": [item], "now": self._now()}
+        )
+        if not rows:
+            raise ConflictError(
+                f"id: memory {memory_id!r} changed meanwhile; try again", field="id"
+            )
+        self._changed(ChangeKind.UPDATED, [memory_id], project_id)
+        self._mark_dependents([memory_id], project_id)
+        found = self.store.read("get_memories", {"ids": [memory_id], "project_id": project_id})
+        (archived,) = readable_references(self.store, [memory_from_fields(found[0]["memory"])])
+        return archived
+
     def archive_stale(
         self, *, project_id: str, dry_run: bool = False, limit: int = 10_000
     ) -> ArchiveResult:
@@ -90,6 +142,7 @@ class Archiver(Service):
                 },
             )
             result.archived = [row["id"] for row in rows]
+            self._mark_dependents(result.archived, project_id)
         self.telemetry.emit(
             "archival.completed",
             now,
@@ -129,6 +182,7 @@ class Archiver(Service):
             raise missing
         # A restore keeps what the memory names (mergedInto among them): the
         # answer names only what the acting agent may read.
+        self.cascade.undone([memory_id], [Change.ARCHIVED, Change.REJECTED], project_id=project_id)
         (restored,) = readable_references(self.store, [memory_from_fields(rows[0]["memory"])])
         return restored
 

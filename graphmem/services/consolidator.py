@@ -37,6 +37,7 @@ from graphmem.domain.models import Memory, memory_from_fields
 from graphmem.domain.results import Consolidated, ConsolidationResult, Group
 from graphmem.domain.text import content_key
 from graphmem.services.base import Basics, Service
+from graphmem.services.cascade import Cascade
 from graphmem.services.embeddings import memory_text
 from graphmem.services.events import ChangeKind
 from graphmem.services.memories import UNNAMED, unreadable
@@ -59,6 +60,7 @@ class Consolidator(Service):
     ) -> None:
         super().__init__(basics)
         self.embed = embed
+        self.cascade = Cascade(basics)
 
     def run(
         self,
@@ -234,6 +236,9 @@ class Consolidator(Service):
         )
         self._changed(ChangeKind.CREATED, [memory_id], result.project_id)
         self._changed(ChangeKind.UPDATED, group.member_ids, result.project_id)
+        self.cascade.superseded(
+            [(source, memory_id) for source in rows[0]["sources"]], project_id=result.project_id
+        )
 
 
 def _check_fingerprints(fingerprints: Sequence[str] | None) -> set[str] | None:

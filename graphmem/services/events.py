@@ -40,6 +40,10 @@ class ChangeKind(StrEnum):
     """A candidate became active."""
     PROMOTED = "promoted"
     FORGOTTEN = "forgotten"
+    MARKED = "marked"
+    """A memory it rests on stopped being current: it needs review."""
+    CONFIRMED = "confirmed"
+    """Its review mark went: a reviewer confirmed it, or the change was undone."""
 
 
 class Topic(StrEnum):

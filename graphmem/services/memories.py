@@ -19,6 +19,7 @@ from typing import Any
 from graphmem.domain.checks import MAX_PAGE_SIZE, check_not_future, check_validity, parse
 from graphmem.domain.consolidation import ARCHIVE_PREFIX
 from graphmem.domain.cursors import decode_cursor, encode_cursor
+from graphmem.domain.dependencies import Change, Changed
 from graphmem.domain.errors import InvalidInputError, NotFoundError
 from graphmem.domain.kinds import Status, Tier
 from graphmem.domain.models import Memory, MemoryFilter, MemoryUpdate, Page, memory_from_fields
@@ -26,6 +27,7 @@ from graphmem.domain.text import content_key
 from graphmem.domain.validity import check_as_of
 from graphmem.domain.viewer import acting_agent
 from graphmem.services.base import Basics, Service
+from graphmem.services.cascade import Cascade
 from graphmem.services.embeddings import Vector, memory_text
 from graphmem.services.events import ChangeKind
 from graphmem.services.history import History
@@ -44,7 +46,15 @@ def memory_of(row: Row) -> Memory:
     return memory_from_fields(row["memory"])
 
 
-REFERENCES = ("superseded_by", "merged_into", "conflicts_with", "copied_from", "valid_to_by")
+REFERENCES = (
+    "superseded_by",
+    "merged_into",
+    "conflicts_with",
+    "copied_from",
+    "valid_to_by",
+    "review_cause",
+    "review_by",
+)
 """A memory's fields that hold another memory's id."""
 REASONS = ("archive_reason",)
 """A memory's fields whose text may hold another memory's id ("merged into <id>")."""
@@ -129,6 +139,7 @@ class Memories(Service):
         self.stager = stager
         self.embed = embed
         self.history = History(self.store)
+        self.cascade = Cascade(basics)
 
     def readable_references(self, memories: Sequence[Memory]) -> list[Memory]:
         """``memories`` naming only what the acting agent may read."""
@@ -351,10 +362,13 @@ class Memories(Service):
 
     def forget(self, memory_id: str, *, project_id: str) -> None:
         """Delete a memory and its edges: the only path that deletes anything."""
+        # The delete takes the edges with it: what rests on the memory is found first.
+        marks = self.cascade.plan([Changed(memory_id, Change.FORGOTTEN)], project_id=project_id)
         rows = self.store.write("forget_memory", {"id": memory_id, "project_id": project_id})
         if not rows or not rows[0]["deleted"]:
             raise missing(memory_id, project_id)
         self._changed(ChangeKind.FORGOTTEN, [memory_id], project_id)
+        self.cascade.apply(marks, project_id=project_id)
 
 
 def _listed(memory: Memory, flt: MemoryFilter) -> bool:

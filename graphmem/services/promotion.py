@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from graphmem.domain.dependencies import Change, Changed
 from graphmem.domain.errors import NotFoundError
 from graphmem.domain.ids import new_id
 from graphmem.domain.kinds import Tier
@@ -28,7 +29,8 @@ from graphmem.domain.results import Candidate, PromotionFailure, RunResult, Trig
 from graphmem.domain.retention import DAY, RetentionRules
 from graphmem.domain.scoring import RuleNote
 from graphmem.domain.viewer import acting_agent
-from graphmem.services.base import Service
+from graphmem.services.base import Basics, Service
+from graphmem.services.cascade import Cascade
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +117,10 @@ def missing_session(session_id: str, project_id: str) -> NotFoundError:
 
 
 class PromotionEngine(Service):
+    def __init__(self, basics: Basics) -> None:
+        super().__init__(basics)
+        self.cascade = Cascade(basics)
+
     def hidden_sessions(self, session_ids: Sequence[str], *, project_id: str) -> set[str]:
         """The sessions of ``session_ids`` that exist but that the acting agent may
         not see: each holds memories or failure capsules, none of which it may
@@ -466,7 +472,11 @@ class PromotionEngine(Service):
                 "now": self._now(),
             },
         )
-        return [row["id"] for row in rows]
+        rotated = [row["id"] for row in rows]
+        self.cascade.changed(
+            [Changed(memory_id, Change.ARCHIVED) for memory_id in rotated], project_id=project_id
+        )
+        return rotated
 
     def _session_seen(self, session_id: str, project_id: str) -> bool:
         """The session exists and the acting agent may see it."""

@@ -10,16 +10,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphmem.domain.checks import MAX_PAGE_SIZE, MAX_RATIONALE_CHARS, check_text
+from graphmem.domain.dependencies import Change
 from graphmem.domain.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.domain.ids import new_id
 from graphmem.domain.kinds import RelationType
 from graphmem.domain.relations import Relation, RelationEvent
-from graphmem.services.base import Service
+from graphmem.services.base import Basics, Service
+from graphmem.services.cascade import Cascade
 from graphmem.services.events import ChangeKind
 from graphmem.services.memories import missing
 
 
 class Relations(Service):
+    def __init__(self, basics: Basics) -> None:
+        super().__init__(basics)
+        self.cascade = Cascade(basics)
+
     def relate(
         self,
         from_id: str,
@@ -69,6 +75,8 @@ class Relations(Service):
         if not rows:  # deleted between the check and the write
             raise missing(from_id, project, field="from_id")
         self._changed(ChangeKind.RELATED, [from_id, to_id], project)
+        if relation_type is RelationType.SUPERSEDES:
+            self.cascade.superseded([(to_id, from_id)], project_id=project)
         return Relation(type=relation_type, **rows[0])
 
     def supersede(
@@ -138,6 +146,8 @@ class Relations(Service):
                 field="relation",
             )
         self._changed(ChangeKind.RELATED, [from_id, to_id], project_id)
+        if relation_type is RelationType.SUPERSEDES:
+            self.cascade.undone([to_id], [Change.SUPERSEDED], project_id=project_id)
         return Relation(type=relation_type, **rows[0])
 
     def events(self, memory_id: str, *, limit: int, project_id: str) -> list[RelationEvent]:

@@ -15,7 +15,7 @@ from graphmem.domain.cursors import decode_offset, encode_offset
 from graphmem.domain.errors import ConflictError, InvalidInputError
 from graphmem.domain.ids import new_id
 from graphmem.domain.kinds import Status, Tier
-from graphmem.domain.models import Memory
+from graphmem.domain.models import Memory, Page
 from graphmem.domain.review import (
     BulkReviewResult,
     ReviewFilter,
@@ -24,6 +24,7 @@ from graphmem.domain.review import (
     StagingEvent,
 )
 from graphmem.services.base import Basics, Service
+from graphmem.services.cascade import Cascade
 from graphmem.services.memories import (
     Memories,
     memory_of,
@@ -33,6 +34,9 @@ from graphmem.services.memories import (
     without_ids,
 )
 from graphmem.services.staging import Evidence, Signal, Stager, earned_signal
+
+MAX_REASON_CHARS = 500
+"""A reviewer's reason (a rejection's, a confirmation's)."""
 
 NearDuplicateFinder = Callable[[Memory], list[str]]
 """Ids of live memories whose text is close to a memory's (shown beside a candidate)."""
@@ -49,6 +53,33 @@ class Review(Service):
         super().__init__(basics)
         self.stager = stager
         self.memories = memories
+        self.cascade = Cascade(basics)
+
+    def needs_review(self, *, first: int, after: str | None, project_id: str) -> Page:
+        """The memories marked as needing review (what they rest on changed),
+        newest mark first."""
+        if not 1 <= first <= MAX_PAGE_SIZE:
+            raise InvalidInputError(f"first: 1-{MAX_PAGE_SIZE}", field="first")
+        skip = decode_offset(after) if after else 0
+        rows = self.store.read(
+            "needs_review", {"project_id": project_id, "skip": skip, "limit": first + 1}
+        )
+        items = self.memories.readable_references([memory_of(row) for row in rows[:first]])
+        return Page(
+            items=items,
+            has_next=len(rows) > first,
+            end_cursor=encode_offset(skip + len(items)) if items else None,
+        )
+
+    def confirm(self, memory_id: str, reason: str | None, *, project_id: str) -> Memory:
+        """A reviewer says a marked memory still holds: the mark goes, logged with the reason."""
+        if reason is not None:
+            reason = check_text("reason", reason.strip(), max_chars=MAX_REASON_CHARS) or None
+        memory = self.memories.get(memory_id, project_id=project_id)
+        if memory.review_change is None:
+            raise ConflictError(f"id: memory {memory_id!r} is not marked for review", field="id")
+        self.cascade.clear([memory_id], [], "confirmed", reason, project_id)
+        return self.memories.get(memory_id, project_id=project_id)
 
     def queue(
         self,

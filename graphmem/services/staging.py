@@ -12,11 +12,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from graphmem.domain.dependencies import Change, Changed
 from graphmem.domain.ids import new_id
 from graphmem.domain.kinds import Status
 from graphmem.domain.models import Memory
 from graphmem.domain.retention import RetentionRules
-from graphmem.services.base import Service
+from graphmem.services.base import Basics, Service
+from graphmem.services.cascade import Cascade
 from graphmem.store import Row
 
 
@@ -70,6 +72,10 @@ def earned_signal(evidence: Evidence, rules: RetentionRules) -> Signal | None:
 
 
 class Stager(Service):
+    def __init__(self, basics: Basics) -> None:
+        super().__init__(basics)
+        self.cascade = Cascade(basics)
+
     def exact_duplicates(self, keys: Sequence[str], *, project_id: str) -> dict[str, list[Row]]:
         """The live memories per content key (id, type, when it occurred), oldest
         first, in one indexed lookup per batch: the writer picks the one an item
@@ -152,4 +158,8 @@ class Stager(Service):
                 "now": self._now(),
             },
         )
-        return [row["id"] for row in rows]
+        rejected = [row["id"] for row in rows]
+        self.cascade.changed(
+            [Changed(memory_id, Change.REJECTED) for memory_id in rejected], project_id=project_id
+        )
+        return rejected

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphmem.domain.dependencies import Change, Changed
 from graphmem.domain.ids import new_id
 from graphmem.domain.kinds import MemoryType, Status, SuggestedBy
 from graphmem.domain.lifecycle import SHORT_TERM
@@ -25,6 +26,7 @@ from graphmem.domain.sessions import DEFAULT_SESSION
 from graphmem.domain.text import content_key
 from graphmem.services.autolinks import AutoLinker
 from graphmem.services.base import Basics, Service
+from graphmem.services.cascade import Cascade
 from graphmem.services.embeddings import Vector, memory_text
 from graphmem.services.events import ChangeKind
 from graphmem.services.memories import Embed, Memories
@@ -109,6 +111,7 @@ class Writer(Service):
         self.sharing = sharing
         self.links = links
         self.near_matches = near_matches
+        self.cascade = Cascade(basics)
 
     def write_one(self, item: MemoryInput, *, project_id: str) -> tuple[Memory, WriteOutcome]:
         """One item written, and the memory it created or merged into as it now stands."""
@@ -231,7 +234,10 @@ class Writer(Service):
         merged_into = [memory_from_fields(m) for m in merged.values()]
         result.changed(self.stager.merged(merged_into, project_id=project))
         created = {row["id"] for row in batch.rows}
-        self._supersede([e for e in supersedes if e["new_id"] in created], project, batch.now)
+        superseded = self._supersede(
+            [e for e in supersedes if e["new_id"] in created], project, batch.now
+        )
+        self._mark_dependents(batch.rows, superseded, project)
         self._note_session_use(batch.inputs, batch.outcomes, project)
         result.changed(self.stager.activate_earned(_recurred(batch.rows), project_id=project))
         self._agent_decisions(batch.inputs, result, project)
@@ -272,18 +278,32 @@ class Writer(Service):
                 outcomes[n] = exact(into[outcome.id])
         return [row for row in rows if row["id"] not in into]
 
-    def _supersede(self, edges: list[dict[str, Any]], project: str, now: float) -> None:
-        """The SUPERSEDES edges of the updates this batch created. A statement of
-        their own, right after the batch: folded into it, the batch statement
-        grows past what some Bolt servers accept."""
+    def _supersede(self, edges: list[dict[str, Any]], project: str, now: float) -> list[Row]:
+        """The SUPERSEDES edges of the updates this batch created, as written. A
+        statement of their own, right after the batch: folded into it, the batch
+        statement grows past what some Bolt servers accept."""
         if not edges:
-            return
+            return []
         done = self.store.write(
             "supersede_many", {"supersedes": edges, "project_id": project, "now": now}
         )
         self._changed(
             ChangeKind.RELATED, [row[end] for row in done for end in ("new_id", "old_id")], project
         )
+        return done
+
+    def _mark_dependents(
+        self, rows: Sequence[Mapping[str, Any]], superseded: Sequence[Row], project: str
+    ) -> None:
+        """What rests on a memory this batch superseded, or flagged as possibly
+        contradicted, needs review (``graphmem.services.cascade``)."""
+        changes = [Changed(e["old_id"], Change.SUPERSEDED, e["new_id"]) for e in superseded]
+        changes += [
+            Changed(row["conflicts_with"], Change.CONTRADICTED, row["id"])
+            for row in rows
+            if row.get("conflicts_with")
+        ]
+        self.cascade.changed(changes, project_id=project)
 
     def _note_session_use(
         self, inputs: Sequence[MemoryInput], outcomes: Sequence[WriteOutcome], project: str

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from graphmem.domain.dependencies import CARRIERS
 from graphmem.domain.errors import GraphMemError
 from graphmem.domain.kinds import RelationType
 from graphmem.domain.models import Memory
@@ -38,6 +39,7 @@ def test_the_memory_projection_lists_every_field_of_the_model_once():
 def test_the_relation_type_fragments_are_the_enums():
     assert fragment("relation_types") == "|".join(t.value for t in RelationType)
     assert fragment("traversed_relation_types") == "|".join(t.value for t in TRAVERSED)
+    assert fragment("dependency_types") == "|".join(t.value for t in CARRIERS)
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)

@@ -283,7 +283,10 @@ class PromotionEvent:
 class StagingEvent:
     id: strawberry.ID
     memory_id: strawberry.ID
-    kind: str = strawberry.field(description="merged, activated or rejected.")
+    kind: str = strawberry.field(
+        description="merged, activated, rejected; marked (a memory it rests on changed), "
+        "confirmed (a reviewer said it still holds) or cleared (the change was undone)."
+    )
     signal: str | None = strawberry.field(
         description="Why: the match of a merge (exact, near, manual), the signal that "
         "activated (recurrence, feedback, evaluator, manual:pin, manual:edit, "

@@ -1,0 +1,163 @@
+"""Changes reach what rests on them, on both backends: each way a memory stops
+being current marks the memories resting on it (by ENABLES or CONSTRAINS, up to
+the depth), never an unrelated or merely RELATED_TO one; a cycle ends; the
+mark is read back with its reason, listed, confirmed away, and cleared when the
+change is undone."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from graphmem import GraphMem
+from graphmem.domain.clock import ManualClock
+from graphmem.domain.dependencies import Change
+from graphmem.domain.errors import ConflictError
+from graphmem.domain.kinds import RelationType, Source
+from graphmem.domain.retention import RetentionRules
+from graphmem.store import Store
+
+DAY = 86_400.0
+
+
+def write(gm: GraphMem, content: str, **fields: object) -> str:
+    return gm.remember({"content": content, "memory_type": "decision", **fields}).id
+
+
+def chain(gm: GraphMem, base: str) -> dict[str, str]:
+    """base ENABLES d1 CONSTRAINS... : d1 rests on base, d2 on d1, d3 on d2;
+    ``near`` only RELATED_TO the base; ``other`` shares its words, no edge."""
+    ids = {
+        "base": base,
+        "d1": write(gm, "We deploy on Fridays because the release train leaves on Thursdays."),
+        "d2": write(gm, "Friday deploys need the on-call engineer to stay until six."),
+        "d3": write(gm, "The on-call rota is published every Monday."),
+        "near": write(gm, "Release notes are written by the team lead."),
+        "other": write(gm, "The release train of the mobile app runs on Thursdays too."),
+    }
+    gm.relate(ids["base"], ids["d1"], RelationType.ENABLES)
+    gm.relate(ids["d1"], ids["d2"], RelationType.CONSTRAINS)
+    gm.relate(ids["d2"], ids["d3"], RelationType.ENABLES)
+    gm.relate(ids["base"], ids["near"], RelationType.RELATED_TO)
+    return ids
+
+
+def marked(gm: GraphMem, ids: dict[str, str]) -> set[str]:
+    return {name for name, i in ids.items() if gm.get(i).review_mark is not None}
+
+
+def _supersede(gm: GraphMem, base: str) -> str:
+    new = write(gm, "The release train leaves on Wednesdays from March on.")
+    gm.supersede(base, new)
+    return new
+
+
+def _forget(gm: GraphMem, base: str) -> None:
+    gm.forget(base)
+
+
+def _archive(gm: GraphMem, base: str) -> None:
+    gm.archive(base, "the release train was retired")
+
+
+WAYS: dict[Change, Callable[[GraphMem, str], object]] = {
+    Change.SUPERSEDED: _supersede,
+    Change.FORGOTTEN: _forget,
+    Change.ARCHIVED: _archive,
+}
+
+
+@pytest.mark.parametrize("change", list(WAYS), ids=lambda c: c.value)
+def test_a_change_marks_what_rests_on_it_to_the_depth_and_nothing_else(
+    gm: GraphMem, change: Change
+):
+    ids = chain(gm, write(gm, "The release train leaves on Thursdays."))
+    by = WAYS[change](gm, ids["base"])
+    base = ids.pop("base")
+    assert marked(gm, ids) == {"d1", "d2"}  # depth 2: d3 is three hops out
+    mark = gm.get(ids["d2"]).review_mark
+    assert mark is not None
+    assert mark.change is change
+    assert mark.cause_id == base
+    assert mark.path == [RelationType.ENABLES, RelationType.CONSTRAINS]
+    assert mark.by_id == (by if isinstance(by, str) else None)
+    assert mark.reason.startswith(f"rests on {base} (ENABLES then CONSTRAINS), {change}")
+
+
+def test_the_depth_setting_bounds_the_walk(store: Store, clock: ManualClock):
+    gm = GraphMem(store, clock=clock, rules=RetentionRules(cascade_depth=1))
+    ids = chain(gm, write(gm, "The release train leaves on Thursdays."))
+    _supersede(gm, ids["base"])
+    assert marked(gm, ids) - {"base"} == {"d1"}
+
+
+def test_a_cycle_ends_and_marks_each_memory_once(gm: GraphMem):
+    a = write(gm, "Service A is deployed before service B.")
+    b = write(gm, "Service B is deployed after service A.")
+    gm.relate(a, b, RelationType.ENABLES)
+    gm.relate(b, a, RelationType.ENABLES)
+    _supersede(gm, a)
+    assert gm.get(b).review_mark is not None
+    assert gm.get(a).review_mark is None  # superseded: not current, never marked
+    assert [e.kind for e in gm.staging_events(b)].count("marked") == 1
+
+
+def test_a_rejected_candidate_marks_what_rests_on_it(gm: GraphMem):
+    base = write(gm, "Nightly builds run on the old runner.", source=Source.AUTO_EXTRACTED)
+    assert gm.get(base).status.value == "candidate"
+    rests = write(gm, "Build caches are kept on the old runner's disk.")
+    gm.relate(base, rests, RelationType.ENABLES)
+    gm.reject(base, "the old runner is gone")
+    mark = gm.get(rests).review_mark
+    assert mark is not None and mark.change is Change.REJECTED
+
+
+def test_an_expired_memory_marks_its_dependents_once_when_checked(
+    gm: GraphMem, clock: ManualClock
+):
+    base = write(gm, "The freeze lasts until the end of the month.", valid_to=clock.now() + DAY)
+    rests = write(gm, "No schema migrations are merged during the freeze.")
+    gm.relate(base, rests, RelationType.CONSTRAINS)
+    assert gm.check_expired() == []  # not expired yet
+    clock.advance(2 * DAY)
+    assert gm.check_expired() == [rests]
+    mark = gm.get(rests).review_mark
+    assert mark is not None and mark.change is Change.EXPIRED
+    gm.confirm(rests, "still no migrations until the release")
+    assert gm.check_expired() == []  # told once
+
+
+def test_confirm_clears_the_mark_and_logs_it(gm: GraphMem):
+    ids = chain(gm, write(gm, "The release train leaves on Thursdays."))
+    _supersede(gm, ids["base"])
+    page = gm.needs_review()
+    assert {m.id for m in page.items} == {ids["d1"], ids["d2"]}
+    confirmed = gm.confirm(ids["d1"], "we still deploy on Fridays")
+    assert confirmed.review_mark is None
+    assert {m.id for m in gm.needs_review().items} == {ids["d2"]}
+    events = {e.kind: e for e in gm.staging_events(ids["d1"])}
+    assert events["marked"].signal == "superseded"
+    assert events["confirmed"].signal == "we still deploy on Fridays"
+    with pytest.raises(ConflictError, match="not marked for review"):
+        gm.confirm(ids["d1"])
+
+
+def test_undoing_the_change_clears_the_marks_it_left(gm: GraphMem):
+    ids = chain(gm, write(gm, "The release train leaves on Thursdays."))
+    _archive(gm, ids["base"])
+    assert marked(gm, ids) == {"d1", "d2"}
+    gm.restore(ids["base"])
+    assert marked(gm, ids) == set()
+    new = _supersede(gm, ids["base"])
+    assert marked(gm, ids) == {"d1", "d2"}
+    gm.unrelate(new, ids["base"], RelationType.SUPERSEDES, reason="wrong", removed_by="tester")
+    assert marked(gm, ids) == set()
+
+
+def test_a_pinned_memory_is_not_archived_by_hand(gm: GraphMem):
+    base = write(gm, "All services log in JSON.")
+    gm.pin(base)
+    with pytest.raises(ConflictError, match="pinned"):
+        gm.archive(base, "logging moved")
+    assert gm.get(base).tier.value != "archived"
