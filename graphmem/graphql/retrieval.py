@@ -19,6 +19,7 @@ from strawberry.scalars import JSON
 
 from graphmem.domain import checks, kinds
 from graphmem.domain import retrieval as domain
+from graphmem.domain.retrieval import prompt
 from graphmem.domain.retrieval.context import (
     DEFAULT_MAX_RESULTS,
     DEFAULT_MIN_CONFIDENCE,
@@ -219,11 +220,26 @@ class ContextResult:
     )
     notes: list[str]
     took_ms: float
+    result: strawberry.Private[domain.ContextResult]
+
+    @strawberry.field(
+        description="The memories as a text block to put in a prompt, best first, each with "
+        "its type, id, why it holds, the failure it was learned from and whether it is "
+        "archived; the same text as the MCP tool knowledge_context and the prompt hook "
+        "(graphmem inject) give. At most budgetTokens tokens (estimated as 4 characters "
+        f"each, {prompt.MIN_BUDGET_TOKENS} to {prompt.MAX_BUDGET_TOKENS}): a memory that "
+        "does not fit whole is shortened or left out. Null when no memory is returned or "
+        "none fits."
+    )
+    def context(self, budget_tokens: int = prompt.DEFAULT_BUDGET_TOKENS) -> str | None:
+        budget = prompt.check_budget(budget_tokens, field="budgetTokens")
+        return domain.context_block(self.result.items, budget_tokens=budget)
 
     @classmethod
     def of(cls, result: domain.ContextResult, viewer: str | None = None) -> ContextResult:
         """``viewer``: the agent view asked for, which every nested field reads too."""
         return cls(
+            result=result,
             items=[
                 ContextItem(
                     memory=Memory.of(i.memory, viewer),

@@ -42,9 +42,10 @@ DEFAULT_TIMEOUT_S = 2.0
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 QUERY = """
-query Inject($hint: String!, $maxResults: Int!, $projectId: ID) {
+query Inject($hint: String!, $maxResults: Int!, $budget: Int!, $projectId: ID) {
   knowledgeContext(contextHint: $hint, maxResults: $maxResults, projectId: $projectId) {
-    items { score memory { id content memoryType } }
+    context(budgetTokens: $budget)
+    items { score }
   }
 }
 """
@@ -89,17 +90,24 @@ def recall(
     *,
     project: str | None,
     max_results: int,
+    budget_tokens: int,
     url: str,
     timeout: float = DEFAULT_TIMEOUT_S,
     api_key: str | None = None,
-) -> list[Recalled]:
-    """The server's knowledgeContext for ``hint``, best first.
+) -> Recalled:
+    """The server's knowledgeContext for ``hint``: how many memories matched and
+    the block the server rendered of them within ``budget_tokens``.
 
     Raises ``ServerUnavailable`` when no server listens at ``url``, and
     ``HookError`` when one does not answer in time or answers with an error
     (a bad key, a project the key cannot read).
     """
-    variables = {"hint": hint, "maxResults": max_results, "projectId": project}
+    variables = {
+        "hint": hint,
+        "maxResults": max_results,
+        "budget": budget_tokens,
+        "projectId": project,
+    }
     return _send(Call(QUERY, variables, recalled), url=url, timeout=timeout, api_key=api_key)
 
 
@@ -117,9 +125,17 @@ def record_failure(
     return _send(call, url=url, timeout=timeout, api_key=api_key)
 
 
-def recalled(data: dict[str, Any]) -> list[Recalled]:
-    """The memories of a knowledgeContext answer's data, in its order."""
-    return _reading("knowledgeContext", lambda: list(map(_one, data["knowledgeContext"]["items"])))
+def recalled(data: dict[str, Any]) -> Recalled:
+    """The match count and the block of a knowledgeContext answer's data."""
+
+    def read() -> Recalled:
+        found = data["knowledgeContext"]
+        block = found["context"]
+        if not isinstance(block, str | None):
+            raise ValueError("context is not text")
+        return Recalled(len(found["items"]), block)
+
+    return _reading("knowledgeContext", read)
 
 
 def recorded(data: dict[str, Any]) -> Recorded:
@@ -145,15 +161,6 @@ def _reading(field: str, read: Callable[[], T]) -> T:
         return read()
     except (KeyError, TypeError, ValueError, AttributeError):
         raise HookError(f"the server's answer is not a {field} result") from None
-
-
-def _one(item: dict[str, Any]) -> Recalled:
-    memory = item["memory"]
-    memory_id, content, memory_type = memory["id"], memory["content"], memory.get("memoryType")
-    texts = isinstance(memory_id, str) and isinstance(content, str)
-    if not texts or not isinstance(memory_type, str | None):
-        raise ValueError("memory fields are not text")
-    return Recalled(memory_id, content, memory_type, float(item["score"]))
 
 
 def _send(call: Call[T], *, url: str, timeout: float, api_key: str | None) -> T:

@@ -32,22 +32,20 @@ PROBE_TIMEOUT_S = 0.5
 
 
 def recall(
-    hint: str, *, project: str | None, max_results: int, api_key: str | None, start: bool
-) -> list[Recalled]:
+    hint: str,
+    *,
+    project: str | None,
+    max_results: int,
+    budget_tokens: int,
+    api_key: str | None,
+    start: bool,
+) -> Recalled:
     from graphmem.domain.auth import Role
 
     with _opened(start) as store:
         gm, scope = _scope(store, api_key, project, Role.READ)
         result = gm.knowledge_context(hint, max_results=max_results, project_id=scope)
-    return [
-        Recalled(
-            id=item.memory.id,
-            content=item.memory.content,
-            memory_type=item.memory.memory_type.value if item.memory.memory_type else None,
-            score=item.score,
-        )
-        for item in result.items
-    ]
+    return Recalled(len(result.items), result.prompt_block(budget_tokens=budget_tokens))
 
 
 def record_failure(

@@ -18,6 +18,11 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
+from graphmem.domain.retrieval.prompt import (
+    DEFAULT_BUDGET_TOKENS,
+    MAX_BUDGET_TOKENS,
+    MIN_BUDGET_TOKENS,
+)
 from graphmem.domain.wording import plural
 from graphmem.hooks import client
 from graphmem.hooks.errors import HookError, ServerUnavailable
@@ -29,16 +34,7 @@ from graphmem.hooks.events import (
     parse_event,
 )
 from graphmem.hooks.project import resolve_project
-from graphmem.hooks.render import (
-    DEFAULT_BUDGET_TOKENS,
-    MAX_BUDGET_TOKENS,
-    MIN_BUDGET_TOKENS,
-    Recalled,
-    Recorded,
-    context_block,
-    failure_block,
-    hook_output,
-)
+from graphmem.hooks.render import Recalled, Recorded, failure_block, hook_output
 
 T = TypeVar("T")
 
@@ -188,10 +184,10 @@ def run(argv: list[str] | None, stdin: bytes, explain: Explanation | None = None
         return None
     project, rule = resolve_project(options.project, event.cwd, from_repo=options.project_from_repo)
     explain.say(f"project: {project or 'the server default'} (from {rule})")
-    memories = _recall(hint, project, options, explain)
-    explain.say(f"{plural(len(memories), 'memory', 'memories')} matched {hint[:80]!r}")
-    block = context_block(memories, project=project, budget_tokens=options.budget)
-    if not memories:
+    recalled = _recall(hint, project, options, explain)
+    explain.say(f"{plural(recalled.matched, 'memory', 'memories')} matched {hint[:80]!r}")
+    block = recalled.block
+    if not recalled.matched:
         explain.say(
             "nothing injected: no active memory of this project bears on the prompt "
             "(candidates, archived and superseded memories are never injected)"
@@ -240,7 +236,7 @@ def _record(
 
 def _recall(
     hint: str, project: str | None, options: argparse.Namespace, explain: Explanation
-) -> list[Recalled]:
+) -> Recalled:
     return _server_first(
         options,
         explain,
@@ -248,6 +244,7 @@ def _recall(
             hint,
             project=project,
             max_results=options.max_results,
+            budget_tokens=options.budget,
             url=url,
             timeout=options.timeout,
             api_key=key,
@@ -256,6 +253,7 @@ def _recall(
             hint,
             project=project,
             max_results=options.max_results,
+            budget_tokens=options.budget,
             api_key=key,
             start=options.fallback == "start",
         ),

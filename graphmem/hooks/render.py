@@ -1,10 +1,13 @@
-"""What the hook prints: the recalled memories as one context block, within a
-token budget, in the JSON the agent reads back from the hook's stdout.
+"""What the hook prints: the recalled memories' context block (the one
+GraphQL's knowledgeContext and MCP's knowledge_context give too), or a
+failure's lesson, within a token budget, in the JSON the agent reads back from
+the hook's stdout.
 
 Claude Code takes ``hookSpecificOutput.additionalContext`` from both
 UserPromptSubmit and PreToolUse hooks, and passes up to 10,000 characters of
 it to the model whole (longer output is cut to a preview), so the budget is
-capped below that.
+capped below that
+(graphmem.domain.retrieval.prompt.MAX_BUDGET_TOKENS).
 """
 
 from __future__ import annotations
@@ -12,58 +15,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-CHARS_PER_TOKEN = 4
-"""The usual rough ratio for English text and code; the budget is an estimate."""
-DEFAULT_BUDGET_TOKENS = 1_000
-MIN_BUDGET_TOKENS = 50
-MAX_BUDGET_TOKENS = 2_400
-"""9,600 characters: under the 10,000 the agent passes on unabridged."""
-MIN_SHORTENED_TOKENS = 25
-"""A memory is shortened to fit the budget only if this much of it can be shown."""
-ELLIPSIS = "…"
+from graphmem.domain.retrieval.prompt import CHARS_PER_TOKEN, DEFAULT_BUDGET_TOKENS, ELLIPSIS
 
 
 @dataclass(frozen=True, slots=True)
 class Recalled:
-    """One memory to inject, as either path (server or store) found it."""
+    """What either path (server or store) found for a prompt: how many memories
+    matched, and the context block of those that fit the budget, rendered by
+    the one renderer every surface uses (graphmem.domain.retrieval.prompt)."""
 
-    id: str
-    content: str
-    memory_type: str | None
-    score: float
-
-
-def estimate_tokens(text: str) -> int:
-    return -(-len(text) // CHARS_PER_TOKEN)
-
-
-def context_block(
-    memories: list[Recalled], *, project: str | None, budget_tokens: int = DEFAULT_BUDGET_TOKENS
-) -> str | None:
-    """The memories, best first, as many as fit in ``budget_tokens``; ``None`` if none do.
-
-    Each line carries the memory's id so the agent can refer back to it (give
-    feedback, supersede it). A memory that does not fit whole is shortened
-    when enough room is left to say something, and ends the block.
-    """
-    scope = f" (project {project})" if project else ""
-    lines = [f"Memories from graphmem{scope}, most relevant first:"]
-    left = budget_tokens - estimate_tokens(lines[0]) - 1
-    for memory in memories:
-        kind = f"[{memory.memory_type.lower()}] " if memory.memory_type else ""
-        head, tail = f"- {kind}", f" (memory {memory.id})"
-        content = "\n  ".join(memory.content.strip().splitlines())
-        line = head + content + tail
-        cost = estimate_tokens(line) + 1
-        if cost <= left:
-            lines.append(line)
-            left -= cost
-            continue
-        room = (left - 1) * CHARS_PER_TOKEN - len(head) - len(tail) - len(ELLIPSIS)
-        if room >= MIN_SHORTENED_TOKENS * CHARS_PER_TOKEN:
-            lines.append(head + content[:room].rstrip() + ELLIPSIS + tail)
-        break
-    return "\n".join(lines) if len(lines) > 1 else None
+    matched: int
+    block: str | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,60 +1,127 @@
 """What the MCP tools return: compact JSON an agent can read and act on.
 
-A stored memory carries bookkeeping (score parts, archive fields, dedup
-keys) that an agent has no use for and that would only crowd its context, so
-the tools return views with the fields that let an agent decide and refer
-back: ids, content, type, tier, status and the scores. A tool whose view is
-not simply ``View.of`` what GraphMem returned answers with one of the
+A stored memory carries bookkeeping (counts, times, provenance, score parts)
+that an agent seldom needs and that would only crowd its context, so a tool
+that returns memories answers, unless called with ``full``, with the fields
+that let an agent decide and refer back: each memory's id, content, type,
+tier and status, each hit's score and what the call did. The views declare
+the whole record; ``Compact.FULL_ONLY`` names what only ``full`` shows, and
+``answer`` dumps a view either way, as JSON without indentation. A tool whose
+view is not simply ``View.of`` what GraphMem returned answers with one of the
 functions at the end, from the result and the call.
 """
 
 from __future__ import annotations
 
-from mcp_types import CallToolResult, TextContent
-from pydantic import BaseModel, Field
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, get_args
 
+from mcp_types import CallToolResult, TextContent
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
+
+from graphmem.api import GraphMem
 from graphmem.domain import capsules, kinds, models, projects, relations, review
 from graphmem.domain import retrieval as domain
+from graphmem.domain.auth import Principal
 from graphmem.domain.clock import as_datetime
-from graphmem.mcp.tool import Called
+from graphmem.domain.retrieval import prompt
 from graphmem.operations.access import readable
+
+
+@dataclass(frozen=True)
+class Called:
+    """A tool call as its answer may need it."""
+
+    gm: GraphMem
+    principal: Principal
+    project: str | None
+    arguments: Mapping[str, Any]
 
 
 def _iso(at: float | None) -> str | None:
     return None if at is None else as_datetime(at).isoformat()
 
 
-class MemoryView(BaseModel):
+FULL = "full"
+"""The tool parameter, and the serialization context key, that asks for whole records."""
+
+
+class Compact(BaseModel):
+    """A view whose ``FULL_ONLY`` fields are dumped only when the call asked for
+    ``full``; each of them has a default, so a compact answer still matches
+    the tool's output schema."""
+
+    FULL_ONLY: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _compact(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> dict[str, Any]:
+        dumped: dict[str, Any] = handler(self)
+        if (info.context or {}).get(FULL, True):
+            return dumped
+        return {name: value for name, value in dumped.items() if name not in self.FULL_ONLY}
+
+
+class MemoryBrief(BaseModel):
+    """What an agent needs of a memory to decide and to refer back to it."""
+
     id: str
     content: str
     memory_type: kinds.MemoryType | None
     tier: kinds.Tier
     status: kinds.Status
-    importance: float = Field(description="Stored importance in [0, 1].")
-    confidence: float
-    pinned: bool
-    tags: list[str]
-    rationale: str | None
-    session_id: str
-    agent_id: str | None = Field(description="The agent that wrote it.")
-    visibility: kinds.Visibility = Field(
-        description="private to its agent, or shared with every agent of the project."
+
+
+class MemoryView(MemoryBrief, Compact):
+    """A memory: its brief, and with ``full`` the whole record."""
+
+    importance: float | None = Field(default=None, description="Stored importance in [0, 1].")
+    confidence: float | None = None
+    pinned: bool | None = None
+    tags: list[str] | None = None
+    rationale: str | None = None
+    session_id: str | None = None
+    agent_id: str | None = Field(default=None, description="The agent that wrote it.")
+    visibility: kinds.Visibility | None = Field(
+        default=None,
+        description="private to its agent, or shared with every agent of the project.",
     )
-    copied_from: str | None = Field(description="The memory this one is a copy of, if any.")
-    occurrence_count: int
-    access_count: int
-    retrieval_count: int = Field(description="How often knowledge_context returned it.")
-    superseded_by: str | None = Field(description="The memory that replaces this one, if any.")
+    copied_from: str | None = Field(
+        default=None, description="The memory this one is a copy of, if any."
+    )
+    occurrence_count: int | None = None
+    access_count: int | None = None
+    retrieval_count: int | None = Field(
+        default=None, description="How often knowledge_context returned it."
+    )
+    superseded_by: str | None = Field(
+        default=None, description="The memory that replaces this one, if any."
+    )
     conflicts_with: str | None = Field(
-        description="The memory this candidate may contradict (it waits for review)."
+        default=None,
+        description="The memory this candidate may contradict (it waits for review).",
     )
-    created_at: str = Field(description="ISO-8601, UTC.")
-    occurred_at: str = Field(description="When what it records happened; ISO-8601, UTC.")
-    valid_from: str = Field(description="When what it records began to hold; ISO-8601, UTC.")
+    created_at: str | None = Field(default=None, description="ISO-8601, UTC.")
+    occurred_at: str | None = Field(
+        default=None, description="When what it records happened; ISO-8601, UTC."
+    )
+    valid_from: str | None = Field(
+        default=None, description="When what it records began to hold; ISO-8601, UTC."
+    )
     valid_to: str | None = Field(
-        description="When it stopped holding (given, or when a newer memory superseded it)."
+        default=None,
+        description="When it stopped holding (given, or when a newer memory superseded it).",
     )
-    last_accessed_at: str | None
+    last_accessed_at: str | None = None
 
     @classmethod
     def of(cls, memory: models.Memory) -> MemoryView:
@@ -86,6 +153,9 @@ class MemoryView(BaseModel):
         )
 
 
+MemoryView.FULL_ONLY = frozenset(MemoryView.model_fields) - frozenset(MemoryBrief.model_fields)
+
+
 class RememberResult(BaseModel):
     memory: MemoryView
     created: bool = Field(
@@ -106,11 +176,14 @@ class RememberResult(BaseModel):
 ARCHIVED = "An archived memory (asked for with include_archived); the restore tool brings it back."
 
 
-class ContextItemView(BaseModel):
+class ContextItemView(Compact):
+    FULL_ONLY = frozenset({"components"})
+
     memory: MemoryView
     score: float
-    components: dict[str, float] = Field(
-        description="Each factor's contribution to the score; they sum to it."
+    components: dict[str, float] | None = Field(
+        default=None,
+        description="Each factor's contribution to the score; they sum to it (with full).",
     )
     archived: bool = Field(description=ARCHIVED)
     failure: CapsuleView | None = Field(
@@ -124,21 +197,28 @@ class ContextItemView(BaseModel):
 
 
 class ContextView(BaseModel):
-    context: str = Field(description="The memories as a text block to put in a prompt.")
+    context: str = Field(
+        description="The memories as a text block to put in a prompt: the same text as "
+        "GraphQL's knowledgeContext { context } and the prompt hook give."
+    )
     items: list[ContextItemView] = Field(description="The same memories, best first.")
     notes: list[str]
 
 
-class SearchHitView(BaseModel):
+class SearchHitView(Compact):
+    FULL_ONLY = frozenset({"components", "retrievers"})
+
     memory: MemoryView
     score: float
-    components: dict[str, float] = Field(
-        description="Each factor's contribution to the score; they sum to it."
+    components: dict[str, float] | None = Field(
+        default=None,
+        description="Each factor's contribution to the score; they sum to it (with full).",
     )
-    retrievers: list[domain.RetrieverHit] = Field(
+    retrievers: list[domain.RetrieverHit] | None = Field(
+        default=None,
         description="Which indexes found the memory and at what rank (feedback: a short "
         "query's candidates scored again with the words of its best hits); empty when "
-        "only traversal reached it."
+        "only traversal reached it (with full).",
     )
     path: domain.GraphPath | None = Field(
         description="The relations walked from a found memory to this one."
@@ -306,7 +386,7 @@ class ReviewView(BaseModel):
 
 def context_view(result: domain.ContextResult) -> ContextView:
     return ContextView(
-        context=render_context(result),
+        context=result.prompt_block() or prompt.NOTHING,
         items=[
             ContextItemView(
                 memory=MemoryView.of(item.memory),
@@ -320,32 +400,6 @@ def context_view(result: domain.ContextResult) -> ContextView:
         ],
         notes=list(result.notes),
     )
-
-
-def render_context(result: domain.ContextResult) -> str:
-    """The block an agent pastes into its prompt: one numbered memory per entry,
-    with the id it needs to give feedback on, relate or supersede it."""
-    if not result.items:
-        return "No stored memories bear on this."
-    lines = ["Relevant memories, most relevant first:"]
-    for n, item in enumerate(result.items, start=1):
-        memory = item.memory
-        kind = memory.memory_type.value if memory.memory_type else "note"
-        lines.append(f"{n}. [{kind}] {memory.content}")
-        if memory.rationale:
-            lines.append(f"   why: {memory.rationale}")
-        if item.failure is not None:
-            seen = item.failure.occurrence_count
-            fix = f"; fixed by: {item.failure.fix}" if item.failure.fix else ""
-            lines.append(f"   learned from a failure seen {seen} time(s){fix}")
-        if item.archived:
-            reason = f" ({memory.archive_reason})" if memory.archive_reason else ""
-            lines.append(f"   archived{reason}: restore it before relying on it")
-        lines.append(
-            f"   id={memory.id} tier={memory.tier.value} confidence={memory.confidence:.2f} "
-            f"score={item.score:.3f}"
-        )
-    return "\n".join(lines)
 
 
 def search_view(result: domain.SearchResult) -> SearchView:
@@ -383,13 +437,43 @@ def review_view(page: review.ReviewPage) -> ReviewView:
     )
 
 
-def context_answer(result: domain.ContextResult, _: Called) -> CallToolResult:
+def context_answer(result: domain.ContextResult, call: Called) -> CallToolResult:
     view = context_view(result)
     # A client that hands the model only text content gives it the block itself.
     return CallToolResult(
         content=[TextContent(type="text", text=view.context)],
-        structured_content=view.model_dump(mode="json"),
+        structured_content=dumped(view, full=call.arguments.get(FULL, True)),
     )
+
+
+def answer(view: BaseModel | CallToolResult, *, full: bool) -> CallToolResult:
+    """A tool's answer: its view as JSON without indentation, whole or compact."""
+    if isinstance(view, CallToolResult):
+        return view
+    structured = dumped(view, full=full)
+    text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=structured
+    )
+
+
+def dumped(view: BaseModel, *, full: bool) -> dict[str, Any]:
+    return view.model_dump(mode="json", context={FULL: full})
+
+
+def compacts(view: Any, seen: frozenset[type] = frozenset()) -> bool:
+    """Whether a tool's view holds a part that is compact unless asked for in
+    full: the tools that offer the ``full`` parameter."""
+    if isinstance(view, type) and issubclass(view, BaseModel):
+        if issubclass(view, Compact):
+            return True
+        inner = seen | {view}
+        return any(
+            compacts(f.annotation, inner)
+            for f in view.model_fields.values()
+            if f.annotation not in inner
+        )
+    return any(compacts(arg, seen) for arg in get_args(view))
 
 
 def memories_found(found: list[models.Memory | None], _: Called) -> MemoriesView:

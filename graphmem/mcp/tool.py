@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -37,7 +37,9 @@ from graphmem.domain.errors import (
     invalid_input,
 )
 from graphmem.domain.viewer import acting_as
+from graphmem.mcp import results
 from graphmem.mcp.params import REQUIRED, Param, own
+from graphmem.mcp.results import Called
 from graphmem.operations import access
 from graphmem.operations.catalogue import ENTRIES
 from graphmem.server.gate import PRINCIPAL
@@ -56,15 +58,14 @@ ProjectId = Annotated[
     Field(description="The project (tenant) to act in; the server's default when omitted."),
 ]
 
-
-@dataclass(frozen=True)
-class Called:
-    """A tool call as its answer may need it."""
-
-    gm: GraphMem
-    principal: Principal
-    project: str | None
-    arguments: Mapping[str, Any]
+Full = Annotated[
+    bool,
+    Field(
+        description="Whole records: every field of each memory (counts, times, provenance) "
+        "and each score's parts. Only what an agent needs to decide and refer back (id, "
+        "content, type, tier, status, score) when false."
+    ),
+]
 
 
 @dataclass(frozen=True)
@@ -181,10 +182,11 @@ def served(tool: Tool, gm: GraphMem, stdio: Principal) -> Callable[..., Any]:
     serves = entry.serves
     if serves is None:
         raise TypeError(f"{tool.name}: {entry.name} is served by no GraphMem method")
+    shown = [own(results.FULL, Full, False)] if results.compacts(tool.view) else []
     params = (
-        [*tool.params]
+        [*tool.params, *shown]
         if entry.cross_project
-        else [*tool.params, own("project_id", ProjectId, None)]
+        else [*tool.params, *shown, own("project_id", ProjectId, None)]
     )
 
     def run(ctx: Context[Any, Any], **arguments: Any) -> Any:
@@ -212,8 +214,10 @@ def served(tool: Tool, gm: GraphMem, stdio: Principal) -> Callable[..., Any]:
             given["project_id"] = project
         result = getattr(gm, serves)(**given)
         if tool.answer is None:
-            return tool.view.of(result)
-        return tool.answer(result, Called(gm, caller, project, arguments))
+            view = tool.view.of(result)
+        else:
+            view = tool.answer(result, Called(gm, caller, project, arguments))
+        return results.answer(view, full=arguments.get(results.FULL, True))
 
     context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context[Any, Any])
     run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]

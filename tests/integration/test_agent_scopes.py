@@ -336,11 +336,11 @@ def test_failure_capsules_are_read_by_the_lessons_readers_on_every_surface(
                 client.failure_capsule(mine.capsule.id)
 
     async def scenario(session: ClientSession) -> None:
-        private = await call(session, "record_failure", error="ValueError: bad port")
+        private = await call(session, "record_failure", error="ValueError: bad port", full=True)
         assert private["capsule"]["visibility"] == "private"
         assert private["lesson"]["visibility"] == "private"
         shared = await call(
-            session, "record_failure", error="ValueError: bad host", visibility="shared"
+            session, "record_failure", error="ValueError: bad host", visibility="shared", full=True
         )
         assert shared["lesson"]["visibility"] == "shared"
 

@@ -191,6 +191,7 @@ def test_mcp_remembers_validity_and_answers_as_of(gm: GraphMem, clock: ManualClo
             "remember",
             content="the deploy token is T2",
             valid_from=iso(at + 60),
+            full=True,
         )
         assert made["memory"]["valid_from"] == iso(at + 60)
         assert made["memory"]["valid_to"] is None

@@ -216,6 +216,13 @@ def test_stdio_lists_the_tools_with_the_models_limits(data_dir: Path) -> None:
     assert props["neighborhood"]["depth"]["maximum"] == MAX_DEPTH
     assert required["neighborhood"] == {"id"}
     assert "pattern" in props["remember"]["project_id"]["anyOf"][0]
+    # Every tool that answers with memories offers them whole; the rest have no full.
+    shows_memories = {
+        name for name, schema in schemas.items() if "MemoryView" in json.dumps(schema[1])
+    }
+    assert {"search", "remember", "get_memories", "knowledge_context", "pin"} <= shows_memories
+    assert {name for name in schemas if "full" in props[name]} == shows_memories
+    assert props["search"]["full"]["default"] is False
 
 
 def test_stdio_remember_then_recall_and_bad_input(data_dir: Path) -> None:
@@ -229,16 +236,29 @@ def test_stdio_remember_then_recall_and_bad_input(data_dir: Path) -> None:
         )
         memory = written["memory"]
         assert written["created"] is True
+        # Compact by default: what an agent needs to decide and refer back.
+        assert set(memory) == {"id", "content", "memory_type", "tier", "status"}
         assert (memory["tier"], memory["status"], memory["memory_type"]) == (
             "working",
             "active",
             "rule",
         )
-        assert 0 < memory["importance"] <= 1
 
-        found = await call(session, "search", query="network tests", mode="FULLTEXT")
+        answer = await session.call_tool("search", {"query": "network tests", "mode": "FULLTEXT"})
+        found = answer.structured_content or {}
+        # The text is the same JSON, without indentation.
+        assert [block.text for block in answer.content] == [
+            json.dumps(found, ensure_ascii=False, separators=(",", ":"))
+        ]
         assert [hit["memory"]["id"] for hit in found["hits"]] == [memory["id"]]
-        assert found["hits"][0]["retrievers"][0]["retriever"] == "fulltext"
+        assert set(found["hits"][0]) == {"memory", "score", "path", "replaces", "archived"}
+        whole = await call(session, "search", query="network tests", mode="FULLTEXT", full=True)
+        (hit,) = whole["hits"]
+        assert hit["retrievers"][0]["retriever"] == "fulltext"
+        assert 0 < hit["memory"]["importance"] <= 1
+        assert hit["memory"]["tags"] == ["tests"]
+        got = await call(session, "get_memories", ids=[memory["id"]], full=True)
+        assert got["memories"][0]["created_at"] and got["memories"][0]["tags"] == ["tests"]
 
         question = "may the integration tests call the network?"
         answer = await session.call_tool("knowledge_context", {"context_hint": question})
@@ -247,9 +267,15 @@ def test_stdio_remember_then_recall_and_bad_input(data_dir: Path) -> None:
         assert [block.text for block in answer.content] == [context["context"]]
         assert [item["memory"]["id"] for item in context["items"]] == [memory["id"]]
         assert "Integration tests never call the network" in context["context"]
-        assert f"id={memory['id']}" in context["context"]
-        assert sum(context["items"][0]["components"].values()) == pytest.approx(
-            context["items"][0]["score"]
+        assert (
+            f"- [rule] Integration tests never call the network (memory {memory['id']})"
+            in (context["context"])
+        )
+        assert "components" not in context["items"][0]
+        whole = await call(session, "knowledge_context", context_hint=question, full=True)
+        assert whole["context"] == context["context"]
+        assert sum(whole["items"][0]["components"].values()) == pytest.approx(
+            whole["items"][0]["score"]
         )
 
         too_long = await call_error(session, "remember", content="x" * (MAX_CONTENT_CHARS + 1))
@@ -368,7 +394,7 @@ def test_http_tools_end_to_end(gm: GraphMem, graph_snapshot: Callable[[], Any]) 
             queue = await call(session, "review_candidates")
             assert [item["memory"]["id"] for item in queue["items"]] == [guess["id"]]
             assert queue["next_cursor"] is None
-            pinned = await call(session, "pin", id=guess["id"])
+            pinned = await call(session, "pin", id=guess["id"], full=True)
             assert (pinned["pinned"], pinned["status"]) == (True, "active")
             assert (await call(session, "review_candidates"))["items"] == []
 
@@ -698,3 +724,45 @@ def test_http_on_a_busy_port_says_so_in_one_line(data_dir: Path) -> None:
         f"port: set GRAPHMEM_MCP_PORT={port + 1} or pass --port {port + 1}"
     ), line
     assert not (data_dir / "falkordb.sock").exists(), "the database started for nothing"
+
+
+def test_graphql_mcp_and_the_client_give_the_same_prompt_block(gm: GraphMem, gql: Any) -> None:
+    """knowledgeContext { context } over a real server is the MCP tool's text,
+    and what the remote client's result renders, for the same query."""
+    gm.remember(
+        {
+            "content": "Never store card numbers in logs",
+            "memory_type": "rule",
+            "rationale": "PCI scope",
+        }
+    )
+    gm.remember({"content": "Checkout logging goes through the structured logger"})
+    hint = "add request logging to checkout"
+    query = """query($hint: String!, $budget: Int!) {
+      knowledgeContext(contextHint: $hint, recordAccess: false) { context(budgetTokens: $budget)
+                                                                  items { memory { id } } }
+    }"""
+    found = gql.data(query, {"hint": hint, "budget": 1000})["knowledgeContext"]
+    block = found["context"]
+    assert block.startswith("Memories from graphmem") and "  why: PCI scope" in block
+    assert all(f"(memory {item['memory']['id']})" in block for item in found["items"])
+    texts: list[str] = []
+
+    async def scenario(session: ClientSession) -> None:
+        answer = await session.call_tool(
+            "knowledge_context", {"context_hint": hint, "record_access": False}
+        )
+        texts.extend(part.text for part in answer.content if part.type == "text")
+
+    with http_server(gm) as url:
+        over_http(url, scenario)
+    assert texts == [block]
+    with graphmem.Client(f"{gql.http.base_url}".rstrip("/") + "/graphql") as client:
+        remote = client.knowledge_context(hint, record_access=False)
+    assert remote.prompt_block() == block
+
+    short = gql.data(query, {"hint": hint, "budget": 50})["knowledgeContext"]["context"]
+    assert short is not None and len(short) <= 50 * 4 < len(block)
+    error = gql.error(query, {"hint": hint, "budget": 10})
+    assert error["extensions"]["code"] == "INVALID_INPUT"
+    assert error["message"] == "budgetTokens: must be between 50 and 2400 tokens, got 10"

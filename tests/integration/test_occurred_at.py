@@ -196,6 +196,7 @@ def test_mcp_remember_search_and_context_speak_occurred_at(gm: GraphMem, clock: 
                     content="the office moved to Leipzig",
                     memory_type="event",
                     occurred_at=iso(now - 30 * DAY),
+                    full=True,
                 )
             )["memory"]
             assert old["occurred_at"] == iso(now - 30 * DAY)

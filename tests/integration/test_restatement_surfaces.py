@@ -77,7 +77,7 @@ def test_mcp_remember_reports_each_outcome(gm: GraphMem) -> None:
             assert update["related_id"] == first["memory"]["id"]
             assert update["reason"] == "number differs: 8000 -> 9000"
             retry = await call(session, "remember", content=RETRY)
-            flagged = await call(session, "remember", content=NO_RETRY)
+            flagged = await call(session, "remember", content=NO_RETRY, full=True)
             assert flagged["outcome"] == "flagged_conflict"
             assert flagged["memory"]["conflicts_with"] == retry["memory"]["id"]
             near = await call(session, "remember", content=REWORDED)

@@ -26,15 +26,7 @@ from graphmem.hooks.events import (
 )
 from graphmem.hooks.inject import run
 from graphmem.hooks.project import repository_name, resolve_project
-from graphmem.hooks.render import (
-    MAX_BUDGET_TOKENS,
-    Recalled,
-    Recorded,
-    context_block,
-    estimate_tokens,
-    failure_block,
-    hook_output,
-)
+from graphmem.hooks.render import Recalled, Recorded, failure_block, hook_output
 
 
 def prompt_event(prompt: str, **more: object) -> bytes:
@@ -131,52 +123,6 @@ def test_a_tool_input_without_text_gives_no_hint():
     assert context_hint(event) is None
 
 
-def memories(*contents: str) -> list[Recalled]:
-    return [
-        Recalled(
-            id=f"m{i}", content=c, memory_type="DECISION" if i == 0 else None, score=1 - i / 10
-        )
-        for i, c in enumerate(contents)
-    ]
-
-
-def test_the_block_lists_memories_best_first_with_type_and_id():
-    block = context_block(
-        memories("Use Postgres for the ledger", "Settle payments nightly"), project="shop"
-    )
-    assert block is not None
-    lines = block.splitlines()
-    assert "project shop" in lines[0]
-    assert lines[1] == "- [decision] Use Postgres for the ledger (memory m0)"
-    assert lines[2] == "- Settle payments nightly (memory m1)"
-
-
-def test_the_block_stays_within_its_token_budget_shortening_the_last_memory():
-    long = memories(*[f"memory number {i} " + "word " * 60 for i in range(20)])
-    block = context_block(long, project=None, budget_tokens=300)
-    assert block is not None
-    assert estimate_tokens(block) <= 300
-    assert "(memory m0)" in block and "(memory m19)" not in block
-    last = block.splitlines()[-1]
-    assert "…" in last and last.endswith(")")
-
-
-def test_the_largest_budget_stays_under_what_the_agent_passes_on_whole():
-    huge = memories(*["x" * 9_000 for _ in range(5)])
-    block = context_block(huge, project="p", budget_tokens=MAX_BUDGET_TOKENS)
-    assert block is not None and len(block) < 10_000
-
-
-def test_no_memories_no_block():
-    assert context_block([], project="p") is None
-
-
-def test_multi_line_memories_stay_inside_their_item():
-    block = context_block(memories("first line\nsecond line"), project=None)
-    assert block is not None
-    assert block.splitlines()[1:] == ["- [decision] first line", "  second line (memory m0)"]
-
-
 @pytest.mark.parametrize("event_name", ["UserPromptSubmit", "PreToolUse"])
 def test_the_output_is_the_hook_specific_json_the_agent_reads(event_name: str):
     out = json.loads(hook_output(event_name, "ctx ✓"))
@@ -259,16 +205,11 @@ def test_an_unreadable_event_names_the_missing_field():
         run([], b'{"hook_event_name": "UserPromptSubmit"}')
 
 
-def test_a_server_answer_becomes_the_memories_in_its_order():
-    data = {
-        "knowledgeContext": {
-            "items": [
-                {"score": 0.9, "memory": {"id": "a", "content": "x", "memoryType": "RULE"}},
-                {"score": 0.5, "memory": {"id": "b", "content": "y", "memoryType": None}},
-            ]
-        }
-    }
-    assert recalled(data) == [Recalled("a", "x", "RULE", 0.9), Recalled("b", "y", None, 0.5)]
+def test_a_server_answer_becomes_its_match_count_and_its_block():
+    """The block is the server's own rendering (graphmem.domain.retrieval.prompt)."""
+    data = {"knowledgeContext": {"context": "Memories…", "items": [{"score": 0.9}, {"score": 0.5}]}}
+    assert recalled(data) == Recalled(2, "Memories…")
+    assert recalled({"knowledgeContext": {"context": None, "items": []}}) == Recalled(0, None)
 
 
 @pytest.mark.parametrize(
@@ -279,7 +220,7 @@ def test_a_server_answer_becomes_the_memories_in_its_order():
         (200, b'{"data": {"knowledgeContext": null}}', "not a knowledgeContext result"),
         (
             200,
-            b'{"data": {"knowledgeContext": {"items": [{"score": 1, "memory": {"id": 7}}]}}}',
+            b'{"data": {"knowledgeContext": {"context": 7, "items": [{"score": 1}]}}}',
             "not a knowledgeContext result",
         ),
         (
@@ -317,11 +258,13 @@ def test_a_server_answer_the_hook_cannot_use_is_one_clear_error(
         url = f"http://127.0.0.1:{server.server_port}/graphql"
         try:
             with pytest.raises(HookError, match=message):
-                recall("deploy", project="alpha", max_results=3, url=url, timeout=5)
+                recall(
+                    "deploy", project="alpha", max_results=3, budget_tokens=99, url=url, timeout=5
+                )
         finally:
             server.shutdown()
     assert [json.loads(body)["variables"] for body in asked] == [
-        {"hint": "deploy", "maxResults": 3, "projectId": "alpha"}
+        {"hint": "deploy", "maxResults": 3, "budget": 99, "projectId": "alpha"}
     ]
 
 

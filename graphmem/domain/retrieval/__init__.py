@@ -22,6 +22,7 @@ from graphmem.domain.retrieval.explain import (
     RetrieverHit,
     SearchHit,
     SearchResult,
+    context_block,
 )
 from graphmem.domain.retrieval.search import SearchFilters, SearchMode, SearchRequest
 
@@ -41,5 +42,6 @@ __all__ = [
     "SearchMode",
     "SearchRequest",
     "SearchResult",
+    "context_block",
     "tool_definition",
 ]

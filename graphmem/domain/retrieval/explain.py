@@ -17,6 +17,7 @@ from graphmem.domain.clock import as_datetime
 from graphmem.domain.kinds import RelationType, Tier
 from graphmem.domain.models import Memory
 from graphmem.domain.relations import Relation
+from graphmem.domain.retrieval import prompt
 from graphmem.domain.scoring import ScoreComponent
 
 EXPIRED_SHOWN = 3
@@ -164,6 +165,12 @@ class ContextResult(BaseModel):
     notes: list[str] = Field(default_factory=list)
     took_ms: float
 
+    def prompt_block(self, *, budget_tokens: int = prompt.DEFAULT_BUDGET_TOKENS) -> str | None:
+        """The memories as the text block to put in a prompt, the same on every
+        surface (graphmem.domain.retrieval.prompt); ``None`` when none fits."""
+        budget = prompt.check_budget(budget_tokens, field="budget_tokens")
+        return context_block(self.items, budget_tokens=budget)
+
 
 class Neighborhood(BaseModel):
     """The subgraph around a memory, for graph views."""
@@ -187,3 +194,54 @@ class BackfillResult(BaseModel):
     remaining: int
     """Memories still without an embedding (0 unless the run was limited)."""
     took_s: float
+
+
+def context_block(
+    items: Sequence[ContextItem], *, budget_tokens: int = prompt.DEFAULT_BUDGET_TOKENS
+) -> str | None:
+    """The memories, best first, as many as fit in ``budget_tokens``; ``None``
+    if none does (or there are none).
+
+    Each memory names its id, so the agent can give feedback on it, relate or
+    supersede it, and says why it holds, the failure it was learned from and
+    whether it is archived. A memory that does not fit whole is shortened to
+    its content when enough room is left to say something, and ends the block.
+    """
+    lines = [prompt.HEADER]
+    left = budget_tokens - prompt.estimate_tokens(prompt.HEADER) - 1
+    for item in items:
+        head, content, tail = _parts(item)
+        entry = "\n".join([head + content + tail, *_notes(item)])
+        cost = prompt.estimate_tokens(entry) + 1
+        if cost <= left:
+            lines.append(entry)
+            left -= cost
+            continue
+        room = (left - 1) * prompt.CHARS_PER_TOKEN - len(head) - len(tail) - len(prompt.ELLIPSIS)
+        if room >= prompt.MIN_SHORTENED_TOKENS * prompt.CHARS_PER_TOKEN:
+            lines.append(head + content[:room].rstrip() + prompt.ELLIPSIS + tail)
+        break
+    return "\n".join(lines) if len(lines) > 1 else None
+
+
+def _parts(item: ContextItem) -> tuple[str, str, str]:
+    """The memory's line: its type, its content (each further line indented to
+    stay inside the item) and its id."""
+    memory = item.memory
+    kind = f"[{memory.memory_type.value}] " if memory.memory_type else ""
+    content = "\n  ".join(memory.content.strip().splitlines())
+    return f"- {kind}", content, f" (memory {memory.id})"
+
+
+def _notes(item: ContextItem) -> list[str]:
+    """What the agent should know besides the content before relying on it."""
+    memory, notes = item.memory, []
+    if memory.rationale:
+        notes.append(f"  why: {memory.rationale.strip()}")
+    if item.failure is not None:
+        fix = f"; fixed by: {item.failure.fix.strip()}" if item.failure.fix else ""
+        notes.append(f"  learned from a failure seen {item.failure.occurrence_count}x{fix}")
+    if item.archived:
+        reason = f" ({memory.archive_reason})" if memory.archive_reason else ""
+        notes.append(f"  archived{reason}: restore it before relying on it")
+    return notes
