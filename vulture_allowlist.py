@@ -16,6 +16,7 @@ _.infos
 _.findings_truncated
 _.promoted_count
 _.page_info
+_.review_reason
 _.EVIDENCE
 _.EXACT
 

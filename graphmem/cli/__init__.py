@@ -76,12 +76,18 @@ COMMANDS: tuple[Entry, ...] = (
     ),
     Entry("schema", _SERVING, "Print the GraphQL schema (SDL)."),
     Entry("promote", _LIFECYCLE, "Run promotion for one or more sessions now."),
-    Entry("archive", _LIFECYCLE, "Archive stale, low-importance memories (they stay restorable)."),
+    Entry(
+        "archive",
+        _LIFECYCLE,
+        "Archive stale, low-importance memories, or one memory by id (they stay\n"
+        "restorable); what rests on an archived memory is marked for review.",
+    ),
     Entry("restore", _LIFECYCLE, "Bring an archived memory back to the tier it came from."),
     Entry(
         "review",
         _LIFECYCLE,
-        "Review candidates: interactively (approve / reject / skip), or with flags.",
+        "Review candidates: interactively (approve / reject / skip), or with flags;\n"
+        "--marked lists the memories marked for review, --confirm clears a mark.",
     ),
     Entry("migrate", _LIFECYCLE, "Bring the graph up to the current schema; safe to run again."),
     Entry(

@@ -22,6 +22,7 @@ from graphmem.cli.common import (
 from graphmem.cli.terminal import shown
 from graphmem.domain.auth import Role
 from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.models import Memory
 from graphmem.domain.review import ReviewItem
 from graphmem.domain.wording import plural
 from graphmem.services.archival import ArchiveResult
@@ -85,12 +86,23 @@ def _candidates(result: RunResult) -> Table:
 @app.command()
 def archive(
     ctx: typer.Context,
+    memory_id: Annotated[
+        str | None,
+        typer.Argument(metavar="[ID]", help="Archive this memory by hand (needs --reason)."),
+    ] = None,
+    reason: Annotated[str | None, typer.Option(help="Why; required with ID.")] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="List what would be archived; write nothing.")
     ] = False,
     project: ProjectOption = None,
 ) -> None:
-    """Archive stale, low-importance memories (they stay restorable)."""
+    """Archive stale, low-importance memories, or one memory by id (they stay
+    restorable); what rests on an archived memory is marked for review."""
+    if memory_id is not None:
+        with opened(ctx) as gm:
+            memory = gm.archive(memory_id, reason or "", project_id=project)
+        out.print(f"archived {memory.id} (graphmem restore {memory.id} brings it back)")
+        return
     with opened(ctx) as gm, err.status("finding stale memories..."):
         result = gm.archive_stale(dry_run=dry_run, project_id=project)
     out.print(_archived(result), crop=False)
@@ -130,6 +142,21 @@ def review(
     reject: Annotated[
         list[str] | None, typer.Option("--reject", metavar="ID", help="Reject this candidate.")
     ] = None,
+    confirm: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--confirm",
+            metavar="ID",
+            help="A memory marked for review still holds: clear its mark.",
+        ),
+    ] = None,
+    marked: Annotated[
+        bool,
+        typer.Option(
+            "--marked",
+            help="List the memories marked for review (a memory they rest on changed).",
+        ),
+    ] = False,
     reason: Annotated[str | None, typer.Option(help="Why; required to reject.")] = None,
     all_matching: Annotated[
         str | None,
@@ -151,7 +178,8 @@ def review(
     first: Annotated[int, typer.Option(help="How many candidates to go through.")] = 20,
     project: ProjectOption = None,
 ) -> None:
-    """Review candidates: interactively (approve / reject / skip), or with flags."""
+    """Review candidates: interactively (approve / reject / skip), or with flags;
+    --marked lists the memories marked for review, --confirm clears a mark."""
     all_matching = all_matching.lower() if all_matching is not None else None
     if (reject or all_matching == "reject") and not (reason or "").strip():
         with reported_errors():
@@ -168,9 +196,17 @@ def review(
     role, whole_project = Role.WRITE, False
     if all_matching is not None:
         role, whole_project = Role.ADMIN, True
-    elif list_only and not (approve or reject):
+    elif (list_only or marked) and not (approve or reject or confirm):
         role = Role.READ
     with keyed(ctx, project, role, whole_project=whole_project) as (gm, project):
+        if confirm:
+            for memory_id in confirm:
+                gm.confirm(memory_id, reason, project_id=project)
+                out.print(f"confirmed {memory_id}")
+            return
+        if marked:
+            out.print(_marks(gm.needs_review(first=first, project_id=project).items), crop=False)
+            return
         if approve or reject:
             for memory_id in approve or []:
                 out.print(f"approved {gm.approve(memory_id, project_id=project).id}")
@@ -204,6 +240,20 @@ def review(
                 why = reason or typer.prompt("reason")
                 gm.reject(item.memory.id, why, project_id=project)
                 out.print("rejected")
+
+
+def _marks(memories: list[Memory]) -> Table:
+    table = Table(title=f"{plural(len(memories), 'memory', 'memories')} marked for review")
+    for column in ("id", "why", "content"):
+        table.add_column(column, no_wrap=column == "id")
+    for memory in memories:
+        mark = memory.review_mark
+        table.add_row(
+            memory.id,
+            shown(mark.reason if mark else "-"),
+            shown(" ".join(memory.content.split())[:80]),
+        )
+    return table
 
 
 def _queue(items: list[ReviewItem]) -> Table:

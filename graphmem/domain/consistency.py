@@ -78,6 +78,9 @@ CODES: dict[str, CodeInfo] = {
     "CONSTRAINS_CYCLE": CodeInfo(
         Severity.WARNING, "procedural rules constrain each other in a cycle"
     ),
+    "RESTS_ON_NOTHING_CURRENT": CodeInfo(
+        Severity.WARNING, "a current memory rests only on memories that are no longer current"
+    ),
     "NEAR_DUPLICATE": CodeInfo(Severity.WARNING, "two active memories say the same thing"),
     "CONSOLIDATION_PROVENANCE": CodeInfo(
         Severity.WARNING, "a consolidated memory and its sources disagree"

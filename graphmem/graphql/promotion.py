@@ -274,6 +274,16 @@ class PromotionMutation:
         result = await write(info, gm.archive_stale, dry_run=dry_run, project_id=project_id)
         return ArchiveResult.of(result)
 
+    @strawberry.mutation(
+        description="Archive one memory by hand, with the reason (restore brings it back); "
+        "the memories resting on it are marked for review. A pinned memory is refused."
+    )
+    async def archive_memory(
+        self, info: Info, id: strawberry.ID, reason: str, project_id: ProjectId = None
+    ) -> Memory | None:
+        gm = info.context.gm
+        return Memory.of(await write(info, gm.archive, id, reason, project_id=project_id))
+
     @strawberry.mutation(description="Bring an archived memory back to the tier it left.")
     async def restore(
         self, info: Info, id: strawberry.ID, project_id: ProjectId = None

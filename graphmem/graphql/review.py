@@ -19,7 +19,7 @@ from graphmem.domain.cursors import decode_offset, encode_offset
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.operations import ProjectId, write
 from graphmem.graphql.types.common import Info, domain_default
-from graphmem.graphql.types.memory import Memory, StagingEvent
+from graphmem.graphql.types.memory import Memory, MemoryConnection, MemoryEdge, StagingEvent
 
 
 @strawberry.enum(
@@ -148,6 +148,32 @@ class ReviewQuery:
             ),
         )
 
+    @strawberry.field(
+        description="Memories marked as needing review because a memory they rest on (by "
+        "ENABLES or CONSTRAINS) stopped being current, newest mark first; reviewReason says "
+        "what changed. confirmMemory, supersede or archiveMemory settles each."
+    )
+    async def needs_review(
+        self, info: Info, first: int = 20, after: str | None = None, project_id: ProjectId = None
+    ) -> MemoryConnection:
+        page = await run_in_threadpool(
+            info.context.gm.needs_review, first=first, after=after, project_id=project_id
+        )
+        start = decode_offset(after) if after else 0
+        edges = [
+            MemoryEdge(cursor=encode_offset(start + n), node=Memory.of(memory))
+            for n, memory in enumerate(page.items, start=1)
+        ]
+        return MemoryConnection(
+            edges=edges,
+            page_info=PageInfo(
+                has_next_page=page.has_next,
+                has_previous_page=start > 0,
+                start_cursor=edges[0].cursor if edges else None,
+                end_cursor=page.end_cursor,
+            ),
+        )
+
     @strawberry.field(description="A memory's staging log, newest first.")
     async def staging_events(
         self,
@@ -181,6 +207,24 @@ class ReviewMutation:
     ) -> Memory | None:
         gm = info.context.gm
         return Memory.of(await write(info, gm.reject, id, reason, project_id=project_id))
+
+    @strawberry.mutation(
+        description="A reviewer says a memory marked for review still holds: the mark goes, "
+        "logged with the reason (a stagingEvents entry, kind confirmed)."
+    )
+    async def confirm_memory(
+        self, info: Info, id: strawberry.ID, reason: str | None = None, project_id: ProjectId = None
+    ) -> Memory | None:
+        gm = info.context.gm
+        return Memory.of(await write(info, gm.confirm, id, reason, project_id=project_id))
+
+    @strawberry.mutation(
+        description="Mark what rests on memories whose validTo passed since the last check "
+        "(the scheduler runs it with archival); returns the ids marked."
+    )
+    async def check_expired(self, info: Info, project_id: ProjectId = None) -> list[strawberry.ID]:
+        ids = await write(info, info.context.gm.check_expired, project_id=project_id)
+        return [strawberry.ID(i) for i in ids]
 
     @strawberry.mutation(
         description="Fold fromId into intoId (counts add up, tags and evidence unite); "

@@ -60,6 +60,8 @@ class Compact(BaseModel):
     the tool's output schema."""
 
     FULL_ONLY: ClassVar[frozenset[str]] = frozenset()
+    WHEN_SET: ClassVar[frozenset[str]] = frozenset()
+    """Fields a compact answer leaves out while they are null."""
 
     @model_serializer(mode="wrap")
     def _compact(
@@ -68,7 +70,11 @@ class Compact(BaseModel):
         dumped: dict[str, Any] = handler(self)
         if (info.context or {}).get(FULL, True):
             return dumped
-        return {name: value for name, value in dumped.items() if name not in self.FULL_ONLY}
+        return {
+            name: value
+            for name, value in dumped.items()
+            if name not in self.FULL_ONLY and (value is not None or name not in self.WHEN_SET)
+        }
 
 
 class MemoryBrief(BaseModel):
@@ -79,6 +85,11 @@ class MemoryBrief(BaseModel):
     memory_type: kinds.MemoryType | None
     tier: kinds.Tier
     status: kinds.Status
+    needs_review: str | None = Field(
+        default=None,
+        description="Set when a memory it rests on stopped being current: what changed "
+        "(check it before relying on it).",
+    )
 
 
 class MemoryView(MemoryBrief, Compact):
@@ -131,6 +142,7 @@ class MemoryView(MemoryBrief, Compact):
             memory_type=memory.memory_type,
             tier=memory.tier,
             status=memory.status,
+            needs_review=mark.reason if (mark := memory.review_mark) else None,
             importance=memory.importance,
             confidence=memory.confidence,
             pinned=memory.pinned,
@@ -154,6 +166,7 @@ class MemoryView(MemoryBrief, Compact):
 
 
 MemoryView.FULL_ONLY = frozenset(MemoryView.model_fields) - frozenset(MemoryBrief.model_fields)
+MemoryView.WHEN_SET = frozenset({"needs_review"})
 
 
 class RememberResult(BaseModel):

@@ -28,6 +28,7 @@ fragment M on Memory {
   archiveReason activatedAt lastSeen mergedInto evaluatorRelevance variants conflictsWith
   conflictReason validFrom validTo
   visibility copiedFrom copiedFromProject copiedAt copiedBy
+  reviewChange reviewCause reviewBy reviewPath reviewMarkedAt
 }"""
 RELATION = "fragment R on Relation { type fromId toId rationale weight createdAt }"
 SESSION = """

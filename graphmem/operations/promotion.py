@@ -128,6 +128,16 @@ class PromotionOperations:
         variables = {"dry": dry_run, "p": project_id}
         return Call(document, variables, lambda data: read(ArchiveResult, data["archiveStale"]))
 
+    @operation(Role.WRITE, "archiveMemory")
+    def archive(memory_id: str, reason: str, *, project_id: str | None = None) -> Call[Memory]:
+        """Archive one memory by hand, with the reason (``restore`` brings it back);
+        what rests on it is marked for review."""
+        document = """mutation($id: ID!, $reason: String!, $p: ID) {
+          archiveMemory(id: $id, reason: $reason, projectId: $p) { ...M }
+        }"""
+        variables = {"id": memory_id, "reason": reason, "p": project_id}
+        return doc.memory_call(document, "archiveMemory", variables)
+
     @operation(Role.WRITE)
     def restore(memory_id: str, *, project_id: str | None = None) -> Call[Memory]:
         """Back to its previous tier, counted as just used (and rescored so)."""

@@ -10,7 +10,7 @@ from typing import Any
 from graphmem.domain.auth import Role
 from graphmem.domain.checks import parse
 from graphmem.domain.errors import InvalidInputError
-from graphmem.domain.models import Memory
+from graphmem.domain.models import Memory, Page
 from graphmem.domain.results import ConsolidationResult
 from graphmem.domain.review import (
     BulkReviewResult,
@@ -82,6 +82,52 @@ class ReviewOperations:
         }"""
         variables = {"id": memory_id, "reason": reason, "p": project_id}
         return doc.memory_call(document, "rejectCandidate", variables)
+
+    @operation(Role.READ)
+    def needs_review(
+        *, first: int = 20, after: str | None = None, project_id: str | None = None
+    ) -> Call[Page]:
+        """Memories marked as needing review because a memory they rest on (by
+        ENABLES or CONSTRAINS) stopped being current, newest mark first."""
+        document = """query($first: Int!, $after: String, $p: ID) {
+          needsReview(first: $first, after: $after, projectId: $p) {
+            edges { node { ...M } }
+            pageInfo { hasNextPage endCursor }
+          }
+        }"""
+
+        def result(data: dict[str, Any]) -> Page:
+            connection = data["needsReview"]
+            return Page(
+                items=[read(Memory, edge["node"]) for edge in connection["edges"]],
+                has_next=connection["pageInfo"]["hasNextPage"],
+                end_cursor=connection["pageInfo"]["endCursor"],
+            )
+
+        return Call(
+            document + doc.MEMORY, {"first": first, "after": after, "p": project_id}, result
+        )
+
+    @operation(Role.WRITE, "confirmMemory")
+    def confirm(
+        memory_id: str, reason: str | None = None, *, project_id: str | None = None
+    ) -> Call[Memory]:
+        """A reviewer says a marked memory still holds: its mark goes, logged with ``reason``."""
+        document = """mutation($id: ID!, $reason: String, $p: ID) {
+          confirmMemory(id: $id, reason: $reason, projectId: $p) { ...M }
+        }"""
+        variables = {"id": memory_id, "reason": reason, "p": project_id}
+        return doc.memory_call(document, "confirmMemory", variables)
+
+    @operation(Role.ADMIN, "checkExpired", whole_project=True)
+    def check_expired(*, project_id: str | None = None) -> Call[builtins.list[str]]:
+        """Mark what rests on memories whose ``valid_to`` passed since the last
+        check (the scheduler runs it with archival); returns the ids marked."""
+        return Call(
+            "mutation($p: ID) { checkExpired(projectId: $p) }",
+            {"p": project_id},
+            lambda data: [str(i) for i in data["checkExpired"]],
+        )
 
     @operation(Role.WRITE)
     def merge_memories(

@@ -6,17 +6,26 @@ change is undone."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from mcp import ClientSession
+from typer.testing import CliRunner
 
-from graphmem import GraphMem
+from graphmem import Client, GraphMem
+from graphmem.cli import app
 from graphmem.domain.clock import ManualClock
+from graphmem.domain.config import Settings
 from graphmem.domain.dependencies import Change
 from graphmem.domain.errors import ConflictError
 from graphmem.domain.kinds import RelationType, Source
 from graphmem.domain.retention import RetentionRules
+from graphmem.graphql.app import create_app
 from graphmem.store import Store
+from tests.integration.conftest import GraphQLClient, serve
+from tests.integration.test_mcp import call, http_server, over_http
 
 DAY = 86_400.0
 
@@ -113,9 +122,7 @@ def test_a_rejected_candidate_marks_what_rests_on_it(gm: GraphMem):
     assert mark is not None and mark.change is Change.REJECTED
 
 
-def test_an_expired_memory_marks_its_dependents_once_when_checked(
-    gm: GraphMem, clock: ManualClock
-):
+def test_an_expired_memory_marks_its_dependents_once_when_checked(gm: GraphMem, clock: ManualClock):
     base = write(gm, "The freeze lasts until the end of the month.", valid_to=clock.now() + DAY)
     rests = write(gm, "No schema migrations are merged during the freeze.")
     gm.relate(base, rests, RelationType.CONSTRAINS)
@@ -161,3 +168,79 @@ def test_a_pinned_memory_is_not_archived_by_hand(gm: GraphMem):
     with pytest.raises(ConflictError, match="pinned"):
         gm.archive(base, "logging moved")
     assert gm.get(base).tier.value != "archived"
+
+
+def test_every_surface_shows_and_settles_a_mark(gm: GraphMem) -> None:
+    """GraphQL, the remote client, MCP over HTTP and the CLI (served) say the
+    same thing about one marked memory, and each settles one."""
+    ids = chain(gm, write(gm, "The release train leaves on Thursdays."))
+    with serve(create_app(gm)) as http:
+        gql = GraphQLClient(http)
+        gql.data(
+            'mutation($id: ID!) { archiveMemory(id: $id, reason: "the train moved") { id } }',
+            {"id": ids["base"]},
+        )
+        listed = gql.data(
+            "{ needsReview { edges { node { id reviewChange reviewCause reviewPath "
+            "reviewReason } } } }"
+        )["needsReview"]["edges"]
+        nodes = {edge["node"]["id"]: edge["node"] for edge in listed}
+        assert set(nodes) == {ids["d1"], ids["d2"]}
+        d1 = nodes[ids["d1"]]
+        assert (d1["reviewChange"], d1["reviewCause"], d1["reviewPath"]) == (
+            "ARCHIVED",
+            ids["base"],
+            ["ENABLES"],
+        )
+        assert d1["reviewReason"] == gm.get(ids["d1"]).review_mark.reason  # type: ignore[union-attr]
+        context = gql.data(
+            '{ knowledgeContext(contextHint: "why do we deploy on Fridays?", minRelevance: 0)'
+            " { notes context items { memory { id } } } }"
+        )["knowledgeContext"]
+        assert any("need review" in note and ids["d1"] in note for note in context["notes"])
+        assert "needs review: rests on" in context["context"]
+        with Client(str(http.base_url)) as client:
+            page = client.needs_review()
+            assert {m.id for m in page.items} == {ids["d1"], ids["d2"]}
+            assert client.confirm(ids["d1"], "still true").review_mark is None
+        assert {m.id for m in gm.needs_review().items} == {ids["d2"]}
+        hits = gql.data(
+            '{ search(query: "on-call engineer Friday deploys", limit: 3) { hits { memory { id }'
+            " explanation { notes } } } }"
+        )["search"]["hits"]
+        (d2,) = [h for h in hits if h["memory"]["id"] == ids["d2"]]
+        assert any(n.startswith("needs review: rests on") for n in d2["explanation"]["notes"])
+
+
+def test_mcp_shows_the_mark_in_a_compact_memory(gm: GraphMem) -> None:
+    ids = chain(gm, write(gm, "The release train leaves on Thursdays."))
+    _supersede(gm, ids["base"])
+
+    async def scenario(session: ClientSession) -> None:
+        got = await call(session, "get_memories", ids=[ids["d1"], ids["d3"]])
+        by_id = {m["id"]: m for m in got["memories"]}
+        assert by_id[ids["d1"]]["needs_review"].startswith(f"rests on {ids['base']} (ENABLES)")
+        assert "needs_review" not in by_id[ids["d3"]]  # compact: left out while unset
+
+    with http_server(gm) as url:
+        over_http(url, scenario)
+
+
+def test_the_cli_archives_by_hand_lists_marks_and_confirms(data_dir: Path) -> None:
+    with GraphMem.open(Settings(data_dir=data_dir, embedder="none")) as gm:
+        ids = chain(gm, write(gm, "The release train leaves on Thursdays."))
+    unset = {k: None for k in os.environ if k.startswith("GRAPHMEM_")}
+    env = {**unset, "GRAPHMEM_DATA_DIR": str(data_dir), "GRAPHMEM_EMBEDDER": "none"}
+    runner = CliRunner()
+    refused = runner.invoke(app, ["archive", ids["base"]], env=env)
+    assert refused.exit_code == 1 and "reason" in refused.output
+    done = runner.invoke(app, ["archive", ids["base"], "--reason", "the train moved"], env=env)
+    assert done.exit_code == 0, done.output
+    listed = runner.invoke(app, ["review", "--marked"], env=env, terminal_width=200)
+    assert listed.exit_code == 0, listed.output
+    assert "2 memories marked for review" in listed.stdout
+    assert ids["d1"] in listed.stdout and ids["d3"] not in listed.stdout
+    confirmed = runner.invoke(app, ["review", "--confirm", ids["d1"], "--reason", "ok"], env=env)
+    assert confirmed.exit_code == 0, confirmed.output
+    with GraphMem.open(Settings(data_dir=data_dir, embedder="none")) as gm:
+        assert [m.id for m in gm.needs_review().items] == [ids["d2"]]

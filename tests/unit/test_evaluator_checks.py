@@ -19,7 +19,11 @@ from graphmem.services.evaluator.invariants import check_invariants, check_promo
 from graphmem.services.evaluator.metrics import Structure, compute_metrics, pagerank, relevance
 from graphmem.services.evaluator.overdue import check_overdue
 from graphmem.services.evaluator.references import check_orphans, check_references
-from graphmem.services.evaluator.relations import check_constrains_cycles, check_relation_conflicts
+from graphmem.services.evaluator.relations import (
+    check_constrains_cycles,
+    check_relation_conflicts,
+    check_rests_on_nothing_current,
+)
 from graphmem.services.evaluator.scores import score_inputs, scoring_window
 from graphmem.services.evaluator.snapshot import (
     ForeignRelation,
@@ -202,6 +206,30 @@ class TestRelations:
         assert codes(rules) == [("CONSTRAINS_CYCLE", ("a", "b", "c"))]
         facts = snapshot({n: memory() for n in "abc"}, edges)
         assert list(check_constrains_cycles(facts, CTX)) == []
+
+    def test_a_memory_resting_only_on_gone_memories(self):
+        nodes = {
+            "gone": memory(tier="archived"),
+            "old": memory(superseded_by="new"),
+            "new": memory(),
+            "b": memory(),  # rests on gone and old only
+            "c": memory(),  # rests on gone and on b, which is current
+            "d": memory(tier="archived"),  # rests on gone, but is not current itself
+            "e": memory(),  # RELATED_TO gone: no dependency
+        }
+        edges = [
+            ("gone", "ENABLES", "b"),
+            ("old", "CONSTRAINS", "b"),
+            ("gone", "ENABLES", "c"),
+            ("b", "ENABLES", "c"),
+            ("gone", "ENABLES", "d"),
+            ("gone", "RELATED_TO", "e"),
+        ]
+        found = list(check_rests_on_nothing_current(snapshot(nodes, edges), CTX))
+        assert [(f.code, f.memory_ids) for f in found] == [
+            ("RESTS_ON_NOTHING_CURRENT", ("b", "gone", "old"))
+        ]
+        assert found[0].details == {"memory": "b", "rests_on": ["gone", "old"]}
 
     def test_near_duplicates_once_per_served_pair(self):
         nodes = {"a": memory(), "b": memory(), "z": memory(status="candidate")}

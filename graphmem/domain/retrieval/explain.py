@@ -244,4 +244,6 @@ def _notes(item: ContextItem) -> list[str]:
     if item.archived:
         reason = f" ({memory.archive_reason})" if memory.archive_reason else ""
         notes.append(f"  archived{reason}: restore it before relying on it")
+    if (mark := memory.review_mark) is not None:
+        notes.append(f"  needs review: {mark.reason}")
     return notes

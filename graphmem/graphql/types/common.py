@@ -9,7 +9,7 @@ from typing import Any
 import strawberry
 from pydantic import BaseModel
 
-from graphmem.domain import kinds
+from graphmem.domain import dependencies, kinds
 from graphmem.graphql.loaders import Context
 
 # The domain enums serve as the GraphQL enums, so the two cannot drift apart;
@@ -23,6 +23,11 @@ strawberry.enum(
     description="Who of a project's agents sees a memory: its own agent only, or every agent.",
 )
 strawberry.enum(kinds.Source, description="Where a memory came from.")
+strawberry.enum(
+    dependencies.Change,
+    name="ReviewChange",
+    description="How a memory that others rest on stopped being current.",
+)
 strawberry.enum(kinds.SuggestedBy, description="Who decided that a memory is worth keeping.")
 strawberry.enum(kinds.SessionState, description="Where a session is in its lifecycle.")
 strawberry.enum(kinds.SelfAssessment, description="The writer's own rating of a memory.")

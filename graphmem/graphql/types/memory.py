@@ -14,6 +14,7 @@ from strawberry.relay import PageInfo
 
 from graphmem.domain import kinds, models, review, sessions
 from graphmem.domain.clock import as_datetime, to_datetime
+from graphmem.domain.dependencies import Change
 from graphmem.graphql.errors import report_unshowable
 from graphmem.graphql.types.common import Info
 from graphmem.graphql.types.relations import Relation
@@ -108,6 +109,24 @@ class Memory:
     copied_by: str | None = strawberry.field(
         description="The agent that made the copy, or 'admin' for a caller bound to no agent."
     )
+    review_change: Change | None = strawberry.field(
+        description="Set while it needs review: how a memory it rests on (by ENABLES or "
+        "CONSTRAINS, a few hops at most) stopped being current. confirmMemory clears it."
+    )
+    review_cause: strawberry.ID | None = strawberry.field(
+        description="The memory that changed (null when this reader may not see it)."
+    )
+    review_by: strawberry.ID | None = strawberry.field(
+        description="The memory that superseded or may contradict reviewCause, if one did."
+    )
+    review_path: list[kinds.RelationType] = strawberry.field(
+        description="The relations from reviewCause to this memory, in order."
+    )
+    review_marked_at: datetime | None
+    review_reason: str | None = strawberry.field(
+        description="The mark in one sentence: what it rests on, by which relations, what "
+        "changed and when."
+    )
     viewer: strawberry.Private[str | None] = None
     """The agent whose view the root field asked for (``agentId``); its nested
     fields read that view too. ``None``: the request's own view."""
@@ -166,6 +185,12 @@ class Memory:
             ),
             copied_at=to_datetime(memory.copied_at),
             copied_by=memory.copied_by,
+            review_change=memory.review_change,
+            review_cause=strawberry.ID(memory.review_cause) if memory.review_cause else None,
+            review_by=strawberry.ID(memory.review_by) if memory.review_by else None,
+            review_path=memory.review_path,
+            review_marked_at=to_datetime(memory.review_marked_at),
+            review_reason=mark.reason if (mark := memory.review_mark) else None,
         )
 
     @strawberry.field(description="The importance score recomputed now, factor by factor.")

@@ -22,7 +22,11 @@ from graphmem.services.evaluator.invariants import (
 )
 from graphmem.services.evaluator.overdue import check_overdue
 from graphmem.services.evaluator.references import check_orphans, check_references
-from graphmem.services.evaluator.relations import check_constrains_cycles, check_relation_conflicts
+from graphmem.services.evaluator.relations import (
+    check_constrains_cycles,
+    check_relation_conflicts,
+    check_rests_on_nothing_current,
+)
 from graphmem.services.evaluator.snapshot import Snapshot
 from graphmem.services.evaluator.supersession import (
     check_forked_supersession,
@@ -38,6 +42,7 @@ CHECKS: tuple[Check, ...] = (
     check_superseded_by,
     check_relation_conflicts,
     check_constrains_cycles,
+    check_rests_on_nothing_current,
     check_near_duplicates,
     check_consolidation_provenance,
     check_invariants,

@@ -1,13 +1,16 @@
-"""Checks of the relations between procedural rules: none both constrains
-and enables another, and they can be applied in some order."""
+"""Checks of the relations between memories: none both constrains and
+enables another, procedural rules can be applied in some order, and no
+current memory rests only on memories that are no longer current."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import networkx as nx
 
 from graphmem.domain.consistency import Finding
+from graphmem.domain.dependencies import CARRIERS
 from graphmem.domain.kinds import RelationType, Tier
 from graphmem.domain.lifecycle import PROCEDURAL_TYPES
 from graphmem.services.evaluator.context import (
@@ -34,6 +37,31 @@ def check_relation_conflicts(snap: Snapshot, ctx: CheckContext) -> Iterator[Find
             "keep the relation that holds and delete the other",
             details={"from": u, "to": v},
         )
+
+
+def check_rests_on_nothing_current(snap: Snapshot, ctx: CheckContext) -> Iterator[Finding]:
+    """A current memory all of whose ENABLES/CONSTRAINS sources stopped being
+    current (``graphmem.domain.dependencies``): what it rested on is gone."""
+    nodes = snap.graph.nodes
+    sources: dict[str, set[str]] = {}
+    for relation in CARRIERS:
+        for u, v in snap.edges_of_type(relation.value):
+            sources.setdefault(v, set()).add(u)
+    for memory_id, rests_on in sorted(sources.items()):
+        if not _current(nodes[memory_id]) or any(_current(nodes[s]) for s in rests_on):
+            continue
+        yield finding(
+            "RESTS_ON_NOTHING_CURRENT",
+            [memory_id, *rests_on],
+            f"memory {memory_id} rests only on memories that are no longer current: "
+            + ", ".join(sorted(rests_on)),
+            "review it: confirm it still holds, supersede it, or archive it",
+            details={"memory": memory_id, "rests_on": sorted(rests_on)},
+        )
+
+
+def _current(attrs: Mapping[str, Any]) -> bool:
+    return is_live(attrs) and not attrs.get("superseded_by") and not attrs.get("merged_into")
 
 
 def check_constrains_cycles(snap: Snapshot, ctx: CheckContext) -> Iterator[Finding]:

@@ -11,7 +11,7 @@ mode chooses the retrievers and whether relations are walked, and it ranks by
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -154,7 +154,9 @@ def search_result(
                 retrievers=found.explained(memory_id),
                 path=outcome.paths.get(memory_id),
                 replaces=outcome.replaces.get(memory_id, []),
-                notes=exchanged.get(memory_id, []) + _time_notes(outcome, memory_id),
+                notes=exchanged.get(memory_id, [])
+                + _time_notes(outcome, memory_id)
+                + _review_notes(outcome.full[memory_id]),
             ),
         )
         for memory_id in outcome.results()
@@ -255,9 +257,26 @@ def context_result(
         weights=scoring.weights,
         max_access_count=scoring.max_access,
         candidates=len(outcome.found.memories),
-        notes=outcome.notes,
+        notes=outcome.notes + _marked_note([item.memory for item in items]),
         took_ms=(time.perf_counter() - started) * 1000.0,
     )
+
+
+def _review_notes(memory: Memory) -> list[str]:
+    """A hit marked for review says why: what it rests on changed."""
+    mark = memory.review_mark
+    return [] if mark is None else [f"needs review: {mark.reason}"]
+
+
+def _marked_note(memories: Sequence[Memory]) -> list[str]:
+    """The memories handed out that need review, named once for the whole answer."""
+    marked = [m.id for m in memories if m.review_mark is not None]
+    if not marked:
+        return []
+    return [
+        f"{len(marked)} of these need review (a memory they rest on stopped being current): "
+        + ", ".join(marked)
+    ]
 
 
 def _time_notes(outcome: Outcome, memory_id: str) -> list[str]:
