@@ -15,7 +15,9 @@ export function storeKey(key) {
 
 export class RequestError extends Error {}
 
-const MEMORY_FIELDS = `id content tier status importance memoryType confidence pinned tags createdAt validTo supersededBy`;
+// The review fields say why a memory needs review and which memory's change caused it.
+const MEMORY_FIELDS = `id content tier status importance memoryType confidence pinned tags createdAt validTo supersededBy
+  reviewChange reviewCause reviewBy reviewPath reviewReason reviewMarkedAt`;
 
 const SEARCH = `
 query ExploreSearch($query: String!, $mode: SearchMode!, $limit: Int!, $projectId: ID) {

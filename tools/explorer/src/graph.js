@@ -4,7 +4,7 @@
 import cytoscape from "cytoscape";
 import { shorten } from "./dom.js";
 import { RELATION_COLOURS, TIER_COLOURS } from "./palette.js";
-import { standing } from "./validity.js";
+import { needsReview, standing } from "./validity.js";
 
 const LABEL_LENGTH = 50;
 /** Label sizes in screen pixels, whatever the zoom (down to MIN_LABEL_ZOOM). */
@@ -27,20 +27,30 @@ const SEPARATE_ROUNDS = 60;
 const FIT_ROUNDS = 4;
 const PADDING = 40;
 
-/** The caption: the memory's words, and on a line of its own whether it stopped holding. */
+/**
+ * The caption: the memory's words, and on a line of its own whether it
+ * stopped holding or needs review (so the mark reads without the colours).
+ */
 function caption(memory) {
-  const mark = standing(memory);
+  const marks = [standing(memory), needsReview(memory) ? "needs review" : ""].filter(Boolean);
   const words = shorten(memory.content, LABEL_LENGTH);
-  return mark ? `${words}\n(${mark})` : words;
+  return marks.length ? `${words}\n(${marks.join(", ")})` : words;
 }
 
 /** The classes that say what a memory is, rather than how the view shows it. */
-const MARKS = ["candidate", "superseded", "expired"];
+const MARKS = ["candidate", "superseded", "expired", "review"];
 
 function classesOf(memory) {
   const mark = standing(memory);
-  return [memory.status === "CANDIDATE" ? "candidate" : null, mark || null].filter(Boolean);
+  return [
+    memory.status === "CANDIDATE" ? "candidate" : null,
+    mark || null,
+    needsReview(memory) ? "review" : null,
+  ].filter(Boolean);
 }
+
+/** The colour of a review mark: a magenta ring, unlike any tier, relation or border colour. */
+export const REVIEW_COLOUR = "#C026D3";
 
 /** Whether two boxes (x1, y1, x2, y2) overlap by more than nothing once `gap` apart. */
 function overlap(a, b, gap) {
@@ -97,6 +107,22 @@ function style(px) {
       selector: "node.expired",
       style: { "border-style": "double", "border-width": 5, "border-color": "#B42318", color: "#7B1C14" },
     },
+    // Needs review: a magenta ring outside the border, so it adds to whatever
+    // the border says (centre, candidate, superseded) instead of replacing it.
+    {
+      selector: "node.review",
+      style: {
+        "outline-color": REVIEW_COLOUR,
+        "outline-width": 5,
+        "outline-offset": 2,
+        "outline-opacity": 1,
+      },
+    },
+    // The cause of the selected memory's mark, and the relations leading from it.
+    {
+      selector: "node.review-cause",
+      style: { "outline-color": REVIEW_COLOUR, "outline-width": 4, "outline-offset": 2, "outline-style": "dashed" },
+    },
     { selector: "node:selected", style: { "overlay-color": "#FACC15", "overlay-opacity": 0.35 } },
     { selector: ".hidden", style: { display: "none" } },
     {
@@ -123,6 +149,16 @@ function style(px) {
     })),
     { selector: 'edge[type = "SUPERSEDES"]', style: { "line-style": "dashed" } },
     { selector: "edge.labelled", style: { label: "data(type)", "z-index": 10 } },
+    {
+      selector: "edge.review-path",
+      style: {
+        label: "data(type)",
+        "underlay-color": REVIEW_COLOUR,
+        "underlay-opacity": 0.6,
+        "underlay-padding": 4,
+        "z-index": 9,
+      },
+    },
   ];
   return rules;
 }
@@ -372,6 +408,39 @@ export class GraphView {
       moved = true;
     }
     return moved;
+  }
+
+  /**
+   * Mark the cause of a memory's review mark, and the relations from it to
+   * the memory (the types of reviewPath, in order), where they are on screen;
+   * any earlier trace goes. What was found: whether the cause is shown, and
+   * the path's edge ids (empty when the path is not all on screen).
+   */
+  traceCause(memory) {
+    const cy = this.cy;
+    cy.elements(".review-cause, .review-path").removeClass("review-cause review-path");
+    const cause = memory?.reviewCause ? cy.getElementById(memory.reviewCause) : cy.collection();
+    if (cause.empty()) return { cause: false, path: [] };
+    cause.addClass("review-cause");
+    const path = this.dependencyPath(cause, memory.id, memory.reviewPath ?? []);
+    for (const id of path) cy.getElementById(id).addClass("review-path");
+    return { cause: true, path };
+  }
+
+  /** Edge ids from `from` to the node `to`, one edge of each type in `types` in turn; [] if none. */
+  dependencyPath(from, to, types) {
+    if (!types.length) return [];
+    const [type, ...rest] = types;
+    for (const edge of from.outgoers(`edge[type = "${type}"]`).toArray()) {
+      const next = edge.target();
+      if (!rest.length) {
+        if (next.id() === to) return [edge.id()];
+        continue;
+      }
+      const tail = this.dependencyPath(next, to, rest);
+      if (tail.length) return [edge.id(), ...tail];
+    }
+    return [];
   }
 
   /** The memory a node stands for, as last read. */

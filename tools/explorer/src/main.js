@@ -9,7 +9,7 @@
 import "./style.css";
 import { RequestError, neighborhood, projects, recentMemories, search, storeKey, storedKey } from "./api.js";
 import { el, lower } from "./dom.js";
-import { GraphView } from "./graph.js";
+import { GraphView, REVIEW_COLOUR } from "./graph.js";
 import { RELATION_COLOURS, TIER_COLOURS } from "./palette.js";
 import { renderDetails, renderOverview, renderResults, retrieverName } from "./results.js";
 import { readState, stateHash } from "./state.js";
@@ -50,6 +50,18 @@ function legend() {
     mark("candidate"),
     mark("superseded"),
     mark("expired"),
+    el(
+      "span",
+      { dataset: { mark: "review" } },
+      el("span", { className: "swatch dot review", style: { outlineColor: REVIEW_COLOUR } }),
+      "needs review",
+    ),
+    el(
+      "span",
+      { dataset: { mark: "review-path" } },
+      el("span", { className: "swatch line review-path", style: { borderColor: REVIEW_COLOUR } }),
+      "path to its cause",
+    ),
     ...Object.entries(RELATION_COLOURS).map(([type, colour]) => el("span", { dataset: { type } }, line(type, colour), type)),
     el("span", { className: "hint" }, "bigger: more important · point at an edge for its type · click a node to expand it"),
   ];
@@ -237,13 +249,13 @@ function start() {
       if (run !== graphRun) return;
       view.show(hood);
       const centre = hood.nodes.find((node) => node.id === hood.centerId);
-      renderDetails(details, centre, linkTo, view.relationsOf(hood.centerId));
+      showDetails(centre);
       summary();
       view.setState("ready");
     } catch (error) {
       if (run !== graphRun) return;
       view.clear();
-      renderDetails(details, null);
+      showDetails(null);
       setStatus(explain(error), true);
       view.setState("error");
     }
@@ -269,7 +281,7 @@ function start() {
       const run = ++graphRun;
       view.setState("loading");
       if (state.memory) return showMemory(state, run);
-      renderDetails(details, null);
+      showDetails(null);
       const ids = await listed;
       if (run === graphRun) await showListed(ids, run);
     }
@@ -282,12 +294,14 @@ function start() {
     apply(true);
   };
 
-  const load = async (id) => {
+  /** Add a memory's neighbourhood (to the chosen depth, or `reach`) to the view. */
+  const load = async (id, reach = depth()) => {
     view.setState("loading");
     try {
-      view.merge(await neighborhood({ id, depth: depth(), projectId: projectId() }));
-      // The panel lists the memory's relations on screen, which the expansion added to.
-      if (details.dataset.id === id) renderDetails(details, view.memory(id), linkTo, view.relationsOf(id));
+      view.merge(await neighborhood({ id, depth: reach, projectId: projectId() }));
+      // The panel lists the memory's relations on screen, which the expansion
+      // added to, and may now reach the cause of its review mark.
+      if (details.dataset.id) showDetails(view.memory(details.dataset.id));
       summary();
       view.setState("ready");
     } catch (error) {
@@ -296,10 +310,25 @@ function start() {
     }
   };
 
-  const view = new GraphView($("graph"), {
-    onSelect: (memory) => renderDetails(details, memory, linkTo, memory ? view.relationsOf(memory.id) : []),
-    onExpand: load,
-  });
+  /**
+   * The details panel for a memory (null closes it), with the cause of its
+   * review mark traced in the graph; "show the path" loads the cause's
+   * neighbourhood far enough to reach the memory, and traces it again.
+   */
+  const showDetails = (memory) => {
+    const trace = view.traceCause(memory);
+    if (!memory) return renderDetails(details, null);
+    // The path is reviewPath's length long; the page's depths go up to 3.
+    const reach = Math.min(Math.max(depth(), memory.reviewPath?.length ?? 1), 3);
+    renderDetails(details, memory, linkTo, view.relationsOf(memory.id), {
+      trace,
+      contentOf: (id) => view.memory(id)?.content ?? null,
+      onTrace: () => load(memory.reviewCause, reach),
+      onClose: () => view.traceCause(null),
+    });
+  };
+
+  const view = new GraphView($("graph"), { onSelect: showDetails, onExpand: load });
   // For scripting the page from the browser console (and for its end-to-end test).
   window.graphmemExplorer = view;
 

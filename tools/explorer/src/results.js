@@ -3,7 +3,7 @@
 
 import { el, lower, number, shorten } from "./dom.js";
 import { TIER_COLOURS } from "./palette.js";
-import { standing } from "./validity.js";
+import { needsReview, standing } from "./validity.js";
 
 /** The longest text of a memory named in a line about another. */
 const LINK_LENGTH = 60;
@@ -76,12 +76,16 @@ function written(createdAt) {
 
 /** A memory's status, and whether it stopped holding: "active · superseded". */
 function statusText(memory) {
-  const mark = standing(memory);
-  return mark ? `${lower(memory.status)} · ${mark}` : lower(memory.status);
+  const marks = [standing(memory), needsReview(memory) ? "needs review" : ""].filter(Boolean);
+  return [lower(memory.status), ...marks].join(" · ");
 }
 
 function itemClass(memory) {
-  const marks = [memory.status === "CANDIDATE" ? "candidate" : null, standing(memory) || null];
+  const marks = [
+    memory.status === "CANDIDATE" ? "candidate" : null,
+    standing(memory) || null,
+    needsReview(memory) ? "review" : null,
+  ];
   return ["hit", ...marks.filter(Boolean)].join(" ");
 }
 
@@ -163,11 +167,50 @@ function relationItem(relation, linkTo) {
   );
 }
 
+/** A link to a memory, named by its words when they are on screen, else by its id. */
+function memoryLink(id, linkTo, contentOf) {
+  const content = contentOf(id);
+  return el("a", { href: linkTo(id), dataset: { id } }, content ? `“${shorten(content, LINK_LENGTH)}”` : id);
+}
+
+/**
+ * Why a memory needs review, and the way to its cause: a link to the memory
+ * that changed (and to the one that changed it), and either a note that the
+ * graph shows the path or a button to bring the cause into the graph.
+ */
+function reviewSection(memory, linkTo, { trace, contentOf = () => null, onTrace } = {}) {
+  if (!needsReview(memory)) return null;
+  const cause = memory.reviewCause;
+  let where = null;
+  if (cause && trace?.path.length) where = "The path from it is highlighted in the graph.";
+  else if (cause && trace?.cause) where = "It is outlined in the graph.";
+  else if (cause && onTrace) where = el("button", { type: "button", className: "trace", onclick: onTrace }, "Show the path to the cause");
+  return el(
+    "div",
+    { className: "review" },
+    el("p", { className: "review-reason" }, `Needs review: ${memory.reviewReason}`),
+    cause
+      ? el(
+          "p",
+          { className: "review-cause" },
+          "Cause: ",
+          memoryLink(cause, linkTo, contentOf),
+          ` (${lower(memory.reviewChange)})`,
+          memory.reviewBy ? [", by ", memoryLink(memory.reviewBy, linkTo, contentOf)] : null,
+        )
+      : null,
+    where ? el("p", { className: "review-trace" }, where) : null,
+  );
+}
+
 /**
  * The memory a node stands for; `relations` are its edges on screen (the
  * graph draws their types only under the pointer, so they are listed here).
+ * `review` says what the graph shows of a review mark's cause (`trace`), the
+ * words of memories on screen (`contentOf`), and how to bring the cause in
+ * (`onTrace`); `onClose` runs when the panel's close button is pressed.
  */
-export function renderDetails(panel, memory, linkTo, relations = []) {
+export function renderDetails(panel, memory, linkTo, relations = [], review = {}) {
   if (!memory) {
     panel.hidden = true;
     delete panel.dataset.id;
@@ -178,9 +221,22 @@ export function renderDetails(panel, memory, linkTo, relations = []) {
   panel.dataset.id = memory.id;
   const mark = standing(memory);
   const parts = [
-    el("button", { type: "button", className: "close", "aria-label": "Close", onclick: () => renderDetails(panel, null) }, "×"),
+    el(
+      "button",
+      {
+        type: "button",
+        className: "close",
+        "aria-label": "Close",
+        onclick: () => {
+          renderDetails(panel, null);
+          review.onClose?.();
+        },
+      },
+      "×",
+    ),
     el("p", { className: "content" }, memory.content),
     mark ? el("p", { className: `standing ${mark}` }, STANDING_TEXT[mark]) : null,
+    reviewSection(memory, linkTo, review),
     el(
       "dl",
       {},

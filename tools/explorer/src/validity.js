@@ -9,3 +9,12 @@ export function standing(memory, now = Date.now()) {
   if (memory.validTo && Date.parse(memory.validTo) <= now) return "expired";
   return "";
 }
+
+/**
+ * Whether a memory is marked as needing review: something it rests on (by
+ * ENABLES or CONSTRAINS) stopped being current. Unlike standing, it says
+ * nothing against the memory itself, which still holds until someone looks.
+ */
+export function needsReview(memory) {
+  return Boolean(memory.reviewChange);
+}
