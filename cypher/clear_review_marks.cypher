@@ -23,5 +23,5 @@ CREATE (e:StagingEvent {
   at: $now
 })
 CREATE (e)-[:CHANGED]->(d)
-REMOVE d.review_change, d.review_cause, d.review_by, d.review_path, d.review_marked_at
+REMOVE d:NeedsReview, d.review_change, d.review_cause, d.review_by, d.review_path, d.review_marked_at
 RETURN d.id AS id

@@ -472,3 +472,50 @@ def test_saved_queries_draw_graphmem_graph(
     assert_styled(as_bob)
     assert graph.hunch not in as_bob.memories()
     assert set(as_bob.memories()) == set(around.memories()) - {graph.hunch}
+
+
+def test_a_memory_needing_review_is_drawn_apart_with_the_path_to_its_cause(
+    gm: GraphMem, store: Store, neo4j_server: test_neo4j.TestNeo4j, browser_page: Page
+):
+    """The release train ENABLES the Friday deploys, which CONSTRAIN the
+    release notes; the train is superseded, so both need review. The saved
+    query draws them in :NeedsReview's colour, the train in :Memory's, and the
+    relations from the train to each."""
+    page = browser_page
+    open_browser(page, neo4j_server)
+    train = gm.remember({"content": "The release train leaves on Thursdays"}).id
+    deploys = gm.remember({"content": "We deploy on Fridays after the train"}).id
+    notes = gm.remember({"content": "Release notes go out on Friday mornings"}).id
+    unrelated = gm.remember({"content": "Feature flags let a bad release roll back"}).id
+    gm.relate(train, deploys, "ENABLES")
+    gm.relate(deploys, notes, "CONSTRAINS")
+    moved = gm.remember({"content": "The release train leaves on Wednesdays"}).id
+    gm.supersede(train, moved)
+    assert {m.id for m in gm.needs_review().items} == {deploys, notes}
+    connect(page, neo4j_server)
+    load_style_and_favourites(page)
+    run_command(page, ":params {project_id: 'default', viewer: null}")
+
+    frame = run_favourite(page, title(CYPHER_DIR / "browser" / "needs_review.cypher"))
+    picture = drawn(frame)
+    memories = picture.memories()
+    assert set(memories) == {train, deploys, notes}, memories
+    assert unrelated not in memories and moved not in memories
+    marked, memory = RULES["node.NeedsReview"], RULES["node.Memory"]
+    for memory_id in (deploys, notes):
+        node = memories[memory_id]
+        assert sorted(node["labels"]) == ["Memory", "NeedsReview"], node
+        assert node["fill"].lower() == marked["color"].lower(), node
+        assert shows(node, gm.get(memory_id).content), node
+    assert memories[train]["labels"] == ["Memory"]
+    assert memories[train]["fill"].lower() == memory["color"].lower()
+    assert {(r["type"], r["source"], r["target"]) for r in picture.relationships} == {
+        ("ENABLES", memories[train]["id"], memories[deploys]["id"]),
+        ("CONSTRAINS", memories[deploys]["id"], memories[notes]["id"]),
+    }
+    shoot(page, "needs-review.png", frame)
+
+    # Confirming a mark takes the label, and the memory, out of the query's answer.
+    gm.confirm(notes, "the notes still go out on Fridays")
+    frame = run_favourite(page, title(CYPHER_DIR / "browser" / "needs_review.cypher"))
+    assert set(drawn(frame).memories()) == {train, deploys}

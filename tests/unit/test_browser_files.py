@@ -20,6 +20,7 @@ SAVED = {
     "session_promotion_history",
     "top_memories",
     "review_candidates",
+    "needs_review",
 }
 STATEMENTS = [p for p in CYPHER_DIR.rglob("*.cypher") if BROWSER not in p.parents]
 VISIBLE = re.compile(
@@ -63,8 +64,12 @@ def declared_in_file() -> dict[str, list[str]]:
 
 
 def written_labels() -> set[str]:
+    """The labels nodes are created with, and those set on a node already there
+    (``SET d:NeedsReview`` on a memory marked for review)."""
     text = "\n".join(path.read_text() for path in STATEMENTS)
-    return set(re.findall(r"(?:CREATE|MERGE)\s*\(\w*:(\w+)", text))
+    created = re.findall(r"(?:CREATE|MERGE)\s*\(\w*:(\w+)", text)
+    added = re.findall(r"\bSET\s+\w+:(\w+)", text)
+    return set(created) | set(added)
 
 
 def written_types() -> set[str]:
@@ -122,8 +127,9 @@ def test_every_label_graphmem_writes_is_styled_and_captioned():
 
 
 def test_the_style_uses_no_label_graphmem_does_not_write():
-    """No display labels: the style works on the graph as graphmem writes it, so
-    nothing has to write to it first (a read-only user can use it all)."""
+    """The style works on the graph as graphmem writes it, so nothing has to
+    write to it first (a read-only user can use it all): the one label set for
+    display, :NeedsReview, graphmem sets and removes with the review mark."""
     node_rules = {s for s in grass() if s.startswith("node.")}
     assert node_rules == {f"node.{label}" for label in written_labels()}
 
@@ -219,3 +225,22 @@ def test_saved_queries_show_times_as_datetimes():
         returned = re.split(r"\b(?:ORDER BY|LIMIT)\b", returned)[0]
         assert "datetime" in returned, name
         assert not re.search(r"\.(\w+_at|at)\b", plain.sub("", guarded.sub("", returned))), name
+
+
+def test_a_memory_needing_review_is_drawn_apart():
+    """Browser merges the rules of all a node's labels in the file's order, so
+    :NeedsReview, after :Memory, wins on a marked memory: its own colour and a
+    border of its own, still captioned with the content."""
+    rules = grass()
+    text = (BROWSER / "graphmem.grass").read_text()
+    assert text.index("node.Memory {") < text.index("node.NeedsReview {")
+    memory, marked = rules["node.Memory"], rules["node.NeedsReview"]
+    assert marked["caption"] == memory["caption"] == "{content}"
+    assert distance(marked["color"], memory["color"]) > 150
+    assert pixels(marked["border-width"]) > pixels(rules["node"]["border-width"])
+    statements = {
+        name: (CYPHER_DIR / f"{name}.cypher").read_text()
+        for name in ("mark_for_review", "clear_review_marks")
+    }
+    assert re.search(r"\bSET d:NeedsReview\b", statements["mark_for_review"])
+    assert re.search(r"\bREMOVE d:NeedsReview\b", statements["clear_review_marks"])
