@@ -375,6 +375,15 @@ node.Memory {
   caption: '{content}';
 }
 
+node.NeedsReview {
+  diameter: 80px;
+  color: #C026D3;
+  border-color: #86198F;
+  border-width: 6px;
+  text-color-internal: #FFFFFF;
+  caption: '{content}';
+}
+
 node.Session {
   diameter: 80px;
   color: #C990C0;
