@@ -496,7 +496,7 @@ def test_a_memory_needing_review_is_drawn_apart_with_the_path_to_its_cause(
     load_style_and_favourites(page)
     run_command(page, ":params {project_id: 'default', viewer: null}")
 
-    frame = run_favourite(page, title(CYPHER_DIR / "browser" / "needs_review.cypher"))
+    frame = run_favourite(page, title(CYPHER_DIR / "browser" / "review_marks.cypher"))
     picture = drawn(frame)
     memories = picture.memories()
     assert set(memories) == {train, deploys, notes}, memories
@@ -517,5 +517,5 @@ def test_a_memory_needing_review_is_drawn_apart_with_the_path_to_its_cause(
 
     # Confirming a mark takes the label, and the memory, out of the query's answer.
     gm.confirm(notes, "the notes still go out on Fridays")
-    frame = run_favourite(page, title(CYPHER_DIR / "browser" / "needs_review.cypher"))
+    frame = run_favourite(page, title(CYPHER_DIR / "browser" / "review_marks.cypher"))
     assert set(drawn(frame).memories()) == {train, deploys}

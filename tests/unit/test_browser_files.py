@@ -20,7 +20,7 @@ SAVED = {
     "session_promotion_history",
     "top_memories",
     "review_candidates",
-    "needs_review",
+    "review_marks",
 }
 STATEMENTS = [p for p in CYPHER_DIR.rglob("*.cypher") if BROWSER not in p.parents]
 VISIBLE = re.compile(

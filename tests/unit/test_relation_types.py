@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from graphmem.domain.dependencies import CARRIERS
 from graphmem.domain.kinds import RelationType
 from graphmem.domain.retrieval.search import TRAVERSED
 from graphmem.mcp.server import create_server
@@ -37,6 +38,9 @@ entries, and from failure capsules), never between two memories: not relation
 types."""
 SUBSETS = {"expand_relations": {t.value for t in TRAVERSED}}
 """Statements that deliberately walk fewer types than all, and which."""
+BROWSER_SUBSETS = {"review_marks": {t.value for t in CARRIERS}}
+"""Saved Browser queries that deliberately walk fewer types than all: the path
+from a review mark's cause follows the relations a dependency travels along."""
 PATTERN = re.compile(r"\[\s*\w*\s*:\s*(\w+(?:\s*\|\s*:?\s*\w+)*)")
 CYPHER_FILES = sorted(CYPHER_DIR.rglob("*.cypher"))
 
@@ -62,7 +66,8 @@ def test_cypher_names_only_known_relationship_types(path: Path):
 
 @pytest.mark.parametrize("path", CYPHER_FILES, ids=lambda p: str(p.relative_to(CYPHER_DIR)))
 def test_an_alternation_of_relation_types_lists_them_all(path: Path):
-    wanted = SUBSETS.get(path.stem, ALL)
+    subsets = BROWSER_SUBSETS if path.parent.name == "browser" else SUBSETS
+    wanted = subsets.get(path.stem, ALL)
     for types in named_types(path.read_text()):
         if len(types) > 1 and types & ALL:
             assert types == wanted, f"{path.name} lists {sorted(types)}, not {sorted(wanted)}"
@@ -72,6 +77,8 @@ def test_the_walked_subsets_are_found():
     """A subset statement that stopped naming its types would pass unnoticed."""
     for name, wanted in SUBSETS.items():
         assert wanted in named_types(Statements("falkordb")[name])
+    for name, wanted in BROWSER_SUBSETS.items():
+        assert wanted in named_types((CYPHER_DIR / "browser" / f"{name}.cypher").read_text())
 
 
 def test_each_relation_type_has_its_write_statement():
