@@ -40,7 +40,6 @@ def exported(store: Store, project: str = "default", page_size: int = 500) -> st
     return out.getvalue()
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("page_size", [2, 500])
 def test_round_trip_changes_nothing(
     gm: GraphMem, store: Store, other_store: Store, clock: ManualClock, page_size
