@@ -55,6 +55,20 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked ``slow`` first, in their collection order.
+
+    xdist's work stealing hands each worker a contiguous share of the
+    collection and an idle worker takes from the end of another's queue, so a
+    test of a minute or more collected late runs alone while the other worker
+    has nothing left: the suite then lasts as long as that test. Started first,
+    the long tests are spread over the time in which many short ones remain to
+    even the workers out. A stable sort: each module's tests stay together, so
+    a module-scoped server is not started twice."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Every test that needs a store runs on each backend its marker allows."""
     if "backend" in metafunc.fixturenames:

@@ -27,6 +27,7 @@ def reference(falkordb_server: EmbeddedFalkorDB) -> Iterator[FalkorStore]:
     db.close()
 
 
+@pytest.mark.slow
 def test_no_operation_costs_more_round_trips_than_on_falkordb(store: Store, reference: FalkorStore):
     def on(target: Store) -> dict[str, tuple[float, str]]:
         gm = GraphMem(CountingStore(target), clock=ManualClock(1_800_000_000.0))

@@ -365,6 +365,7 @@ def load_style_and_favourites(page: Page) -> None:
     shoot(page, "favorites.png")
 
 
+@pytest.mark.slow
 def test_saved_queries_draw_graphmem_graph(
     store: Store, clock: ManualClock, neo4j_server: test_neo4j.TestNeo4j, browser_page: Page
 ):

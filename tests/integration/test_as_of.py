@@ -308,6 +308,7 @@ def replay(gm: GraphMem, clock: ManualClock) -> Replay:
     return Replay(gm, clock)
 
 
+@pytest.mark.slow
 def test_every_as_of_answer_matches_the_replayed_history(replay: Replay) -> None:
     scripted(replay)
     tiers = {tier for _, state in replay.model.states for tier, _, _ in state.values()}
@@ -439,6 +440,7 @@ def fresh_gm(falkordb_server: EmbeddedFalkorDB) -> Iterator[Any]:
     db.close()
 
 
+@pytest.mark.slow
 @settings(
     max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

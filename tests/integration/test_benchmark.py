@@ -12,6 +12,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from benchmarks.baseline import raw_rows
 from benchmarks.data import generate
 from graphmem.api import GraphMem
@@ -31,6 +33,7 @@ def test_raw_rows_carry_the_properties_graphmem_stores(gm: GraphMem, store: Stor
     assert [sorted(keys) for (keys,) in stored] == [sorted(row) for row in rows]
 
 
+@pytest.mark.slow
 def test_smoke_run_produces_every_figure() -> None:
     # A scratch folder of this run's own (other benchmarks may run beside it).
     scratch = Path(tempfile.mkdtemp(dir="/tmp", prefix="gmt-"))

@@ -203,6 +203,7 @@ def fresh_run(args: list[str], data_dir: Path, tmp_path: Path) -> tuple[list[str
     return modules, out.read_text()
 
 
+@pytest.mark.slow
 def test_each_server_first_command_loads_none_of_the_server(
     data_dir: Path, server: str, tmp_path: Path
 ) -> None:

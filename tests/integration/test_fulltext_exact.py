@@ -24,6 +24,7 @@ import math
 import uuid
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -170,6 +171,7 @@ def written(gm: GraphMem, items: list[str], project: str) -> dict[str, str]:
     return {m.id: memory_text(m.content, m.rationale) for m in memories if m is not None}
 
 
+@pytest.mark.slow
 @settings(
     max_examples=10,
     deadline=None,
@@ -212,6 +214,7 @@ def test_fulltext_ranks_every_match_by_the_projects_own_bm25(
     assert_exact(gm, memories, queries, project, limit)
 
 
+@pytest.mark.slow
 def test_a_project_at_the_exact_size_is_ranked_whole(gm: GraphMem) -> None:
     # At the size the whole-project ranking stops (5,000 memories), a name that
     # most turns hold and near-identical short turns: the shape in which the

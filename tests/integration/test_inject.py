@@ -293,6 +293,7 @@ def test_without_a_server_the_hook_reads_the_running_database_on_full_text(
         assert "no server at" in nothing(off)
 
 
+@pytest.mark.slow
 def test_without_a_server_the_hook_sees_as_the_agent_of_its_key(
     stored: Path, outside: Path, refused_url: str
 ):

@@ -17,6 +17,9 @@ import pytest
 from benchmarks import kill_rounds
 from tests import neo4j_server as test_neo4j
 
+pytestmark = pytest.mark.slow
+"""Minutes of kills and restarts: run first (tests/conftest.py)."""
+
 
 def test_falkordb_killed_twenty_times_never_answers_internal(
     tmp_path_factory: pytest.TempPathFactory,

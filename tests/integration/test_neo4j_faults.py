@@ -29,6 +29,9 @@ from graphmem.store.neo4j import Neo4jStore, version_refusal
 from tests import neo4j_server as test_neo4j
 from tests.integration.conftest import serve
 
+pytestmark = pytest.mark.slow
+"""Each test starts Neo4j servers of its own, some several times: run first (tests/conftest.py)."""
+
 START_SECONDS = 60.0
 """How long a refused ``graphmem serve`` may take to say so, imports included;
 well below what a driver retry (GRAPHMEM_NEO4J_RETRY_TIME) or a connection

@@ -82,6 +82,7 @@ def embedded(data_dir: Path) -> str:
     return f"embedded FalkorDB in {data_dir.resolve()}, graph graphmem"
 
 
+@pytest.mark.slow
 def test_a_second_server_of_the_data_directory_is_refused_and_the_commands_keep_to_the_first(
     data_dir: Path, other_dir: Path
 ) -> None:
@@ -239,6 +240,7 @@ def test_a_command_whose_settings_name_another_store_acts_on_its_own_and_says_so
         assert operations(server.url).get("CliProjects") == 1
 
 
+@pytest.mark.slow
 def test_a_neo4j_server_runs_beside_the_embedded_one_on_a_data_directory_of_its_own(
     data_dir: Path, other_dir: Path, neo4j_env: dict[str, str]
 ) -> None:

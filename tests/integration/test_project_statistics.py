@@ -114,6 +114,7 @@ def _fresh(store: Store, clock: ManualClock, embedder: MiniLMEmbedder) -> GraphM
     return GraphMem(store, clock=clock, embedder=embedder)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [7, 1234])
 def test_other_projects_change_no_result_and_no_score(
     egm: GraphMem, store: Store, clock: ManualClock, embedder: MiniLMEmbedder, seed: int
@@ -137,6 +138,7 @@ def test_other_projects_change_no_result_and_no_score(
     assert shared == alone
 
 
+@pytest.mark.slow
 def test_another_agents_private_memories_change_no_result_and_no_score(
     egm: GraphMem, store: Store, clock: ManualClock, embedder: MiniLMEmbedder
 ):

@@ -214,6 +214,7 @@ def _metrics(url: str) -> tuple[Counter[str], float]:
     return promoted, float(runs[0]) if runs else 0.0
 
 
+@pytest.mark.slow
 def test_three_servers_share_one_database_without_double_promotion(
     servers: list[str], settings: Settings
 ):

@@ -79,6 +79,7 @@ def target(gm: GraphMem) -> tuple[str, str]:
     return memory.id, memory.content
 
 
+@pytest.mark.slow
 def test_a_fulltext_search_during_the_build_waits_and_finds_the_memory(gm: GraphMem):
     memory_id, content = target(gm)
     restart(gm)
@@ -87,6 +88,7 @@ def test_a_fulltext_search_during_the_build_waits_and_finds_the_memory(gm: Graph
     assert memory_id in hits
 
 
+@pytest.mark.slow
 def test_a_search_during_the_build_answers_unavailable_or_right_never_empty(
     gm: GraphMem, monkeypatch: pytest.MonkeyPatch
 ):

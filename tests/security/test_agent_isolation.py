@@ -217,6 +217,7 @@ def documents(
             yield name, render(operation, name, field, variables), variables
 
 
+@pytest.mark.slow
 def test_no_graphql_probe_reaches_another_agents_private_memories(
     egm: GraphMem, team: dict[str, Any], clock: ManualClock
 ) -> None:
@@ -349,6 +350,7 @@ def _search(http: httpx.Client, key: str, query: str) -> set[str]:
     return {hit["memory"]["id"] for hit in body["data"]["search"]["hits"]}
 
 
+@pytest.mark.slow
 def test_no_mcp_probe_reaches_another_agents_private_memories(
     egm: GraphMem, team: dict[str, Any], clock: ManualClock
 ) -> None:

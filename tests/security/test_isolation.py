@@ -188,6 +188,7 @@ def tenants(egm: GraphMem, clock: ManualClock) -> Iterator[tuple[httpx.Client, s
         yield http, ids
 
 
+@pytest.mark.slow
 def test_no_probe_reaches_the_other_project(egm: GraphMem, tenants: Any) -> None:
     http, ids = tenants
     beta_ids = set(ids["beta"]["memory"]) | set(ids["beta"]["session"])
