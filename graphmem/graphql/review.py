@@ -112,6 +112,22 @@ class BulkReviewResult:
         )
 
 
+def _positions(
+    after: str | None, count: int, has_next: bool, end_cursor: str | None
+) -> tuple[list[str], PageInfo]:
+    """The cursors of a page of ``count`` items after ``after`` and its page info:
+    cursors are positions in the list (the API checked ``after`` already)."""
+    start = decode_offset(after) if after else 0
+    cursors = [encode_offset(start + n) for n in range(1, count + 1)]
+    page_info = PageInfo(
+        has_next_page=has_next,
+        has_previous_page=start > 0,
+        start_cursor=cursors[0] if cursors else None,
+        end_cursor=end_cursor,
+    )
+    return cursors, page_info
+
+
 @strawberry.type
 class ReviewQuery:
     @strawberry.field(description="Candidates awaiting review, a page at a time.")
@@ -132,21 +148,12 @@ class ReviewQuery:
             after=after,
             project_id=project_id,
         )
-        # Cursors are positions in the queue: the API checked `after` already.
-        start = decode_offset(after) if after else 0
+        cursors, page_info = _positions(after, len(page.items), page.has_next, page.end_cursor)
         edges = [
-            ReviewEdge(cursor=encode_offset(start + n), node=ReviewItem.of(item))
-            for n, item in enumerate(page.items, start=1)
+            ReviewEdge(cursor=c, node=ReviewItem.of(item))
+            for c, item in zip(cursors, page.items, strict=True)
         ]
-        return ReviewConnection(
-            edges=edges,
-            page_info=PageInfo(
-                has_next_page=page.has_next,
-                has_previous_page=start > 0,
-                start_cursor=edges[0].cursor if edges else None,
-                end_cursor=page.end_cursor,
-            ),
-        )
+        return ReviewConnection(edges=edges, page_info=page_info)
 
     @strawberry.field(
         description="Memories marked as needing review because a memory they rest on (by "
@@ -159,20 +166,12 @@ class ReviewQuery:
         page = await run_in_threadpool(
             info.context.gm.needs_review, first=first, after=after, project_id=project_id
         )
-        start = decode_offset(after) if after else 0
+        cursors, page_info = _positions(after, len(page.items), page.has_next, page.end_cursor)
         edges = [
-            MemoryEdge(cursor=encode_offset(start + n), node=Memory.of(memory))
-            for n, memory in enumerate(page.items, start=1)
+            MemoryEdge(cursor=c, node=Memory.of(memory))
+            for c, memory in zip(cursors, page.items, strict=True)
         ]
-        return MemoryConnection(
-            edges=edges,
-            page_info=PageInfo(
-                has_next_page=page.has_next,
-                has_previous_page=start > 0,
-                start_cursor=edges[0].cursor if edges else None,
-                end_cursor=page.end_cursor,
-            ),
-        )
+        return MemoryConnection(edges=edges, page_info=page_info)
 
     @strawberry.field(description="A memory's staging log, newest first.")
     async def staging_events(
