@@ -60,8 +60,7 @@ class NearMatches(Service):
         """Judge each new row against its nearest live memories (``graphmem.domain.restatement``).
 
         Near matches come from the vector index (cosine at or above
-        ``restatement.fetch_similarity``: below ``candidate_similarity`` only a
-        changed value or a correction is read) or, without embeddings, from the
+        ``restatement.candidate_similarity``) or, without embeddings, from the
         full-text index (token Jaccard at or above ``dedup_jaccard``); one lookup
         per row, in one round trip. The first match judged the same statement
         takes the row as a merge (its wording kept as a variant). Otherwise the
@@ -203,7 +202,7 @@ class NearMatches(Service):
                 {
                     "items": [{"index": i, "vector": vectors[i]} for i in items],
                     "project_id": project,
-                    "threshold": self.rules.restatement.fetch_similarity,
+                    "threshold": self.rules.restatement.candidate_similarity,
                     "k": k,
                 },
             )

@@ -43,9 +43,8 @@ import re
 import unicodedata
 from typing import Literal
 
-from graphmem.domain.restatement.analysis import Analysis, analyse
+from graphmem.domain.restatement.analysis import analyse
 from graphmem.domain.restatement.comparison import Comparison
-from graphmem.domain.restatement.corrections import correction, temporal_negation
 from graphmem.domain.restatement.verdicts import (
     DEFAULT_THRESHOLDS,
     Difference,
@@ -75,11 +74,10 @@ def judge(
     """
     limits = thresholds or DEFAULT_THRESHOLDS
     floor = -math.inf if measure == "jaccard" else limits.candidate_similarity
-    below = Judgement(
-        Verdict.DISTINCT, Difference.SIMILARITY, f"similarity {similarity:.3f} < {floor}"
-    )
-    if similarity < min(floor, limits.correction_similarity):
-        return below
+    if similarity < floor:
+        return Judgement(
+            Verdict.DISTINCT, Difference.SIMILARITY, f"similarity {similarity:.3f} < {floor}"
+        )
     a, b = analyse(existing), analyse(new)
     if not (a.readable and b.readable):
         side = "new" if not b.readable else "existing"
@@ -90,51 +88,7 @@ def judge(
         return Judgement(
             Verdict.DISTINCT, Difference.SPEAKER, f"said by {a.speaker}, then by {b.speaker}"
         )
-    judged = _corrected(new, a, b, Comparison(a, b, same_source).verdict(similarity), same_source)
-    if similarity < floor and not (
-        judged.verdict in (Verdict.SUPERSEDE, Verdict.CONFLICT) and judged.difference in CHANGED
-    ):
-        return below  # far apart: only a changed value or a correction is read there
-    return judged
-
-
-CHANGED = frozenset(
-    {
-        Difference.NUMBER,
-        Difference.VERSION,
-        Difference.DATE,
-        Difference.IDENTIFIER,
-        Difference.UNIT,
-        Difference.ENTITY,
-        Difference.CORRECTION,
-    }
-)
-"""What may decide a pair below ``candidate_similarity``: a value that changed."""
-
-
-def _corrected(
-    text: str, a: Analysis, b: Analysis, judged: Judgement, same_source: bool
-) -> Judgement:
-    """``judged``, unless the new text says it corrects the existing one: it
-    names the old value ("switched from Y to X"), or says the old statement
-    stopped holding ("no longer Y"), which from the same source is an update."""
-    changed = Verdict.SUPERSEDE if same_source else Verdict.CONFLICT
-    if (
-        judged.verdict is not Verdict.MERGE
-        and judged.difference not in CHANGED
-        and (found := correction(text, b, a))
-    ):
-        return Judgement(changed, Difference.CORRECTION, f"corrects {found.old} -> {found.new}")
-    if (
-        same_source
-        and judged.verdict is Verdict.CONFLICT
-        and judged.difference is Difference.NEGATION
-        and temporal_negation(text)
-    ):
-        return Judgement(
-            Verdict.SUPERSEDE, Difference.CORRECTION, f"no longer holds ({judged.reason})"
-        )
-    return judged
+    return Comparison(a, b, same_source).verdict(similarity)
 
 
 def judge_events(

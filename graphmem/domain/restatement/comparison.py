@@ -107,17 +107,13 @@ class Comparison:
 
     def overlap(self) -> float:
         """The share of content words and values the two texts hold in common,
-        an antonym pair, a changed value or one name in place of another
-        ("HashiCorp Vault" for "AWS Secrets Manager") counting as one shared
-        word: below ``SAME_SUBJECT`` they are not about the same thing, whatever
-        word tells them apart."""
+        an antonym pair or a changed value counting as one shared word: below
+        ``SAME_SUBJECT`` they are not about the same thing, whatever word tells
+        them apart."""
         a = self.a.stems | set(self.a.values)
         b = self.b.stems | set(self.b.values)
         changed = min(len(set(self.a.values) - b), len(set(self.b.values) - a))
-        renamed = bool(self.a.entities - b - self.b.entities) and bool(
-            self.b.entities - a - self.a.entities
-        )
-        paired = len(self.flips) + changed + renamed
+        paired = len(self.flips) + changed
         union = len(a | b) - paired
         return (len(a & b) + paired) / union if union else 1.0
 

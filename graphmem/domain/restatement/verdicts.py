@@ -39,9 +39,6 @@ class Difference(StrEnum):
     """One text says all the other says, and more: kept apart on write (the
     addition is what was said), grouped by consolidation."""
     ORDER = "order"
-    CORRECTION = "correction"
-    """The new text names what it replaces ("switched from Y to X", "X instead
-    of Y", "no longer Y"): ``graphmem.domain.restatement.corrections``."""
     QUALIFIER = "qualifier"
     """A closed-class word differs where the rest agrees: a quantifier, modal,
     direction, person, tense or restriction ("must"/"may", "all"/"some",
@@ -74,18 +71,7 @@ class RestatementThresholds(BaseModel):
 
     candidate_similarity: float = Field(default=0.78, ge=0.0, le=1.0)
     """Cosine at or above which a near match is judged at all; below it: ``DISTINCT``."""
-    correction_similarity: float = Field(default=0.55, ge=0.0, le=1.0)
-    """Cosine from which a near match below ``candidate_similarity`` is still read,
-    for a changed value or a correction only (never a merge): another name or
-    value moves the embedding far ("deployed to Fly.io" and "deployed to Render"
-    score 0.61), and a correction says more than what it corrects."""
     event_window_seconds: float = Field(default=60.0, ge=0.0)
-
-    @property
-    def fetch_similarity(self) -> float:
-        """The cosine from which a write's near matches are fetched to be judged."""
-        return min(self.candidate_similarity, self.correction_similarity)
-
     """Two events with the same text merge only when they happened at most this
     far apart (the same turn written twice); further apart, both happened."""
 
