@@ -171,6 +171,10 @@ def seed_every_problem(gm: GraphMem, store: FalkorStore, clock: ManualClock) -> 
     raw(store, "MATCH (:Memory {id: $id})-[r:IN_SESSION]->() DELETE r", id=m["orphan"])
     raw(store, "MATCH (m:Memory {id: $id}) SET m.source = 'consolidated'", id=m["lonely"])
     raw(store, "MATCH (m:Memory {id: $id}) SET m.valid_to = 1.0e300", id=m["badtime"])
+    m["rest_base"] = fact(gm, "The release train leaves on Thursdays.")
+    m["rest_dep"] = fact(gm, "We deploy on Fridays, the day after the release train.")
+    gm.relate(m["rest_base"], m["rest_dep"], "ENABLES")
+    gm.archive(m["rest_base"], "the release train was retired")
     clock.advance(10 * 60)
     return {
         "SUPERSEDES_SELF": (m["self"],),
@@ -180,6 +184,7 @@ def seed_every_problem(gm: GraphMem, store: FalkorStore, clock: ManualClock) -> 
         "SUPERSEDED_BY_MISMATCH": (m["mis_old"], m["mis_new"]),
         "RELATION_CONFLICT": (m["x"], m["y"]),
         "CONSTRAINS_CYCLE": (m["r1"], m["r2"]),
+        "RESTS_ON_NOTHING_CURRENT": (m["rest_base"], m["rest_dep"]),
         "NEAR_DUPLICATE": (m["n1"], m["n2"]),
         "CONSOLIDATION_PROVENANCE": (m["lonely"],),
         "IMPORTANCE_OUT_OF_RANGE": (m["imp"],),
@@ -207,7 +212,7 @@ def test_every_seeded_problem_is_found_once_and_nothing_else(
     found = {f.code: f.memory_ids for f in report.findings}
     assert len(report.findings) == len(found), [f.code for f in report.findings]
     assert found == {code: tuple(sorted(ids)) for code, ids in expected.items()}
-    assert report.counts() == {"error": 9, "warning": 11, "info": 2}
+    assert report.counts() == {"error": 9, "warning": 12, "info": 2}
     assert any("covered 3 of" in note for note in report.notes)
 
 
