@@ -30,10 +30,10 @@ REFUSED = (redis.ResponseError, ClientError)
 """How FalkorDB and Neo4j refuse a statement."""
 
 
-
 CASCADE = {"mark_for_review", "clear_review_marks"}
 """What an operation writes after its own statement: the review marks its change
 leaves or takes away (graphmem.services.cascade), a step of its own."""
+
 
 class FaultyStore:
     """The real store, recording the writes and sabotaging a named one."""
