@@ -50,8 +50,10 @@ EXIT_STORE_LOST = 69
 """A server's exit status when the embedded database died and could not be
 restarted (sysexits' EX_UNAVAILABLE): a service manager restarts the process."""
 
-START_SECONDS = 5.0
-"""How long ``in_thread`` waits for uvicorn to start."""
+START_SECONDS = 120.0
+"""How long ``in_thread`` waits for uvicorn to start: its start-up may open an
+embedded database and load the model, which take tens of seconds on a busy
+machine; the wait ends as soon as it has started."""
 
 
 COMMAND_SHOWN = 120

@@ -474,6 +474,10 @@ def test_saved_queries_draw_graphmem_graph(
     assert graph.hunch not in as_bob.memories()
     assert set(as_bob.memories()) == set(around.memories()) - {graph.hunch}
 
+    # A server on loopback asks nothing of its user: after every frame above,
+    # Browser has shown no offer to collect product usage.
+    assert page.get_by_text("help make Neo4j Browser better").count() == 0
+
 
 def test_a_memory_needing_review_is_drawn_apart_with_the_path_to_its_cause(
     gm: GraphMem, store: Store, neo4j_server: test_neo4j.TestNeo4j, browser_page: Page
