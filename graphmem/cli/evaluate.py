@@ -10,6 +10,7 @@ unavailable (try again later); 1 and 2 keep their meaning for every command
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -110,36 +111,74 @@ def evaluate(
     command line was wrong; 3 a finding at or above --fail-on (after --fix: one
     that remains); 4 no project named --project; 5 the store is unavailable.
     """
+    _check_options(
+        project, all_projects=all_projects, format=format, output=output, fix=fix, dry_run=dry_run
+    )
+    with opened(ctx, {StoreUnavailableError: STORE_UNAVAILABLE_EXIT}) as gm:
+        # A typo must not pass as an empty, healthy project.
+        require_project(gm, project, exit_code=UNKNOWN_PROJECT_EXIT)
+        projects = gm.evaluator.projects() if all_projects else [project]
+        reports, contents = _evaluate_each(
+            gm, projects, html=format is Format.HTML, fix=fix, dry_run=dry_run, evidence=evidence
+        )
+    with reported_errors():
+        _show(reports, format, output, many=all_projects, contents=contents)
+    _gate(reports, fail_on)
+
+
+def _check_options(
+    project: str | None,
+    *,
+    all_projects: bool,
+    format: Format,
+    output: Path | None,
+    fix: bool,
+    dry_run: bool,
+) -> None:
+    """The combinations that cannot work, refused before the store is opened (exit 2)."""
     if dry_run and not fix:
         raise typer.BadParameter("--dry-run only applies to --fix", param_hint="--dry-run")
     if all_projects and project is not None:
         raise typer.BadParameter("name a --project or --all-projects, not both")
     if all_projects and format is Format.HTML and output is None:
         raise typer.BadParameter("--format html with --all-projects needs --output DIR")
+
+
+def _evaluate_each(
+    gm: GraphMem,
+    projects: Sequence[str | None],
+    *,
+    html: bool,
+    fix: bool,
+    dry_run: bool,
+    evidence: bool,
+) -> tuple[list[ConsistencyReport], dict[str, dict[str, Memory]]]:
+    """Each project's report, and for the HTML page the memories its findings
+    name, by report id: the page shows what they say, so they are read while the
+    store is open."""
     reports: list[ConsistencyReport] = []
-    # The HTML page shows what each finding's memories say: read them while the store is open.
     contents: dict[str, dict[str, Memory]] = {}
-    with opened(ctx, {StoreUnavailableError: STORE_UNAVAILABLE_EXIT}) as gm:
-        # A typo must not pass as an empty, healthy project.
-        require_project(gm, project, exit_code=UNKNOWN_PROJECT_EXIT)
-        projects = gm.evaluator.projects() if all_projects else [project]
-        for name in projects:
-            with err.status(f"evaluating {name or 'project'}..."):
-                report = _evaluated(gm, name, fix=fix, dry_run=dry_run, evidence=evidence)
-                reports.append(report)
-                if format is Format.HTML:
-                    read = gm.get_many(shown_memory_ids(report), project_id=report.project_id)
-                    contents[report.id] = {m.id: m for m in read if m is not None}
-    with reported_errors():
-        _show(reports, format, output, many=all_projects, contents=contents)
-    if fail_on is not FailOn.NEVER:
-        worst = Severity(fail_on.value)
-        failing = sum(len(r.at_or_above(worst)) for r in reports)
-        if failing:
-            err.print(
-                Text(f"{plural(failing, 'finding')} at or above {worst.value}", style="bold red"),
-            )
-            raise typer.Exit(FINDINGS_EXIT)
+    for name in projects:
+        with err.status(f"evaluating {name or 'project'}..."):
+            report = _evaluated(gm, name, fix=fix, dry_run=dry_run, evidence=evidence)
+            reports.append(report)
+            if html:
+                read = gm.get_many(shown_memory_ids(report), project_id=report.project_id)
+                contents[report.id] = {m.id: m for m in read if m is not None}
+    return reports, contents
+
+
+def _gate(reports: list[ConsistencyReport], fail_on: FailOn) -> None:
+    """The exit code a deploy gates on: 3 when a finding reaches ``--fail-on``."""
+    if fail_on is FailOn.NEVER:
+        return
+    worst = Severity(fail_on.value)
+    failing = sum(len(r.at_or_above(worst)) for r in reports)
+    if failing:
+        err.print(
+            Text(f"{plural(failing, 'finding')} at or above {worst.value}", style="bold red"),
+        )
+        raise typer.Exit(FINDINGS_EXIT)
 
 
 def _evaluated(

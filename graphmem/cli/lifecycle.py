@@ -3,7 +3,8 @@ review of candidates, and schema migration."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import track
@@ -27,6 +28,9 @@ from graphmem.domain.review import ReviewItem
 from graphmem.domain.wording import plural
 from graphmem.services.archival import ArchiveResult
 from graphmem.services.promotion import RunResult
+
+if TYPE_CHECKING:
+    from graphmem.api import GraphMem
 
 
 @app.command()
@@ -180,66 +184,148 @@ def review(
 ) -> None:
     """Review candidates: interactively (approve / reject / skip), or with flags;
     --marked lists the memories marked for review, --confirm clears a mark."""
-    all_matching = all_matching.lower() if all_matching is not None else None
-    if (reject or all_matching == "reject") and not (reason or "").strip():
+    action = all_matching.lower() if all_matching is not None else None
+    _require_reason(bool(reject) or action == "reject", reason)
+    flt = _queue_filters(session, memory_type, tags, min_occurrences)
+    role, whole_project = _review_role(
+        action, reading=list_only or marked, deciding=bool(approve or reject or confirm)
+    )
+    with keyed(ctx, project, role, whole_project=whole_project) as (gm, project):
+        if confirm:
+            _confirm(gm, confirm, reason, project)
+        elif marked:
+            out.print(_marks(gm.needs_review(first=first, project_id=project).items), crop=False)
+        elif approve or reject:
+            _decide(gm, approve or [], reject or [], reason, project)
+        elif action is not None:
+            _bulk(gm, flt, action, reason=reason, dry_run=dry_run, project=project)
+        else:
+            _queue_or_prompt(
+                gm, flt, order, first, list_only=list_only, reason=reason, project=project
+            )
+
+
+def _require_reason(rejecting: bool, reason: str | None) -> None:
+    """A rejection is refused before anything is opened, so no candidate of a
+    batch is rejected without the reason the log keeps for it."""
+    if rejecting and not (reason or "").strip():
         with reported_errors():
             raise InvalidInputError("--reason is required to reject", field="reason")
+
+
+def _queue_filters(
+    session: str | None, memory_type: str | None, tags: list[str] | None, min_occurrences: int
+) -> dict[str, Any]:
+    """The queue filters as the service takes them: an option left out is no filter."""
     flt: dict[str, Any] = {
         "session_id": session,
         "memory_type": memory_type,
         "tags": tags or [],
         "min_occurrences": min_occurrences,
     }
-    flt = {k: v for k, v in flt.items() if v is not None}
-    # The role the server asks of the same calls: the queue is read, a review
-    # (flags or the prompt) writes, and --all decides for every agent's candidates.
-    role, whole_project = Role.WRITE, False
-    if all_matching is not None:
-        role, whole_project = Role.ADMIN, True
-    elif (list_only or marked) and not (approve or reject or confirm):
-        role = Role.READ
-    with keyed(ctx, project, role, whole_project=whole_project) as (gm, project):
-        if confirm:
-            for memory_id in confirm:
-                gm.confirm(memory_id, reason, project_id=project)
-                out.print(f"confirmed {memory_id}")
-            return
-        if marked:
-            out.print(_marks(gm.needs_review(first=first, project_id=project).items), crop=False)
-            return
-        if approve or reject:
-            for memory_id in approve or []:
-                out.print(f"approved {gm.approve(memory_id, project_id=project).id}")
-            for memory_id in reject or []:
-                gm.reject(memory_id, reason or "", project_id=project)
-                out.print(f"rejected {memory_id}")
-            return
-        if all_matching is not None:
-            result = gm.bulk_review(
-                flt, all_matching, reason=reason, dry_run=dry_run, project_id=project
-            )
-            verb = f"would {result.action}" if result.dry_run else f"{result.action}d"
-            changed = result.matched if result.dry_run else result.applied
-            out.print(f"{verb} {plural(len(changed), 'candidate')}")
-            for memory_id in changed:
-                out.print(memory_id)
-            return
-        page = gm.review_queue(flt, order=order.lower(), first=first, project_id=project)
-        if list_only or not page.items:
-            out.print(_queue(page.items), crop=False)
-            return
-        for item in page.items:
-            out.print(_queue([item]), crop=False)
-            choice = typer.prompt("[a]pprove, [r]eject, [s]kip or [q]uit", default="s")
-            if choice.startswith("q"):
-                break
-            if choice.startswith("a"):
-                gm.approve(item.memory.id, project_id=project)
-                out.print("approved")
-            elif choice.startswith("r"):
-                why = reason or typer.prompt("reason")
-                gm.reject(item.memory.id, why, project_id=project)
-                out.print("rejected")
+    return {k: v for k, v in flt.items() if v is not None}
+
+
+def _review_role(action: str | None, *, reading: bool, deciding: bool) -> tuple[Role, bool]:
+    """The role the server asks of the same calls, and whether it spans the whole
+    project: the queue is read, a review (flags or the prompt) writes, and --all
+    decides for every agent's candidates."""
+    if action is not None:
+        return Role.ADMIN, True
+    if reading and not deciding:
+        return Role.READ, False
+    return Role.WRITE, False
+
+
+def _confirm(gm: GraphMem, ids: list[str], reason: str | None, project: str | None) -> None:
+    """--confirm: each marked memory still holds, so its mark goes."""
+    for memory_id in ids:
+        gm.confirm(memory_id, reason, project_id=project)
+        out.print(f"confirmed {memory_id}")
+
+
+def _decide(
+    gm: GraphMem, approve: list[str], reject: list[str], reason: str | None, project: str | None
+) -> None:
+    """--approve and --reject: the named candidates, approvals first."""
+    for memory_id in approve:
+        out.print(f"approved {gm.approve(memory_id, project_id=project).id}")
+    for memory_id in reject:
+        gm.reject(memory_id, reason or "", project_id=project)
+        out.print(f"rejected {memory_id}")
+
+
+def _bulk(
+    gm: GraphMem,
+    flt: dict[str, Any],
+    action: str,
+    *,
+    reason: str | None,
+    dry_run: bool,
+    project: str | None,
+) -> None:
+    """--all: one decision for every candidate the filters select, each listed."""
+    result = gm.bulk_review(flt, action, reason=reason, dry_run=dry_run, project_id=project)
+    verb = f"would {result.action}" if result.dry_run else f"{result.action}d"
+    changed = result.matched if result.dry_run else result.applied
+    out.print(f"{verb} {plural(len(changed), 'candidate')}")
+    for memory_id in changed:
+        out.print(memory_id)
+
+
+def _approve_item(gm: GraphMem, item: ReviewItem, reason: str | None, project: str | None) -> None:
+    """``a``: an approval needs no reason."""
+    gm.approve(item.memory.id, project_id=project)
+    out.print("approved")
+
+
+def _reject_item(gm: GraphMem, item: ReviewItem, reason: str | None, project: str | None) -> None:
+    """``r``: the --reason given, or one asked for this candidate."""
+    why = reason or typer.prompt("reason")
+    gm.reject(item.memory.id, why, project_id=project)
+    out.print("rejected")
+
+
+_CHOICES: dict[str, Callable[[GraphMem, ReviewItem, str | None, str | None], None]] = {
+    "a": _approve_item,
+    "r": _reject_item,
+}
+"""What each answer at the prompt does, by its first letter; any other skips
+(``q`` quits, before this table is asked)."""
+
+
+def _queue_or_prompt(
+    gm: GraphMem,
+    flt: dict[str, Any],
+    order: str,
+    first: int,
+    *,
+    list_only: bool,
+    reason: str | None,
+    project: str | None,
+) -> None:
+    """The queue: listed with --list (or when it is empty), otherwise gone through
+    at the prompt."""
+    page = gm.review_queue(flt, order=order.lower(), first=first, project_id=project)
+    if list_only or not page.items:
+        out.print(_queue(page.items), crop=False)
+    else:
+        _go_through(gm, page.items, reason, project)
+
+
+def _go_through(
+    gm: GraphMem, items: list[ReviewItem], reason: str | None, project: str | None
+) -> None:
+    """The prompt: each candidate shown, then approved, rejected, skipped, or the
+    review ends."""
+    for item in items:
+        out.print(_queue([item]), crop=False)
+        choice = typer.prompt("[a]pprove, [r]eject, [s]kip or [q]uit", default="s")
+        if choice.startswith("q"):
+            break
+        act = _CHOICES.get(choice[:1])
+        if act is not None:
+            act(gm, item, reason, project)
 
 
 def _marks(memories: list[Memory]) -> Table:

@@ -167,21 +167,35 @@ def failure_report(event: PostToolUse) -> dict[str, Any] | None:
 
 
 def _error_text(response: Any) -> str | None:
+    """What a failed call's response says went wrong; ``None`` when it did not fail
+    (see ``failure_report``). A response that fails without saying why still gets
+    a line: its exit status, or that the tool failed."""
     if isinstance(response, str):
         return response if response.lstrip().lower().startswith("error") else None
     if not isinstance(response, dict) or response.get("interrupted") is True:
         return None
-    said = response.get("is_error") is True or response.get("isError") is True
-    said = said or response.get("success") is False
-    exit_code = next((response[k] for k in _EXIT_KEYS if isinstance(response.get(k), int)), 0)
-    error = response.get("error")
-    if not (said or exit_code or (isinstance(error, str) and error.strip())):
+    exit_code = _exit_code(response)
+    if not (_says_failed(response) or exit_code):
         return None
-    for key in _TEXT_KEYS:
-        text = _as_text(response.get(key))
-        if text:
-            return text
-    return f"exit status {exit_code}" if exit_code else "the tool failed"
+    found = (text for key in _TEXT_KEYS if (text := _as_text(response.get(key))))
+    return next(found, None) or (f"exit status {exit_code}" if exit_code else "the tool failed")
+
+
+def _says_failed(response: dict[str, Any]) -> bool:
+    """The response's own word: an error flag (either spelling), ``success: false``,
+    or error text."""
+    error = response.get("error")
+    return (
+        response.get("is_error") is True
+        or response.get("isError") is True
+        or response.get("success") is False
+        or (isinstance(error, str) and bool(error.strip()))
+    )
+
+
+def _exit_code(response: dict[str, Any]) -> int:
+    """The first exit code under any of its spellings; 0 when none is given."""
+    return next((response[k] for k in _EXIT_KEYS if isinstance(response.get(k), int)), 0)
 
 
 def _as_text(value: Any) -> str | None:

@@ -33,14 +33,28 @@ def decode(kind: Any, value: Any) -> Any:
     if value is None or kind is Any:
         return value
     origin = get_origin(kind)
+    if origin is None:
+        return _decode_class(kind, value)
+    return _decode_generic(origin, kind, value)
+
+
+def _decode_generic(origin: Any, kind: Any, value: Any) -> Any:
+    """An optional is its one other member (the server sent a value, so not
+    ``None``), a list is decoded item by item; any other generic (a ``dict``
+    of JSON) is taken as sent."""
     if origin in (Union, types.UnionType):
         (inner, *_) = [arg for arg in get_args(kind) if arg is not type(None)]
         return decode(inner, value)
     if origin is list:
         (item,) = get_args(kind)
         return [decode(item, v) for v in value]
-    if origin is not None:
-        return value
+    return value
+
+
+def _decode_class(kind: Any, value: Any) -> Any:
+    """A plain class: an enum by its GraphQL name (or its value), a time
+    (``float`` in Python) from ISO text, a model field by field; anything else
+    JSON already holds as Python does."""
     if isinstance(kind, type) and issubclass(kind, Enum):
         return kind[value] if value in kind.__members__ else kind(value)
     if kind is float and isinstance(value, str):

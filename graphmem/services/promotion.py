@@ -116,6 +116,34 @@ def missing_session(session_id: str, project_id: str) -> NotFoundError:
     )
 
 
+def _move_row(c: Candidate) -> dict[str, Any]:
+    """One move as ``promote_memories`` takes it: the tiers, the event's id, and
+    the score's breakdown, stored on the memory and on its promotion event."""
+    components = c.breakdown.components
+    fields = {f"importance_{x.name}": x.contribution for x in components}
+    fields["importance"] = c.breakdown.total
+    return {
+        "id": c.memory.id,
+        "event_id": new_id(),
+        "from_tier": c.memory.tier.value,
+        "to_tier": c.to_tier.value,
+        "score": c.score,
+        "reason": c.reason,
+        "importance_fields": fields,
+        "component_names": [x.name for x in components],
+        "component_values": [x.value for x in components],
+        "component_contributions": [x.contribution for x in components],
+    }
+
+
+def _stale(c: Candidate) -> PromotionFailure:
+    """A candidate the statement did not move: it left its tier (moved by a
+    concurrent run, or deleted) after it was evaluated."""
+    return PromotionFailure(
+        c.memory.id, f"no longer in tier {c.memory.tier.value} (moved or deleted)"
+    )
+
+
 class PromotionEngine(Service):
     def __init__(self, basics: Basics) -> None:
         super().__init__(basics)
@@ -250,28 +278,12 @@ class PromotionEngine(Service):
         if not candidates and run is None:
             return PromoteResult(promoted=[], failures=[])
         now = self._now()
-        moves = []
-        for c in candidates:
-            fields = {f"importance_{x.name}": x.contribution for x in c.breakdown.components}
-            fields["importance"] = c.breakdown.total
-            moves.append(
-                {
-                    "id": c.memory.id,
-                    "event_id": new_id(),
-                    "from_tier": c.memory.tier.value,
-                    "to_tier": c.to_tier.value,
-                    "score": c.score,
-                    "reason": c.reason,
-                    "importance_fields": fields,
-                    "component_names": [x.name for x in c.breakdown.components],
-                    "component_values": [x.value for x in c.breakdown.components],
-                    "component_contributions": [x.contribution for x in c.breakdown.components],
-                }
-            )
+        # The moves and the run's record go in one statement: a run is never
+        # logged without its moves.
         rows = self.store.write(
             "promote_memories",
             {
-                "moves": moves,
+                "moves": [_move_row(c) for c in candidates],
                 "project_id": project_id,
                 "run_id": run_id or new_id(),
                 "run": dict(run) if run is not None else None,
@@ -280,29 +292,29 @@ class PromotionEngine(Service):
             },
         )
         moved = set(rows[0]["moved"]) if rows else set()
-        promoted = [c.memory.id for c in candidates if c.memory.id in moved]
-        for c in candidates:
-            if c.memory.id in moved:
-                self.telemetry.emit(
-                    "memory.promoted",
-                    now,
-                    memory_id=c.memory.id,
-                    project_id=project_id,
-                    session_id=c.memory.session_id,
-                    from_tier=c.memory.tier.value,
-                    to_tier=c.to_tier.value,
-                    trigger=trigger.value,
-                )
-        failures = [
-            PromotionFailure(
-                c.memory.id, f"no longer in tier {c.memory.tier.value} (moved or deleted)"
-            )
-            for c in candidates
-            if c.memory.id not in moved
-        ]
+        promoted = [c for c in candidates if c.memory.id in moved]
+        for c in promoted:
+            self._emit_promoted(c, now, project_id=project_id, trigger=trigger)
+        failures = [_stale(c) for c in candidates if c.memory.id not in moved]
         for failure in failures:
             log.info("promotion of %s skipped: %s", failure.memory_id, failure.reason)
-        return PromoteResult(promoted=promoted, failures=failures)
+        return PromoteResult(promoted=[c.memory.id for c in promoted], failures=failures)
+
+    def _emit_promoted(
+        self, c: Candidate, now: float, *, project_id: str, trigger: Trigger
+    ) -> None:
+        """One ``memory.promoted`` event for each move the statement made: the metrics
+        count moves, never candidates."""
+        self.telemetry.emit(
+            "memory.promoted",
+            now,
+            memory_id=c.memory.id,
+            project_id=project_id,
+            session_id=c.memory.session_id,
+            from_tier=c.memory.tier.value,
+            to_tier=c.to_tier.value,
+            trigger=trigger.value,
+        )
 
     def run(
         self,

@@ -294,17 +294,10 @@ class WhatIf:
         project_id: str,
         rules_file: Path | str | None = None,
     ) -> WhatIfReport:
+        """Both plans at one frozen instant, compared memory by memory: every
+        transition counted, the changes listed most significant first."""
         started = time.perf_counter()
-        if rules_file is not None and variant.rules_yaml is not None:
-            raise InvalidInputError(
-                "rules_file: give a rules file or rules_yaml, not both", field="rules_file"
-            )
-        rules = variant_rules(
-            self.rules,
-            rules_yaml=read_rules_file(rules_file) if rules_file else variant.rules_yaml,
-            overrides=variant.rules,
-            yaml_field="rules_file" if rules_file else "rules_yaml",
-        )
+        rules = self._variant_rules(variant, rules_file)
         scorer = variant_scorer(self.scorer, preset=variant.preset, weights=variant.weights)
         # One instant for both plans: a moving clock would show recency drift as a change.
         frozen = ManualClock(stored_now(self.clock))
@@ -323,37 +316,32 @@ class WhatIf:
             variant_preset=scorer.preset.name,
             sessions=len(sessions),
         )
-        stay = Fate(Outcome.STAY, 0.0)
-        pairs = {
-            memory_id: (current.get(memory_id, stay), planned.get(memory_id, stay))
-            for memory_id in current.keys() | planned.keys()
-        }
+        pairs = paired(current, planned)
         report.transitions = dict(Counter((a.outcome, b.outcome) for a, b in pairs.values()))
-        changed = sorted(
-            (
-                (memory_id, pair)
-                for memory_id, pair in pairs.items()
-                if (pair[0].outcome, pair[0].to_tier) != (pair[1].outcome, pair[1].to_tier)
-            ),
-            key=lambda item: (*_significance(*item[1]), item[0]),
-        )
+        changed = changes_in(pairs)
         report.changed = len(changed)
         shown = changed[: variant.limit]
         missing = [memory_id for memory_id, _ in shown if memory_id not in evaluated]
         memories = evaluated | self._memories(missing, project_id)
-        now = frozen.now()
-        for memory_id, (before, after) in shown:
-            memory = memories.get(memory_id)
-            if memory is None:  # forgotten between the plan and this read
-                continue
-            # A memory that stays has no score from its plan: score it here, like the plan would.
-            if before.outcome is Outcome.STAY:
-                before = Fate(Outcome.STAY, self.scorer.score(memory, now))
-            if after.outcome is Outcome.STAY:
-                after = Fate(Outcome.STAY, scorer.score(memory, now))
-            report.changes.append(WhatIfChange(memory=memory, current=before, variant=after))
+        report.changes = _described(shown, memories, (self.scorer, scorer), frozen.now())
         report.duration_ms = (time.perf_counter() - started) * 1000
         return report
+
+    def _variant_rules(
+        self, variant: WhatIfVariant, rules_file: Path | str | None
+    ) -> RetentionRules:
+        """The variant's rules: a rules file (the CLI) or its text (the API), then
+        the inline overrides; an error names whichever the caller gave."""
+        if rules_file is not None and variant.rules_yaml is not None:
+            raise InvalidInputError(
+                "rules_file: give a rules file or rules_yaml, not both", field="rules_file"
+            )
+        return variant_rules(
+            self.rules,
+            rules_yaml=read_rules_file(rules_file) if rules_file else variant.rules_yaml,
+            overrides=variant.rules,
+            yaml_field="rules_file" if rules_file else "rules_yaml",
+        )
 
     def _plan(
         self,
@@ -395,6 +383,58 @@ class WhatIf:
                 memory = memory_from_fields(row["memory"])
                 found[memory.id] = memory
         return found
+
+
+Pair = tuple[Fate, Fate]
+"""What the rules in force and the variant do with one memory."""
+
+
+def paired(current: Mapping[str, Fate], planned: Mapping[str, Fate]) -> dict[str, Pair]:
+    """Every memory either plan moves, with both fates: a memory a plan leaves
+    out stays."""
+    stay = Fate(Outcome.STAY, 0.0)
+    return {
+        memory_id: (current.get(memory_id, stay), planned.get(memory_id, stay))
+        for memory_id in current.keys() | planned.keys()
+    }
+
+
+def changes_in(pairs: Mapping[str, Pair]) -> list[tuple[str, Pair]]:
+    """The memories whose outcome or target tier differs, most significant first
+    (ties by id, so the listing is the same on every run)."""
+    return sorted(
+        (
+            (memory_id, pair)
+            for memory_id, pair in pairs.items()
+            if (pair[0].outcome, pair[0].to_tier) != (pair[1].outcome, pair[1].to_tier)
+        ),
+        key=lambda item: (*_significance(*item[1]), item[0]),
+    )
+
+
+def _described(
+    shown: list[tuple[str, Pair]],
+    memories: Mapping[str, Memory],
+    scorers: tuple[ImportanceScorer, ImportanceScorer],
+    now: float,
+) -> list[WhatIfChange]:
+    """Each listed change with its memory; one forgotten between the plan and
+    the read is left out."""
+    changes = []
+    for memory_id, (before, after) in shown:
+        memory = memories.get(memory_id)
+        if memory is not None:
+            current = _scored(before, scorers[0], memory, now)
+            changes.append(WhatIfChange(memory, current, _scored(after, scorers[1], memory, now)))
+    return changes
+
+
+def _scored(fate: Fate, scorer: ImportanceScorer, memory: Memory, now: float) -> Fate:
+    """A memory that stays has no score from its plan: scored here, as the plan
+    would have scored it."""
+    if fate.outcome is Outcome.STAY:
+        return Fate(Outcome.STAY, scorer.score(memory, now))
+    return fate
 
 
 _ORDER = {Outcome.PROMOTE: 0, Outcome.ARCHIVE: 1, Outcome.STAY: 2}

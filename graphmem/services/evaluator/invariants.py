@@ -82,39 +82,13 @@ def _stale_importance(
 
 
 def _lifecycle(node: str, attrs: Mapping[str, Any]) -> Iterator[Finding]:
+    """A tier and status the lifecycle can produce, with the fields that go with
+    them: each kind of slip its own finding, so a fix can name the one it mends."""
     tier = attrs.get("tier") or Tier.WORKING.value
     status = attrs.get("status") or Status.ACTIVE.value
-    if attrs.get("pinned") and (tier != Tier.PROCEDURAL.value or status != Status.ACTIVE.value):
-        yield finding(
-            "PINNED_NOT_PROCEDURAL",
-            [node],
-            f"memory {node} is pinned but is {status} in tier {tier}: pinned rules belong "
-            "in the procedural tier, active",
-            "run promotion for its session (pinned items go to procedural), or unpin it",
-            details={"tier": tier, "status": status},
-        )
-    archived = tier == Tier.ARCHIVED.value
-    if archived and attrs.get("archived_at") is None:
-        yield finding(
-            "ARCHIVED_WITHOUT_TIMESTAMP",
-            [node],
-            f"memory {node} is archived but has no archived_at",
-            "fill archived_at from its last write (graphmem evaluate --fix)",
-            fixable=True,
-        )
-    problems = []
-    if tier not in _TIERS:
-        problems.append(f"unknown tier {tier!r}")
-    if status not in _STATUSES:
-        problems.append(f"unknown status {status!r}")
-    if not archived and attrs.get("archived_at") is not None:
-        problems.append(f"archived_at is set but the tier is {tier}")
-    if not archived and attrs.get("archived_from") is not None:
-        problems.append(f"archived_from is set but the tier is {tier}")
-    if archived and attrs.get("archived_from") not in (None, *LIVE_TIERS):
-        problems.append(f"archived_from is {attrs.get('archived_from')!r}, not a live tier")
-    if not archived and attrs.get("merged_into") is not None:
-        problems.append(f"merged into {attrs['merged_into']} but still in tier {tier}")
+    yield from _pinned_elsewhere(node, attrs, tier, status)
+    yield from _archived_untimed(node, attrs, tier)
+    problems = _unknown_values(tier, status) + _archive_fields(attrs, tier)
     if problems:
         yield finding(
             "LIFECYCLE_INVALID",
@@ -124,6 +98,60 @@ def _lifecycle(node: str, attrs: Mapping[str, Any]) -> Iterator[Finding]:
             "fields together",
             details={"problems": problems},
         )
+
+
+def _pinned_elsewhere(
+    node: str, attrs: Mapping[str, Any], tier: str, status: str
+) -> Iterator[Finding]:
+    """Promotion sends pinned rules to the procedural tier, active; one anywhere
+    else was moved by something that skipped it."""
+    if attrs.get("pinned") and (tier != Tier.PROCEDURAL.value or status != Status.ACTIVE.value):
+        yield finding(
+            "PINNED_NOT_PROCEDURAL",
+            [node],
+            f"memory {node} is pinned but is {status} in tier {tier}: pinned rules belong "
+            "in the procedural tier, active",
+            "run promotion for its session (pinned items go to procedural), or unpin it",
+            details={"tier": tier, "status": status},
+        )
+
+
+def _archived_untimed(node: str, attrs: Mapping[str, Any], tier: str) -> Iterator[Finding]:
+    """An archived memory without archived_at: the one lifecycle slip a fix can
+    mend on its own, from the memory's last write."""
+    if tier == Tier.ARCHIVED.value and attrs.get("archived_at") is None:
+        yield finding(
+            "ARCHIVED_WITHOUT_TIMESTAMP",
+            [node],
+            f"memory {node} is archived but has no archived_at",
+            "fill archived_at from its last write (graphmem evaluate --fix)",
+            fixable=True,
+        )
+
+
+def _unknown_values(tier: str, status: str) -> list[str]:
+    """A tier or status no graphmem version writes."""
+    problems = []
+    if tier not in _TIERS:
+        problems.append(f"unknown tier {tier!r}")
+    if status not in _STATUSES:
+        problems.append(f"unknown status {status!r}")
+    return problems
+
+
+def _archive_fields(attrs: Mapping[str, Any], tier: str) -> list[str]:
+    """The archival and merge fields, which only an archived memory may carry
+    (and archived_from only as the live tier it left)."""
+    if tier == Tier.ARCHIVED.value:
+        if attrs.get("archived_from") not in (None, *LIVE_TIERS):
+            return [f"archived_from is {attrs.get('archived_from')!r}, not a live tier"]
+        return []
+    live_only = (
+        ("archived_at", f"archived_at is set but the tier is {tier}"),
+        ("archived_from", f"archived_from is set but the tier is {tier}"),
+        ("merged_into", f"merged into {attrs.get('merged_into')} but still in tier {tier}"),
+    )
+    return [problem for name, problem in live_only if attrs.get(name) is not None]
 
 
 def check_promotion_log(snap: Snapshot, ctx: CheckContext) -> Iterator[Finding]:

@@ -11,7 +11,7 @@ import bisect
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -99,62 +99,87 @@ def compute_metrics(
     *,
     top: int = 10,
 ) -> dict[str, Any]:
+    """The project's metrics as plain JSON: one pass over the memories counts
+    what each holds (``_Census``); the rates, timelines and graph figures are
+    computed from those counts and the relation structure."""
     graph = snap.graph
-    nodes = graph.nodes
-    tiers: Counter[str] = Counter({t.value: 0 for t in Tier})
-    statuses: Counter[str] = Counter({s.value: 0 for s in Status})
-    types: Counter[str] = Counter()
-    importance_bins = [0] * 10
-    importance_sum = 0.0
-    importance_n = 0
-    candidate_ages: list[float] = []
-    archived_at: list[float] = []
-    pinned = superseded = merged = embedded = 0
-    for _, attrs in nodes(data=True):
-        tier = attrs.get("tier") or Tier.WORKING.value
-        status = attrs.get("status") or Status.ACTIVE.value
-        tiers[tier] += 1
-        statuses[status] += 1
-        types[attrs.get("memory_type") or "untyped"] += 1
-        pinned += bool(attrs.get("pinned"))
-        superseded += attrs.get("superseded_by") is not None
-        merged += attrs.get("merged_into") is not None
-        embedded += bool(attrs.get("has_embedding"))
-        value = attrs.get("importance")
-        if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
-            importance_bins[min(int(value * 10), 9)] += 1
-            importance_sum += value
-            importance_n += 1
-        if status == Status.CANDIDATE.value and tier in LIVE_TIERS:
-            candidate_ages.append(max(0.0, now - (attrs.get("created_at") or now)))
-        if attrs.get("archived_at") is not None:
-            archived_at.append(attrs["archived_at"])
+    census = _Census()
+    for _, attrs in graph.nodes(data=True):
+        census.add(attrs, now)
     promoted_at = [event.at for event in snap.promotions]
     relations: Counter[str] = Counter({t.value: 0 for t in RelationType})
     relations.update({kind: len(snap.edges_of_type(kind)) for kind in snap.relation_types()})
     return {
         "memories": graph.number_of_nodes(),
         "relations": graph.number_of_edges(),
-        "by_tier": dict(tiers),
-        "by_status": dict(statuses),
-        "by_type": dict(sorted(types.items())),
+        "by_tier": dict(census.tiers),
+        "by_status": dict(census.statuses),
+        "by_type": dict(sorted(census.types.items())),
         "relations_by_type": dict(relations),
-        "pinned": pinned,
-        "superseded": superseded,
-        "merged": merged,
-        "with_embedding": embedded,
+        "pinned": census.pinned,
+        "superseded": census.superseded,
+        "merged": census.merged,
+        "with_embedding": census.embedded,
         "importance": {
-            "histogram": importance_bins,
-            "mean": importance_sum / importance_n if importance_n else None,
+            "histogram": census.importance_bins,
+            "mean": census.importance_mean(),
         },
         "promotion": _rates(promoted_at, now),
-        "archival": _rates(archived_at, now),
-        "daily": _daily(promoted_at, archived_at, now),
-        "candidates": _candidates(candidate_ages),
+        "archival": _rates(census.archived_at, now),
+        "daily": _daily(promoted_at, census.archived_at, now),
+        "candidates": _candidates(census.candidate_ages),
         "graph": _structure(structure),
         "pagerank_top": _top(snap, structure, ranks, top),
         "supersede_chains": supersede_chains(snap),
     }
+
+
+@dataclass
+class _Census:
+    """What one pass over the memories counts, each memory added once: every
+    tier and status appears (at zero when none holds it), and the values a
+    memory lacks count as the defaults graphmem reads them as."""
+
+    tiers: Counter[str] = field(default_factory=lambda: Counter({t.value: 0 for t in Tier}))
+    statuses: Counter[str] = field(default_factory=lambda: Counter({s.value: 0 for s in Status}))
+    types: Counter[str] = field(default_factory=Counter)
+    importance_bins: list[int] = field(default_factory=lambda: [0] * 10)
+    importance_sum: float = 0.0
+    importance_n: int = 0
+    candidate_ages: list[float] = field(default_factory=list)
+    archived_at: list[float] = field(default_factory=list)
+    pinned: int = 0
+    superseded: int = 0
+    merged: int = 0
+    embedded: int = 0
+
+    def add(self, attrs: Mapping[str, Any], now: float) -> None:
+        """Count one memory, read as its lifecycle reads it (no tier is working)."""
+        tier = attrs.get("tier") or Tier.WORKING.value
+        status = attrs.get("status") or Status.ACTIVE.value
+        self.tiers[tier] += 1
+        self.statuses[status] += 1
+        self.types[attrs.get("memory_type") or "untyped"] += 1
+        self.pinned += bool(attrs.get("pinned"))
+        self.superseded += attrs.get("superseded_by") is not None
+        self.merged += attrs.get("merged_into") is not None
+        self.embedded += bool(attrs.get("has_embedding"))
+        self._add_importance(attrs.get("importance"))
+        if status == Status.CANDIDATE.value and tier in LIVE_TIERS:
+            self.candidate_ages.append(max(0.0, now - (attrs.get("created_at") or now)))
+        if attrs.get("archived_at") is not None:
+            self.archived_at.append(attrs["archived_at"])
+
+    def _add_importance(self, value: Any) -> None:
+        """Only an importance in [0, 1] counts: one out of range is a finding of
+        its own, and would skew the histogram and the mean."""
+        if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
+            self.importance_bins[min(int(value * 10), 9)] += 1
+            self.importance_sum += value
+            self.importance_n += 1
+
+    def importance_mean(self) -> float | None:
+        return self.importance_sum / self.importance_n if self.importance_n else None
 
 
 def _rates(times: Iterable[float], now: float) -> dict[str, dict[str, float]]:

@@ -69,6 +69,8 @@ def _unlinked(kind: str, row: Mapping[str, Any], project: str) -> Outcome:
 
 
 def _write_memories(store: Store, target: str, rows: list[dict[str, Any]]) -> list[Outcome]:
+    """Memories merge by id within the target project only: a row whose id
+    another project holds is left out, the rest written in one statement."""
     ids = [row["props"]["id"] for row in rows]
     owners = {
         found["id"]: found["project_id"]
@@ -76,25 +78,31 @@ def _write_memories(store: Store, target: str, rows: list[dict[str, Any]]) -> li
     }
     # Placed just before (placing.Renames): an id held elsewhere now was taken
     # meanwhile, and is left out rather than merged into another project's memory.
-    taken = {row["line"] for row in rows if owners.get(row["props"]["id"], target) != target}
-    if taken:
-        kept = [row for row in rows if row["line"] not in taken]
-        again = "was taken while this import ran; import the file again"
-        return [
-            Outcome(row["line"], "skipped", f"props.id: {row['props']['id']} {again}")
-            for row in rows
-            if row["line"] in taken
-        ] + (_write_memories(store, target, kept) if kept else [])
-    outcomes = [
-        Outcome(row["line"], "merged" if row["props"]["id"] in owners else "created")
-        for row in rows
-    ]
-    by_line = {row["line"]: row for row in rows}
+    taken = [row for row in rows if owners.get(row["props"]["id"], target) != target]
+    if not taken:
+        return _write_owned(store, target, rows, owners)
+    lines = {row["line"] for row in taken}
+    kept = [row for row in rows if row["line"] not in lines]
+    return [_taken(row) for row in taken] + (_write_memories(store, target, kept) if kept else [])
+
+
+def _taken(row: Mapping[str, Any]) -> Outcome:
+    again = "was taken while this import ran; import the file again"
+    return Outcome(row["line"], "skipped", f"props.id: {row['props']['id']} {again}")
+
+
+def _write_owned(
+    store: Store, target: str, rows: list[dict[str, Any]], owners: Mapping[str, str]
+) -> list[Outcome]:
+    """Rows whose ids are new or already the target's: each merged or created,
+    unless the statement left it out for a session the project lacks."""
     (written,) = store.write("import_memories", {"rows": rows, "project_id": target})
     lines = set(written["written"])
     return [
-        outcome if outcome.line in lines else _unlinked("memory", by_line[outcome.line], target)
-        for outcome in outcomes
+        Outcome(row["line"], "merged" if row["props"]["id"] in owners else "created")
+        if row["line"] in lines
+        else _unlinked("memory", row, target)
+        for row in rows
     ]
 
 
