@@ -159,7 +159,8 @@ def decide_with(judges: Any, pair: Pair, limits: Any) -> str:
         if event and abs(pair.seconds_apart) > limits.event_window_seconds:
             return "created"
         return "merged"
-    if pair.cosine < limits.candidate_similarity:
+    floor = getattr(judges, "fetch_floor", lambda text, limits: limits.candidate_similarity)
+    if pair.cosine < floor(pair.text_b, limits):
         return "created"
     if event:
         judged = judges.judge_events(

@@ -120,8 +120,9 @@ class MemoryMutation:
         "text, or a near match that says the same) is counted into it instead. A near match "
         "that differs by a sign of contradiction (negation, antonym, number, version, date, "
         "identifier, name, unit, swapped roles, a quantifier, modal, direction, person or "
-        "tense such as all/some, must/may, up/down, her/his, was/is) is stored as its own "
-        "memory: superseding the "
+        "tense such as all/some, must/may, up/down, her/his, was/is), or a correction "
+        "naming what it replaces (X instead of Y, switched from Y to X, now X (was Y), X, "
+        "not Y, no longer Y) is stored as its own memory: superseding the "
         "old one or flagged for review; any other difference keeps both. Events merge only "
         "as the same text at the same time and never supersede or flag; see outcome."
     )

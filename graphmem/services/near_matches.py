@@ -15,7 +15,7 @@ from typing import Any, Literal
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.kinds import MemoryType, Status
 from graphmem.domain.models import Memory, WriteOutcome, WriteResult
-from graphmem.domain.restatement import judge, judge_events, readable
+from graphmem.domain.restatement import fetch_floor, judge, judge_events, readable
 from graphmem.domain.restatement.verdicts import Judgement, Verdict
 from graphmem.domain.text import jaccard, tokens
 from graphmem.domain.viewer import acting_agent
@@ -62,17 +62,21 @@ class NearMatches(Service):
         Near matches come from the vector index (cosine at or above
         ``restatement.candidate_similarity``) or, without embeddings, from the
         full-text index (token Jaccard at or above ``dedup_jaccard``); one lookup
-        per row, in one round trip. The first match judged the same statement
-        takes the row as a merge (its wording kept as a variant). Otherwise the
-        nearest match judged different makes the row an update that supersedes it
-        (a new value from the same source) or a candidate flagged as a possible
-        contradiction. Returns the rows (and vectors) still to create, and the
-        SUPERSEDES edges to write with them. A row without a word to compare is
-        created as it is. A row the judge fails on refuses the whole batch,
-        naming the item by its place in ``positions`` (``None`` for one item).
+        per row, in one round trip. A claim that names a value it replaces ("X
+        instead of Y") or holds a value or a name (``restatement.fetch_floor``)
+        also has up to three matches from ``correction_similarity`` judged after
+        those, where only a correction or another value in one slot is read.
+        The first match judged the same statement takes the row as a merge (its
+        wording kept as a variant). Otherwise the nearest match judged different makes the row an
+        update that supersedes it (a new value from the same source) or a
+        candidate flagged as a possible contradiction. Returns the rows (and
+        vectors) still to create, and the SUPERSEDES edges to write with them. A
+        row without a word to compare is created as it is. A row the judge fails
+        on refuses the whole batch, naming the item by its place in ``positions``
+        (``None`` for one item).
         """
         if vectors:
-            found = self._nearest_by_vector(vectors, project)
+            found = self._nearest_by_vector(rows, vectors, project)
             measure: Literal["cosine", "jaccard"] = "cosine"
         elif len(rows) <= NEAR_DUPLICATE_TEXT_MAX_BATCH:
             found = self._nearest_by_words(rows, project)
@@ -190,35 +194,61 @@ class NearMatches(Service):
         return None, differs[0], differs[1]
 
     def _nearest_by_vector(
-        self, vectors: list[Any], project: str
+        self, rows: list[dict[str, Any]], vectors: list[Any], project: str
     ) -> dict[int, list[Mapping[str, Any]]]:
         """Each item's near matches, most similar first: every item asked in one
         statement, again as far as ``NEAR_DUPLICATES`` reaches. An answer that
-        found none keeps what a smaller ``k`` found."""
+        found none keeps what a smaller ``k`` found.
+
+        The statement takes the lowest of the items' floors
+        (``restatement.fetch_floor``: under ``candidate_similarity`` only for a
+        claim naming a value it replaces, or holding a value or name another
+        could stand in for); each item keeps what is at or above its own. How
+        far the index is followed is decided by the matches from
+        ``candidate_similarity`` alone, so those are the same as with no lower
+        floor; up to ``NEAR_MATCHES_JUDGED`` matches under it are judged after
+        them (only a correction or a changed value in one slot is read there)."""
+        limits = self.rules.restatement
+        floors = [
+            limits.candidate_similarity
+            if row.get("memory_type") == MemoryType.EVENT.value
+            else fetch_floor(row["content"], limits)
+            for row in rows
+        ]
+        far: dict[int, list[Mapping[str, Any]]] = {}
 
         def ask(k: int, items: list[int]) -> dict[int, Answer]:
-            rows = self.store.read(
+            found = self.store.read(
                 "near_duplicates",
                 {
                     "items": [{"index": i, "vector": vectors[i]} for i in items],
                     "project_id": project,
-                    "threshold": self.rules.restatement.candidate_similarity,
+                    "threshold": min(floors[i] for i in items),
                     "k": k,
                 },
             )
-            answered = {row["index"]: row for row in rows}
-            # An item the index gave nothing for has no row.
-            return {
-                i: Answer(sorted(row["hits"], key=lambda h: -h["similarity"]), row["seen"])
-                if (row := answered.get(i)) is not None
-                else Answer([], 0)
-                for i in items
-            }
+            answered = {row["index"]: row for row in found}
+            answers = {}
+            for i in items:
+                row = answered.get(i)
+                if row is None:  # an item the index gave nothing for has no row
+                    answers[i] = Answer([], 0)
+                    continue
+                hits = sorted(row["hits"], key=lambda h: -h["similarity"])
+                near = [h for h in hits if h["similarity"] >= limits.candidate_similarity]
+                if lower := [
+                    h for h in hits if floors[i] <= h["similarity"] < limits.candidate_similarity
+                ]:
+                    far[i] = lower
+                answers[i] = Answer(near, row["seen"])
+            return answers
 
         found: dict[int, list[Mapping[str, Any]]] = {}
         for i, answer in nearest(self.store, ask, range(len(vectors)), NEAR_DUPLICATES):
             if answer.rows:
                 found[i] = [*answer.rows[:NEAR_MATCHES_JUDGED]]
+        for i, lower in far.items():
+            found[i] = [*found.get(i, []), *lower[:NEAR_MATCHES_JUDGED]]
         return found
 
     def near_duplicates(self, memory: Memory, *, project: str) -> list[str]:

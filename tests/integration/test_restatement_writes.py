@@ -254,3 +254,47 @@ class TestJudgeFailure:
         else:
             raise AssertionError("the batch was written")
         assert graph_snapshot() == before, "nothing of the batch is written"
+
+
+class TestCorrectionsOnWrite:
+    """A correction is worded unlike what it corrects, often under the candidate
+    cosine: it is read there only where its text names what it replaces, or
+    changes one value or name in the same words; other writes see what they saw."""
+
+    def test_a_correction_naming_the_old_value_supersedes_it(self, egm: GraphMem):
+        old, _ = written(egm, "Maximum line length is 100 characters.")
+        new, outcome = written(egm, "Line length is now 120 (was 100).")
+        assert (outcome.result, outcome.related_id) == (WriteResult.SUPERSEDED, old.id)
+        assert outcome.reason == "corrects 100 -> 120"
+        assert egm.get(old.id).superseded_by == new.id
+
+    def test_a_correction_from_another_source_is_flagged_naming_both_values(self, egm: GraphMem):
+        old, _ = written(egm, "Type checking uses mypy in strict mode.", agent_id="ana")
+        new, outcome = written(egm, "Type checking uses pyright instead of mypy.", agent_id="ben")
+        assert (outcome.result, outcome.related_id) == (WriteResult.FLAGGED_CONFLICT, old.id)
+        assert new.conflict_reason == "corrects mypy -> pyright"
+        assert egm.get(old.id).superseded_by is None
+
+    def test_one_value_changed_in_the_same_words_supersedes_far_under_the_floor(
+        self, egm: GraphMem
+    ):
+        old, _ = written(egm, "Dependencies are pinned in requirements.lock.")
+        _, outcome = written(egm, "Dependencies are pinned in uv.lock.")
+        assert (outcome.result, outcome.related_id) == (WriteResult.SUPERSEDED, old.id)
+        assert (outcome.reason or "").startswith("identifier differs: requirements.lock -> uv.lock")
+
+    def test_a_restatement_of_the_corrected_value_merges_into_the_correction(self, egm: GraphMem):
+        written(egm, "The dev server listens on port 8080.")
+        correction, outcome = written(egm, "The dev server listens on port 8000, not 8080.")
+        assert outcome.result is WriteResult.SUPERSEDED
+        _, again = written(egm, "The dev server listens on port 8000.")
+        assert (again.result, again.id) == (WriteResult.MERGED_NEAR, correction.id)
+
+    def test_distinct_statements_and_what_happened_stay_apart(self, egm: GraphMem):
+        cache, _ = written(egm, "the old cache was in /tmp")
+        _, outcome = written(egm, "deploys read the build cache")
+        assert outcome.result is WriteResult.CREATED
+        written(egm, "the office moved to Leipzig")
+        _, moved = written(egm, "the office moved to Dresden")
+        assert moved.result is WriteResult.CREATED
+        assert egm.get(cache.id).superseded_by is None

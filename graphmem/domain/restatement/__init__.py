@@ -43,14 +43,23 @@ import re
 import unicodedata
 from typing import Literal
 
-from graphmem.domain.restatement.analysis import analyse
+from graphmem.domain.restatement.analysis import Analysis, analyse
 from graphmem.domain.restatement.comparison import Comparison
+from graphmem.domain.restatement.corrections import (
+    correction,
+    cued,
+    current,
+    happened,
+    set_aside,
+    temporal_negation,
+)
 from graphmem.domain.restatement.verdicts import (
     DEFAULT_THRESHOLDS,
     Difference,
     Judgement,
     RestatementThresholds,
     Verdict,
+    show,
 )
 
 
@@ -74,10 +83,13 @@ def judge(
     """
     limits = thresholds or DEFAULT_THRESHOLDS
     floor = -math.inf if measure == "jaccard" else limits.candidate_similarity
-    if similarity < floor:
-        return Judgement(
-            Verdict.DISTINCT, Difference.SIMILARITY, f"similarity {similarity:.3f} < {floor}"
-        )
+    below = Judgement(
+        Verdict.DISTINCT, Difference.SIMILARITY, f"similarity {similarity:.3f} < {floor}"
+    )
+    if similarity < floor and (
+        similarity < limits.correction_similarity or similarity < fetch_floor(new, limits)
+    ):
+        return below
     a, b = analyse(existing), analyse(new)
     if not (a.readable and b.readable):
         side = "new" if not b.readable else "existing"
@@ -88,7 +100,101 @@ def judge(
         return Judgement(
             Verdict.DISTINCT, Difference.SPEAKER, f"said by {a.speaker}, then by {b.speaker}"
         )
-    return Comparison(a, b, same_source).verdict(similarity)
+    if similarity < floor:
+        return _far(new, existing, a, b, same_source, similarity) or below
+    judged = _corrected(new, a, b, Comparison(a, b, same_source).verdict(similarity), same_source)
+    if judged.verdict is Verdict.MERGE or (now := current(existing)) == existing:
+        return judged
+    return _after_correction(now, existing, b, judged, similarity, same_source)
+
+
+def _after_correction(
+    now: str, existing: str, b: Analysis, judged: Judgement, similarity: float, same_source: bool
+) -> Judgement:
+    """A new text beside a correction, read against what the correction made
+    current (``now``: the existing text without its aside naming the old
+    value). Saying the current value again is a restatement of it (``MERGE``);
+    where the whole text showed no difference but the current one does, the
+    difference decides, and saying an old value of the aside again goes back
+    to it. Anything else stays as the whole text decided."""
+    a_now = analyse(now)
+    restated = Comparison(a_now, b, same_source).verdict(similarity)
+    if restated.verdict is Verdict.MERGE:
+        return Judgement(
+            Verdict.MERGE, Difference.NONE, f"restates what the correction made current: {now}"
+        )
+    if judged.verdict is not Verdict.DISTINCT or restated.verdict is Verdict.DISTINCT:
+        return judged
+    back = [old for old in set_aside(existing) if analyse(old).stems <= b.stems]
+    if back and restated.difference in (Difference.ENTITY, *VALUES):
+        return _replaces(f"goes back to {', '.join(back)} ({restated.reason})", same_source)
+    return restated
+
+
+VALUES = (Difference.NUMBER, Difference.VERSION, Difference.DATE, Difference.IDENTIFIER)
+"""The kinds of a changed value."""
+
+
+def _far(
+    new: str, existing: str, a: Analysis, b: Analysis, same_source: bool, similarity: float
+) -> Judgement | None:
+    """A pair under the candidate cosine: a correction naming what the existing
+    text holds, or the same words with another value or name in one slot (a
+    changed value) where neither tells what happened; ``None`` for anything
+    else, a merge above all."""
+    if found := correction(new, b, a):
+        return _replaces(found.reason(), same_source)
+    if happened(new) or happened(existing):
+        return None  # two things that happened: both hold, each at its time
+    compared = Comparison(a, b, same_source)
+    if (slot := compared.same_frame()) is None:
+        return None
+    judged = compared.verdict(similarity)
+    if judged.verdict not in (Verdict.SUPERSEDE, Verdict.CONFLICT) or judged.difference not in (
+        Difference.ENTITY,
+        *VALUES,
+    ):
+        return None
+    old, added = slot
+    reason = f"{judged.difference.value} differs: {show(old)} -> {show(added)}"
+    return Judgement(judged.verdict, judged.difference, f"{reason}, similarity {similarity:.3f}")
+
+
+def fetch_floor(new: str, thresholds: RestatementThresholds | None = None) -> float:
+    """The cosine from which a write of ``new`` has its near matches judged:
+    ``candidate_similarity``, or ``correction_similarity`` for a text that names
+    a value it replaces (``corrections.cued``) or holds a value or a name that
+    another one could stand in place of: what it corrects is worded unlike
+    it. Below the candidate floor only ``_far`` reads a pair, never a merge."""
+    limits = thresholds or DEFAULT_THRESHOLDS
+    if cued(new) or (read := analyse(new)).values or read.entities:
+        return min(limits.candidate_similarity, limits.correction_similarity)
+    return limits.candidate_similarity
+
+
+def _replaces(reason: str, same_source: bool) -> Judgement:
+    """A correction: an update from the same source, a possible contradiction
+    (for review) from another."""
+    changed = Verdict.SUPERSEDE if same_source else Verdict.CONFLICT
+    return Judgement(changed, Difference.CORRECTION, reason)
+
+
+def _corrected(
+    text: str, a: Analysis, b: Analysis, judged: Judgement, same_source: bool
+) -> Judgement:
+    """``judged``, unless the new text says it corrects the existing one: it
+    names the old value ("switched from Y to X"), or says the old statement
+    stopped holding ("no longer Y"), which from the same source is an update."""
+    if judged.verdict is not Verdict.MERGE and (found := correction(text, b, a)):
+        return _replaces(found.reason(), same_source)
+    if (
+        same_source
+        and judged.verdict is Verdict.CONFLICT
+        and judged.difference is Difference.NEGATION
+        and temporal_negation(text)
+    ):
+        return _replaces(f"no longer holds ({judged.reason})", same_source)
+    return judged
 
 
 def judge_events(

@@ -105,15 +105,38 @@ class Comparison:
             f"same statement: every word matched, similarity {similarity:.3f}",
         )
 
+    def same_frame(self) -> tuple[list[str], list[str]] | None:
+        """Only what fills one slot differs: a value or a name on each side,
+        with every other content word shared or explained, and negations and
+        closed-class words agreeing ("Dependencies are pinned in
+        requirements.lock" and "... in uv.lock"): the old and the new filling,
+        else ``None``. Another name moves the embedding far, so this is read
+        below the candidate cosine too."""
+        a, b = self.a, self.b
+        if self.flips or self.prefixed or a.negations != b.negations:
+            return None
+        if a.qualifiers != b.qualifiers:
+            return None
+        old_names, new_names = a.entities - b.stems, b.entities - a.stems
+        if self.left - old_names or self.right - new_names:
+            return None
+        old = (set(a.values) - set(b.values)) | old_names
+        new = (set(b.values) - set(a.values)) | new_names
+        return (sorted(old), sorted(new)) if old and new else None
+
     def overlap(self) -> float:
         """The share of content words and values the two texts hold in common,
-        an antonym pair or a changed value counting as one shared word: below
-        ``SAME_SUBJECT`` they are not about the same thing, whatever word tells
-        them apart."""
+        an antonym pair, a changed value or one name in place of another
+        ("HashiCorp Vault" for "AWS Secrets Manager") counting as one shared
+        word: below ``SAME_SUBJECT`` they are not about the same thing, whatever
+        word tells them apart."""
         a = self.a.stems | set(self.a.values)
         b = self.b.stems | set(self.b.values)
         changed = min(len(set(self.a.values) - b), len(set(self.b.values) - a))
-        paired = len(self.flips) + changed
+        renamed = bool(self.a.entities - b - self.b.entities) and bool(
+            self.b.entities - a - self.a.entities
+        )
+        paired = len(self.flips) + changed + renamed
         union = len(a | b) - paired
         return (len(a & b) + paired) / union if union else 1.0
 

@@ -39,6 +39,9 @@ class Difference(StrEnum):
     """One text says all the other says, and more: kept apart on write (the
     addition is what was said), grouped by consolidation."""
     ORDER = "order"
+    CORRECTION = "correction"
+    """The new text names what it replaces ("switched from Y to X", "X instead
+    of Y", "no longer Y"): ``graphmem.domain.restatement.corrections``."""
     QUALIFIER = "qualifier"
     """A closed-class word differs where the rest agrees: a quantifier, modal,
     direction, person, tense or restriction ("must"/"may", "all"/"some",
@@ -71,6 +74,12 @@ class RestatementThresholds(BaseModel):
 
     candidate_similarity: float = Field(default=0.78, ge=0.0, le=1.0)
     """Cosine at or above which a near match is judged at all; below it: ``DISTINCT``."""
+    correction_similarity: float = Field(default=0.55, ge=0.0, le=1.0)
+    """Cosine from which a near match below ``candidate_similarity`` is still
+    read, for a new text that names the value it replaces only ("switched from
+    Y to X", "X instead of Y", "no longer Y"; ``corrections.cued``), and only
+    as a correction of it, never a merge: a correction says more than what it
+    corrects, and another name moves the embedding far."""
     event_window_seconds: float = Field(default=60.0, ge=0.0)
     """Two events with the same text merge only when they happened at most this
     far apart (the same turn written twice); further apart, both happened."""

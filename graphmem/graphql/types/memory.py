@@ -92,7 +92,8 @@ class Memory:
         "that differs in meaning, it waits in the review queue."
     )
     conflict_reason: str | None = strawberry.field(
-        description="How it differs from conflictsWith (negation, number, version, entity...)."
+        description="How it differs from conflictsWith (negation, number, version, entity, "
+        "correction...)."
     )
     valid_from: datetime = strawberry.field(
         description="When what it records began to hold: given, or when it happened."
