@@ -91,6 +91,19 @@ def judge(
     ):
         return below
     a, b = analyse(existing), analyse(new)
+    if apart := _uncomparable(a, b):
+        return apart
+    if similarity < floor:
+        return _far(new, existing, a, b, same_source, similarity) or below
+    judged = _corrected(new, a, b, Comparison(a, b, same_source).verdict(similarity), same_source)
+    if judged.verdict is Verdict.MERGE or (now := current(existing)) == existing:
+        return judged
+    return _after_correction(now, existing, b, judged, similarity, same_source)
+
+
+def _uncomparable(a: Analysis, b: Analysis) -> Judgement | None:
+    """Distinct whatever the texts say: one has no words to compare, or two
+    speakers said them (each may hold their own view)."""
     if not (a.readable and b.readable):
         side = "new" if not b.readable else "existing"
         return Judgement(
@@ -100,12 +113,7 @@ def judge(
         return Judgement(
             Verdict.DISTINCT, Difference.SPEAKER, f"said by {a.speaker}, then by {b.speaker}"
         )
-    if similarity < floor:
-        return _far(new, existing, a, b, same_source, similarity) or below
-    judged = _corrected(new, a, b, Comparison(a, b, same_source).verdict(similarity), same_source)
-    if judged.verdict is Verdict.MERGE or (now := current(existing)) == existing:
-        return judged
-    return _after_correction(now, existing, b, judged, similarity, same_source)
+    return None
 
 
 def _after_correction(
