@@ -112,12 +112,13 @@ from benchmarks.neo4j_server import (
     Neo4jUriOption,
     Neo4jUserOption,
 )
+from benchmarks.rerankers import CrossEncoder, reranked
 from graphmem.api import GraphMem
 from graphmem.domain.retrieval.context import WORD_OVERLAP
 from graphmem.domain.retrieval.fusion import ScoreFusion
 from graphmem.domain.retrieval.search import MAX_QUERY_CHARS
 from graphmem.domain.retrieval.when import TimeChannel
-from graphmem.services.embeddings import MiniLMEmbedder, memory_text
+from graphmem.services.embeddings import EMBEDDERS, ModelEmbedder, embedder_named, memory_text
 from graphmem.services.retrieval.feedback import LexicalFeedback
 from graphmem.services.retrieval.recent import RecentPart
 from graphmem.store.embedded import EmbeddedFalkorDB
@@ -347,7 +348,7 @@ def reference_bm25(dev: DevSet) -> Ranker:
     return rank
 
 
-def reference_dense(dev: DevSet, embedder: MiniLMEmbedder) -> Ranker:
+def reference_dense(dev: DevSet, embedder: ModelEmbedder) -> Ranker:
     """Exact cosine similarity of the query's and every memory's embedding, per project."""
     matrices = {}
     for project, texts in dev.corpus.items():
@@ -716,7 +717,7 @@ class Server:
             client_name=self.server.client_name,
         )
 
-    def graphmem(self, name: str, embedder: MiniLMEmbedder) -> GraphMem:
+    def graphmem(self, name: str, embedder: ModelEmbedder | None) -> GraphMem:
         store = FalkorStore(self.db, name)
         store.setup_schema()
         return GraphMem(store, embedder=embedder)
@@ -741,7 +742,7 @@ class Neo4jServer:
     def __init__(self, target: Any) -> None:
         self.target = target
 
-    def graphmem(self, name: str, embedder: MiniLMEmbedder) -> GraphMem:
+    def graphmem(self, name: str, embedder: ModelEmbedder | None) -> GraphMem:
         store, _ = self.target.fresh()
         return GraphMem(store, embedder=embedder)
 
@@ -749,14 +750,43 @@ class Neo4jServer:
         self.target.close()
 
 
-def run_set(gm: GraphMem, dev: DevSet, embedder: MiniLMEmbedder) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Reranking:
+    """``--rerank N``: HYBRID's top ``depth`` reordered by a cross-encoder, as a mode."""
+
+    encoder: CrossEncoder
+    depth: int
+
+    @property
+    def mode(self) -> str:
+        return f"HYBRID+rerank{self.depth}"
+
+    def ranker(self, gm: GraphMem) -> Ranker:
+        """HYBRID's hits, their first ``depth`` in the cross-encoder's order."""
+
+        def rank(q: LabelledQuery) -> list[str]:
+            found = gm.search(q.text, limit=max(DEPTH, self.depth), project_id=q.project)
+            texts = {
+                h.memory.id: memory_text(h.memory.content, h.memory.rationale) for h in found.hits
+            }
+            return reranked(list(texts), q.text, texts.__getitem__, self.encoder, self.depth)
+
+        return rank
+
+
+def run_set(
+    gm: GraphMem, dev: DevSet, embedder: ModelEmbedder, rerank: Reranking | None = None
+) -> list[dict[str, Any]]:
     """Every mode and both references on one dev set, as rows of figures; with
     ``dev.by_kind``, also a row per kind of query and mode (``kind`` set), and
     one for the ``negatives`` (``kind`` none: the share answered empty); then
-    the rows of its held-out part, as a set of its own."""
+    the rows of its held-out part, as a set of its own. With ``rerank``, also
+    HYBRID reranked by a cross-encoder."""
     name = dev.name
     modes = (*MODES, UNFILTERED, CONTEXT, SEED_CONTEXT)
     qualities = [evaluate(gm, dev.queries, mode, dev.negatives) for mode in modes]
+    if rerank is not None:
+        qualities.append(measure(dev.queries, rerank.mode, rerank.ranker(gm)))
     for reference, rank in zip(
         REFERENCES, (reference_bm25(dev), reference_dense(dev, embedder)), strict=True
     ):
@@ -770,7 +800,7 @@ def run_set(gm: GraphMem, dev: DevSet, embedder: MiniLMEmbedder) -> list[dict[st
         if dev.by_kind or kind == "none"
     ]
     if dev.held_out is not None:
-        rows += run_set(gm, dev.held_out, embedder)
+        rows += run_set(gm, dev.held_out, embedder, rerank)
     return rows
 
 
@@ -1346,6 +1376,23 @@ def main(
     neo4j_user: Neo4jUserOption = "neo4j",
     neo4j_password: Neo4jPasswordOption = None,
     neo4j_heap: Annotated[str, typer.Option(help="Heap of the Neo4j this run starts.")] = "1g",
+    embedder_name: Annotated[
+        str,
+        typer.Option(
+            "--embedder",
+            help="The model graphmem and the dense reference embed with: a "
+            "GRAPHMEM_EMBEDDER value other than none.",
+        ),
+    ] = "minilm",
+    rerank_depth: Annotated[
+        int,
+        typer.Option(
+            "--rerank",
+            min=0,
+            help="Also report HYBRID with its top N reordered by the cross-encoder the "
+            "bge extra ships (ms-marco-MiniLM-L-12-v2); 0: off.",
+        ),
+    ] = 0,
 ) -> None:
     """Measure every retrieval mode beside reference BM25 and dense on the dev sets."""
     from benchmarks.report import console
@@ -1358,7 +1405,12 @@ def main(
     if "madial" in names and not MADIAL_DIR.is_dir():
         out.print(f"MADial-Bench not found at {MADIAL_DIR}: skipped")
         names.remove("madial")
-    embedder = MiniLMEmbedder()
+    embedder = embedder_named(embedder_name)
+    if not isinstance(embedder, ModelEmbedder):
+        raise typer.BadParameter(
+            f"{embedder_name!r}: choose one of {', '.join(e for e in EMBEDDERS if e != 'none')}",
+            param_hint="--embedder",
+        )
     embedder.embed(["warm up"])
     report: dict[str, list[dict[str, Any]]] = {
         "quality": [],
@@ -1398,6 +1450,7 @@ def main(
                 query_parts=query_parts,
                 calibrate=calibrate,
                 log=out.print,
+                rerank=Reranking(CrossEncoder(), rerank_depth) if rerank_depth else None,
             )
         finally:
             server.close()
@@ -1475,7 +1528,7 @@ def set_project(name: str) -> str:
 def run_backend(
     server: Server | Neo4jServer,
     names: Sequence[str],
-    embedder: MiniLMEmbedder,
+    embedder: ModelEmbedder,
     *,
     stores: Sequence[str],
     writes: Sequence[str],
@@ -1485,6 +1538,7 @@ def run_backend(
     query_parts: bool,
     calibrate: bool,
     log: Callable[[str], None],
+    rerank: Reranking | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """Every dev set of ``names`` on one backend, for each write path: alone in a
     store, then all in one store; then what the options add, on the sets as the
@@ -1510,7 +1564,7 @@ def run_backend(
                 gm = server.graphmem(f"eval_{name}_{how}", embedder)
                 dev = load(gm, name, how)
                 gm.warm()  # as a server does before its first request
-                rows += tagged(run_set(gm, dev, embedder), "alone", how)
+                rows += tagged(run_set(gm, dev, embedder, rerank), "alone", how)
                 if not first:
                     continue
                 if grid:
@@ -1531,7 +1585,7 @@ def run_backend(
             devs = [load(gm, name, how) for name in names]
             gm.warm()
             for dev in devs:
-                rows += tagged(run_set(gm, dev, embedder), "shared", how)
+                rows += tagged(run_set(gm, dev, embedder, rerank), "shared", how)
     if calibrate and loaded:
         log(f"[bold]{server.name}: minRelevance calibration[/]")
         # What a server that keeps one store at a time holds now.

@@ -27,6 +27,10 @@ MAX_ALIASES = 50
 """Fields one GraphQL document may alias by default: at most this many memories by id."""
 
 
+EmbedderName = Literal["minilm", "minilm-torch", "bge-small", "none"]
+"""The values of ``GRAPHMEM_EMBEDDER`` (docs/embeddings.md), declared once here."""
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GRAPHMEM_", extra="ignore")
 
@@ -70,10 +74,12 @@ class Settings(BaseSettings):
     """Who sees a new memory written by an agent that does not say: only that agent
     (``private``) or every agent of the project (``shared``)."""
     scoring_preset: Literal["default", "jarvis"] = "default"
-    embedder: Literal["minilm", "minilm-torch", "none"] = "minilm"
+    embedder: EmbedderName = "minilm"
     """Sentence embeddings for vector search: all-MiniLM-L6-v2 on ONNX Runtime from the
     packaged int8 model, ``minilm-torch`` for the same model on torch (the ``torch``
-    extra), or ``none`` to run on full text and relations only (no model is loaded)."""
+    extra), ``bge-small`` for bge-small-en-v1.5 on ONNX Runtime (the ``bge`` extra;
+    another vector space: re-embed a store before switching), or ``none`` to run on
+    full text and relations only (no model is loaded)."""
     embedder_threads: int | None = Field(default=None, ge=1)
     """Cores the embedding model may use (default: every core this process may run on).
     Concurrent requests' texts are gathered into one model call that spreads over

@@ -31,6 +31,7 @@ OPTIONAL = {
     "transformers": "torch",
     "neo4j": "neo4j",  # GRAPHMEM_BACKEND=neo4j
     "opentelemetry": "otel",  # GRAPHMEM_OTEL=1
+    "wordllama": "survey",  # python -m benchmarks.dense_survey
 }
 """Modules of an extra that `make serve` does not install, and that extra."""
 

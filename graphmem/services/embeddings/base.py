@@ -9,7 +9,8 @@ from typing import Protocol
 from graphmem.domain.errors import GraphMemError
 
 DIMENSION = 384
-"""all-MiniLM-L6-v2's output size; the vector indexes are created for it."""
+"""The output size of all-MiniLM-L6-v2 (and of bge-small-en-v1.5); the vector
+indexes are created for it."""
 
 Vector = array
 """A float32 unit vector (``array('f')``): compact, and the FalkorDB adapter

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -29,14 +29,32 @@ TOKENIZER = MODEL_DIR / "tokenizer.json"
 MAX_TOKENS = 256
 """The model's max_seq_length (sentence-transformers truncates there too)."""
 
+Pooling = Literal["model", "cls", "mean"]
+
 FP32_TEXTS_PER_RUN = 16
 """An unquantized model pads batches with masked tokens, which change no vector."""
 
 
 class OnnxRuntime:
-    """One ONNX Runtime session, its tokenizer, and a pool of one worker per core."""
+    """One ONNX Runtime session, its tokenizer, and a pool of one worker per core.
 
-    def __init__(self, model: Path, *, workers: int, texts_per_run: int) -> None:
+    ``pooling`` says how a text's vector comes out of the model: ``model`` when
+    the graph already pools and normalises (the MiniLM export), ``cls`` when it
+    returns token states and the first token's, L2-normalised, is the vector
+    (how BGE models are trained to be read), ``mean`` when the mean of the
+    unmasked tokens' states is (E5 models).
+    """
+
+    def __init__(
+        self,
+        model: Path,
+        *,
+        workers: int,
+        texts_per_run: int,
+        tokenizer: Path = TOKENIZER,
+        pooling: Pooling = "model",
+        max_tokens: int = MAX_TOKENS,
+    ) -> None:
         try:
             import onnxruntime
             from tokenizers import Tokenizer
@@ -55,9 +73,11 @@ class OnnxRuntime:
         self.session: Any = onnxruntime.InferenceSession(
             str(model), options, providers=["CPUExecutionProvider"]
         )
-        self.tokenizer: Any = Tokenizer.from_file(str(TOKENIZER))
+        self.token_types = any(i.name == "token_type_ids" for i in self.session.get_inputs())
+        self.pooling = pooling
+        self.tokenizer: Any = Tokenizer.from_file(str(tokenizer))
         self.tokenizer.no_padding()
-        self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.tokenizer.enable_truncation(max_tokens)
         self.texts_per_run = texts_per_run
         self.pool = ThreadPoolExecutor(workers, thread_name_prefix="graphmem-embed")
 
@@ -86,8 +106,19 @@ class OnnxRuntime:
         for row, encoding in enumerate(encoded):
             ids[row, : len(encoding.ids)] = encoding.ids
             mask[row, : len(encoding.ids)] = 1
-        (vectors,) = self.session.run(None, {"input_ids": ids, "attention_mask": mask})
-        return np.asarray(vectors, dtype=np.float32)
+        inputs = {"input_ids": ids, "attention_mask": mask}
+        if self.token_types:
+            inputs["token_type_ids"] = np.zeros_like(ids)
+        # The first output is the pooled vector or the token states; exports may add more.
+        vectors = np.asarray(self.session.run(None, inputs)[0], dtype=np.float32)
+        if self.pooling == "model":
+            return vectors
+        if self.pooling == "cls":
+            pooled = vectors[:, 0, :]
+        else:
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (vectors * weights).sum(axis=1) / weights.sum(axis=1).clip(min=1.0)
+        return pooled / np.linalg.norm(pooled, axis=1, keepdims=True).clip(min=1e-12)
 
 
 class MiniLMEmbedder(ModelEmbedder):
