@@ -44,6 +44,7 @@ from graphmem.domain.retrieval import (
 from graphmem.domain.scoring import ImportanceBreakdown, ImportanceScorer
 from graphmem.domain.viewer import acting_as
 from graphmem.services.embeddings import Embedder, embedder_named
+from graphmem.services.embeddings import space as embedding_space
 from graphmem.services.memories import missing
 from graphmem.services.telemetry import Telemetry
 from graphmem.services.wiring import wire
@@ -90,6 +91,8 @@ class GraphMem(Curation):
         embedder = embedder_named(settings.embedder, threads=settings.embedder_threads)
         store = open_store(settings)
         try:
+            if embedder is not None:
+                embedding_space.claim(store, embedder.name)
             return cls(
                 store,
                 clock=clock,
