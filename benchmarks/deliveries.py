@@ -7,6 +7,7 @@ Calls alternate between the two, which one goes first alternating too, so
 drift on a shared machine hits both alike; p50 and p95 of each are compared
 as ratios. The store has no embedder: full text and relations only, the
 cheapest knowledgeContext, so the record's share of it is the largest it gets.
+``--neo4j`` times the same on a Neo4j the run starts (``benchmarks.neo4j_server``).
 
 Storage per delivery is measured after the timing: the memory FalkorDB's
 server reports (``INFO memory``) and the append-only file on disk, each
@@ -27,12 +28,13 @@ from typing import Annotated
 
 import typer
 
+from benchmarks.neo4j_server import Neo4jTarget
 from benchmarks.report import Figure, console, table
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.retention import Deliveries, RetentionRules
 from graphmem.domain.retrieval import ContextRequest
-from graphmem.store import await_indexes
+from graphmem.store import Store, await_indexes
 from graphmem.store.falkordb import FalkorStore
 
 TOPICS = ["cache", "deploy", "schema", "retry", "logging", "auth", "queue", "billing"]
@@ -60,22 +62,27 @@ def hint(n: int) -> str:
     return f"what do we know about {words(n * 37)} for the {TOPICS[n * 37 % 8]}"
 
 
+def fill(store: Store, memories: int) -> None:
+    """``memories`` memories in the default project, then the indexes ready."""
+    gm = GraphMem(store, clock=ManualClock(0.0))
+    for start in range(0, memories, 2_000):
+        items = [
+            {"content": content(i), "memory_type": "decision"}
+            for i in range(start, min(start + 2_000, memories))
+        ]
+        gm.remember_many(items, dedup=False)
+    # The full-text index fills in the background: an answer timed before it is
+    # ready finds nothing and costs nothing.
+    await_indexes(store, timeout=600.0)
+
+
 @contextmanager
 def loaded(memories: int) -> Iterator[tuple[FalkorStore, Path]]:
     data_dir = Path(tempfile.mkdtemp(dir="/tmp", prefix="gm-deliveries-"))
     store = FalkorStore.embedded(data_dir, "deliveries")
     try:
         store.setup_schema()
-        gm = GraphMem(store, clock=ManualClock(0.0))
-        for start in range(0, memories, 2_000):
-            items = [
-                {"content": content(i), "memory_type": "decision"}
-                for i in range(start, min(start + 2_000, memories))
-            ]
-            gm.remember_many(items, dedup=False)
-        # The full-text index fills in the background: an answer timed before it is
-        # ready finds nothing and costs nothing.
-        await_indexes(store, timeout=600.0)
+        fill(store, memories)
         yield store, data_dir
     finally:
         store.close()
@@ -122,6 +129,33 @@ def storage(
     return [(a - b) / count for a, b in zip(after, before, strict=True)], len(answer.items)
 
 
+def ratios(store: Store, backend: str, size: int, rounds: int, max_results: int) -> list[Figure]:
+    """p50 and p95 of knowledgeContext with the record on over the same with it off."""
+    on = GraphMem(store, clock=ManualClock(0.0))
+    rules = RetentionRules(deliveries=Deliveries(enabled=False))
+    off = GraphMem(store, clock=ManualClock(0.0), rules=rules)
+    timed(on, off, 20, max_results)  # warm both paths
+    times, given_mean = timed(on, off, rounds, max_results)
+    figures = []
+    for name, stat in (("p50", statistics.median), ("p95", p95)):
+        value, baseline = stat(times[True]), stat(times[False])
+        figures.append(
+            Figure(
+                key=f"deliveries.context_{name}.{backend}.{size}",
+                name=f"knowledgeContext {name}, {backend}, {size:,} memories "
+                f"({given_mean:.1f} given)",
+                value=value,
+                unit="ms",
+                baseline=baseline,
+                ratio=value / baseline,
+                target=f"<= {TARGET:.2f}",
+                passed=value / baseline <= TARGET,
+                count=rounds,
+            )
+        )
+    return figures
+
+
 def main(
     memories: Annotated[
         list[int] | None, typer.Option(help="Memories stored, one run per size (10,000).")
@@ -129,32 +163,18 @@ def main(
     rounds: Annotated[int, typer.Option(min=20, max=5_000, help="Calls each way.")] = 300,
     max_results: Annotated[int, typer.Option(min=1, max=50)] = 5,
     stored: Annotated[int, typer.Option(min=10, max=100_000, help="Deliveries to size.")] = 2_000,
+    neo4j: Annotated[
+        bool, typer.Option("--neo4j", help="Also on a Neo4j this run starts (timings only).")
+    ] = False,
 ) -> None:
     """knowledgeContext with the record on and off, alternated, at each size."""
     figures = []
     for size in memories or [10_000]:
         with loaded(size) as (store, data_dir):
-            on = GraphMem(store, clock=ManualClock(0.0))
-            rules = RetentionRules(deliveries=Deliveries(enabled=False))
-            off = GraphMem(store, clock=ManualClock(0.0), rules=rules)
-            timed(on, off, 20, max_results)  # warm both paths
-            times, given_mean = timed(on, off, rounds, max_results)
-            for name, stat in (("p50", statistics.median), ("p95", p95)):
-                value, baseline = stat(times[True]), stat(times[False])
-                figures.append(
-                    Figure(
-                        key=f"deliveries.context_{name}.{size}",
-                        name=f"knowledgeContext {name}, {size:,} memories ({given_mean:.1f} given)",
-                        value=value,
-                        unit="ms",
-                        baseline=baseline,
-                        ratio=value / baseline,
-                        target=f"<= {TARGET:.2f}",
-                        passed=value / baseline <= TARGET,
-                        count=rounds,
-                    )
-                )
-            (memory, aof), given = storage(store, data_dir, on, stored, max_results)
+            figures += ratios(store, "falkordb", size, rounds, max_results)
+            (memory, aof), given = storage(
+                store, data_dir, GraphMem(store, clock=ManualClock(0.0)), stored, max_results
+            )
             for key, label, value in (("memory", "server memory", memory), ("aof", "AOF", aof)):
                 figures.append(
                     Figure(
@@ -165,12 +185,21 @@ def main(
                         count=stored,
                     )
                 )
+    if neo4j:
+        target = Neo4jTarget(log=console(stderr=True).print)
+        try:
+            for size in memories or [10_000]:
+                neo4j_store, _ = target.fresh()
+                fill(neo4j_store, size)
+                figures += ratios(neo4j_store, "neo4j", size, rounds, max_results)
+        finally:
+            target.close()
     console(stderr=False).print(
         table(
             figures,
             title="knowledgeContext with the record on (value) and off (baseline), alternated "
-            f"call by call, {rounds} calls each way, max_results {max_results}, embedded "
-            "FalkorDB, no embedder; bytes per delivery stored",
+            f"call by call, {rounds} calls each way, max_results {max_results}, no embedder; "
+            "bytes per delivery stored on the embedded FalkorDB",
         )
     )
 
