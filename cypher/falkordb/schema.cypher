@@ -50,3 +50,5 @@ CREATE INDEX FOR (e:RelationEvent) ON (e.from_id)
 CREATE INDEX FOR (e:RelationEvent) ON (e.to_id)
 ;
 CREATE INDEX FOR (e:ArchivalEvent) ON (e.memory_id)
+;
+CREATE INDEX FOR (d:Delivery) ON (d.project_id)

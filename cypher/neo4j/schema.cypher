@@ -42,3 +42,5 @@ CREATE INDEX relation_event_from IF NOT EXISTS FOR (e:RelationEvent) ON (e.from_
 CREATE INDEX relation_event_to IF NOT EXISTS FOR (e:RelationEvent) ON (e.to_id)
 ;
 CREATE INDEX archival_event_memory IF NOT EXISTS FOR (e:ArchivalEvent) ON (e.memory_id)
+;
+CREATE INDEX delivery_project IF NOT EXISTS FOR (d:Delivery) ON (d.project_id)

@@ -41,6 +41,7 @@ from graphmem.domain.retrieval import (
     SearchRequest,
     SearchResult,
 )
+from graphmem.domain.retrieval.context import parse_request
 from graphmem.domain.scoring import ImportanceBreakdown, ImportanceScorer
 from graphmem.domain.viewer import acting_as
 from graphmem.services.embeddings import Embedder, embedder_named
@@ -303,15 +304,30 @@ class GraphMem(Curation):
         same way. Counts a retrieval (``retrieval_count``) on each memory
         returned unless ``record_access=False``; retrieval is not use, so
         access counts, recency and importance stay as they are. ``agent_id``:
-        only what that agent sees (its own memories and the shared ones).
+        only what that agent sees (its own memories and the shared ones). The
+        answer is put on record as a delivery (``deliveries``) unless
+        ``deliveries.enabled`` is off.
         """
         request = retrieval_request(ContextRequest, "context_hint", context_hint, options)
         project = self._project(project_id)
         with acting_as(agent_id):
-            result = self.retrieval.knowledge_context(
-                request, project_id=project, record_access=record_access
-            )
-            return self.failures.explain_lessons(result, project_id=project)
+            result = self.answer_context(request, project_id=project, record_access=record_access)
+            # Validated by the answer already (a refused request is counted there).
+            self.delivery_record.record(parse_request(request), result, project_id=project)
+            return result
+
+    def answer_context(
+        self,
+        request: ContextRequest | Mapping[str, Any],
+        *,
+        project_id: str,
+        record_access: bool | None,
+    ) -> ContextResult:
+        """knowledgeContext's answer without putting it on record (the server's warm-up)."""
+        result = self.retrieval.knowledge_context(
+            request, project_id=project_id, record_access=record_access
+        )
+        return self.failures.explain_lessons(result, project_id=project_id)
 
     def search(
         self,

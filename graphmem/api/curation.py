@@ -21,6 +21,7 @@ from typing import Any, Self, cast
 from graphmem.domain.capsules import FailureCapsule, FailureOutcome, FailureReport
 from graphmem.domain.checks import check_identifier, parse
 from graphmem.domain.consistency import ConsistencyReport
+from graphmem.domain.deliveries import DeliveryFilter, DeliveryPage, DeliveryStats
 from graphmem.domain.kinds import Visibility
 from graphmem.domain.models import Memory, Page
 from graphmem.domain.projects import ProjectSettings, ProjectSettingsUpdate, SharingEvent
@@ -54,6 +55,7 @@ class Curation:
         self.archiver = services.archiver
         self.stager = services.stager
         self.retrieval = services.retrieval
+        self.delivery_record = services.deliveries
         self.memories = services.memories
         self.projects = services.projects
         self.sharing = services.sharing
@@ -342,6 +344,26 @@ class Curation:
         return self.review.needs_review(
             first=first, after=after, project_id=self._project(project_id)
         )
+
+    def deliveries(
+        self,
+        filter: DeliveryFilter | Mapping[str, Any] | None = None,
+        *,
+        first: int = 20,
+        after: str | None = None,
+        project_id: str | None = None,
+    ) -> DeliveryPage:
+        """What knowledgeContext handed out, newest first: to a session or an agent
+        between two times, the deliveries that gave a memory, or (``changed``) those
+        that gave memories since superseded, archived, marked for review or forgotten."""
+        return self.delivery_record.page(
+            filter, first=first, after=after, project_id=self._project(project_id)
+        )
+
+    def prune_deliveries(self, *, project_id: str | None = None) -> DeliveryStats:
+        """Delete the deliveries past the project's ``deliveries`` bounds (the
+        scheduler's project pass runs it hourly); says what is left and what went."""
+        return self.delivery_record.prune(project_id=self._project(project_id))
 
     def confirm(
         self, memory_id: str, reason: str | None = None, *, project_id: str | None = None

@@ -101,6 +101,13 @@ COMMANDS: tuple[Entry, ...] = (
         "What an agent should know right now (knowledgeContext), each score explained.",
     ),
     Entry(
+        "deliveries",
+        "graphmem.cli.deliveries",
+        "What knowledgeContext handed out, newest first: to a session or agent between\n"
+        "two times, the deliveries that gave a memory, or (--changed) those whose memories\n"
+        "changed since.",
+    ),
+    Entry(
         "backfill-embeddings",
         _RETRIEVAL,
         "Embed the memories that have no embedding yet (after enabling embeddings).",

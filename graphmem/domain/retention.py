@@ -14,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from graphmem.domain.deliveries import HintKept
 from graphmem.domain.dependencies import DEFAULT_DEPTH, MAX_DEPTH
 from graphmem.domain.errors import InvalidInputError, invalid_input
 from graphmem.domain.kinds import Tier
@@ -88,6 +89,24 @@ class Consolidation(_Rule):
     """The consolidated statement: the central one, then what the others add, to this length."""
 
 
+class Deliveries(_Rule):
+    """The record of what each knowledgeContext answer handed out (docs/deliveries.md):
+    whether it is kept, how it keeps the hint, and how much of it a project keeps."""
+
+    enabled: bool = True
+    hint: HintKept = HintKept.DIGEST
+    """``digest``: only the hint's SHA-256 (the prompt hook sends whole user prompts,
+    which the record should not copy); ``text``: the hint itself as well."""
+    keep_count: int | None = Field(default=10_000, ge=1)
+    """A project's newest deliveries kept; older ones are pruned (``None``: no count limit)."""
+    keep_days: Days | None = 30.0
+    """Days a delivery is kept (``None``: no age limit)."""
+
+    def keep_after(self, now: float) -> float | None:
+        """The time before which a delivery is pruned, or ``None``."""
+        return None if self.keep_days is None else now - self.keep_days * DAY
+
+
 class RetentionRules(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GRAPHMEM_", extra="forbid", frozen=True)
 
@@ -125,6 +144,7 @@ class RetentionRules(BaseSettings):
     cascade_depth: int = Field(default=DEFAULT_DEPTH, ge=0, le=MAX_DEPTH)
     """How many ENABLES/CONSTRAINS hops a change's review mark travels (0: none;
     ``graphmem.domain.dependencies``)."""
+    deliveries: Deliveries = Field(default_factory=Deliveries)
 
     # -- staging: how a candidate earns its way to active --------------------
     dedup_similarity: float = Field(default=0.92, ge=0.0, le=1.0)

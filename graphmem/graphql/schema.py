@@ -34,6 +34,7 @@ from strawberry.types import ExecutionContext
 
 from graphmem.domain.config import Settings
 from graphmem.graphql.consolidation import ConsolidationMutation
+from graphmem.graphql.deliveries import DeliveryQuery
 from graphmem.graphql.errors import ClientErrors, should_log
 from graphmem.graphql.evaluation import EvaluationMutation, EvaluationQuery
 from graphmem.graphql.failures import FailureMutation, FailureQuery
@@ -68,6 +69,7 @@ Query = guard(
             ReviewQuery,
             EvaluationQuery,
             RetrievalQuery,
+            DeliveryQuery,
             WhatIfQuery,
             FailureQuery,
             ProjectQuery,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from graphmem.operations.deliveries import DeliveryOperations
 from graphmem.operations.entry import Entry, Operation
 from graphmem.operations.evaluation import EvaluationOperations
 from graphmem.operations.failures import FailureOperations
@@ -28,6 +29,7 @@ class Operations(
     ReviewOperations,
     EvaluationOperations,
     RetrievalOperations,
+    DeliveryOperations,
 ):
     """Every operation a remote client sends, each one a method of its subclasses."""
 

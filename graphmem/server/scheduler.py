@@ -1,7 +1,8 @@
 """Periodic jobs in the server: promotion per session; per project, the
 promotion pass over episodic memories whose evidence arrived after their
 session's runs, memory consolidation (when ``consolidation.enabled``),
-archival and archive expiry; the nightly consistency evaluation per project.
+archival, archive expiry and the pruning of old deliveries; the nightly
+consistency evaluation per project.
 
 Due work is claimed in the graph (the claim moves the next run time forward
 in the same write), so several server processes on one database share the
@@ -90,6 +91,7 @@ class Scheduler:
                 self.gm.archiver.archive_stale(project_id=row["project_id"])
                 self.gm.archiver.expire_archived(project_id=row["project_id"])
                 self.gm.check_expired(project_id=row["project_id"])
+                self.gm.prune_deliveries(project_id=row["project_id"])
                 ran += 1
             except Exception:
                 log.exception("archival of project %s failed", row["project_id"])

@@ -9,7 +9,8 @@ context and searches once in its default project, in the words of its newest
 memory, which plans the index queries and the reads that follow a hit (and
 imports what the retrieval path imports), and runs the retrieval count's
 write on no memory at all. Nothing is written: the knowledge context records
-no retrieval, and the write matches no memory. ``python -m
+no retrieval and is not put on record as a delivery, and the write matches
+no memory. ``python -m
 benchmarks.neo4j_warm`` measures the first request against the tenth with
 and without it.
 """
@@ -20,6 +21,7 @@ import logging
 
 from graphmem.api import GraphMem
 from graphmem.domain.clock import stored_now
+from graphmem.domain.retrieval import ContextRequest
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +38,8 @@ def warm_store(gm: GraphMem) -> None:
     warm-up never keeps a server from starting."""
     try:
         hint = _hint(gm)
-        gm.knowledge_context(hint, record_access=False)
+        request = ContextRequest(context_hint=hint)
+        gm.answer_context(request, project_id=gm.default_project, record_access=False)
         gm.search(hint)
         gm.store.write(
             "record_retrievals",

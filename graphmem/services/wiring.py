@@ -16,6 +16,7 @@ from graphmem.services.archival import Archiver
 from graphmem.services.autolinks import AutoLinker
 from graphmem.services.base import Basics
 from graphmem.services.consolidator import Consolidator
+from graphmem.services.deliveries import Deliveries
 from graphmem.services.embeddings import Embedder
 from graphmem.services.evaluator import Evaluator
 from graphmem.services.events import EventBus
@@ -50,6 +51,8 @@ class Services:
     archiver: Archiver
     stager: Stager
     retrieval: Retrieval
+    deliveries: Deliveries
+    """What each knowledgeContext answer handed out, on record."""
     memories: Memories
     projects: Projects
     sharing: Sharing
@@ -129,6 +132,7 @@ def wire(
         archiver=Archiver(basics),
         stager=stager,
         retrieval=retrieval,
+        deliveries=Deliveries(basics),
         memories=memories,
         projects=projects,
         sharing=sharing,

@@ -46,6 +46,9 @@ LOCAL_ONLY = {
     "agent_id for one agent's view",
     "default_visibility": "the server's own setting, applied by the server to each write",
     "warm": "the server warms its own process before its first request",
+    "answer_context": "knowledge_context without putting the answer on record: the "
+    "server's own warm-up",
+    "prune_deliveries": "the server's scheduler prunes deliveries in its project pass",
 }
 """GraphMem's public methods a client does not have, and why."""
 

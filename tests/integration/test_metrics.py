@@ -154,7 +154,7 @@ def test_the_candidates_count_is_reused_until_it_is_stale(gm: GraphMem) -> None:
     gm.remember({"content": "one candidate", "source": "auto_extracted"})
     cached, fresh = Metrics(candidates_ttl=3600.0), Metrics(candidates_ttl=0.0)
     for metrics in (cached, fresh):
-        metrics.count_candidates_of(gm)
+        metrics.count_in(gm)
         assert waiting(metrics) == 1
 
     gm.remember({"content": "another candidate", "source": "auto_extracted"})

@@ -30,7 +30,8 @@ log = logging.getLogger(__name__)
 MAX_OPERATION_NAMES = 200
 """Distinct GraphQL operation labels kept per server; later ones count as ``other``."""
 CANDIDATES_TTL_SECONDS = 15.0
-"""How long a count of waiting candidates is reused: scrapes must not each scan the graph."""
+"""How long a count per project (waiting candidates, stored deliveries) is reused:
+scrapes must not each scan the graph."""
 
 # Store statements are mostly sub-millisecond; requests and runs take longer.
 _FAST_BUCKETS = (0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5)
@@ -155,8 +156,29 @@ class Metrics:
         self.events = Counter(
             "graphmem_events", "Telemetry events, by name.", ["event"], registry=r
         )
-        self._candidates = WaitingCandidates(ttl=candidates_ttl)
-        r.register(self._candidates)
+        self.deliveries_pruned = Counter(
+            "graphmem_deliveries_pruned",
+            "Deliveries (knowledgeContext answers on record) pruned past a project's bounds.",
+            registry=r,
+        )
+        self._counted = (
+            CountedPerProject(
+                "graphmem_candidates_waiting",
+                "Candidate memories awaiting activation or review, per project.",
+                statement="count_candidates",
+                column="candidates",
+                ttl=candidates_ttl,
+            ),
+            CountedPerProject(
+                "graphmem_deliveries_stored",
+                "Deliveries (knowledgeContext answers on record) stored, per project.",
+                statement="count_deliveries",
+                column="deliveries",
+                ttl=candidates_ttl,
+            ),
+        )
+        for counted in self._counted:
+            r.register(counted)
         self._statement_children: dict[tuple[str, str], Any] = {}
         self._request_children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
         self._operation_names: set[str] = set()
@@ -169,10 +191,13 @@ class Metrics:
             "evaluator.completed": lambda f: self.evaluator_runs.inc(),
             "knowledge.context": lambda f: self._retrieval("context", f),
             "retrieval.search": lambda f: self._retrieval("search", f),
+            "deliveries.pruned": lambda f: self.deliveries_pruned.inc(f.get("pruned", 0)),
         }
 
-    def count_candidates_of(self, gm: GraphMem) -> None:
-        self._candidates.gm = gm
+    def count_in(self, gm: GraphMem) -> None:
+        """Count waiting candidates and stored deliveries in ``gm``'s graph at scrape time."""
+        for counted in self._counted:
+            counted.gm = gm
 
     # -- telemetry events --------------------------------------------------
 
@@ -255,12 +280,15 @@ class Metrics:
         return name
 
 
-class WaitingCandidates:
-    """``graphmem_candidates_waiting{project}``, counted in the graph at scrape time
-    and reused for ``ttl`` seconds."""
+class CountedPerProject:
+    """A gauge per project counted in the graph at scrape time by one statement
+    (``graphmem_candidates_waiting``, ``graphmem_deliveries_stored``), reused for
+    ``ttl`` seconds."""
 
-    def __init__(self, *, ttl: float) -> None:
+    def __init__(self, name: str, help: str, *, statement: str, column: str, ttl: float) -> None:
         self.gm: GraphMem | None = None
+        self._name, self._help = name, help
+        self._statement, self._column = statement, column
         self._ttl = ttl
         self._lock = threading.Lock()
         self._counted_at = float("-inf")
@@ -276,22 +304,18 @@ class WaitingCandidates:
         yield family
 
     def _family(self) -> GaugeMetricFamily:
-        return GaugeMetricFamily(
-            "graphmem_candidates_waiting",
-            "Candidate memories awaiting activation or review, per project.",
-            labels=["project"],
-        )
+        return GaugeMetricFamily(self._name, self._help, labels=["project"])
 
     def _current(self) -> dict[str, int]:
         with self._lock:
             now = time.monotonic()
             if self.gm is not None and now - self._counted_at >= self._ttl:
                 try:
-                    rows = self.gm.store.read("count_candidates")
+                    rows = self.gm.store.read(self._statement)
                 except Exception:  # a scrape must still show every other metric
-                    log.warning("could not count waiting candidates", exc_info=True)
+                    log.warning("could not count %s", self._name, exc_info=True)
                     self._counts = {}
                 else:
-                    self._counts = {row["project_id"]: row["candidates"] for row in rows}
+                    self._counts = {row["project_id"]: row[self._column] for row in rows}
                     self._counted_at = now
             return self._counts

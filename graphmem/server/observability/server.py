@@ -40,7 +40,7 @@ class Observability:
             observe_statements(gm.store, traced.statement_observer(gm.store.dialect))
         if gm.embedder is not None:
             observe_embeddings(gm.embedder, self.metrics.observe_embedding)
-        self.metrics.count_candidates_of(gm)
+        self.metrics.count_in(gm)
 
     async def endpoint(self, request: Request) -> Response:
         """``GET /metrics`` in Prometheus' text format (the gate has checked the key)."""

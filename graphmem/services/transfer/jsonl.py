@@ -16,6 +16,7 @@ page (plus, on export, a spool file of relations). Lines come in this order:
     {"kind": "archival_event", "props": {...}, "moved": ...}
     {"kind": "failure_capsule", "props": {...}, "for_sessions": [...], "in_context": [...],
      "taught": ...}
+    {"kind": "delivery", "props": {...}}                               (each delivery)
     {"kind": "end", "counts": {...}}
 
 Every property is carried as the store returns it (nothing is picked by
@@ -40,6 +41,6 @@ LINKS = {
 }
 """Each kind's structural link: the id of the node it hangs off, read from the graph."""
 KINDS = ("project", "session", "memory", "relation", "promotion_run", "promotion_event",
-         "staging_event", "archival_event", "failure_capsule")  # fmt: skip
+         "staging_event", "archival_event", "failure_capsule", "delivery")  # fmt: skip
 COUNTED = KINDS[1:]
 """The kinds the end line counts (there is one project line)."""

@@ -23,6 +23,7 @@ EXPORTS = {
     "staging_event": "export_staging_events",
     "archival_event": "export_archival_events",
     "failure_capsule": "export_failure_capsules",
+    "delivery": "export_deliveries",
 }
 
 
@@ -66,6 +67,7 @@ def export_project(
         "staging_event",
         "archival_event",
         "failure_capsule",
+        "delivery",
     ):
         for rows in pages(store, EXPORTS[kind], project_id, page_size):
             for row in rows:
@@ -93,6 +95,8 @@ def _record(kind: str, row: Row) -> dict[str, Any]:
             in_context=sorted(row["in_context"]),
             taught=row["taught"],
         )
+        return record
+    if kind == "delivery":  # it names its memories by id, in its props
         return record
     link = LINKS[kind]
     record[link] = row[link]

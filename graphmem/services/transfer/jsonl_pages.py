@@ -134,4 +134,5 @@ WRITE: dict[str, WritePage] = {
     "staging_event": _write_fresh("staging_event", "import_staging_events"),
     "archival_event": _write_fresh("archival_event", "import_archival_events"),
     "failure_capsule": _write_fresh("failure_capsule", "import_failure_capsules"),
+    "delivery": _write_fresh("delivery", "import_deliveries"),
 }

@@ -172,6 +172,25 @@ def _prepare_capsule(
     return {"props": props, **links, "taught": taught}, props["id"]
 
 
+def _prepare_delivery(
+    record: Mapping[str, Any], source: str, target: str
+) -> tuple[dict[str, Any], str]:
+    """A delivery's props, held to the shape the record reads back: an id, the
+    hint's digest, and as many scores as memory ids."""
+    props = properties(record.get("props"), "props")
+    props["project_id"] = target
+    text_id(props.get("id"), "props.id")
+    if not isinstance(props.get("hint_sha256"), str):
+        raise InvalidInputError("props.hint_sha256: must be a string", field="props.hint_sha256")
+    ids, scores = props.get("memory_ids", []), props.get("scores", [])
+    if not isinstance(ids, list) or not isinstance(scores, list) or len(ids) != len(scores):
+        raise InvalidInputError(
+            "props.memory_ids: must be a list as long as props.scores", field="props.memory_ids"
+        )
+    props["memory_ids"] = [text_id(item, "props.memory_ids") for item in ids]
+    return {"props": props}, props["id"]
+
+
 PREPARE: dict[str, Prepare] = {
     "project": _prepare_project,
     "session": _prepare_session,
@@ -182,4 +201,5 @@ PREPARE: dict[str, Prepare] = {
     "staging_event": _prepare_event("staging_event"),
     "archival_event": _prepare_event("archival_event"),
     "failure_capsule": _prepare_capsule,
+    "delivery": _prepare_delivery,
 }

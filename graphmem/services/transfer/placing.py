@@ -108,6 +108,9 @@ class Renames:
             self._fields(row, ("taught",))
             row["in_context"] = [self.moved.get(i, i) for i in row["in_context"]]
             self._props(row["props"], ("lesson_id",), ())
+        elif kind == "delivery":
+            ids = row["props"]["memory_ids"]
+            row["props"]["memory_ids"] = [self.moved.get(i, i) for i in ids]
 
     def _props(
         self, props: MutableMapping[str, Any], names: Collection[str], texts: Collection[str]

@@ -81,6 +81,7 @@ NOUNS = {
     "staging_event": ("staging event", "staging events"),
     "archival_event": ("archival event", "archival events"),
     "failure_capsule": ("failure capsule", "failure capsules"),
+    "delivery": ("delivery", "deliveries"),
 }
 """How a report names each kind of record, one and many."""
 

@@ -464,6 +464,14 @@ node.FailureCapsule {
   caption: '{error}';
 }
 
+node.Delivery {
+  diameter: 40px;
+  color: #C9D6E3;
+  border-color: #8FA6BD;
+  text-color-internal: #2A2C34;
+  caption: '{session_id}';
+}
+
 node.ConsistencyReport {
   diameter: 50px;
   color: #D9C8AE;
