@@ -11,7 +11,5 @@ WHERE m.id IN $ids
   AND {{visible(m)}}
 SET m._lock = true
 REMOVE m._lock
-WITH m, coalesce(m.retrieval_count, 0) + 1 AS retrievals
-SET m.retrieval_count = retrievals,
-    m.last_retrieved_at = $now
+{{count_retrieval(m)}}
 RETURN m.id AS id, retrievals AS retrieval_count

@@ -41,12 +41,12 @@ from graphmem.domain.retrieval import (
     SearchRequest,
     SearchResult,
 )
-from graphmem.domain.retrieval.context import parse_request
 from graphmem.domain.scoring import ImportanceBreakdown, ImportanceScorer
 from graphmem.domain.viewer import acting_as
 from graphmem.services.embeddings import Embedder, embedder_named
 from graphmem.services.embeddings import space as embedding_space
 from graphmem.services.memories import missing
+from graphmem.services.retrieval.service import Deliver
 from graphmem.services.telemetry import Telemetry
 from graphmem.services.wiring import wire
 from graphmem.store import Store
@@ -311,10 +311,14 @@ class GraphMem(Curation):
         request = retrieval_request(ContextRequest, "context_hint", context_hint, options)
         project = self._project(project_id)
         with acting_as(agent_id):
-            result = self.answer_context(request, project_id=project, record_access=record_access)
-            # Validated by the answer already (a refused request is counted there).
-            self.delivery_record.record(parse_request(request), result, project_id=project)
-            return result
+            return self.answer_context(
+                request,
+                project_id=project,
+                record_access=record_access,
+                deliver=lambda asked, given: self.delivery_record.fields(
+                    asked, given, project_id=project
+                ),
+            )
 
     def answer_context(
         self,
@@ -322,10 +326,12 @@ class GraphMem(Curation):
         *,
         project_id: str,
         record_access: bool | None,
+        deliver: Deliver | None = None,
     ) -> ContextResult:
-        """knowledgeContext's answer without putting it on record (the server's warm-up)."""
+        """knowledgeContext's answer, put on record as ``deliver`` says (nothing
+        without it: the server's warm-up)."""
         result = self.retrieval.knowledge_context(
-            request, project_id=project_id, record_access=record_access
+            request, project_id=project_id, record_access=record_access, deliver=deliver
         )
         return self.failures.explain_lessons(result, project_id=project_id)
 

@@ -29,7 +29,7 @@ from graphmem.domain.deliveries import (
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.ids import new_id
 from graphmem.domain.models import Memory, memory_from_fields
-from graphmem.domain.retrieval import ContextRequest, ContextResult
+from graphmem.domain.retrieval import ContextItem, ContextRequest
 from graphmem.domain.viewer import acting_agent
 from graphmem.services.base import Service
 from graphmem.services.memories import readable_references
@@ -42,26 +42,27 @@ PRUNE_BATCH = 5_000
 class Deliveries(Service):
     """The record of what knowledgeContext handed out, per project."""
 
-    def record(self, request: ContextRequest, result: ContextResult, *, project_id: str) -> None:
-        """Put one answer on record, as the acting agent; nothing when the record is off."""
+    def fields(
+        self, request: ContextRequest, items: Sequence[ContextItem], *, project_id: str
+    ) -> dict[str, Any] | None:
+        """One answer's record, as the acting agent, in the parameters of
+        ``record_delivery`` (the retrieval counts' statement writes it too);
+        ``None`` when the record is off."""
         rule = self.rules.deliveries
         if not rule.enabled:
-            return
+            return None
         hint = request.context_hint
-        self.store.write(
-            "record_delivery",
-            {
-                "id": new_id(),
-                "project_id": project_id,
-                "at": self._now(),
-                "agent_id": acting_agent(),
-                "session_id": request.session_id,
-                "hint": hint if rule.hint is HintKept.TEXT else None,
-                "hint_sha256": hint_digest(hint),
-                "memory_ids": [item.memory.id for item in result.items],
-                "scores": [float(item.score) for item in result.items],
-            },
-        )
+        return {
+            "id": new_id(),
+            "project_id": project_id,
+            "at": self._now(),
+            "agent_id": acting_agent(),
+            "session_id": request.session_id,
+            "hint": hint if rule.hint is HintKept.TEXT else None,
+            "hint_sha256": hint_digest(hint),
+            "memory_ids": [item.memory.id for item in items],
+            "scores": [float(item.score) for item in items],
+        }
 
     def page(
         self,

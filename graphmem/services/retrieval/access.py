@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from graphmem.domain.models import Memory
 from graphmem.services.retrieval.config import RetrievalConfig
@@ -43,10 +44,21 @@ class AccessCounts:
                 self._max_access[key] = (value, time.monotonic() + ttl)
         return value
 
-    def record_retrievals(self, memories: Sequence[Memory], project_id: str, now: float) -> None:
-        """Count a retrieval on each memory returned; accesses (use) stay as they are."""
-        if memories:
-            self.store.write(
-                "record_retrievals",
-                {"ids": [m.id for m in memories], "project_id": project_id, "now": now},
-            )
+    def record_retrievals(
+        self,
+        memories: Sequence[Memory],
+        project_id: str,
+        now: float,
+        *,
+        delivery: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Count a retrieval on each memory returned (accesses, use, stay as they
+        are), and put ``delivery`` on record in the same write: on Neo4j each
+        write transaction costs milliseconds whatever it does."""
+        counts = {"ids": [m.id for m in memories], "project_id": project_id, "now": now}
+        if delivery is not None and memories:
+            self.store.write("record_context", {**delivery, **counts})
+        elif delivery is not None:
+            self.store.write("record_delivery", dict(delivery))
+        elif memories:
+            self.store.write("record_retrievals", counts)

@@ -9,16 +9,18 @@ Search and knowledgeContext are two plans (plans.py) of one pipeline
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from graphmem.domain.checks import parse
 from graphmem.domain.clock import Clock
 from graphmem.domain.kinds import Tier
+from graphmem.domain.models import Memory
 from graphmem.domain.policy import InjectionPolicy
 from graphmem.domain.retrieval import context as ctx
 from graphmem.domain.retrieval.explain import (
     BackfillResult,
+    ContextItem,
     ContextResult,
     SearchResult,
 )
@@ -42,6 +44,9 @@ from graphmem.services.retrieval.retrievers import Retrievers
 from graphmem.services.retrieval.statistics import Scope, TextStatistics
 from graphmem.services.telemetry import Telemetry
 from graphmem.store import Store
+
+Deliver = Callable[[ctx.ContextRequest, Sequence[ContextItem]], Mapping[str, Any] | None]
+"""An answer's delivery record as statement parameters (``None``: not recorded)."""
 
 
 class Retrieval:
@@ -127,8 +132,13 @@ class Retrieval:
         *,
         project_id: str,
         record_access: bool | None = None,
+        deliver: Deliver | None = None,
     ) -> ContextResult:
         """Seed 002's knowledgeContext over index candidates (see plans.py).
+
+        ``deliver`` gives the answer's delivery record (statement parameters,
+        or ``None`` when the record is off); it is written in the statement
+        that counts the retrievals, one write per answer.
 
         Only what the injection policy allows is returned: active, not
         archived, not superseded (unless ``include_superseded``); candidates
@@ -152,11 +162,13 @@ class Retrieval:
             items = plans.context_items(plan, outcome)
             if plan.at is not None:
                 record_access = False  # reading the past is not using a memory now
+            live: list[Memory] = []
             if self.config.record_access if record_access is None else record_access:
                 # An archived memory shown on request is not put back to use by being
                 # read: restoring it is what counts as its use.
                 live = [item.memory for item in items if item.memory.tier is not Tier.ARCHIVED]
-                self.access.record_retrievals(live, project_id, plan.now)
+            delivery = deliver(request, items) if deliver is not None else None
+            self.access.record_retrievals(live, project_id, plan.now, delivery=delivery)
             result = plans.context_result(scoring, items, outcome, started)
             event.update(results=len(result.items), candidates=result.candidates)
             return result
