@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from enum import Enum
 from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
@@ -20,6 +20,7 @@ from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 from pydantic import BaseModel
 
 T = TypeVar("T")
+P = TypeVar("P", bound=BaseModel)
 
 
 def camel(name: str) -> str:
@@ -75,6 +76,17 @@ def read(model: type[T], data: Mapping[str, Any]) -> T:
     if issubclass(model, BaseModel):
         return model.model_validate(fields)
     return model(**fields)
+
+
+def paged(page: type[P], connection: Mapping[str, Any], item: Callable[[Any], Any]) -> P:
+    """A GraphQL connection (``edges`` of ``node``s, ``pageInfo``) as the page
+    model the service returns, each node read by ``item``."""
+    info = connection["pageInfo"]
+    return page(
+        items=[item(edge["node"]) for edge in connection["edges"]],
+        has_next=info["hasNextPage"],
+        end_cursor=info["endCursor"],
+    )
 
 
 @functools.cache

@@ -9,7 +9,7 @@ from graphmem.domain.auth import Role
 from graphmem.domain.checks import parse
 from graphmem.domain.deliveries import Delivery, DeliveryFilter, DeliveryPage
 from graphmem.operations import documents as doc
-from graphmem.operations.codec import read
+from graphmem.operations.codec import paged, read
 from graphmem.operations.entry import operation
 from graphmem.operations.requests import Call
 
@@ -47,12 +47,7 @@ class DeliveryOperations:
         }"""
 
         def result(data: dict[str, Any]) -> DeliveryPage:
-            connection = data["deliveries"]
-            return DeliveryPage(
-                items=[read(Delivery, edge["node"]) for edge in connection["edges"]],
-                has_next=connection["pageInfo"]["hasNextPage"],
-                end_cursor=connection["pageInfo"]["endCursor"],
-            )
+            return paged(DeliveryPage, data["deliveries"], lambda node: read(Delivery, node))
 
         variables = {
             "filter": None if filter is None else _filter_variables(parse(DeliveryFilter, filter)),

@@ -20,7 +20,7 @@ from graphmem.domain.review import (
     StagingEvent,
 )
 from graphmem.operations import documents as doc
-from graphmem.operations.codec import encode, read
+from graphmem.operations.codec import encode, paged, read
 from graphmem.operations.entry import operation
 from graphmem.operations.requests import Call
 
@@ -53,12 +53,7 @@ class ReviewOperations:
             return read(ReviewItem, {**node, "nearDuplicates": near})
 
         def result(data: dict[str, Any]) -> ReviewPage:
-            connection = data["reviewQueue"]
-            return ReviewPage(
-                items=[item(edge["node"]) for edge in connection["edges"]],
-                has_next=connection["pageInfo"]["hasNextPage"],
-                end_cursor=connection["pageInfo"]["endCursor"],
-            )
+            return paged(ReviewPage, data["reviewQueue"], item)
 
         variables = {
             "filter": encode(parse(ReviewFilter, filter)) if filter is not None else None,
@@ -97,12 +92,7 @@ class ReviewOperations:
         }"""
 
         def result(data: dict[str, Any]) -> Page:
-            connection = data["needsReview"]
-            return Page(
-                items=[read(Memory, edge["node"]) for edge in connection["edges"]],
-                has_next=connection["pageInfo"]["hasNextPage"],
-                end_cursor=connection["pageInfo"]["endCursor"],
-            )
+            return paged(Page, data["needsReview"], lambda node: read(Memory, node))
 
         return Call(
             document + doc.MEMORY, {"first": first, "after": after, "p": project_id}, result
