@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from graphmem.api import GraphMem
+from graphmem.domain.deliveries import hint_digest
 from graphmem.domain.errors import InvalidInputError, NotFoundError
 from graphmem.domain.ids import new_id
 from graphmem.store import Store
@@ -143,9 +144,13 @@ Snapshot = tuple[list[tuple[set[Any], str]], list[tuple[set[Any], str]]]
 
 
 def snapshot(store: FalkorStore) -> Snapshot:
-    """Every node and edge, each with the ids that tie it to a memory, session or project."""
+    """Every node and edge, each with the ids that tie it to a memory, session or
+    project; the record of what knowledgeContext gave is counted apart
+    (``deliveries``), since a read adds to it by design."""
     nodes = cypher(
-        store, "MATCH (n) RETURN [n.id, n.memory_id, n.project_id], labels(n), properties(n)"
+        store,
+        "MATCH (n) WHERE NOT n:Delivery"
+        " RETURN [n.id, n.memory_id, n.project_id], labels(n), properties(n)",
     )
     edges = cypher(
         store,
@@ -156,6 +161,11 @@ def snapshot(store: FalkorStore) -> Snapshot:
         [(set(keys), repr(rest)) for keys, *rest in nodes],
         [(set(keys), repr(rest)) for keys, *rest in edges],
     )
+
+
+def deliveries(store: FalkorStore) -> list[str]:
+    """The hint digests of the deliveries on record, sorted."""
+    return sorted(row[0] for row in cypher(store, "MATCH (d:Delivery) RETURN d.hint_sha256"))
 
 
 def changed(before: Snapshot, after: Snapshot, touched: set[str]) -> list[str]:
@@ -344,8 +354,9 @@ def test_hostile_text_in_every_python_write_path(gm: GraphMem, store: FalkorStor
         assert valid, f"{write.field} accepted {text[:40]!r}"
         assert write.read(result) == write.expect(text), write.field
         assert not changed(before, snapshot(store), write.targets(text)), write.field
-    # Reads take the same text as data and change nothing.
-    everything = snapshot(store)
+    # Reads take the same text as data and change nothing but the record of
+    # the context given.
+    everything, given = snapshot(store), deliveries(store)
     for name, text_in, read in (
         ("query", text, lambda: gm.search(text, mode="FULLTEXT")),
         ("tags", text[:64], lambda: gm.search("carrier", filters={"tags": [text[:64]]})),
@@ -359,6 +370,7 @@ def test_hostile_text_in_every_python_write_path(gm: GraphMem, store: FalkorStor
         else:
             assert allowed(name, text_in), name
     assert snapshot(store) == everything
+    assert deliveries(store) == sorted(given + [hint_digest(text)] * allowed("context_hint", text))
     for lookup in (gm.get, lambda t: gm.update(t, {"content": "x"}), gm.forget):
         with pytest.raises((NotFoundError, InvalidInputError)):
             lookup(text)
@@ -609,7 +621,7 @@ def test_hostile_text_in_every_graphql_write_path(
         assert allowed(write.field, text), f"{write.field} accepted {text[:40]!r}"
         assert write.read(body["data"]) == write.expect(text), write.field
         assert not changed(before, snapshot(store), write.targets(text)), write.field
-    everything = snapshot(store)
+    everything, given = snapshot(store), deliveries(store)
     for name, text_in, document in (
         ("query", text, "query($t: String!) { search(query: $t) { hits { score } } }"),
         (
@@ -636,3 +648,4 @@ def test_hostile_text_in_every_graphql_write_path(
         else:
             assert name == "id" or allowed(name, text_in), name
     assert snapshot(store) == everything
+    assert deliveries(store) == sorted(given + [hint_digest(text)] * allowed("context_hint", text))
