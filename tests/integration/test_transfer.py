@@ -355,3 +355,14 @@ def test_a_capsule_naming_a_missing_session_is_reported_and_rolled_back(
         )
     ]
     assert snapshot(other_store) == ([], [])
+
+
+def test_a_review_mark_comes_back_with_its_label(gm: GraphMem, store: Store, other_store: Store):
+    base = gm.remember({"content": "The release train leaves on Thursdays."})
+    rests = gm.remember({"content": "We deploy on Fridays, after the train."})
+    gm.relate(base.id, rests.id, "ENABLES")
+    gm.archive(base.id, reason="the train moved")
+    assert gm.get(rests.id).review_change is not None
+    import_project(other_store, io.StringIO(exported(store)))
+    rows = cypher(other_store, "MATCH (m:NeedsReview) RETURN m.id, m.review_cause")
+    assert rows == [[rests.id, base.id]]

@@ -98,6 +98,9 @@ def _write_owned(
     unless the statement left it out for a session the project lacks."""
     (written,) = store.write("import_memories", {"rows": rows, "project_id": target})
     lines = set(written["written"])
+    marked = [row["props"]["id"] for row in rows if row["props"].get("review_change")]
+    if marked:
+        store.write("label_imported_marks", {"ids": marked, "project_id": target})
     return [
         Outcome(row["line"], "merged" if row["props"]["id"] in owners else "created")
         if row["line"] in lines
