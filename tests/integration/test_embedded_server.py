@@ -313,3 +313,32 @@ def test_one_server_per_directory_even_while_it_loads(
         assert _count(again) == 40000
     finally:
         again.stop()
+
+
+class HangsOnce(EmbeddedFalkorDB):
+    """A server whose first process stops (SIGSTOP) as soon as it is started,
+    as a start that hangs while loading does: no CPU time, no answer."""
+
+    hung: list[int] = []
+
+    def _launch(self) -> bool:
+        launched = super()._launch()
+        if launched and not self.hung and self._process is not None:
+            os.kill(self._process.pid, signal.SIGSTOP)
+            self.hung.append(self._process.pid)
+        return launched
+
+
+def test_a_start_that_hangs_while_loading_is_started_again(
+    short_dir: Path, caplog: pytest.LogCaptureFixture
+):
+    server = HangsOnce(short_dir, startup_timeout=1.0)
+    server.start()
+    try:
+        (hung,) = server.hung
+        assert server._answers()
+        assert _servers_of(short_dir) == [server._process.pid]  # type: ignore[union-attr]
+        assert hung not in _servers_of(short_dir)
+        assert "hung loading" in caplog.text
+    finally:
+        assert server.stop()
