@@ -14,10 +14,8 @@ import binascii
 import hashlib
 import json
 import math
-from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
@@ -61,18 +59,19 @@ def hint_digest(hint: str) -> str:
     return hashlib.sha256(hint.encode()).hexdigest()
 
 
-def standing(fields: Mapping[str, Any] | None, *, readable: bool) -> Given:
-    """How a given memory stands from its stored fields (``None``: no such memory
-    any more); the strongest change wins."""
-    if fields is None:
+def standing(memory: Memory | None, *, present: bool) -> Given:
+    """How a given memory stands now: gone (not ``present``), not the reader's
+    to read (present, ``memory`` withheld), or by its fields; the strongest
+    change wins."""
+    if not present:
         return Given.FORGOTTEN
-    if not readable:
+    if memory is None:
         return Given.HIDDEN
-    if fields.get("superseded_by"):
+    if memory.superseded_by:
         return Given.SUPERSEDED
-    if fields.get("tier") == Tier.ARCHIVED.value:
+    if memory.tier is Tier.ARCHIVED:
         return Given.ARCHIVED
-    if fields.get("review_change"):
+    if memory.review_change:
         return Given.MARKED
     return Given.CURRENT
 

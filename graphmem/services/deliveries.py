@@ -139,20 +139,20 @@ class Deliveries(Service):
     # -- reading a page ----------------------------------------------------
 
     def _read(self, records: Sequence[Mapping[str, Any]], project_id: str) -> list[Delivery]:
-        """The records with each given memory's standing now, in one read for the page."""
+        """The records with each given memory's standing now, in one read for the
+        page: ``found`` holds, for each memory still there, what the reader may
+        see of it (``None``: not the reader's to read)."""
         ids = sorted({i for record in records for i in record.get("memory_ids") or []})
-        found: dict[str, tuple[bool, Memory | None]] = {}
+        found: dict[str, Memory | None] = {}
         if ids:
             rows = self.store.read("delivered_memories", {"ids": ids, "project_id": project_id})
             readable = [memory_from_fields(row["memory"]) for row in rows if row["readable"]]
             shown = {m.id: m for m in readable_references(self.store, readable)}
-            found = {row["id"]: (bool(row["readable"]), shown.get(row["id"])) for row in rows}
+            found = {row["id"]: shown.get(row["id"]) for row in rows}
         return [_delivery(record, found) for record in records]
 
 
-def _delivery(
-    record: Mapping[str, Any], found: Mapping[str, tuple[bool, Memory | None]]
-) -> Delivery:
+def _delivery(record: Mapping[str, Any], found: Mapping[str, Memory | None]) -> Delivery:
     ids = list(record.get("memory_ids") or [])
     scores = list(record.get("scores") or [])
     return Delivery(
@@ -164,21 +164,17 @@ def _delivery(
         hint=record.get("hint"),
         hint_sha256=record["hint_sha256"],
         memories=[
-            _given(rank, memory_id, float(score), found.get(memory_id))
+            _given(rank, memory_id, float(score), memory_id in found, found.get(memory_id))
             for rank, (memory_id, score) in enumerate(zip(ids, scores, strict=True), start=1)
         ],
     )
 
 
 def _given(
-    rank: int, memory_id: str, score: float, found: tuple[bool, Memory | None] | None
+    rank: int, memory_id: str, score: float, present: bool, memory: Memory | None
 ) -> DeliveredMemory:
     """One given memory: hidden ones keep only their rank and score."""
-    memory = found[1] if found else None
-    state = standing(
-        memory.model_dump(mode="json") if memory else ({} if found else None),
-        readable=bool(found and found[0]),
-    )
+    state = standing(memory, present=present)
     if state is Given.HIDDEN:
         return DeliveredMemory(rank=rank, score=score, memory_id=None, state=state)
     return DeliveredMemory(rank=rank, score=score, memory_id=memory_id, state=state, memory=memory)
