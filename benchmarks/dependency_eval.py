@@ -15,8 +15,9 @@ the public API and reads every memory's ``review_mark``:
 - dependents beyond it marked (target 0), unrelated memories marked (target 0);
 - marks whose cause and change are the base and the way, and whose reason
   names the base (its id or its words);
-- marks cleared when the change is undone (archive, then ``restore``); the
-  other undos are not there yet and show ``n/a``.
+- marks cleared when the change is undone (``gm.undo`` of the supersede, the
+  archive, the rejection or the consolidation); forgetting, expiry and a
+  contradiction's flag have no undo and show ``n/a``.
 
 A write the writer does not judge as the expected change (a correction it does
 not supersede with, a contradiction it does not flag) is counted "not
@@ -46,6 +47,7 @@ import typer
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.config import Settings
+from graphmem.domain.errors import ConflictError
 
 SET = Path(__file__).resolve().parent / "eval" / "dependencies.json"
 START = 1_780_000_000.0
@@ -311,8 +313,8 @@ def score(gm: GraphMem, instance: Instance, depth: int, tally: Tally) -> None:
         level = int(memory["depth"])
         _add(tally.by_depth.setdefault(level, [0, 0]), hit)
         _add(tally.within if level <= depth else tally.beyond, hit)
-    if instance.way == "archive":
-        _undo_archive(gm, instance, marked, tally)
+    if instance.way in UNDO:
+        _undo(gm, instance, marked, tally)
 
 
 def path_right(mark: Any, instance: Instance, memory: dict[str, Any]) -> bool:
@@ -333,9 +335,27 @@ def _count_cause(mark: Any, instance: Instance, tally: Tally) -> None:
     _add(tally.reason_names, int(names_base(mark, instance)))
 
 
-def _undo_archive(gm: GraphMem, instance: Instance, marked: list[str], tally: Tally) -> None:
-    """Restore the base; every mark the archival caused should be gone."""
-    gm.restore(instance.base_id, project_id=instance.project)
+UNDO: dict[str, str] = {
+    "supersede": "supersede",
+    "write": "supersede",
+    "archive": "archive",
+    "reject": "rejection",
+    "consolidate": "consolidation",
+}
+"""The curation ``gm.undo`` takes back for each way a base changed (a forgotten
+memory is gone, an expiry is time passing, a contradiction's flag is no curation)."""
+
+
+def _undo(gm: GraphMem, instance: Instance, marked: list[str], tally: Tally) -> None:
+    """Undo the change; every mark it caused should be gone."""
+    curation = UNDO[instance.way]
+    target = instance.by_id if curation == "consolidation" else instance.base_id
+    assert target is not None
+    try:
+        gm.undo(curation, target, reason="the benchmark undoes it", project_id=instance.project)
+    except ConflictError as exc:  # a consolidation two instances share is undone once
+        if curation != "consolidation" or "not a consolidated memory" not in exc.message:
+            raise
     cleared = sum(mark_of(gm, instance, key) is None for key in marked)
     tally.cleared = tally.cleared or [0, 0]
     tally.cleared[0] += cleared
@@ -434,7 +454,7 @@ HEADER = (
 
 def line(split: str, way: str, t: Tally) -> str:
     depths = [share(t.by_depth.get(d)) for d in (1, 2, 3)]
-    undo = share(t.cleared, undo=way == "archive") if way == "archive" else "n/a"
+    undo = share(t.cleared, undo=True) if way in UNDO else "n/a"
     return (
         f"{split:<8} {way:<12} {t.instances:>3} {t.measured:>3} {t.not_triggered:>6} "
         f"{t.not_available:>4} {t.failed:>4} {depths[0]:>10} {depths[1]:>10} {depths[2]:>10} "

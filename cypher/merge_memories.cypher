@@ -14,12 +14,16 @@ SET into._lock = true, from._lock = true
 REMOVE into._lock, from._lock
 WITH into, from
 WHERE coalesce(into.tier, 'working') <> 'archived' AND coalesce(from.tier, 'working') <> 'archived'
+// What the merge adds, kept on its log entry so that undo_merge can take it out.
+WITH into, from,
+     [x IN coalesce(from.evidence, []) WHERE NOT x IN coalesce(into.evidence, [])] AS added_evidence,
+     [t IN coalesce(from.tags, []) WHERE NOT t IN coalesce(into.tags, [])] AS added_tags
 SET into.occurrence_count = coalesce(into.occurrence_count, 1) + coalesce(from.occurrence_count, 1),
     into.access_count = coalesce(into.access_count, 0) + coalesce(from.access_count, 0),
     into.feedback = coalesce(into.feedback, 0) + coalesce(from.feedback, 0),
     into.feedback_count = coalesce(into.feedback_count, 0) + coalesce(from.feedback_count, 0),
-    into.evidence = coalesce(into.evidence, []) + [x IN coalesce(from.evidence, []) WHERE NOT x IN coalesce(into.evidence, [])],
-    into.tags = coalesce(into.tags, []) + [t IN coalesce(from.tags, []) WHERE NOT t IN coalesce(into.tags, [])],
+    into.evidence = coalesce(into.evidence, []) + added_evidence,
+    into.tags = coalesce(into.tags, []) + added_tags,
     into.last_seen = $now,
     into.updated_at = $now,
     from.archived_from = from.tier,
@@ -35,6 +39,13 @@ CREATE (e:StagingEvent {
   kind: 'merged',
   signal: 'manual',
   merged_from: from.id,
+  occurrences: coalesce(from.occurrence_count, 1),
+  accesses: coalesce(from.access_count, 0),
+  feedback: coalesce(from.feedback, 0),
+  feedback_count: coalesce(from.feedback_count, 0),
+  added_evidence: added_evidence,
+  added_tags: added_tags,
+  content_key: into.content_key,
   at: $now
 })
 CREATE (e)-[:CHANGED]->(into)
@@ -57,9 +68,9 @@ FOREACH (_ IN CASE WHEN into.access_count = $access_count
                      AND into.feedback_count = $feedback_count THEN [1] ELSE [] END |
   SET into += $importance_fields)
 // A candidate the merge made worthy ($signal) is activated by it, once.
-WITH into, CASE WHEN into.status = 'candidate' THEN $signal END AS activated
+WITH into, e, CASE WHEN into.status = 'candidate' THEN $signal END AS activated
 FOREACH (_ IN CASE WHEN activated IS NULL THEN [] ELSE [1] END |
-  SET into.status = 'active', into.activated_at = $now
+  SET into.status = 'active', into.activated_at = $now, e.activated = true
   CREATE (a:StagingEvent {
     id: $activation_id,
     memory_id: into.id,

@@ -63,11 +63,15 @@ CALL {
   UNWIND $merges + raced AS merge
   MATCH (m:Memory {id: merge.id})
   WHERE m.project_id = $project_id
+  // What the merge adds, kept on its log entry so that undo_merge can split it off.
+  WITH merge, m,
+       [x IN merge.evidence WHERE NOT x IN coalesce(m.evidence, [])] AS added_evidence,
+       [t IN merge.tags WHERE NOT t IN coalesce(m.tags, [])] AS added_tags,
+       [v IN coalesce(merge.variants, []) WHERE v <> m.content AND NOT v IN coalesce(m.variants, [])] AS added_variants
   SET m.occurrence_count = coalesce(m.occurrence_count, 1) + merge.occurrences,
-      m.evidence = coalesce(m.evidence, []) + [x IN merge.evidence WHERE NOT x IN coalesce(m.evidence, [])],
-      m.tags = coalesce(m.tags, []) + [t IN merge.tags WHERE NOT t IN coalesce(m.tags, [])],
-      m.variants = coalesce(m.variants, []) + [v IN coalesce(merge.variants, [])
-                                               WHERE v <> m.content AND NOT v IN coalesce(m.variants, [])],
+      m.evidence = coalesce(m.evidence, []) + added_evidence,
+      m.tags = coalesce(m.tags, []) + added_tags,
+      m.variants = coalesce(m.variants, []) + added_variants,
       m.last_seen = $now,
       m.updated_at = $now
   CREATE (e:StagingEvent {
@@ -77,6 +81,11 @@ CALL {
     kind: 'merged',
     signal: merge.match,
     similarity: merge.similarity,
+    occurrences: merge.occurrences,
+    added_evidence: added_evidence,
+    added_tags: added_tags,
+    added_variants: added_variants,
+    content_key: m.content_key,
     at: $now
   })
   CREATE (e)-[:CHANGED]->(m)

@@ -19,7 +19,7 @@ CREATE (ae:ArchivalEvent {
   kind: 'restored',
   from_tier: 'archived',
   to_tier: m.tier,
-  reason: null,
+  reason: $reason,
   other_id: null,
   at: $now
 })

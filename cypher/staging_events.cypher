@@ -4,6 +4,6 @@ WHERE e.project_id = $project_id AND e.memory_id = $memory_id
 OPTIONAL MATCH (m:Memory {id: e.memory_id})
 WITH e, m
 WHERE m IS NULL OR {{visible(m)}}
-RETURN e {.id, .memory_id, .kind, .signal, .before, .after, .similarity, .merged_from, .at} AS event
+RETURN e {.id, .memory_id, .kind, .signal, .before, .after, .similarity, .merged_from, by: e.undone_by, .at} AS event
 ORDER BY event.at DESC
 LIMIT $limit

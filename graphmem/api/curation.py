@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Self, cast
 
+from graphmem.domain import undo as undoing
 from graphmem.domain.capsules import FailureCapsule, FailureOutcome, FailureReport
 from graphmem.domain.checks import check_identifier, parse
 from graphmem.domain.consistency import ConsistencyReport
@@ -64,6 +65,7 @@ class Curation:
         self.consolidator = services.consolidator
         self.sessions = services.sessions
         self.review = services.review
+        self.undoer = services.undo
         self.failures = services.failures
         self.whatif = services.whatif
         self.evaluator = services.evaluator
@@ -370,6 +372,24 @@ class Curation:
     ) -> Memory:
         """A reviewer says a marked memory still holds: its mark goes, logged with ``reason``."""
         return self.review.confirm(memory_id, reason, project_id=self._project(project_id))
+
+    def undo(
+        self,
+        curation: undoing.Curation | str,
+        memory_id: str,
+        *,
+        reason: str,
+        by: str = "api",
+        project_id: str | None = None,
+    ) -> undoing.UndoResult:
+        """Take back a curation of ``memory_id``, logged with who (``by``) and why:
+        ``merge`` (the newest merge into it, or by the merged-away memory's id the
+        merge that took it), ``supersede``, ``consolidation``, ``archive``,
+        ``rejection`` or ``mark``. Refused with what blocks it where a later change
+        rests on it (docs/undo.md)."""
+        return self.undoer.undo(
+            curation, memory_id, reason=reason, by=by, project_id=self._project(project_id)
+        )
 
     def check_expired(self, *, project_id: str | None = None) -> builtins.list[str]:
         """Mark what rests on memories whose ``valid_to`` passed since the last

@@ -89,6 +89,12 @@ COMMANDS: tuple[Entry, ...] = (
         "Review candidates: interactively (approve / reject / skip), or with flags;\n"
         "--marked lists the memories marked for review, --confirm clears a mark.",
     ),
+    Entry(
+        "undo",
+        _LIFECYCLE,
+        "Take back a curation, logged with who and why; the review marks it left go\n"
+        "with it. Refused, saying what blocks it, where a later change rests on it.",
+    ),
     Entry("migrate", _LIFECYCLE, "Bring the graph up to the current schema; safe to run again."),
     Entry(
         "search",

@@ -3,6 +3,7 @@ review of candidates, and schema migration."""
 
 from __future__ import annotations
 
+import getpass
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -25,6 +26,7 @@ from graphmem.domain.auth import Role
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.models import Memory
 from graphmem.domain.review import ReviewItem
+from graphmem.domain.undo import Curation, UndoResult
 from graphmem.domain.wording import plural
 from graphmem.services.archival import ArchiveResult
 from graphmem.services.promotion import RunResult
@@ -135,6 +137,49 @@ def restore(
     with opened(ctx) as gm:
         memory = gm.restore(memory_id, project_id=project)
     out.print(f"restored {memory.id} to {memory.tier.value}")
+
+
+CURATIONS_HELP = ", ".join(c.value for c in Curation)
+
+
+@app.command()
+def undo(
+    ctx: typer.Context,
+    curation: Annotated[
+        str, typer.Argument(metavar="CURATION", help=f"What to take back: {CURATIONS_HELP}.")
+    ],
+    memory_id: Annotated[
+        str,
+        typer.Argument(
+            metavar="ID",
+            help="The memory it changed: merged into (or merged away), superseded, "
+            "consolidated into, archived, rejected or marked.",
+        ),
+    ],
+    reason: Annotated[str, typer.Option(help="Why it is undone.")],
+    by: Annotated[str | None, typer.Option(help="Who undoes it (default: the login name).")] = None,
+    project: ProjectOption = None,
+) -> None:
+    """Take back a curation, logged with who and why; the review marks it left go
+    with it. Refused, saying what blocks it, where a later change rests on it."""
+    with opened(ctx) as gm:
+        done = gm.undo(
+            curation, memory_id, reason=reason, by=by or f"cli:{getpass.getuser()}",
+            project_id=project,
+        )  # fmt: skip
+    out.print(_undone(done))
+
+
+def _undone(done: UndoResult) -> str:
+    said = [f"undid the {done.curation.value} of {done.memory_id}"]
+    for label, ids in (
+        ("restored", done.restored),
+        ("wrote", done.created),
+        ("archived", done.archived),
+    ):
+        if ids:
+            said.append(f"{label} {', '.join(ids)}")
+    return "; ".join(said)
 
 
 @app.command()

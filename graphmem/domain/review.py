@@ -41,7 +41,8 @@ class ReviewPage(BaseModel):
 
 
 class StagingEvent(BaseModel):
-    """One logged staging step of a memory: merged, activated or rejected."""
+    """One logged staging step of a memory: merged, activated, rejected, a review
+    mark's steps, or an undo."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -53,6 +54,8 @@ class StagingEvent(BaseModel):
     after: str | None = None
     similarity: float | None = None
     merged_from: str | None = None
+    by: str | None = None
+    """Who undid a curation (kind ``undone``)."""
     at: float
 
 

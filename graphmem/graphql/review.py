@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import dataclasses
 from enum import StrEnum
+from typing import Annotated
 
 import strawberry
 from starlette.concurrency import run_in_threadpool
 from strawberry.relay import PageInfo
 
 from graphmem.domain import kinds, review
+from graphmem.domain import undo as undoing
 from graphmem.domain.cursors import decode_offset, encode_offset
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.operations import ProjectId, write
 from graphmem.graphql.types.common import Info, domain_default
 from graphmem.graphql.types.memory import Memory, MemoryConnection, MemoryEdge, StagingEvent
+from graphmem.operations.access import attribution
 
 
 @strawberry.enum(
@@ -35,6 +38,35 @@ class ReviewOrder(StrEnum):
 class ReviewAction(StrEnum):
     APPROVE = "approve"
     REJECT = "reject"
+
+
+strawberry.enum(undoing.Curation, description="A curation an undo takes back.")
+
+
+@strawberry.type(description="What an undo changed.")
+class UndoResult:
+    curation: undoing.Curation
+    memory_id: strawberry.ID = strawberry.field(description="The memory the undo was asked of.")
+    restored: list[strawberry.ID] = strawberry.field(
+        description="Memories current again: an unmerged memory, a consolidation's sources, "
+        "a restored or no longer superseded memory."
+    )
+    created: list[strawberry.ID] = strawberry.field(
+        description="A write's merged part, written as a memory of its own."
+    )
+    archived: list[strawberry.ID] = strawberry.field(
+        description="An undone consolidation's memory, archived."
+    )
+
+    @classmethod
+    def of(cls, done: undoing.UndoResult) -> UndoResult:
+        return cls(
+            curation=done.curation,
+            memory_id=strawberry.ID(done.memory_id),
+            restored=[strawberry.ID(i) for i in done.restored],
+            created=[strawberry.ID(i) for i in done.created],
+            archived=[strawberry.ID(i) for i in done.archived],
+        )
 
 
 @strawberry.input(description="Which candidates to review; every field given must match.")
@@ -216,6 +248,38 @@ class ReviewMutation:
     ) -> Memory | None:
         gm = info.context.gm
         return Memory.of(await write(info, gm.confirm, id, reason, project_id=project_id))
+
+    @strawberry.mutation(
+        description="Take back a curation of a memory, logged with who and why (a "
+        "stagingEvents entry, kind undone): MERGE (the newest merge into it, or, by the "
+        "id of a memory merged away, the merge that took it; a write's merge becomes a "
+        "memory of its own), SUPERSEDE, CONSOLIDATION (the sources come back, the "
+        "consolidated memory is archived), ARCHIVE, REJECTION or MARK. The marks the "
+        "change left go with it. CONFLICT, naming what blocks it, where a later change "
+        "rests on it."
+    )
+    async def undo(
+        self,
+        info: Info,
+        curation: undoing.Curation,
+        id: strawberry.ID,
+        reason: str,
+        by: Annotated[
+            str | None,
+            strawberry.argument(description="Who undoes it; the caller's API key when absent."),
+        ] = None,
+        project_id: ProjectId = None,
+    ) -> UndoResult:
+        done = await write(
+            info,
+            info.context.gm.undo,
+            curation,
+            id,
+            reason=reason,
+            by=attribution(by, info.context.principal, "graphql"),
+            project_id=project_id,
+        )
+        return UndoResult.of(done)
 
     @strawberry.mutation(
         description="Mark what rests on memories whose validTo passed since the last check "

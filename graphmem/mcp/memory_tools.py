@@ -12,6 +12,7 @@ from pydantic import Field
 from graphmem.domain import capsules
 from graphmem.domain.checks import Identifier
 from graphmem.domain.models import MemoryInput
+from graphmem.domain.undo import Curation, UndoResult
 from graphmem.mcp import results
 from graphmem.mcp.params import fields, own
 from graphmem.mcp.results import (
@@ -154,6 +155,34 @@ MEMORY_TOOLS = (
             ),
         ],
         RelationView,
+    ),
+    Tool(
+        "undo",
+        "Take back a curation of a memory, saying why; it is logged with who undid it "
+        "(agent_id, else the API key): merge (the newest merge into it, or by a merged-away "
+        "memory's id the merge that took it; a write's merge becomes a memory of its own), "
+        "supersede, consolidation, archive, rejection or mark. Review marks the change left "
+        "go with it. A CONFLICT error says what blocks it when a later change rests on it.",
+        WRITES,
+        [
+            own(
+                "curation",
+                Annotated[Curation, Field(description="What to take back.")],
+            ),
+            memory_id(),
+            own(
+                "reason",
+                Annotated[str, Field(min_length=1, max_length=500, description="Why.")],
+            ),
+            own(
+                "agent_id",
+                Annotated[Identifier | None, Field(description="Who undoes it.")],
+                None,
+                into="by",
+            ),
+        ],
+        UndoResult,
+        lambda done, _called: done,
     ),
     Tool(
         "forget",

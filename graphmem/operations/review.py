@@ -7,6 +7,7 @@ import builtins
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from graphmem.domain import undo as undoing
 from graphmem.domain.auth import Role
 from graphmem.domain.checks import parse
 from graphmem.domain.errors import InvalidInputError
@@ -109,6 +110,39 @@ class ReviewOperations:
         variables = {"id": memory_id, "reason": reason, "p": project_id}
         return doc.memory_call(document, "confirmMemory", variables)
 
+    @operation(Role.WRITE, "undo", attributed="by")
+    def undo(
+        curation: undoing.Curation | str,
+        memory_id: str,
+        *,
+        reason: str,
+        by: str = "api",
+        project_id: str | None = None,
+    ) -> Call[undoing.UndoResult]:
+        """Take back a curation of ``memory_id``, logged with who (``by``) and why:
+        ``merge`` (the newest merge into it, or by the merged-away memory's id the
+        merge that took it), ``supersede``, ``consolidation``, ``archive``,
+        ``rejection`` or ``mark``. Refused with what blocks it where a later change
+        rests on it (docs/undo.md)."""
+        document = """mutation($c: Curation!, $id: ID!, $reason: String!, $by: String, $p: ID) {
+          undo(curation: $c, id: $id, reason: $reason, by: $by, projectId: $p) {
+            curation memoryId restored created archived
+          }
+        }"""
+        variables = {
+            "c": undoing.curation_of(curation).name,
+            "id": memory_id,
+            "reason": reason,
+            "by": by,
+            "p": project_id,
+        }
+
+        def result(data: dict[str, Any]) -> undoing.UndoResult:
+            found = data["undo"]
+            return read(undoing.UndoResult, {**found, "curation": found["curation"].lower()})
+
+        return Call(document, variables, result)
+
     @operation(Role.ADMIN, "checkExpired", whole_project=True)
     def check_expired(*, project_id: str | None = None) -> Call[builtins.list[str]]:
         """Mark what rests on memories whose ``valid_to`` passed since the last
@@ -167,7 +201,7 @@ class ReviewOperations:
     ) -> Call[builtins.list[StagingEvent]]:
         document = """query($m: ID!, $limit: Int!, $p: ID) {
           stagingEvents(memoryId: $m, limit: $limit, projectId: $p) {
-            id memoryId kind signal before after similarity mergedFrom at
+            id memoryId kind signal before after similarity mergedFrom by at
           }
         }"""
         variables = {"m": memory_id, "limit": limit, "p": project_id}

@@ -153,9 +153,10 @@ class Archiver(Service):
         )
         return result
 
-    def restore(self, memory_id: str, *, project_id: str) -> Memory:
+    def restore(self, memory_id: str, *, project_id: str, reason: str | None = None) -> Memory:
         """Bring an archived memory back to the tier it was archived from, counted
-        as just used: the move and the new score are one write."""
+        as just used: the move and the new score are one write. ``reason`` is
+        logged with the move (an undo says why)."""
         missing = NotFoundError(
             f"id: no archived memory {memory_id!r} in project {project_id!r}", field="id"
         )
@@ -175,6 +176,7 @@ class Archiver(Service):
                 "importance_fields": self.scorer.stored_fields(restored, now),
                 "access_count": memory.access_count,
                 "feedback_count": memory.feedback_count,
+                "reason": reason,
                 "now": now,
             },
         )

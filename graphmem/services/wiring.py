@@ -33,6 +33,7 @@ from graphmem.services.sessions import Sessions
 from graphmem.services.sharing import Sharing
 from graphmem.services.staging import Stager
 from graphmem.services.telemetry import Telemetry
+from graphmem.services.undo import Undo
 from graphmem.services.whatif import WhatIf
 from graphmem.services.writer import Writer
 from graphmem.store import Store
@@ -61,6 +62,8 @@ class Services:
     consolidator: Consolidator
     sessions: Sessions
     review: Review
+    undo: Undo
+    """Takes back merges, supersedes, consolidations, archives, rejections and marks."""
     failures: Failures
     whatif: WhatIf
     evaluator: Evaluator
@@ -121,6 +124,8 @@ def wire(
         stager=stager,
         memories=memories,
     )
+    archiver = Archiver(basics)
+    relation_edges = Relations(basics)
     return Services(
         store=store,
         clock=clock,
@@ -129,7 +134,7 @@ def wire(
         telemetry=telemetry,
         embedder=embedder,
         promotion=promotion,
-        archiver=Archiver(basics),
+        archiver=archiver,
         stager=stager,
         retrieval=retrieval,
         deliveries=Deliveries(basics),
@@ -137,13 +142,20 @@ def wire(
         projects=projects,
         sharing=sharing,
         writer=writer,
-        relation_edges=Relations(basics),
+        relation_edges=relation_edges,
         consolidator=Consolidator(basics, embed=embed),
         sessions=Sessions(
             basics,
             promotion=promotion,
         ),
         review=review,
+        undo=Undo(
+            basics,
+            memories=memories,
+            archiver=archiver,
+            relations=relation_edges,
+            writer=writer,
+        ),
         failures=Failures(
             basics,
             writer=writer,

@@ -63,6 +63,7 @@ TOOLS = {
     "forget",
     "review_candidates",
     "restore",
+    "undo",
     "record_failure",
     "share",
     "unshare",

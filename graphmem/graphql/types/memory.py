@@ -311,7 +311,9 @@ class StagingEvent:
     memory_id: strawberry.ID
     kind: str = strawberry.field(
         description="merged, activated, rejected; marked (a memory it rests on changed), "
-        "confirmed (a reviewer said it still holds) or cleared (the change was undone)."
+        "confirmed (a reviewer said it still holds) or cleared (the change was undone); "
+        "undone (a curation of it was taken back: before names the curation, after the "
+        "memories the undo brought back, wrote or archived)."
     )
     signal: str | None = strawberry.field(
         description="Why: the match of a merge (exact, near, manual), the signal that "
@@ -324,6 +326,7 @@ class StagingEvent:
     merged_from: strawberry.ID | None = strawberry.field(
         description="The memory folded into this one by mergeMemories."
     )
+    by: str | None = strawberry.field(description="Who undid a curation (kind undone).")
     at: datetime
 
     @classmethod
@@ -337,6 +340,7 @@ class StagingEvent:
             after=event.after,
             similarity=event.similarity,
             merged_from=strawberry.ID(event.merged_from) if event.merged_from else None,
+            by=event.by,
             at=as_datetime(event.at),
         )
 
