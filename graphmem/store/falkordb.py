@@ -25,6 +25,7 @@ from graphmem.store.dialect import Dialect
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.errors import Params
 from graphmem.store.errors_falkordb import FALKORDB_ERRORS
+from graphmem.store.falkordb_names import registration
 from graphmem.store.statements import Statements
 
 log = logging.getLogger(__name__)
@@ -139,6 +140,10 @@ class FalkorStore:
                     raise
             except (redis.ConnectionError, redis.TimeoutError) as exc:
                 FALKORDB_ERRORS.reraise(exc, None)
+        try:  # graphmem.store.falkordb_names says why
+            self._graph.query(registration(self.statements))
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            FALKORDB_ERRORS.reraise(exc, None)
         await_indexes(self)
 
     def drop(self) -> None:
