@@ -21,15 +21,9 @@ PACKAGE = ROOT / "graphmem"
 LIMIT = 15
 
 ALLOWED = {
-    "graphmem/domain/restatement/swaps.py:transposed": 38,
-    "graphmem/domain/restatement/analysis.py:_read": 36,
-    "graphmem/domain/restatement/comparison.py:Comparison._read": 23,
     "graphmem/services/retrieval/pipeline.py:Pipeline.run": 21,
     "graphmem/services/retrieval/retrievers.py:Retrievers._fulltext": 20,
-    "graphmem/domain/restatement/tokens.py:unframed": 20,
     "graphmem/services/near_matches.py:NearMatches.resolve": 18,
-    "graphmem/domain/restatement/words.py:stemmed": 16,
-    "graphmem/domain/restatement/values.py:is_identifier": 16,
 }
 """Functions above ``LIMIT`` today, by ``path:qualified name``, with the most
 each may count."""
