@@ -85,77 +85,39 @@ class NearMatches(Service):
             return rows, vectors, []
         kept_rows, kept_vectors, supersedes = [], [], []
         for index, row in enumerate(rows):
-            if not readable(row["content"]):
-                kept_rows.append(row)
-                if vectors:
-                    kept_vectors.append(vectors[index])
-                continue  # no word to compare: never merged, flagged or superseding
-            # Only memories with the same audience: a private wording merged into a
-            # shared memory, or an edge between the two, would show one to the other.
-            hits = [hit for hit in found.get(index, []) if _audience(hit) == _audience(row)]
-            try:
-                target, judgement, other = self._decide(row, hits, measure)
-            except Exception as exc:
-                # Nothing is written yet: the whole batch is refused, naming the item.
-                field = f"items[{positions[row['id']]}].content" if positions else "content"
-                raise InvalidInputError(
-                    f"{field}: could not be compared with its near matches ({exc})", field=field
-                ) from exc
+            target, judgement, other = self._judged(row, found.get(index, []), measure, positions)
             if target is not None:
-                merge = merge_into(
-                    merges, target["id"], row["occurrence_count"], row["evidence"], row["tags"]
-                )
-                merge["variants"] = union(merge.get("variants", []), [row["content"]])
-                merge.setdefault("match", "near")
-                merge.setdefault("similarity", target["similarity"])
-                replace(
-                    outcomes,
-                    row["id"],
-                    WriteOutcome(
-                        id=target["id"],
-                        created=False,
-                        match="near",
-                        result=WriteResult.MERGED_NEAR,
-                        reason=judgement.reason if judgement else None,
-                    ),
-                )
+                _merge(row, target, judgement, merges, outcomes)
                 continue
             kept_rows.append(row)
             if vectors:
                 kept_vectors.append(vectors[index])
-            if judgement is None or other is None:
-                continue
-            if judgement.verdict is Verdict.SUPERSEDE and _less_certain(row, other):
-                judgement = Judgement(
-                    Verdict.CONFLICT,
-                    judgement.difference,
-                    f"{judgement.reason}, stated with less confidence "
-                    f"({row['confidence']} < {other['confidence']})",
-                )
-            if judgement.verdict is Verdict.SUPERSEDE:
-                supersedes.append(
-                    {"new_id": row["id"], "old_id": other["id"], "rationale": judgement.reason}
-                )
-                result = WriteResult.SUPERSEDED
-            else:
-                row.update(
-                    status=Status.CANDIDATE.value,
-                    conflicts_with=other["id"],
-                    conflict_reason=judgement.reason,
-                )
-                result = WriteResult.FLAGGED_CONFLICT
-            replace(
-                outcomes,
-                row["id"],
-                WriteOutcome(
-                    id=row["id"],
-                    created=True,
-                    result=result,
-                    related_id=other["id"],
-                    reason=judgement.reason,
-                ),
-            )
+            if judgement is not None and other is not None:
+                supersedes += _differ(row, other, judgement, outcomes)
         return kept_rows, kept_vectors, supersedes
+
+    def _judged(
+        self,
+        row: Mapping[str, Any],
+        matches: Sequence[Mapping[str, Any]],
+        measure: Literal["cosine", "jaccard"],
+        positions: Mapping[str, int] | None,
+    ) -> tuple[Mapping[str, Any] | None, Judgement | None, Mapping[str, Any] | None]:
+        """What ``_decide`` makes of one row's near matches; a row without a word
+        to compare is never merged, flagged or superseding. A row the judge
+        fails on refuses the batch: nothing is written yet."""
+        if not readable(row["content"]):
+            return None, None, None
+        # Only memories with the same audience: a private wording merged into a
+        # shared memory, or an edge between the two, would show one to the other.
+        hits = [hit for hit in matches if _audience(hit) == _audience(row)]
+        try:
+            return self._decide(row, hits, measure)
+        except Exception as exc:
+            field = f"items[{positions[row['id']]}].content" if positions else "content"
+            raise InvalidInputError(
+                f"{field}: could not be compared with its near matches ({exc})", field=field
+            ) from exc
 
     def _decide(
         self,
@@ -321,3 +283,78 @@ def _less_certain(row: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
     not replace it: "the TTL might be 60 s" beside "the TTL is 30 s" is for review."""
     known = other.get("confidence")
     return known is not None and row["confidence"] < known
+
+
+def _merge(
+    row: Mapping[str, Any],
+    target: Mapping[str, Any],
+    judgement: Judgement | None,
+    merges: dict[str, dict[str, Any]],
+    outcomes: list[WriteOutcome],
+) -> None:
+    """The row merges into ``target``: its counts, evidence and tags join the
+    merge, its wording is kept as a variant, and its outcome names the memory
+    it went into."""
+    merge = merge_into(merges, target["id"], row["occurrence_count"], row["evidence"], row["tags"])
+    merge["variants"] = union(merge.get("variants", []), [row["content"]])
+    merge.setdefault("match", "near")
+    merge.setdefault("similarity", target["similarity"])
+    replace(
+        outcomes,
+        row["id"],
+        WriteOutcome(
+            id=target["id"],
+            created=False,
+            match="near",
+            result=WriteResult.MERGED_NEAR,
+            reason=judgement.reason if judgement else None,
+        ),
+    )
+
+
+def _differ(
+    row: dict[str, Any],
+    other: Mapping[str, Any],
+    judgement: Judgement,
+    outcomes: list[WriteOutcome],
+) -> list[dict[str, Any]]:
+    """The row is created beside ``other``, which it differs from: as its update
+    (the SUPERSEDES edge to write, returned) or as a candidate flagged as a
+    possible contradiction of it; its outcome says which."""
+    judgement = _weighed(row, other, judgement)
+    edges: list[dict[str, Any]] = []
+    if judgement.verdict is Verdict.SUPERSEDE:
+        edges.append({"new_id": row["id"], "old_id": other["id"], "rationale": judgement.reason})
+        result = WriteResult.SUPERSEDED
+    else:
+        row.update(
+            status=Status.CANDIDATE.value,
+            conflicts_with=other["id"],
+            conflict_reason=judgement.reason,
+        )
+        result = WriteResult.FLAGGED_CONFLICT
+    replace(
+        outcomes,
+        row["id"],
+        WriteOutcome(
+            id=row["id"],
+            created=True,
+            result=result,
+            related_id=other["id"],
+            reason=judgement.reason,
+        ),
+    )
+    return edges
+
+
+def _weighed(row: Mapping[str, Any], other: Mapping[str, Any], judgement: Judgement) -> Judgement:
+    """A newer value stated with less confidence than the one it would replace
+    does not supersede it: the two conflict until someone decides."""
+    if judgement.verdict is not Verdict.SUPERSEDE or not _less_certain(row, other):
+        return judgement
+    return Judgement(
+        Verdict.CONFLICT,
+        judgement.difference,
+        f"{judgement.reason}, stated with less confidence "
+        f"({row['confidence']} < {other['confidence']})",
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
 from graphmem.domain import lexicon
@@ -117,108 +117,156 @@ def analyse(text: str) -> Analysis:
 
 
 def _read(tokens: list[Token], speaker: str) -> Analysis:
-    negations = 0
-    cues: list[str] = []
-    values: list[str] = []
-    names: set[str] = set()
-    stems: set[str] = set()
-    sequence: list[str] = []
-    listed: list[bool] = []
-    touching: list[bool] = []
-    between: list[str] = []
-    """The stop words and marks since the last item of ``sequence``."""
-    compounds: set[tuple[str, str]] = set()
-    roles: set[tuple[str, str]] = set()
-    pending: list[str] = []
-    order: list[str] = []
-    qualifiers: list[tuple[str, str, str]] = []
-
-    def item(entry: str, word: str) -> None:
-        roles.update((role, entry) for role in pending)
-        pending.clear()
-        if sequence:
-            listed.append(bool(between) and all(w in _COORDINATORS for w in between))
-            touching.append(not between)
-            if not between:
-                joined = stemmed(sequence[-1] + word) if word else ""
-                compounds.update({(joined, sequence[-1]), (joined, entry)} if joined else ())
-        sequence.append(entry)
-        between.clear()
-
+    """One pass over the tokens, in text order: how two items join depends on
+    what stood between them, so each token is read after the one before."""
+    reader = _Reader()
     for token in tokens:
+        reader.read(token)
+    return reader.analysis(tokens, speaker)
+
+
+@dataclass(slots=True)
+class _Reader:
+    """What has been read of a text so far, and the words since its last item,
+    which say how the next item joins it (touching, listed, bound by a role
+    word)."""
+
+    negations: int = 0
+    cues: list[str] = field(default_factory=list)
+    values: list[str] = field(default_factory=list)
+    names: set[str] = field(default_factory=set)
+    stems: set[str] = field(default_factory=set)
+    sequence: list[str] = field(default_factory=list)
+    listed: list[bool] = field(default_factory=list)
+    touching: list[bool] = field(default_factory=list)
+    between: list[str] = field(default_factory=list)
+    """The stop words and marks since the last item of ``sequence``."""
+    compounds: set[tuple[str, str]] = field(default_factory=set)
+    roles: set[tuple[str, str]] = field(default_factory=set)
+    pending: list[str] = field(default_factory=list)
+    """Role words waiting for the next item to bind."""
+    order: list[str] = field(default_factory=list)
+    """The names in the order they were read, repeats kept."""
+    qualifiers: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def read(self, token: Token) -> None:
+        """A mark only separates items (a sentence's end drops the role words
+        waiting); a token is a version, an identifier or date, a run holding
+        digits, or words (a hyphenated word split unless known whole)."""
         if token.mark:
-            between.append(token.text)
+            self.between.append(token.text)
             if token.text in SENTENCE_END:
-                pending.clear()
-            continue
+                self.pending.clear()
+            return
         lowered = token.text.lower()
         if lowered in ROLE_WORDS:
-            pending.append(lowered)
+            self.pending.append(lowered)
         if VERSION.fullmatch(lowered):
-            values.append(lowered[1:])
-            item(lowered[1:], "")
+            self._value(lowered[1:])
         elif is_identifier(lowered) or ISO_DATE.fullmatch(lowered):
-            values.append(lowered)
-            item(lowered, "")
+            self._value(lowered)
         elif any(ch.isdigit() for ch in lowered):
-            for number in VALUE.findall(lowered):
-                values.append(number)
-                item(number, "")
-            for rest in re.sub(r"[\d.:%]+", " ", lowered).split():
-                if rest.isalpha() and rest not in STOP_WORDS:
-                    stems.add(stemmed(rest))
-                    item(stemmed(rest), rest)
+            self._with_digits(lowered)
         else:
             whole = lowered in _HYPHENATED()
             for word in [lowered] if whole else lowered.replace("-", " ").split():
-                word = spelling(word)
-                if word in QUALIFIERS and not _acronym(token.text) and not _month(token, word):
-                    qualifiers.append((*QUALIFIERS[word], word))
-                if token.text == "None" and not token.start:
-                    stems.add("null")  # the code literal: "get_user returns None"
-                    item("null", "null")
-                elif word in NEGATIONS:
-                    negations += 1
-                    cues.append(word)
-                    between.append(word)
-                elif word in NUMBER_WORDS:
-                    values.append(NUMBER_WORDS[word])
-                    item(NUMBER_WORDS[word], "")
-                elif word in DATE_WORDS or _month(token, word):
-                    day = word.rstrip("s") if word in DAYS else word[:3]
-                    values.append(day)
-                    item(day, "")
-                elif word not in STOP_WORDS or _acronym(token.text):
-                    stem = (
-                        word
-                        if _acronym(token.text)
-                        else stemmed(lexicon.IRREGULAR_VERBS.get(word, word))
-                    )
-                    stems.add(stem)
-                    item(stem, word)
-                    if _is_name(token, word):
-                        names.add(stem)
-                        order.append(stem)
-                else:
-                    between.append(word)
-    return Analysis(
-        readable=any(ch.isalpha() for token in tokens for ch in token.text),
-        speaker=speaker,
-        negations=negations,
-        cues=tuple(cues),
-        values=tuple(values),
-        entities=frozenset(names),
-        stems=frozenset(stems),
-        sequence=tuple(sequence),
-        touching=tuple(touching),
-        listed=tuple(listed),
-        roles=frozenset(roles),
-        names=tuple(dict.fromkeys(order)),
-        compounds=frozenset(compounds),
-        passive=_passive([t.text.lower() for t in tokens if not t.mark]),
-        imperative=_imperative([t.text.lower() for t in tokens if not t.mark]),
-        qualifiers=tuple(qualifiers),
-    )
+                self._word(token, spelling(word))
+
+    def _with_digits(self, lowered: str) -> None:
+        """ "8GB", "10am", "3x": the numbers in it are values, the letters
+        around them content words."""
+        for number in VALUE.findall(lowered):
+            self._value(number)
+        for rest in re.sub(r"[\d.:%]+", " ", lowered).split():
+            if rest.isalpha() and rest not in STOP_WORDS:
+                self._content(stemmed(rest), rest)
+
+    def _word(self, token: Token, word: str) -> None:
+        """One word of a token, spelled one way: a closed-class word is noted
+        beside whatever else it is; then the first that fits of the code
+        literal None, a negation cue, a number word, a date word, a content
+        word; anything else is a stop word between items."""
+        if word in QUALIFIERS and not _acronym(token.text) and not _month(token, word):
+            self.qualifiers.append((*QUALIFIERS[word], word))
+        if token.text == "None" and not token.start:
+            self._content("null", "null")  # the code literal: "get_user returns None"
+        elif word in NEGATIONS:
+            self.negations += 1
+            self.cues.append(word)
+            self.between.append(word)
+        elif word in NUMBER_WORDS:
+            self._value(NUMBER_WORDS[word])
+        elif word in DATE_WORDS or _month(token, word):
+            self._value(word.rstrip("s") if word in DAYS else word[:3])
+        elif word not in STOP_WORDS or _acronym(token.text):
+            self._content_word(token, word)
+        else:
+            self.between.append(word)
+
+    def _content_word(self, token: Token, word: str) -> None:
+        """An acronym is kept as written, another word stemmed from its base
+        form; a name is also kept among the names, in order."""
+        acronym = _acronym(token.text)
+        stem = word if acronym else stemmed(lexicon.IRREGULAR_VERBS.get(word, word))
+        self._content(stem, word)
+        if _is_name(token, word):
+            self.names.add(stem)
+            self.order.append(stem)
+
+    def _value(self, value: str) -> None:
+        """A value is an item too, with no word to join into a compound."""
+        self.values.append(value)
+        self._item(value, "")
+
+    def _content(self, stem: str, word: str) -> None:
+        """A content word counts among the stems and is an item."""
+        self.stems.add(stem)
+        self._item(stem, word)
+
+    def _item(self, entry: str, word: str) -> None:
+        """The next item of ``sequence``: it binds the role words waiting, and
+        what stood since the last item says whether the two touch, are listed,
+        or (touching, both words) may be one compound written apart."""
+        self.roles.update((role, entry) for role in self.pending)
+        self.pending.clear()
+        if self.sequence:
+            between = self.between
+            self.listed.append(bool(between) and all(w in _COORDINATORS for w in between))
+            self.touching.append(not between)
+            if not between:
+                self._compound(entry, word)
+        self.sequence.append(entry)
+        self.between.clear()
+
+    def _compound(self, entry: str, word: str) -> None:
+        """Two touching items whose words written together stem to one word
+        ("lock files": "lockfil"); a value (no word) joins nothing."""
+        joined = stemmed(self.sequence[-1] + word) if word else ""
+        if joined:
+            self.compounds.update({(joined, self.sequence[-1]), (joined, entry)})
+
+    def analysis(self, tokens: list[Token], speaker: str) -> Analysis:
+        """The signals read, frozen; whether the text is readable, passive or a
+        command is read from its words as a whole."""
+        words = [t.text.lower() for t in tokens if not t.mark]
+        return Analysis(
+            readable=any(ch.isalpha() for token in tokens for ch in token.text),
+            speaker=speaker,
+            negations=self.negations,
+            cues=tuple(self.cues),
+            values=tuple(self.values),
+            entities=frozenset(self.names),
+            stems=frozenset(self.stems),
+            sequence=tuple(self.sequence),
+            touching=tuple(self.touching),
+            listed=tuple(self.listed),
+            roles=frozenset(self.roles),
+            names=tuple(dict.fromkeys(self.order)),
+            compounds=frozenset(self.compounds),
+            passive=_passive(words),
+            imperative=_imperative(words),
+            qualifiers=tuple(self.qualifiers),
+        )
 
 
 _COMMAND_OPENERS = lexicon.words("never always do please")

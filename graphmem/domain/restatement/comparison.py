@@ -51,59 +51,71 @@ class Comparison:
         return judged
 
     def _read(self, similarity: float) -> Judgement:
+        """The first difference found, the most telling first: polarity, then a
+        value, then roles swapped, then the words left over; none is a merge."""
+        return self._negated() or self._value_change() or self._swap() or self._wording(similarity)
+
+    def _negated(self) -> Judgement | None:
+        """An odd count of negations, flipped words and negating prefixes: one
+        text says the opposite of the other."""
         a, b = self.a, self.b
         parity = a.negations + b.negations + len(self.flips) + len(self.prefixed)
-        if parity % 2:
-            return self._polarity()
-        if set(a.values) != set(b.values):
-            changed = set(a.values) ^ set(b.values)
-            kind = value_kind(changed)
-            old = sorted(set(a.values) - set(b.values))
-            added = sorted(set(b.values) - set(a.values))
-            verdict = Verdict.SUPERSEDE if self.same_source else Verdict.CONFLICT
-            return Judgement(verdict, kind, f"{kind.value} differs: {show(old)} -> {show(added)}")
-        swapped = transposed(a, b)
-        if swapped:
-            return Judgement(Verdict.CONFLICT, Difference.ORDER, f"roles swapped: {swapped}")
-        old_names = {n for n in a.entities - b.stems - b.entities if not explained(n, a, b)}
-        new_names = {n for n in b.entities - a.stems - a.entities if not explained(n, b, a)}
-        units = (self.left | old_names) and (self.right | new_names)
-        if units and (self.left | old_names | self.right | new_names) <= UNIT_STEMS():
-            return Judgement(
-                Verdict.CONFLICT,
-                Difference.UNIT,
-                f"unit differs: {show(sorted(self.left | old_names))} -> "
-                f"{show(sorted(self.right | new_names))}",
-            )
-        if old_names and new_names:
-            return Judgement(
-                Verdict.CONFLICT,
-                Difference.ENTITY,
-                f"named entity differs: {show(sorted(old_names))} -> {show(sorted(new_names))}",
-            )
+        return self._polarity() if parity % 2 else None
+
+    def _value_change(self) -> Judgement | None:
+        """Values on one side only: from the same source a newer value, from
+        another a conflict, named by the kind of value that changed."""
+        before, after = set(self.a.values), set(self.b.values)
+        if before == after:
+            return None
+        kind = value_kind(before ^ after)
+        verdict = Verdict.SUPERSEDE if self.same_source else Verdict.CONFLICT
+        old, added = show(sorted(before - after)), show(sorted(after - before))
+        return Judgement(verdict, kind, f"{kind.value} differs: {old} -> {added}")
+
+    def _swap(self) -> Judgement | None:
+        """The same words with two of them trading roles."""
+        swapped = transposed(self.a, self.b)
+        if not swapped:
+            return None
+        return Judgement(Verdict.CONFLICT, Difference.ORDER, f"roles swapped: {swapped}")
+
+    def _wording(self, similarity: float) -> Judgement:
+        """What the words left over on each side say, names the other text
+        neither holds nor explains counted with them: a unit, a name, a
+        closed-class word, more said on one side, other words; nothing left
+        over is the same statement."""
+        old_names = {
+            n
+            for n in self.a.entities - self.b.stems - self.b.entities
+            if not explained(n, self.a, self.b)
+        }
+        new_names = {
+            n
+            for n in self.b.entities - self.a.stems - self.a.entities
+            if not explained(n, self.b, self.a)
+        }
         only_old, only_new = self.left | old_names, self.right | new_names
-        rest_old, rest_new = only_old - qualifier_stems(), only_new - qualifier_stems()
-        if not (rest_old and rest_new) and (qualified := qualifier_difference(a, b)):
-            return qualified
-        if bool(only_old) != bool(only_new):
-            side, words = ("new", only_new) if only_new else ("existing", only_old)
-            return Judgement(
-                Verdict.DISTINCT,
-                Difference.ADDED,
-                f"the {side} text says more: {show(sorted(words))}",
+        return (
+            _unit(only_old, only_new)
+            or _entity(old_names, new_names)
+            or self._qualified(only_old, only_new)
+            or _added(only_old, only_new)
+            or _term(only_old, only_new)
+            or Judgement(
+                Verdict.MERGE,
+                Difference.NONE,
+                f"same statement: every word matched, similarity {similarity:.3f}",
             )
-        if self.left or self.right or old_names or new_names:
-            return Judgement(
-                Verdict.DISTINCT,
-                Difference.TERM,
-                f"different statements: {show(sorted(self.left | old_names))} vs "
-                f"{show(sorted(self.right | new_names))}",
-            )
-        return Judgement(
-            Verdict.MERGE,
-            Difference.NONE,
-            f"same statement: every word matched, similarity {similarity:.3f}",
         )
+
+    def _qualified(self, only_old: set[str], only_new: set[str]) -> Judgement | None:
+        """A closed-class word that differs ("must" vs "should") decides, unless
+        other words differ on both sides besides the closed-class ones."""
+        rest_old, rest_new = only_old - qualifier_stems(), only_new - qualifier_stems()
+        if rest_old and rest_new:
+            return None
+        return qualifier_difference(self.a, self.b)
 
     def same_frame(self) -> tuple[list[str], list[str]] | None:
         """Only what fills one slot differs: a value or a name on each side,
@@ -156,3 +168,48 @@ class Comparison:
             Difference.NEGATION,
             f"negation in the {side} text only: {', '.join(cues)}",
         )
+
+
+def _unit(only_old: set[str], only_new: set[str]) -> Judgement | None:
+    """Words on both sides, every one a unit ("GB" vs "MB"): a conflict."""
+    if not (only_old and only_new) or not (only_old | only_new) <= UNIT_STEMS():
+        return None
+    return Judgement(
+        Verdict.CONFLICT,
+        Difference.UNIT,
+        f"unit differs: {show(sorted(only_old))} -> {show(sorted(only_new))}",
+    )
+
+
+def _entity(old_names: set[str], new_names: set[str]) -> Judgement | None:
+    """One name in place of another: a conflict."""
+    if not (old_names and new_names):
+        return None
+    return Judgement(
+        Verdict.CONFLICT,
+        Difference.ENTITY,
+        f"named entity differs: {show(sorted(old_names))} -> {show(sorted(new_names))}",
+    )
+
+
+def _added(only_old: set[str], only_new: set[str]) -> Judgement | None:
+    """Words on one side only: that text says more, a distinct statement."""
+    if bool(only_old) == bool(only_new):
+        return None
+    side, words = ("new", only_new) if only_new else ("existing", only_old)
+    return Judgement(
+        Verdict.DISTINCT,
+        Difference.ADDED,
+        f"the {side} text says more: {show(sorted(words))}",
+    )
+
+
+def _term(only_old: set[str], only_new: set[str]) -> Judgement | None:
+    """Other words on each side: different statements."""
+    if not (only_old or only_new):
+        return None
+    return Judgement(
+        Verdict.DISTINCT,
+        Difference.TERM,
+        f"different statements: {show(sorted(only_old))} vs {show(sorted(only_new))}",
+    )

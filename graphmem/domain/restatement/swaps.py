@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 from graphmem.domain.restatement.analysis import Analysis
 from graphmem.domain.restatement.verdicts import show
@@ -24,6 +25,16 @@ def transposed(a: Analysis, b: Analysis) -> str:
     if a.passive != b.passive:
         return ""
     shared = set(a.sequence) & set(b.sequence)
+    for check in _CHECKS:
+        if found := check(a, b, shared):
+            return found
+    return ""
+
+
+def _role_swap(a: Analysis, b: Analysis, shared: set[str]) -> str:
+    """A role word binding one shared word here and another there, each text
+    lacking the other's binding ("from HTTP" vs "from HTTPS"): the first such
+    pair, in sorted order, names the swap."""
     for role, x in sorted(a.roles):
         for other, y in sorted(b.roles):
             if (
@@ -32,33 +43,86 @@ def transposed(a: Analysis, b: Analysis) -> str:
                 and {x, y} <= shared
                 and (role, y) not in a.roles
                 and (role, x) not in b.roles
-                and not (_next_to(a, x, y) or _next_to(b, x, y))
-                and not (_listed(a, x, y) or _listed(b, x, y))
+                and _apart(a, b, x, y)
             ):
                 return f"{role} {x} vs {role} {y}"
+    return ""
+
+
+def _name_swap(a: Analysis, b: Analysis, _shared: set[str]) -> str:
+    """Names both texts hold, in another order ("Ana reports to Ben", "Ben
+    reports to Ana"): the first place where the orders differ names the pair,
+    unless the two are only items of a list."""
     names_a = [n for n in a.names if n in b.names]
     names_b = [n for n in b.names if n in a.names]
-    if len(names_a) >= 2 and names_a != names_b:
-        x, y = next((x, y) for x, y in zip(names_a, names_b, strict=True) if x != y)
-        if not (_listed(a, x, y) or _listed(b, x, y)):
-            return f"{x} and {y} traded places"
-    for window in ((1, 0), (0, 1), (2, 2)):
+    if len(names_a) < 2 or names_a == names_b:
+        return ""
+    x, y = next((x, y) for x, y in zip(names_a, names_b, strict=True) if x != y)
+    if _listed(a, x, y) or _listed(b, x, y):
+        return ""
+    return f"{x} and {y} traded places"
+
+
+_WINDOWS = ((1, 0), (0, 1), (2, 2))
+"""Neighbourhoods compared for a trade, narrowest first: the word before, the
+word after, then two either side."""
+
+
+def _slot_swap(a: Analysis, b: Analysis, shared: set[str]) -> str:
+    """Two shared words that took each other's neighbours, in the first window
+    where any pair did."""
+    for window in _WINDOWS:
         slots_a, slots_b = _slots(a.sequence, *window), _slots(b.sequence, *window)
         for x, y in itertools.permutations(sorted(shared), 2):
-            trade = {x: y, y: x}
-            if (
-                slots_a[x] == tuple(trade.get(w, w) for w in slots_b[y])
-                and slots_a[y] == tuple(trade.get(w, w) for w in slots_b[x])
-                and slots_a[x] != slots_a[y]
-                and not (_next_to(a, x, y) or _next_to(b, x, y))
-                and not (_listed(a, x, y) or _listed(b, x, y))
-            ):
+            if _traded(slots_a, slots_b, x, y) and _apart(a, b, x, y):
                 return f"{x} and {y} traded places"
+    return ""
+
+
+def _traded(
+    slots_a: dict[str, tuple[str, ...]], slots_b: dict[str, tuple[str, ...]], x: str, y: str
+) -> bool:
+    """Whether ``x`` stands in ``a`` where ``y`` stands in ``b`` and the other
+    way round (each read with the two swapped back), in places that differ."""
+    trade = {x: y, y: x}
+    return (
+        slots_a[x] == tuple(trade.get(w, w) for w in slots_b[y])
+        and slots_a[y] == tuple(trade.get(w, w) for w in slots_b[x])
+        and slots_a[x] != slots_a[y]
+    )
+
+
+def _apart(a: Analysis, b: Analysis, x: str, y: str) -> bool:
+    """Neither written side by side nor listed together in either text: only
+    then does a trade of ``x`` and ``y`` swap roles rather than reword a phrase
+    or reorder a list."""
+    return not (_next_to(a, x, y) or _next_to(b, x, y) or _listed(a, x, y) or _listed(b, x, y))
+
+
+def _repaired(a: Analysis, b: Analysis, _shared: set[str]) -> str:
+    """Three values or more paired differently ("June 3, July 1" and "June 1,
+    July 3")."""
     if len(a.values) >= 3 and _adjacent(a.values) != _adjacent(b.values):
         return f"values paired differently: {', '.join(a.values)} vs {', '.join(b.values)}"
-    if not (a.passive or b.passive):
-        return _around(a, b, shared)
     return ""
+
+
+def _swapped_around(a: Analysis, b: Analysis, shared: set[str]) -> str:
+    """A subject and an object traded across a pivot; a passive text reorders
+    them without a swap, so it is read only between two active ones."""
+    if a.passive or b.passive:
+        return ""
+    return _around(a, b, shared)
+
+
+_CHECKS: tuple[Callable[[Analysis, Analysis, set[str]], str], ...] = (
+    _role_swap,
+    _name_swap,
+    _slot_swap,
+    _repaired,
+    _swapped_around,
+)
+"""The kinds of swap, tried in this order; the first that finds one says it."""
 
 
 def _slots(sequence: tuple[str, ...], before: int, after: int) -> dict[str, tuple[str, ...]]:

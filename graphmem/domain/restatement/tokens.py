@@ -57,29 +57,43 @@ def unframed(tokens: list[Token]) -> list[Token]:
             i += 1
             continue
         framed = i
-        while i < len(tokens):
-            word = tokens[i]
-            after = tokens[i + 1] if i + 1 < len(tokens) else None
-            if (word.mark and word.text in {",", "!"} and i > framed) or (
-                not word.mark and _framing(word.text.lower(), after)
-            ):
-                i += 1
-            elif (
-                not word.mark
-                and i > framed
-                and word.text[:1].isupper()
-                and (after is None or after.mark)
-            ):
-                i += 1  # the addressee: "Thanks, Ben!"
-                break
-            else:
-                break
+        i = _frame_end(tokens, framed)
         if i > framed and i < len(tokens) and not tokens[i].mark:
             tokens[i] = Token(tokens[i].text, False, True)
         if i == framed:
             kept.append(token)
             i += 1
     return kept
+
+
+def _frame_end(tokens: list[Token], framed: int) -> int:
+    """Where the framing that opens at ``framed`` ends: past the interjections
+    and the commas or "!" after them, and past the name they address; at
+    ``framed`` itself when nothing there frames."""
+    i = framed
+    while i < len(tokens):
+        word = tokens[i]
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        if _frames(word, after, i > framed):
+            i += 1
+        elif _addressee(word, after, i > framed):
+            return i + 1  # the addressee: "Thanks, Ben!"
+        else:
+            return i
+    return i
+
+
+def _frames(word: Token, after: Token | None, inside: bool) -> bool:
+    """An interjection, or a comma or "!" once the framing has begun."""
+    if word.mark:
+        return inside and word.text in {",", "!"}
+    return _framing(word.text.lower(), after)
+
+
+def _addressee(word: Token, after: Token | None, inside: bool) -> bool:
+    """A capitalised word after the interjections, closing its clause: the
+    name a greeting or thanks addresses."""
+    return not word.mark and inside and word.text[:1].isupper() and (after is None or after.mark)
 
 
 _AMBIGUOUS_FRAMING = lexicon.words(

@@ -27,23 +27,48 @@ ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def is_identifier(token: str) -> bool:
-    """A file, path, variable, flag, channel, address or version string."""
+    """A file, path, variable, flag, channel, address or version string: a
+    token of any of the shapes in ``_IDENTIFIER_SHAPES``, a date excepted."""
     if ISO_DATE.fullmatch(token):
         return False
-    if any(ch in token for ch in "_/@#") or (
-        token.count("-") >= 2
-        and not ISO_DATE.fullmatch(token)
-        and not any(part in STOP_WORDS for part in token.split("-"))
-    ):
-        return True  # billing-api-v2, not brother-in-law
-    if "-" in token and any(ch.isdigit() for ch in token):
-        return True
-    if re.fullmatch(r"[a-z]+-[a-z]", token):
-        return True  # prod-a, plan-b: a letter names a variant
-    if ":" in token and not VALUE.fullmatch(token):
-        return True
+    return any(shape(token) for shape in _IDENTIFIER_SHAPES)
+
+
+def _marked(token: str) -> bool:
+    """A character words do not hold: snake_case, a/path, @user, #channel."""
+    return any(ch in token for ch in "_/@#")
+
+
+def _chained(token: str) -> bool:
+    """Three parts joined by hyphens, none a stop word: billing-api-v2, not
+    brother-in-law."""
+    return token.count("-") >= 2 and not any(part in STOP_WORDS for part in token.split("-"))
+
+
+def _hyphenated_number(token: str) -> bool:
+    """A hyphen and a digit: node-18, gpt-4."""
+    return "-" in token and any(ch.isdigit() for ch in token)
+
+
+def _variant(token: str) -> bool:
+    """prod-a, plan-b: a letter names a variant."""
+    return re.fullmatch(r"[a-z]+-[a-z]", token) is not None
+
+
+def _colon(token: str) -> bool:
+    """host:port, a key:value or an address; not a time or a ratio ("10:30")."""
+    return ":" in token and not VALUE.fullmatch(token)
+
+
+def _dotted(token: str) -> bool:
+    """config.yaml, api.example.com: a dot inside, not a number or a version
+    of digits only."""
     core = token.strip(".")
     return "." in core and not VALUE.fullmatch(core) and not core.replace(".", "").isdigit()
+
+
+_IDENTIFIER_SHAPES = (_marked, _chained, _hyphenated_number, _variant, _colon, _dotted)
+"""The shapes a token takes that only an identifier takes."""
 
 
 def value_kind(changed: set[str]) -> Difference:

@@ -96,14 +96,30 @@ def stemmed(word: str) -> str:
     """A light suffix stripper: enough that "deploys", "deployed" and "deployment" meet."""
     if word.endswith(("eed", "ees")) and len(word) > 4:
         word = word[:-1]  # agreed, agrees: agree
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            if suffix == "s" and word.endswith("ss"):
-                continue
-            if suffix == "s" and word.endswith(_ES_STEMS):
-                suffix = "es"
-            word = word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
-            if suffix in ("ing", "ings", "ed") and len(word) > 3 and word[-1] == word[-2]:
-                word = word[:-1]
-            break
+    word = _unsuffixed(word)
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+def _unsuffixed(word: str) -> str:
+    """Without the first suffix of ``_SUFFIXES`` that leaves three letters at
+    least; a final "s" after "s" is no plural ("class")."""
+    for suffix in _SUFFIXES:
+        if (
+            word.endswith(suffix)
+            and len(word) - len(suffix) >= 3
+            and not (suffix == "s" and word.endswith("ss"))
+        ):
+            return _without(word, suffix)
+    return word
+
+
+def _without(word: str, suffix: str) -> str:
+    """``word`` cut before ``suffix``: "-es" after a sibilant or "o" goes
+    whole ("pushes": "push"), "-ies"/"-ied" leave a "y", and a doubled
+    consonant before "-ing"/"-ed" is one ("stopped": "stop")."""
+    if suffix == "s" and word.endswith(_ES_STEMS):
+        suffix = "es"
+    word = word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+    if suffix in ("ing", "ings", "ed") and len(word) > 3 and word[-1] == word[-2]:
+        word = word[:-1]
+    return word

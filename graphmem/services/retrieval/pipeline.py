@@ -156,11 +156,51 @@ class Pipeline:
         self._config = config
 
     def run(self, plan: Plan, project_id: str) -> Outcome:
-        # Superseded memories are fetched so that they can be replaced by their successors.
+        """The steps of the module's docstring, in order: each reads what the
+        ones before it left in ``found``, the relevance and the notes."""
+        found = self._gather(plan, project_id)
+        notes = [] if self.retrievers.embedder is not None else [EMBEDDINGS_OFF]
+        timed = self._timed(plan, found, notes)
+        past = timed.period if timed is not None and timed.past(plan.now) else None
+        if past is not None and not plan.filters.include_superseded:
+            notes.append(KEPT_THEN)
+        self._held(found, plan.filters, plan.now, project_id, as_of=plan.at is not None, past=past)
+        if plan.feedback:
+            self.retrievers.feedback(found, plan.fetch, plan.min_relevance)
+        relevance, evidence = self._relevant(plan, found, timed, notes)
+        memories = found.memories
+        # A question about a past time keeps what held then (``past``).
+        kept: set[str] = set()
+        if timed is not None and past is not None:
+            kept = _held_then(relevance, memories, timed, self._config().time.min_near)
+        replaces = self._replaced(plan, relevance, memories, notes, project_id, kept)
+        paths = self._expanded(plan, relevance, memories, project_id)
+        scores = {
+            memory_id: plan.scoring.total(memories[memory_id], rel, now=plan.now)
+            for memory_id, rel in relevance.items()
+        }
+        chosen = self._chosen(plan, scores, found, paths, kept)
+        return Outcome(
+            found=found,
+            relevance=relevance,
+            scores=scores,
+            chosen=chosen,
+            full=self._full(chosen, project_id, plan.at),
+            paths=paths,
+            replaces=replaces,
+            notes=notes,
+            timed=timed,
+            evidence=evidence,
+        )
+
+    def _gather(self, plan: Plan, project_id: str) -> Candidates:
+        """The retrievers' candidates. Superseded memories are fetched so that
+        they can be replaced by their successors; an ``as_of`` read fetches
+        what was written by then, whatever it has become since."""
         fetch_filters = plan.filters.model_copy(update={"include_superseded": True})
         if plan.at is not None:
             fetch_filters = _as_of_fetch(fetch_filters, plan.at)
-        found = self.retrievers.gather(
+        return self.retrievers.gather(
             plan.text,
             fetch_filters,
             project_id,
@@ -170,14 +210,14 @@ class Pipeline:
             fulltext=plan.fulltext,
             recent=plan.recent,
         )
-        notes = [] if self.retrievers.embedder is not None else [EMBEDDINGS_OFF]
-        timed = self._timed(plan, found, notes)
-        past = timed.period if timed is not None and timed.past(plan.now) else None
-        if past is not None and not plan.filters.include_superseded:
-            notes.append(KEPT_THEN)
-        self._held(found, plan.filters, plan.now, project_id, as_of=plan.at is not None, past=past)
-        if plan.feedback:
-            self.retrievers.feedback(found, plan.fetch, plan.min_relevance)
+
+    def _relevant(
+        self, plan: Plan, found: Candidates, timed: Timed | None, notes: list[str]
+    ) -> tuple[dict[str, float], Evidence | None]:
+        """The candidates relevant enough to answer, with the evidence the
+        answerability gate weighed. None is when the gate judges the query
+        unanswered; a note says why nothing is, and which expired memories
+        matched."""
         text = self._text_relevance(plan, found)
         if timed is not None:
             text = self._config().time.weigh(text, timed)
@@ -193,18 +233,37 @@ class Pipeline:
             notes.append(nothing_relevant(best, plan.min_relevance, expired=bool(expired)))
         if expired:
             notes.append(expired_note(expired))
-        memories = found.memories
+        return relevance, evidence
+
+    def _replaced(
+        self,
+        plan: Plan,
+        relevance: dict[str, float],
+        memories: dict[str, Memory],
+        notes: list[str],
+        project_id: str,
+        kept: set[str],
+    ) -> dict[str, list[str]]:
+        """Superseded hits replaced by their successors, but those ``kept``:
+        what each successor replaces. As of a past time a superseded memory had
+        stopped holding and is left out (graphmem.domain.validity): there is
+        nothing to replace; nor when superseded memories were asked for."""
         replaces: dict[str, list[str]] = {}
-        # As of a past time a superseded memory had stopped holding and is left out
-        # (graphmem.domain.validity): there is nothing to replace.
-        # A question about a past time keeps what held then (``past``).
-        kept = set()
-        if timed is not None and past is not None:
-            kept = _held_then(relevance, memories, timed, self._config().time.min_near)
         if not plan.filters.include_superseded and plan.at is None:
             self.traversal.replace_superseded(
                 relevance, memories, replaces, plan.filters, notes, project_id, keep=kept
             )
+        return replaces
+
+    def _expanded(
+        self,
+        plan: Plan,
+        relevance: dict[str, float],
+        memories: dict[str, Memory],
+        project_id: str,
+    ) -> dict[str, GraphPath]:
+        """The path to each memory reached along relations from the best seeds
+        (none at depth 0); the reached ones join ``relevance`` and ``memories``."""
         paths: dict[str, GraphPath] = {}
         if plan.depth:
             self.traversal.expand(
@@ -218,35 +277,32 @@ class Pipeline:
                 project_id,
                 plan.at,
             )
-        scores = {
-            memory_id: plan.scoring.total(memories[memory_id], rel, now=plan.now)
-            for memory_id, rel in relevance.items()
-        }
+        return paths
+
+    def _chosen(
+        self,
+        plan: Plan,
+        scores: dict[str, float],
+        found: Candidates,
+        paths: dict[str, GraphPath],
+        kept: set[str],
+    ) -> list[str]:
+        """The results, best first: ranked by score with those reached only by
+        a relation capped, then the best ``limit``, or what the injection
+        policy selects (judging each memory as current where it was asked for)."""
+        memories = found.memories
         ranked = _capped(
             best_first(scores, memories),
             traversed=set(paths) - set(found.hits),
             at_most=plan.reached_at_most,
         )
         if plan.policy is None:
-            chosen = ranked[: plan.limit]
-        else:
-            chosen = plan.policy.select(
-                ranked,
-                memory=lambda i: _as_current(memories[i], plan.filters, kept),
-                score=lambda i: scores[i],
-                limit=plan.limit,
-            )
-        return Outcome(
-            found=found,
-            relevance=relevance,
-            scores=scores,
-            chosen=chosen,
-            full=self._full(chosen, project_id, plan.at),
-            paths=paths,
-            replaces=replaces,
-            notes=notes,
-            timed=timed,
-            evidence=evidence,
+            return ranked[: plan.limit]
+        return plan.policy.select(
+            ranked,
+            memory=lambda i: _as_current(memories[i], plan.filters, kept),
+            score=lambda i: scores[i],
+            limit=plan.limit,
         )
 
     def _unanswered(self, plan: Plan, evidence: Evidence | None) -> str | None:

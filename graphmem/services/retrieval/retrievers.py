@@ -278,15 +278,8 @@ class Retrievers:
         counts = self.statistics.terms.counts(terms, scope)
         corpus = self.statistics.corpus(scope)
         found.words = query_words(terms, counts, corpus.documents, names(text))
-        stems = found.stems
         if corpus.documents <= config.exact_fulltext_below:
-            # Every word an alternative: no word is common to a project ranked whole.
-            whole = corpus.documents + 1
-            query = self.statistics.scoped(
-                build_query(terms, counts, common=whole, dialect=self.store.dialect), scope
-            )
-            rows = self.store.read("fulltext_matches", {**params, "query": query}) if query else []
-            matches, seen, k = rows, len(rows), len(rows) + 1  # every match: none to ask for
+            query, matches, seen, k = self._whole_matches(terms, counts, corpus, scope, params)
         else:
             query, matches, seen, k = self._index_matches(terms, counts, corpus, scope, params)
         weights = query_weights(found.words)
@@ -295,30 +288,9 @@ class Retrievers:
         mass = sum(weights.values()) or 1.0
         allowed: dict[str, Memory | None] = {}
         while True:
-            for row in matches:
-                if row["id"] not in stems:
-                    stems[row["id"]] = analyse(row["text"])
-            scores = bm25(
-                weights,
-                ((row["id"], stems[row["id"]]) for row in matches),
-                mean_length=corpus.mean_length,
-            )
-            ranked = sorted(
-                matches,
-                key=lambda row: (-scores[row["id"]], row["id"]),
-            )
-            ids = [row["id"] for row in ranked]
+            scores, ids = _ranked(matches, weights, found.stems, corpus.mean_length)
             kept = self._allowed(ids, filters, detail, allowed, params)
-            # Ranked after the candidates: matches whose fields were read and pass
-            # the filters, or were not read. Those are taken to pass: their scores
-            # go only to vector candidates (which passed the same filters) and
-            # into the floor, which a filtered-out one leaves a little high.
-            candidates = {memory.id for memory in kept}
-            deeper = [
-                i
-                for i in ids
-                if i not in candidates and (i not in allowed or allowed[i] is not None)
-            ][: fetch - len(kept)]
+            deeper = _deeper(ids, kept, allowed, fetch)
             # The filters left too few, and the index has more: ask it for more.
             if len(kept) + len(deeper) >= fetch or seen < k or k >= config.index_k_max:
                 return (
@@ -327,6 +299,25 @@ class Retrievers:
                 )
             k = min(k * 4, config.index_k_max)
             matches, seen, _ = self._fulltext_matches(query, params, k)
+
+    def _whole_matches(
+        self,
+        terms: list[str],
+        counts: Mapping[str, int],
+        corpus: Corpus,
+        scope: Scope,
+        params: dict[str, Any],
+    ) -> tuple[str, list[Row], int, int]:
+        """A small project's candidates: every match of a query where every
+        word is an alternative (no word is common to a project ranked whole);
+        the query, its matches, how many there were and a ``k`` above that,
+        since there is none left to ask for."""
+        whole = corpus.documents + 1
+        query = self.statistics.scoped(
+            build_query(terms, counts, common=whole, dialect=self.store.dialect), scope
+        )
+        rows = self.store.read("fulltext_matches", {**params, "query": query}) if query else []
+        return query, rows, len(rows), len(rows) + 1
 
     def _index_matches(
         self,
@@ -421,3 +412,35 @@ class Retrievers:
                     VECTOR_WORKERS, thread_name_prefix="graphmem-vector"
                 )
             return self._executor
+
+
+def _ranked(
+    matches: list[Row],
+    weights: Mapping[str, float],
+    stems: dict[str, list[str]],
+    mean_length: float,
+) -> tuple[dict[str, float], list[str]]:
+    """Each match's BM25 score and the match ids best first (ties by id, so a
+    ranking never depends on the index's order); ``stems`` keeps each text's
+    analysis for the rest of the query."""
+    for row in matches:
+        if row["id"] not in stems:
+            stems[row["id"]] = analyse(row["text"])
+    scores = bm25(
+        weights, ((row["id"], stems[row["id"]]) for row in matches), mean_length=mean_length
+    )
+    ranked = sorted(matches, key=lambda row: (-scores[row["id"]], row["id"]))
+    return scores, [row["id"] for row in ranked]
+
+
+def _deeper(
+    ids: list[str], kept: list[Memory], allowed: dict[str, Memory | None], fetch: int
+) -> list[str]:
+    """Ranked after the candidates, up to ``fetch`` in all: matches whose fields
+    were read and pass the filters, or were not read. Those are taken to pass:
+    their scores go only to vector candidates (which passed the same filters)
+    and into the floor, which a filtered-out one leaves a little high."""
+    candidates = {memory.id for memory in kept}
+    return [i for i in ids if i not in candidates and (i not in allowed or allowed[i] is not None)][
+        : fetch - len(kept)
+    ]

@@ -1,0 +1,35 @@
+"""The pure steps of ``services.retrieval.retrievers``' full text: ranking the
+matches and what is ranked after the candidates."""
+
+from __future__ import annotations
+
+from graphmem.domain.models import Memory
+from graphmem.services.retrieval.retrievers import _deeper, _ranked
+
+
+def test_matches_rank_by_score_then_id_and_each_text_is_analysed_once() -> None:
+    matches = [
+        {"id": "b", "text": "deploy the billing worker"},
+        {"id": "a", "text": "deploy the billing worker"},
+        {"id": "c", "text": "lunch on friday"},
+    ]
+    stems: dict[str, list[str]] = {"c": ["kept"]}
+    scores, ids = _ranked(matches, {"deploy": 1.0, "bill": 0.5}, stems, mean_length=3.0)
+    assert ids == ["a", "b", "c"]
+    assert scores["a"] == scores["b"] > scores["c"] == 0.0
+    assert stems["c"] == ["kept"]  # analysed before: not again
+    assert set(stems) == {"a", "b", "c"}
+
+
+def _memory(memory_id: str) -> Memory:
+    return Memory(
+        id=memory_id, content=memory_id, project_id="p", session_id="s", created_at=0, updated_at=0
+    )
+
+
+def test_after_the_candidates_come_the_unread_and_the_allowed_up_to_fetch() -> None:
+    kept = [_memory("a")]
+    allowed: dict[str, Memory | None] = {"a": kept[0], "b": None, "c": _memory("c")}
+    ids = ["a", "b", "c", "d", "e"]
+    assert _deeper(ids, kept, allowed, fetch=10) == ["c", "d", "e"]
+    assert _deeper(ids, kept, allowed, fetch=3) == ["c", "d"]
