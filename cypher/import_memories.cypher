@@ -8,8 +8,8 @@ OPTIONAL MATCH (s:Session {project_id: $project_id, id: row.in_session})
 WITH row, s
 WHERE row.in_session IS NULL OR s IS NOT NULL
 MERGE (m:Memory {id: row.props.id})
-SET m += row.props,
-    m.embedding = row.embedding
+SET m += row.props
+{{set_vector(m, row.embedding)}}
 WITH m, row, s
 OPTIONAL MATCH (m)-[old:IN_SESSION]->(:Session)
 DELETE old

@@ -6,7 +6,8 @@
 MERGE (p:Project {id: $project_id})
   ON CREATE SET p.created_at = $now
 // Writers of one project queue on its node, so the duplicate lookups below see
-// every batch committed before this one.
+// every batch committed before this one (FalkorDB, running one write at a
+// time, runs the statement without the lock lines).
 SET p._lock = true
 REMOVE p._lock
 WITH p
@@ -53,8 +54,8 @@ CALL {
   WHERE known = 0
   MATCH (s:Session {project_id: $project_id, id: row.props.session_id})
   CREATE (m:Memory)
-  SET m = row.props,
-      m.embedding = row.embedding
+  SET m = row.props
+  {{new_vector(m, row.embedding)}}
   CREATE (m)-[:IN_SESSION]->(s)
   RETURN count(m) AS created
 }

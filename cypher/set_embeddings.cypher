@@ -2,5 +2,5 @@
 UNWIND $rows AS row
 MATCH (m:Memory {id: row.id})
 WHERE m.project_id = row.project_id
-SET m.embedding = row.embedding
+{{set_vector(m, row.embedding)}}
 RETURN count(m) AS written

@@ -5,5 +5,5 @@ WHERE m.project_id = $project_id
   AND {{visible(m)}}
 SET m += $changes
 FOREACH (_ IN CASE WHEN $reembed THEN [1] ELSE [] END |
-  SET m.embedding = $embedding)
+  {{set_vector(m, $embedding)}})
 RETURN {{memory_projection(m)}} AS memory

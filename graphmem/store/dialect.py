@@ -2,7 +2,8 @@
 
 Services ask the store's ``dialect`` for these instead of comparing backend
 names, so a backend difference is answered in one place. The statements
-themselves differ through ``cypher/falkordb/`` and ``cypher/neo4j/``, and how
+themselves differ through ``cypher/falkordb/`` and ``cypher/neo4j/`` (and their
+fragments, ``cypher/fragments/falkordb/`` and ``cypher/fragments/neo4j/``), and how
 a parameter (an embedding, say) travels is the adapter's business.
 
 A ``Dialect`` is a ``str``: it names the statement folder and compares equal

@@ -94,11 +94,11 @@ def test_the_episodic_and_session_passes_score_alike():
         assert score in " ".join(statements[name].splitlines()), name
 
 
-def write(root: Path, files: dict[str, str]) -> Statements:
+def write(root: Path, files: dict[str, str], dialect: str = "falkordb") -> Statements:
     for path, text in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
-    return Statements("falkordb", root)
+    return Statements(dialect, root)
 
 
 def test_an_include_puts_the_fragment_in_on_one_line_with_its_variable(tmp_path: Path):
@@ -120,7 +120,11 @@ def test_an_include_puts_the_fragment_in_on_one_line_with_its_variable(tmp_path:
         ("RETURN {{pair}}", "fragment 'pair' takes a variable"),
         ("MATCH (n)-[:{{kinds(n)}}]->()", "fragment 'kinds' takes no variable"),
         ("RETURN {{pair(n.x + 1)}}", "a fragment include was not recognised"),
-        ("RETURN {{pair($p)}}", "a fragment include was not recognised"),
+        ("RETURN {{pair('n')}}", "a fragment include was not recognised"),
+        ("RETURN {{pair(n,m)}}", "a fragment include was not recognised"),
+        ("RETURN {{pair(n, m)}}", "fragment 'pair' takes a variable"),
+        ("RETURN {{move(n)}}", "fragment 'move' takes 2 variables"),
+        ("RETURN {{local(n)}}", "no Cypher fragment named 'local' for falkordb"),
     ],
 )
 def test_a_wrong_include_is_refused(tmp_path: Path, statement: str, error: str):
@@ -129,8 +133,56 @@ def test_a_wrong_include_is_refused(tmp_path: Path, statement: str, error: str):
         {
             "fragments/pair.cypher": "@ {.id}",
             "fragments/kinds.cypher": "A|B",
+            "fragments/move.cypher": "SET @1.at = @2",
+            "fragments/neo4j/local.cypher": "@ {.id}",
             "q.cypher": statement,
         },
     )
     with pytest.raises(GraphMemError, match=re.escape(error)):
         statements["q"]
+
+
+def test_an_include_gives_several_variables_and_parameters_in_order(tmp_path: Path):
+    statements = write(
+        tmp_path,
+        {
+            "fragments/move.cypher": "SET @2.at = @1, @2.from = @1",
+            "q.cypher": "MATCH (n)\n{{move($now, n)}}\nRETURN n",
+        },
+    )
+    assert statements["q"] == "MATCH (n)\nSET n.at = $now, n.from = $now\nRETURN n"
+
+
+@pytest.mark.parametrize(
+    ("dialect", "expected"),
+    [("falkordb", "SET n.v = vecf32($v)"), ("neo4j", "SET n.v = $v")],
+)
+def test_a_dialect_fragment_wins_over_the_shared_one(tmp_path: Path, dialect: str, expected: str):
+    """What the backends spell apart is a fragment of one name per dialect, so
+    the statement around it is one shared file."""
+    files = {
+        "fragments/vector.cypher": "SET @1.v = @2",
+        "fragments/falkordb/vector.cypher": "// FalkorDB's own\nSET @1.v = vecf32(@2)",
+        "q.cypher": "MATCH (n)\n{{vector(n, $v)}}",
+    }
+    assert write(tmp_path, files, dialect)["q"] == f"MATCH (n)\n{expected}"
+
+
+VECTOR_WRITE = re.compile(r"\bSET\b[^\n]*?\b\w+\.embedding = ([^,\n)]+)")
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_every_vector_written_is_the_type_the_index_reads(dialect: str):
+    """FalkorDB's vector index reads only float32 vectors (vecf32); Neo4j's reads
+    the list as it is. Every statement that writes a vector writes it through
+    the set_vector or new_vector fragment, so none gets the other backend's."""
+    statements = Statements(dialect)
+    written = {
+        name: VECTOR_WRITE.findall(statements[name])
+        for name in sorted(statements.names() - {"schema"})
+    }
+    written = {name: values for name, values in written.items() if values}
+    assert {"remember_many", "update_memory", "set_embeddings", "import_memories"} <= set(written)
+    for name, values in written.items():
+        for value in values:
+            assert value.startswith("vecf32(") == (dialect == "falkordb"), (name, value)

@@ -8,7 +8,8 @@
 // property keys (and the keys of parameter maps) and parameters. Any error fails the run, and so does a
 // warning that a label, relationship type or property key is not declared:
 // against a real database that warning is how a misspelt name shows. A
-// statement is linted with its fragments (cypher/fragments/) put in.
+// statement is linted with its fragments (cypher/fragments/, where a
+// fragments/neo4j/ file wins over the shared one) put in.
 //
 // Usage: node lint.mjs [cypher-dir]   (default: the repository's cypher/)
 
@@ -123,27 +124,40 @@ function withFunctions(schema, signatures) {
   return { ...schema, functions: { [VERSION]: functions } };
 }
 
-const INCLUDE = /\{\{(\w+)(?:\(([\w.]+)\))?\}\}/g;
+const INCLUDE = /\{\{(\w+)(?:\((\$?[\w.]+(?:, \$?[\w.]+)*)\))?\}\}/g;
+const SLOT = /@(\d?)/g;
 
-/**
- * A statement with its fragments put in, as graphmem.store.statements does: `{{name}}`
- * or `{{name(var)}}` becomes cypher/fragments/name.cypher without its comment
- * lines, on one line (so the statement's lines keep their numbers), with `@`
- * standing for var.
- */
-function included(root, path, text) {
-  const expanded = text.replace(INCLUDE, (_, name, variable) => {
-    const fragment = join(root, 'fragments', `${name}.cypher`);
-    if (!existsSync(fragment)) throw new Error(`${path}: no Cypher fragment named ${name}`);
-    const body = readFileSync(fragment, 'utf8')
+/** A fragment's text without its comment lines, on one line: Neo4j's own
+ * (cypher/fragments/neo4j/) if it has one, else the shared one. */
+function fragmentText(root, path, name) {
+  for (const dir of [join(root, 'fragments', 'neo4j'), join(root, 'fragments')]) {
+    const fragment = join(dir, `${name}.cypher`);
+    if (!existsSync(fragment)) continue;
+    return readFileSync(fragment, 'utf8')
       .split('\n')
       .map((line) => line.trim())
       .filter((line) => line && !line.startsWith('//'))
       .join(' ');
-    if (body.includes('@') !== (variable !== undefined)) {
-      throw new Error(`${path}: fragment ${name} takes ${body.includes('@') ? 'a' : 'no'} variable`);
+  }
+  throw new Error(`${path}: no Cypher fragment named ${name} for neo4j`);
+}
+
+/**
+ * A statement with its fragments put in, as graphmem.store.statements does: `{{name}}`,
+ * `{{name(var)}}` or `{{name(var, $param)}}` becomes the fragment on one line
+ * (so the statement's lines keep their numbers), with `@` standing for the
+ * only variable and `@1`, `@2` for several.
+ */
+function included(root, path, text) {
+  const expanded = text.replace(INCLUDE, (_, name, list) => {
+    const variables = list === undefined ? [] : list.split(', ');
+    const body = fragmentText(root, path, name);
+    const wanted = Math.max(0, ...[...body.matchAll(SLOT)].map((slot) => Number(slot[1] || 1)));
+    if (variables.length !== wanted) {
+      const count = wanted === 0 ? 'no variable' : wanted === 1 ? 'a variable' : `${wanted} variables`;
+      throw new Error(`${path}: fragment ${name} takes ${count}`);
     }
-    return variable === undefined ? body : body.replaceAll('@', variable);
+    return body.replace(SLOT, (_, index) => variables[Number(index || 1) - 1]);
   });
   if (expanded.includes('{{')) throw new Error(`${path}: a fragment include was not recognised`);
   return expanded;
