@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from graphmem.domain.errors import invalid_input
 from graphmem.settings import (
     PREFIX,
     EmbeddingSettings,
@@ -69,6 +70,8 @@ def test_a_refusal_names_the_setting_by_its_flat_name(monkeypatch: pytest.Monkey
         "neo4j_pool_size",
         "port",
     ]
+    reported = invalid_input(refused.value, locate=setting_named)
+    assert reported.message.startswith("port: ") and "; neo4j_pool_size: " in reported.message
 
 
 def test_a_password_is_not_shown_in_a_refusal() -> None:
