@@ -28,6 +28,7 @@ _.enter_argument
 _._missing_
 _.next_cursor
 _.settings_customise_sources
+_.get_field_value  # pydantic-settings: the abstract method of a settings source
 settings_cls
 dotenv_settings
 file_secret_settings

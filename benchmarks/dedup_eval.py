@@ -80,6 +80,7 @@ from graphmem.domain.restatement.verdicts import Verdict
 from graphmem.domain.retention import RetentionRules
 from graphmem.domain.text import normalise
 from graphmem.services.embeddings import MiniLMEmbedder
+from graphmem.settings.retention import load_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT / "benchmarks" / "eval"
@@ -451,7 +452,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    rules = RetentionRules.load(RULES)
+    rules = load_rules(RULES)
     embedder = MiniLMEmbedder()
     old = load_before(args.before)
     if old is None:

@@ -46,8 +46,8 @@ import typer
 
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import ConflictError
+from graphmem.settings import Settings
 
 SET = Path(__file__).resolve().parent / "eval" / "dependencies.json"
 START = 1_780_000_000.0

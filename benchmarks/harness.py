@@ -26,7 +26,7 @@ from falkordb import FalkorDB, Graph
 
 from benchmarks import baseline
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
+from graphmem.settings import Settings
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 

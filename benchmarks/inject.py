@@ -39,7 +39,7 @@ from benchmarks.data import generate
 from benchmarks.harness import GRAPH, HOST, PROJECT, BenchEnv, BenchError
 from benchmarks.report import Figure, console, table, to_json
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
+from graphmem.settings import Settings
 
 TARGET_P95_MS = 150.0
 PROMPT = "why does the ledger need Postgres row locks when we settle payments?"

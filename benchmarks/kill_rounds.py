@@ -35,8 +35,8 @@ import typer
 
 from benchmarks import neo4j_server
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import StoreUnavailableError
+from graphmem.settings import Settings
 from graphmem.store.embedded import PID_NAME
 from graphmem.store.supervisor import State
 

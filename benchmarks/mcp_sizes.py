@@ -25,8 +25,8 @@ from rich.console import Console
 from rich.table import Table
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.mcp.server import create_server
+from graphmem.settings import Settings
 
 CHARS_PER_TOKEN = 4
 """graphmem.domain.retrieval.prompt's estimate, repeated so that the script runs

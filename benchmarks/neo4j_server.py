@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from graphmem.domain.config import Settings
+from graphmem.settings import Settings
 from graphmem.store import await_indexes
 
 if TYPE_CHECKING:

@@ -56,9 +56,9 @@ def one_server(mode: str) -> None:
     """In a child process: open the store the environment names, warm it as
     ``mode`` says, serve it, print its URL and serve until stdin closes."""
     from graphmem.api import GraphMem
-    from graphmem.domain.config import Settings
     from graphmem.graphql.app import create_app
     from graphmem.server import serving
+    from graphmem.settings import Settings
 
     settings = Settings()
     with GraphMem.open(settings) as gm:
@@ -79,14 +79,14 @@ def _serve_until_eof(url: str) -> None:
 def measure(target: Neo4jTarget, mode: str) -> list[float]:
     """The latencies (ms) of a fresh server's first ``REQUESTS`` knowledgeContexts."""
     target.raw.run("CALL db.clearQueryCaches()")
-    password = target.settings.neo4j_password
+    password = target.settings.neo4j.password
     env = {
         **os.environ,
         "PYTHONPATH": str(ROOT),
         "HF_HUB_OFFLINE": "1",
         "GRAPHMEM_BACKEND": "neo4j",
         "GRAPHMEM_NEO4J_URI": target.uri,
-        "GRAPHMEM_NEO4J_USER": target.settings.neo4j_user,
+        "GRAPHMEM_NEO4J_USER": target.settings.neo4j.user,
         "GRAPHMEM_NEO4J_PASSWORD": password.get_secret_value() if password else "",
         "GRAPHMEM_NEO4J_DATABASE": target.database or "",
         "GRAPHMEM_SCHEDULER": "false",

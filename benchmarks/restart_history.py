@@ -77,11 +77,11 @@ from benchmarks import baseline, retrieval_scale
 from benchmarks.data import generate
 from benchmarks.server_process import ServerProcess
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import StoreUnavailableError
 from graphmem.domain.text import content_key
 from graphmem.domain.viewer import with_viewer
 from graphmem.services.embeddings import MiniLMEmbedder, memory_text
+from graphmem.settings import Settings
 from graphmem.store import embedded
 from graphmem.store.dialect import Dialect
 from graphmem.store.falkordb import FalkorStore, params_header

@@ -39,8 +39,8 @@ from rich.table import Table
 from benchmarks.neo4j_server import Neo4jTarget, missing_tools
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.services.embeddings import embedder_named
+from graphmem.settings import Settings
 from graphmem.store import Row, Store
 
 BATCH = 10

@@ -34,6 +34,7 @@ from graphmem.domain.clock import ManualClock
 from graphmem.domain.kinds import Tier
 from graphmem.domain.retention import RetentionRules, SemanticEvidence, TimeDecay
 from graphmem.services.promotion import Trigger
+from graphmem.settings.retention import load_rules
 from graphmem.store.falkordb import FalkorStore
 
 RULES = Path(__file__).resolve().parents[1] / "retention_rules.yaml"
@@ -187,7 +188,7 @@ def old_rules(new: RetentionRules) -> RetentionRules:
 
 
 def main() -> None:
-    new = RetentionRules.load(RULES).model_copy(update={"promotion_interval_seconds": RUN_EVERY})
+    new = load_rules(RULES).model_copy(update={"promotion_interval_seconds": RUN_EVERY})
     steps = workload()
     counts = Counter(s.kind for s in steps)
     results: dict[str, Outcome] = {}

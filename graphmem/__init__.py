@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from graphmem.client import AsyncClient, Client
     from graphmem.client.errors import ServerError, ServerUnreachableError
     from graphmem.domain.clock import ManualClock, SystemClock
-    from graphmem.domain.config import Settings
     from graphmem.domain.errors import (
         ConflictError,
         ForbiddenError,
@@ -44,13 +43,14 @@ if TYPE_CHECKING:
     from graphmem.domain.relations import Relation
     from graphmem.domain.scoring import DEFAULT_PRESET, JARVIS_PRESET, ImportanceScorer
     from graphmem.domain.sessions import Session
+    from graphmem.settings import Settings
 
 _HOMES = {
     "graphmem.api": ["GraphMem"],
     "graphmem.client": ["AsyncClient", "Client"],
     "graphmem.client.errors": ["ServerError", "ServerUnreachableError"],
     "graphmem.domain.clock": ["ManualClock", "SystemClock"],
-    "graphmem.domain.config": ["Settings"],
+    "graphmem.settings": ["Settings"],
     "graphmem.domain.errors": [
         "ConflictError",
         "ForbiddenError",

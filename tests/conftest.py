@@ -26,8 +26,8 @@ from hypothesis import HealthCheck, settings
 
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.services.embeddings import MiniLMEmbedder
+from graphmem.settings import Settings
 from graphmem.store import Store
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore

@@ -20,7 +20,6 @@ from typing import Any
 from graphmem.api.curation import Curation
 from graphmem.domain.checks import check_identifier, parse
 from graphmem.domain.clock import Clock, SystemClock, stored_now
-from graphmem.domain.config import Settings
 from graphmem.domain.inputs import retrieval_request, validate_batch
 from graphmem.domain.kinds import RelationType, Visibility
 from graphmem.domain.models import (
@@ -49,6 +48,8 @@ from graphmem.services.memories import missing
 from graphmem.services.retrieval.service import Deliver
 from graphmem.services.telemetry import Telemetry
 from graphmem.services.wiring import wire
+from graphmem.settings import Settings
+from graphmem.settings.retention import load_rules
 from graphmem.store import Store
 
 
@@ -72,7 +73,7 @@ class GraphMem(Curation):
             store,
             clock=clock or SystemClock(),
             scorer=scorer or ImportanceScorer(),
-            rules=rules or RetentionRules(),
+            rules=rules or load_rules(),
             telemetry=telemetry or Telemetry(),
             embedder=embedder,
             default_visibility=Visibility(default_visibility),
@@ -87,9 +88,9 @@ class GraphMem(Curation):
         settings = settings or Settings()
         # Everything that can refuse the settings is read before the store opens:
         # a refused start must not leave a database running behind it.
-        scorer = ImportanceScorer(settings.scoring_preset)
-        rules = RetentionRules.load(settings.retention_file)
-        embedder = embedder_named(settings.embedder, threads=settings.embedder_threads)
+        scorer = ImportanceScorer(settings.defaults.scoring_preset)
+        rules = load_rules(settings.retention.file)
+        embedder = embedder_named(settings.embedding.model, threads=settings.embedding.threads)
         store = open_store(settings)
         try:
             if embedder is not None:
@@ -99,9 +100,9 @@ class GraphMem(Curation):
                 clock=clock,
                 scorer=scorer,
                 rules=rules,
-                project_id=settings.project,
+                project_id=settings.defaults.project,
                 embedder=embedder,
-                default_visibility=settings.default_visibility,
+                default_visibility=settings.defaults.default_visibility,
             )
         except BaseException:
             store.close()

@@ -22,6 +22,7 @@ from typer._click.core import Context as ClickContext
 from typer.core import TyperCommand
 
 from graphmem.cli.common import Commands, app, unwrapped
+from graphmem.settings import names
 
 
 class Entry(NamedTuple):
@@ -144,7 +145,7 @@ COMMANDS: tuple[Entry, ...] = (
         _TRANSFER,
         "Write a project: graphmem's JSONL holds all of it (memories with\n"
         "embeddings, relations, sessions, promotion and staging logs). With\n"
-        "GRAPHMEM_API_KEY, only what that key may read.",
+        f"{names.API_KEY}, only what that key may read.",
     ),
     Entry(
         "import",
@@ -153,7 +154,7 @@ COMMANDS: tuple[Entry, ...] = (
         "nothing: records already there are merged. Bad lines are listed with their\n"
         "line numbers and the exit status is 1; a graphmem file with a bad line then\n"
         "leaves nothing behind (what it created is removed again). With\n"
-        "GRAPHMEM_API_KEY, the key must be an admin key of the project, bound to no agent.",
+        f"{names.API_KEY}, the key must be an admin key of the project, bound to no agent.",
     ),
     Entry("share", _SHARING, "Let every agent of the project see a memory (logged)."),
     Entry("unshare", _SHARING, "Make a memory private to the agent that wrote it (logged)."),

@@ -26,10 +26,10 @@ from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from graphmem.cli.terminal import escaped, shown
 from graphmem.domain.auth import Role
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import ForbiddenError, GraphMemError, invalid_input
 from graphmem.domain.kinds import MemoryType
 from graphmem.domain.viewer import acting_as
+from graphmem.settings import Settings, env_name, names, setting_named
 
 if TYPE_CHECKING:
     from typer._click.core import Command, Context
@@ -134,7 +134,7 @@ err = escaped(Console(stderr=True, soft_wrap=True))
 
 TYPES_HELP = ", ".join(t.value for t in MemoryType)
 ProjectOption = Annotated[
-    str | None, typer.Option("--project", help="Project id (default: GRAPHMEM_PROJECT).")
+    str | None, typer.Option("--project", help=f"Project id (default: {names.PROJECT}).")
 ]
 AsOfOption = Annotated[
     str | None,
@@ -172,7 +172,7 @@ def main(
         Path | None,
         typer.Option(
             "--data-dir",
-            envvar="GRAPHMEM_DATA_DIR",
+            envvar=names.DATA_DIR,
             help="Where the embedded database keeps its files.",
             show_default=False,
         ),
@@ -203,7 +203,7 @@ def settings_for(ctx: typer.Context, **overrides: Any) -> Settings:
     try:
         return Settings(**given)
     except ValidationError as exc:
-        raise invalid_input(exc) from None
+        raise invalid_input(exc, locate=setting_named) from None
 
 
 @contextmanager
@@ -233,8 +233,8 @@ def say_which_store(settings: Settings) -> None:
         return
     err.print(
         f"graphmem: acting on {store_of(settings)}, the store this command's settings "
-        f"name, not on the store of the server of {settings.data_dir} ({server.named()}); "
-        f"to act on that one, use the server's settings (GRAPHMEM_BACKEND={server.backend} "
+        f"name, not on the store of the server of {settings.store.data_dir} ({server.named()}); "
+        f"to act on that one, use the server's settings ({env_name('backend')}={server.backend} "
         "and its store's)",
         markup=False,
     )
@@ -281,9 +281,6 @@ def read_served_or_local(
         return read(gm, scope)
 
 
-API_KEY_ENV = "GRAPHMEM_API_KEY"
-
-
 def key_scope(
     gm: GraphMem, project: str | None, role: Role, *, whole_project: bool = False
 ) -> tuple[str, str | None]:
@@ -297,11 +294,11 @@ def key_scope(
     Without a key the command has local access, as every command that opens the
     store has: the project named (else GRAPHMEM_PROJECT's), every agent's records.
     """
-    token = os.environ.get(API_KEY_ENV)
+    token = os.environ.get(names.API_KEY)
     if not token:
         return project or gm.default_project, None
     principal = gm.keys.authenticate(token)
-    requested = project or os.environ.get("GRAPHMEM_PROJECT") or None
+    requested = project or os.environ.get(names.PROJECT) or None
     project_id = principal.project_for(requested, gm.default_project, role)
     if whole_project and principal.agent_id is not None:
         raise ForbiddenError(
@@ -320,7 +317,7 @@ def keyed(
     the block: a command reading the store itself sees what the same key sees
     through the server. Without a key, local access and the project named."""
     with opened(ctx) as gm:
-        if not os.environ.get(API_KEY_ENV):
+        if not os.environ.get(names.API_KEY):
             yield gm, project
             return
         project_id, agent = key_scope(gm, project, role, whole_project=whole_project)

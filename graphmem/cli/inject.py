@@ -11,6 +11,7 @@ import typer
 
 from graphmem.cli.common import app
 from graphmem.hooks.inject import main
+from graphmem.settings import names
 
 
 @app.command(
@@ -20,5 +21,5 @@ from graphmem.hooks.inject import main
 def inject(ctx: typer.Context) -> None:
     """Print the memories that bear on a coding agent's hook event (stdin); see --help."""
     if ctx.obj is not None:
-        os.environ["GRAPHMEM_DATA_DIR"] = str(ctx.obj)
+        os.environ[names.DATA_DIR] = str(ctx.obj)
     raise typer.Exit(main(list(ctx.args)))

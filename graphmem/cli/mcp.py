@@ -13,7 +13,7 @@ from graphmem.api import GraphMem
 from graphmem.cli.common import app, err, reported_errors, settings_for
 from graphmem.cli.serving import listen
 from graphmem.domain.auth import OPEN
-from graphmem.domain.config import Settings
+from graphmem.settings import Settings, env_name, names
 
 DEFAULT_PORT = 8765
 
@@ -34,10 +34,10 @@ def mcp(
         ),
     ] = Transport.STDIO,
     host: Annotated[
-        str | None, typer.Option(help="HTTP: interface to bind (default: GRAPHMEM_HOST).")
+        str | None, typer.Option(help=f"HTTP: interface to bind (default: {env_name('host')}).")
     ] = None,
     port: Annotated[
-        int, typer.Option(envvar="GRAPHMEM_MCP_PORT", help="HTTP: port to bind.")
+        int, typer.Option(envvar=names.MCP_PORT, help="HTTP: port to bind.")
     ] = DEFAULT_PORT,
 ) -> None:
     """Serve the agent tools over MCP until the client leaves (stdio) or Ctrl-C (http).
@@ -56,7 +56,7 @@ def mcp(
         if transport is Transport.HTTP:
             # Bound before the store opens: a busy port is one plain line, and the
             # database does not start for nothing.
-            with listen(settings.host, port, port_env="GRAPHMEM_MCP_PORT") as listener:
+            with listen(settings.server.host, port, port_env=names.MCP_PORT) as listener:
                 _serve_http(settings, listener)
         else:
             _serve_stdio(settings)
@@ -70,7 +70,7 @@ def _serve_stdio(settings: Settings) -> None:
     from graphmem.server import serving
 
     with GraphMem.open(settings) as gm:
-        key = os.environ.get("GRAPHMEM_API_KEY")
+        key = os.environ.get(names.API_KEY)
         # Checked before serving: a wrong key is one red line, not a failing call.
         principal = gm.keys.authenticate(key) if key else OPEN
         with serving.running(gm, settings):
@@ -84,11 +84,12 @@ def _serve_http(settings: Settings, listener: socket.socket) -> None:
     def announce(port: int) -> None:
         access = (
             "API keys required"
-            if settings.auth_required
+            if settings.server.auth_required
             else "open access, no API key needed: listening on loopback only"
         )
         err.print(
-            f"graphmem: MCP at http://{settings.host}:{port}{MCP_PATH} ({access})", markup=False
+            f"graphmem: MCP at http://{settings.server.host}:{port}{MCP_PATH} ({access})",
+            markup=False,
         )
 
     started = serving.serve(

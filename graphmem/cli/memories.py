@@ -33,6 +33,7 @@ from graphmem.domain.clock import as_datetime
 from graphmem.domain.errors import NotFoundError
 from graphmem.domain.models import TIME_FIELDS, Memory, MemoryInput, Page, WriteResult
 from graphmem.domain.wording import plural
+from graphmem.settings import env_name
 
 if TYPE_CHECKING:
     from graphmem.api import GraphMem
@@ -87,7 +88,7 @@ def remember(
         str | None,
         typer.Option(
             help="private (only its agent sees it) or shared (every agent of the project); "
-            "default: GRAPHMEM_DEFAULT_VISIBILITY.",
+            f"default: {env_name('default_visibility')}.",
             show_default=False,
         ),
     ] = None,

@@ -14,6 +14,7 @@ from graphmem.domain.checks import parse
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.kinds import AutoLink
 from graphmem.domain.projects import ProjectSettings, ProjectSettingsUpdate
+from graphmem.settings import env_name
 
 project = typer.Typer(help="Show and change a project's settings.", no_args_is_help=True)
 root.add_typer(project, name="project")
@@ -40,7 +41,7 @@ def settings(
             "--default-visibility",
             metavar="private|shared",
             help="Set who sees a new memory whose agent does not say (unset: the server's "
-            "GRAPHMEM_DEFAULT_VISIBILITY).",
+            f"{env_name('default_visibility')}).",
             show_default=False,
         ),
     ] = None,

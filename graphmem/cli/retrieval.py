@@ -34,7 +34,6 @@ from graphmem.cli.common import (
 )
 from graphmem.cli.terminal import escape_controls, shown
 from graphmem.domain.checks import parse
-from graphmem.domain.config import Settings
 from graphmem.domain.models import Memory
 from graphmem.domain.retrieval import (
     ContextItem,
@@ -52,6 +51,7 @@ from graphmem.domain.retrieval.context import (
 )
 from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE, MIN_RELEVANCE_HELP
 from graphmem.domain.scoring import ScoreComponent
+from graphmem.settings import Settings
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")]
 OccurredAfterOption = Annotated[

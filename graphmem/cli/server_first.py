@@ -38,6 +38,7 @@ from graphmem.operations.projects import ProjectOperations
 from graphmem.operations.requests import Request
 from graphmem.server import discovery
 from graphmem.server.discovery import ADDRESS_FILE as ADDRESS_FILE
+from graphmem.settings import names
 
 
 class Operations(MemoryOperations, RelationOperations, ProjectOperations):
@@ -58,7 +59,6 @@ def retrieval_operations() -> type[RetrievalOperations]:
 
 
 if TYPE_CHECKING:
-    from graphmem.domain.config import Settings
     from graphmem.domain.kinds import RelationType
     from graphmem.domain.models import Memory, MemoryFilter, MemoryInput, Page, WriteOutcome
     from graphmem.domain.relations import Relation
@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from graphmem.domain.retrieval.context import ContextRequest
     from graphmem.domain.scoring import ImportanceBreakdown
     from graphmem.operations.retrieval import RetrievalOperations
+    from graphmem.settings import Settings
 
 T = TypeVar("T")
 
@@ -78,10 +79,10 @@ def claimed(settings: Settings) -> Iterator[discovery.Claim]:
     """The data directory held by this server for the block (``discovery.claimed``):
     its entry names the backend and the store the settings open."""
     with discovery.claimed(
-        settings.data_dir,
-        settings.host,
-        settings.port,
-        backend=settings.backend,
+        settings.store.data_dir,
+        settings.server.host,
+        settings.server.port,
+        backend=settings.store.backend,
         store=discovery.store_of(settings),
     ) as claim:
         yield claim
@@ -90,7 +91,7 @@ def claimed(settings: Settings) -> Iterator[discovery.Claim]:
 def other_store(settings: Settings) -> discovery.Entry | None:
     """The live server of this data directory when it serves another store than
     the one ``settings`` open (another backend, database, graph or address)."""
-    entry = discovery.served(settings.data_dir)
+    entry = discovery.served(settings.store.data_dir)
     if entry is None or entry.store in (None, discovery.store_of(settings)):
         return None
     return entry
@@ -101,7 +102,7 @@ def server_url(settings: Settings) -> str | None:
     it and serves the store ``settings`` open: a command acts on the store its
     own settings name, whichever path answers (``common.opened`` says so when
     the server serves another)."""
-    entry = discovery.served(settings.data_dir)
+    entry = discovery.served(settings.store.data_dir)
     if entry is None or entry.store not in (None, discovery.store_of(settings)):
         return None
     return entry.url
@@ -114,7 +115,7 @@ def project_named(project: str | None) -> str | None:
     Sent to the server as it is, since the server's own ``GRAPHMEM_PROJECT`` is
     not the command's: without it a command with the variable set would act in
     another project through a server than without one."""
-    return project or os.environ.get("GRAPHMEM_PROJECT") or None
+    return project or os.environ.get(names.PROJECT) or None
 
 
 def search(
@@ -315,7 +316,7 @@ def _answers(settings: Settings, request: Request[Any]) -> list[Any] | None:
         for call in request.parts():
             try:
                 response = http.post(
-                    url, json=call.body(), headers=headers(os.environ.get("GRAPHMEM_API_KEY"))
+                    url, json=call.body(), headers=headers(os.environ.get(names.API_KEY))
                 )
             except httpx.TimeoutException:
                 raise ServerError(

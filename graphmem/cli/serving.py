@@ -12,21 +12,21 @@ from rich.text import Text
 
 from graphmem.cli import server_first
 from graphmem.cli.common import app, err, reported_errors, settings_for
-from graphmem.domain.config import Settings
 from graphmem.server.discovery import Claim, DirectoryServedError, store_of
+from graphmem.settings import Settings, env_name, names
 
 
 @app.command()
 def serve(
     ctx: typer.Context,
     host: Annotated[
-        str | None, typer.Option(help="Interface to bind (default: GRAPHMEM_HOST).")
+        str | None, typer.Option(help=f"Interface to bind (default: {env_name('host')}).")
     ] = None,
-    port: Annotated[int | None, typer.Option(help="Port to bind (default: GRAPHMEM_PORT).")] = None,
+    port: Annotated[int | None, typer.Option(help=f"Port to bind (default: {names.PORT}).")] = None,
     log_level: Annotated[
         str | None,
         typer.Option(
-            help="Log level (default: GRAPHMEM_LOG_LEVEL, else info); "
+            help=f"Log level (default: {env_name('log_level')}, else info); "
             "'warning' drops the per-request lines.",
             show_default=False,
         ),
@@ -45,13 +45,16 @@ def serve(
         configure_serving(log_level=log_level)
         # The data directory, then the port: a second server of the directory
         # or a busy port is a plain line before anything starts.
-        with claimed(settings) as claim, listen(settings.host, settings.port) as listener:
+        with (
+            claimed(settings) as claim,
+            listen(settings.server.host, settings.server.port) as listener,
+        ):
             started = serving.serve(
                 settings,
                 listener,
                 lambda gm: create_app(gm, settings),
                 announce=lambda port: _announce(settings, port),
-                advertised=lambda port: claim.advertised(settings.host, port),
+                advertised=lambda port: claim.advertised(settings.server.host, port),
             )
         if not started:
             raise typer.Exit(1)
@@ -63,16 +66,17 @@ def _announce(settings: Settings, port: int) -> None:
 
     for line in banner(settings, port):
         err.print(line, markup=False)
-    if settings.auth_required:
+    if settings.server.auth_required:
         err.print("graphmem: API keys required (graphmem keys create)", markup=False)
     else:
         err.print(
             "graphmem: open access, no API key needed: listening on loopback only",
             markup=False,
         )
-    if settings.backend == "falkordb" and not settings.falkordb_url:
+    if settings.store.backend == "falkordb" and not settings.store.falkordb_url:
         err.print(
-            f"graphmem: embedded FalkorDB in {settings.data_dir}, durability {settings.durability}",
+            f"graphmem: embedded FalkorDB in {settings.store.data_dir}, "
+            f"durability {settings.store.durability}",
             markup=False,
         )
     else:
@@ -92,10 +96,10 @@ def claimed(settings: Settings) -> Iterator[Claim]:
         except OSError as exc:
             from graphmem.store.embedded import unusable_directory  # the store's own words
 
-            raise unusable_directory(settings.data_dir, exc) from None
+            raise unusable_directory(settings.store.data_dir, exc) from None
         if claim.beside is not None:
             err.print(
-                f"graphmem: {settings.data_dir} is served by graphmem serve "
+                f"graphmem: {settings.store.data_dir} is served by graphmem serve "
                 f"{claim.beside.named()} on this store too: this server runs beside it, and "
                 "the commands of the data directory keep going to that one",
                 markup=False,
@@ -111,12 +115,12 @@ def refusal(exc: DirectoryServedError, settings: Settings) -> str:
         f"{exc}, and this one would serve {store_of(settings)}: two stores behind one "
         "data directory would split the commands between them. Stop that one, or run "
         "this one beside it with a data directory and a port of its own: graphmem "
-        f"--data-dir DIR serve --port {settings.port + 1} (or GRAPHMEM_DATA_DIR=DIR), and "
-        "the same GRAPHMEM_DATA_DIR for the commands that use it"
+        f"--data-dir DIR serve --port {settings.server.port + 1} (or {names.DATA_DIR}=DIR), "
+        f"and the same {names.DATA_DIR} for the commands that use it"
     )
 
 
-def listen(host: str, port: int, *, port_env: str = "GRAPHMEM_PORT") -> socket.socket:
+def listen(host: str, port: int, *, port_env: str = names.PORT) -> socket.socket:
     """The bound socket, or one plain red line saying why there is none
     (``port_env``: the setting that chooses the port)."""
     from graphmem.server import serving

@@ -54,6 +54,7 @@ from graphmem.services.transfer.graphml import export_graphml
 from graphmem.services.transfer.paging import project_summary
 from graphmem.services.transfer.report import NOUNS, listed
 from graphmem.services.transfer.sky import Term, export_sky, import_sky
+from graphmem.settings import names
 
 
 class ExportFormat(StrEnum):
@@ -163,7 +164,7 @@ def import_command(
         typer.Option(
             "--project",
             help="Project to import into (default: graphmem: the exported one; "
-            "sky: GRAPHMEM_PROJECT).",
+            f"sky: {names.PROJECT}).",
             show_default=False,
         ),
     ] = None,

@@ -137,9 +137,10 @@ class ForbiddenError(GraphMemError):
 class RateLimitedError(GraphMemError):
     code = "RATE_LIMITED"
 
-    def __init__(self, wait: float, rate: float) -> None:
+    def __init__(self, wait: float, rate: float, *, setting: str) -> None:
+        """``setting``: the variable that sets the rate, for the caller to raise it."""
         super().__init__(
-            f"rate limit of {rate:g} requests per second exceeded (GRAPHMEM_RATE_LIMIT); "
+            f"rate limit of {rate:g} requests per second exceeded ({setting}); "
             f"retry in {wait:.2f} s"
         )
         self.retry_after = wait
@@ -160,8 +161,9 @@ class MissingExtraError(GraphMemError):
 class PayloadTooLargeError(GraphMemError):
     code = "PAYLOAD_TOO_LARGE"
 
-    def __init__(self, size: int, limit: int) -> None:
+    def __init__(self, size: int, limit: int, *, setting: str) -> None:
+        """``setting``: the variable that sets the limit."""
         super().__init__(
-            f"body: {size} bytes or more, the limit is {limit} (GRAPHMEM_MAX_BODY_BYTES)",
+            f"body: {size} bytes or more, the limit is {limit} ({setting})",
             field="body",
         )

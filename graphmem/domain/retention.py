@@ -1,22 +1,18 @@
 """Retention rules: when to promote, rotate and archive.
 
-Read from a YAML file (``GRAPHMEM_RETENTION_FILE``) with ``GRAPHMEM_*``
-environment variables overriding single values, so an operator can keep the
-policy in version control and still tune one number at deploy time.
+The rules themselves, validated from plain values: where they are read from
+(a YAML file, with environment variables overriding single rules) is
+``graphmem.settings.retention``.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.domain.deliveries import HintKept
 from graphmem.domain.dependencies import DEFAULT_DEPTH, MAX_DEPTH
-from graphmem.domain.errors import InvalidInputError, invalid_input
 from graphmem.domain.kinds import Tier
 from graphmem.domain.restatement.verdicts import RestatementThresholds
 
@@ -107,8 +103,8 @@ class Deliveries(_Rule):
         return None if self.keep_days is None else now - self.keep_days * DAY
 
 
-class RetentionRules(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="GRAPHMEM_", extra="forbid", frozen=True)
+class RetentionRules(_Rule):
+    """When to promote, rotate and archive, and how a candidate becomes active."""
 
     promote_threshold: float = Field(default=0.6, ge=0.0, le=1.0)
     """Importance at or above which a short-term memory is promoted."""
@@ -162,38 +158,6 @@ class RetentionRules(BaseSettings):
     """Evaluator relevance evidence at which a candidate becomes active."""
     candidate_slot_min_score: float = Field(default=0.8, ge=0.0, le=1.0)
     """The injection policy's optional candidate slot needs at least this score."""
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        # The environment wins over the file (passed in as init values).
-        return (env_settings, init_settings)
-
-    @classmethod
-    def load(cls, path: Path | str | None = None) -> RetentionRules:
-        values: dict[str, Any] = {}
-        if path is not None:
-            try:
-                loaded = yaml.safe_load(Path(path).read_text()) or {}
-            except (OSError, yaml.YAMLError) as exc:
-                raise InvalidInputError(
-                    f"retention_file: cannot read {path}: {exc}", field="retention_file"
-                ) from None
-            if not isinstance(loaded, dict):
-                raise InvalidInputError(
-                    "retention_file: the top level must be a mapping", field="retention_file"
-                )
-            values = loaded
-        try:
-            return cls(**values)
-        except ValidationError as exc:
-            raise invalid_input(exc) from None
 
     def stale_seconds(self, tier: Tier) -> float | None:
         days = self.stale_after_days.get(tier)

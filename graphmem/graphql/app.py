@@ -42,7 +42,6 @@ from strawberry.types.unset import UNSET, UnsetType
 
 from graphmem.api import GraphMem
 from graphmem.domain.auth import OPEN
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import GraphMemError, InvalidInputError
 from graphmem.graphql.loaders import Context
 from graphmem.graphql.schema import build_schema
@@ -52,6 +51,7 @@ from graphmem.server.gate import PRINCIPAL, Gate, bearer_token, error_object, re
 from graphmem.server.health import readiness
 from graphmem.server.observability.server import Observability
 from graphmem.server.ratelimit import RateLimiter
+from graphmem.settings import Settings
 
 MAX_JSON_DEPTH = 128
 """How deeply a request body (or a websocket message) may nest arrays and
@@ -321,14 +321,14 @@ def index(graphiql: bool) -> Callable[[Request], Awaitable[Response]]:
 def banner(settings: Settings, port: int) -> list[str]:
     """The addresses ``graphmem serve`` prints as it starts: the API (GraphiQL
     outside production mode) and the explorer."""
-    base = f"http://{settings.host}:{port}"
-    api = "GraphiQL" if settings.mode != "production" else "GraphQL API"
+    base = f"http://{settings.server.host}:{port}"
+    api = "GraphiQL" if settings.server.mode != "production" else "GraphQL API"
     return [f"graphmem: {api} at {base}/graphql", f"graphmem: explorer at {base}/explore"]
 
 
 def _build(settings: Settings, lifespan: Lifespan[Starlette] | None = None) -> Starlette:
-    ide: Literal["graphiql"] | None = None if settings.mode == "production" else "graphiql"
-    limiter = RateLimiter(settings.rate_limit, settings.rate_burst)
+    ide: Literal["graphiql"] | None = None if settings.server.mode == "production" else "graphiql"
+    limiter = RateLimiter(settings.server.rate_limit, settings.server.rate_burst)
     view = GraphQLView(
         build_schema(settings),
         limiter=limiter,
@@ -338,15 +338,15 @@ def _build(settings: Settings, lifespan: Lifespan[Starlette] | None = None) -> S
     )
     gate = Middleware(
         Gate,
-        auth_required=settings.auth_required,
+        auth_required=settings.server.auth_required,
         limiter=limiter,
-        max_body_bytes=settings.max_body_bytes,
+        max_body_bytes=settings.server.max_body_bytes,
         paths=("/graphql", "/metrics"),
         ide_path="/graphql",
         ide_html=view.graphql_ide_html if ide else None,
     )
     # Outermost, so refused requests get a request id, a log line and a count too.
-    observability = Observability(auth_required=settings.auth_required)
+    observability = Observability(auth_required=settings.server.auth_required)
     app = Starlette(
         middleware=[observability.middleware(), gate],
         routes=[

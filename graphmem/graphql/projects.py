@@ -14,6 +14,7 @@ from graphmem.graphql.errors import parse_input
 from graphmem.graphql.operations import ProjectId, write
 from graphmem.graphql.types.common import Info
 from graphmem.operations.access import readable
+from graphmem.settings import env_name
 
 strawberry.enum(
     kinds.AutoLink,
@@ -30,7 +31,7 @@ class ProjectSettings:
     )
     default_visibility: kinds.Visibility | None = strawberry.field(
         description="Who sees a new memory whose agent does not say; null: the server's "
-        "GRAPHMEM_DEFAULT_VISIBILITY."
+        f"{env_name('default_visibility')}."
     )
 
     @classmethod

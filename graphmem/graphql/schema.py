@@ -32,7 +32,6 @@ from strawberry.extensions import (
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
-from graphmem.domain.config import Settings
 from graphmem.graphql.consolidation import ConsolidationMutation
 from graphmem.graphql.deliveries import DeliveryQuery
 from graphmem.graphql.errors import ClientErrors, should_log
@@ -50,6 +49,7 @@ from graphmem.graphql.subscriptions import Subscription
 from graphmem.graphql.tenancy import guard
 from graphmem.graphql.whatif import WhatIfQuery
 from graphmem.server.observability.operations import OperationRecorder
+from graphmem.settings import Settings
 
 
 def _merged(name: str, parts: tuple[type, ...]) -> type:
@@ -114,14 +114,14 @@ def _limits(settings: Settings) -> list[Callable[[], SchemaExtension]]:
     made once, here, and every request adds the same ones. (Parse caching is
     left out: its parse errors would skip the error handling of ClientErrors.)"""
     rules = [
-        *QueryDepthLimiter(max_depth=settings.max_query_depth).validation_rules,
-        *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
+        *QueryDepthLimiter(max_depth=settings.server.max_query_depth).validation_rules,
+        *MaxAliasesLimiter(max_alias_count=settings.server.max_aliases).validation_rules,
     ]
-    if settings.mode == "production":
+    if settings.server.mode == "production":
         rules += DisableIntrospection().validation_rules
     return [
         partial(AddValidationRules, rules),
-        partial(MaxTokensLimiter, max_token_count=settings.max_tokens),
+        partial(MaxTokensLimiter, max_token_count=settings.server.max_tokens),
     ]
 
 

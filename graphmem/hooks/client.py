@@ -34,6 +34,7 @@ from graphmem.hooks.errors import HookError, ServerUnavailable
 from graphmem.hooks.render import Recalled, Recorded
 from graphmem.operations.requests import Call
 from graphmem.server import discovery
+from graphmem.settings import names
 
 T = TypeVar("T")
 
@@ -73,15 +74,15 @@ def find_server(url: str | None = None) -> Server:
     serving the data directory, else the configured port on this machine."""
     if url:
         return Server(url, "--url")
-    if configured := os.environ.get("GRAPHMEM_URL"):
-        return Server(configured, "GRAPHMEM_URL")
+    if configured := os.environ.get(names.URL):
+        return Server(configured, names.URL)
     directory = discovery.data_dir()
     if advertised := discovery.server_url(directory):
         return Server(advertised, f"the server of {directory}, from its {discovery.ADDRESS_FILE}")
-    port = os.environ.get("GRAPHMEM_PORT")
+    port = os.environ.get(names.PORT)
     if port and not port.isdigit():
-        raise HookError(f"GRAPHMEM_PORT: {port!r} is not a port number")
-    found_by = "GRAPHMEM_PORT" if port else "the default port (no serve.json, no GRAPHMEM_PORT)"
+        raise HookError(f"{names.PORT}: {port!r} is not a port number")
+    found_by = names.PORT if port else f"the default port (no serve.json, no {names.PORT})"
     return Server(f"http://127.0.0.1:{port or DEFAULT_PORT}/graphql", found_by)
 
 

@@ -85,11 +85,11 @@ prompt); tests/unit/test_import_contract.py holds them equal."""
 @contextmanager
 def _opened(start: bool) -> Iterator[GraphMem]:
     """The store, opened with embeddings off, if its database may be used."""
-    from graphmem.domain.config import Settings
+    from graphmem.settings import EmbeddingSettings, Settings
 
-    settings = Settings(embedder="none")
-    if settings.backend == "falkordb" and not settings.falkordb_url:
-        _require_embedded(settings.data_dir, start)
+    settings = Settings(embedding=EmbeddingSettings(model="none"))
+    if settings.store.backend == "falkordb" and not settings.store.falkordb_url:
+        _require_embedded(settings.store.data_dir, start)
     # Imported only now: the store, the services and their dependencies take
     # around half a second to import, which the server path never pays.
     from graphmem.api import GraphMem

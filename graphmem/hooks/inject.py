@@ -35,6 +35,7 @@ from graphmem.hooks.events import (
 )
 from graphmem.hooks.project import resolve_project
 from graphmem.hooks.render import Recalled, Recorded, failure_block, hook_output
+from graphmem.settings import names
 
 T = TypeVar("T")
 
@@ -82,7 +83,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--project",
-        help="project to read (default: GRAPHMEM_PROJECT, else the server's default "
+        help=f"project to read (default: {names.PROJECT}, else the server's default "
         "project, as on every other surface)",
     )
     p.add_argument(
@@ -100,8 +101,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--url",
         default=None,
-        help="GraphQL endpoint (default: GRAPHMEM_URL, else the server of the data "
-        "directory, from its serve.json, else port GRAPHMEM_PORT (8000) of this machine)",
+        help=f"GraphQL endpoint (default: {names.URL}, else the server of the data "
+        f"directory, from its serve.json, else port {names.PORT} (8000) of this machine)",
     )
     p.add_argument(
         "--max-results",
@@ -268,7 +269,7 @@ def _server_first(
 ) -> T:
     """Ask the server; only when none answers (and ``--fallback`` allows it) open
     the store in this process, whose import costs the model and the driver."""
-    api_key = os.environ.get("GRAPHMEM_API_KEY") or None
+    api_key = os.environ.get(names.API_KEY) or None
     server = client.find_server(options.url)
     try:
         answered = remote(server.url, api_key)

@@ -15,6 +15,8 @@ import os
 import re
 from pathlib import Path
 
+from graphmem.settings import names
+
 MAX_PROJECT_CHARS = 128
 _NOT_ALLOWED = re.compile(r"[^A-Za-z0-9._:@-]+")
 
@@ -30,10 +32,10 @@ def resolve_project(
         name = repository_name(Path(cwd) if cwd else Path.cwd())
         if name:
             return name, "--project-from-repo (the git repository of the event's cwd)"
-    configured = os.environ.get("GRAPHMEM_PROJECT")
+    configured = os.environ.get(names.PROJECT)
     if configured:
-        return configured, "GRAPHMEM_PROJECT"
-    return None, "the server's default project (no --project, no GRAPHMEM_PROJECT)"
+        return configured, names.PROJECT
+    return None, f"the server's default project (no --project, no {names.PROJECT})"
 
 
 def repository_name(start: Path) -> str | None:

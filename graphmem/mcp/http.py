@@ -13,25 +13,27 @@ from __future__ import annotations
 from starlette.applications import Starlette
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.mcp.server import create_server
 from graphmem.server.gate import Gate
 from graphmem.server.ratelimit import RateLimiter
+from graphmem.settings import Settings
 
 MCP_PATH = "/mcp"
 
 
 def create_http_app(gm: GraphMem, settings: Settings) -> Starlette:
-    """The ASGI app serving ``gm``. ``settings.host`` is where it will listen,
+    """The ASGI app serving ``gm``. ``settings.server.host`` is where it will listen,
     which decides whether keys are required and the DNS rebinding protection
     the SDK applies (on for loopback)."""
-    app = create_server(gm).streamable_http_app(streamable_http_path=MCP_PATH, host=settings.host)
+    app = create_server(gm).streamable_http_app(
+        streamable_http_path=MCP_PATH, host=settings.server.host
+    )
     app.state.gm = gm
     app.add_middleware(
         Gate,
-        auth_required=settings.auth_required,
-        limiter=RateLimiter(settings.rate_limit, settings.rate_burst),
-        max_body_bytes=settings.max_body_bytes,
+        auth_required=settings.server.auth_required,
+        limiter=RateLimiter(settings.server.rate_limit, settings.server.rate_burst),
+        max_body_bytes=settings.server.max_body_bytes,
         paths=(MCP_PATH,),
     )
     return app

@@ -11,7 +11,6 @@ from pydantic import Field
 
 from graphmem.domain import kinds
 from graphmem.domain import retrieval as domain
-from graphmem.domain.config import MAX_ALIASES
 from graphmem.domain.retrieval import search as search_limits
 from graphmem.mcp import results
 from graphmem.mcp.params import IsoTime, fields, own
@@ -34,6 +33,7 @@ from graphmem.mcp.vocabulary import (
     ViewOf,
     memory_id,
 )
+from graphmem.settings import MAX_ALIASES
 
 MAX_IDS = MAX_ALIASES
 """Memories read in one call: as many as one GraphQL document asks for by id."""

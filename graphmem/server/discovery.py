@@ -43,8 +43,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 from platformdirs import user_data_dir
 
+from graphmem.settings import names
+
 if TYPE_CHECKING:
-    from graphmem.domain.config import Settings
+    from graphmem.settings import Settings
 
 ADDRESS_FILE = "serve.json"
 LOCK_FILE = "serve.lock"
@@ -89,7 +91,7 @@ class DirectoryServedError(Exception):
 def data_dir() -> Path:
     """The data directory the settings name (``GRAPHMEM_DATA_DIR``, else the
     platform's), read without the settings model."""
-    configured = os.environ.get("GRAPHMEM_DATA_DIR")
+    configured = os.environ.get(names.DATA_DIR)
     return Path(configured) if configured else Path(user_data_dir("graphmem"))
 
 
@@ -105,13 +107,14 @@ def store_of(settings: Settings) -> str:
     """The store ``settings`` open, in words that tell two stores apart: the same
     text from the server and from a command means they act on one store.
     Credentials in a URL are left out."""
-    if settings.backend == "neo4j":
-        database = settings.neo4j_database or "the user's home database"
-        return f"Neo4j at {_without_credentials(settings.neo4j_uri or '')}, database {database}"
-    if settings.falkordb_url:
-        return f"FalkorDB at {_without_credentials(settings.falkordb_url)}, graph {settings.graph}"
-    place = Path(settings.data_dir).expanduser().resolve()
-    return f"embedded FalkorDB in {place}, graph {settings.graph}"
+    if settings.store.backend == "neo4j":
+        database = settings.neo4j.database or "the user's home database"
+        return f"Neo4j at {_without_credentials(settings.neo4j.uri or '')}, database {database}"
+    if settings.store.falkordb_url:
+        url = _without_credentials(settings.store.falkordb_url)
+        return f"FalkorDB at {url}, graph {settings.store.graph}"
+    place = Path(settings.store.data_dir).expanduser().resolve()
+    return f"embedded FalkorDB in {place}, graph {settings.store.graph}"
 
 
 def _without_credentials(url: str) -> str:

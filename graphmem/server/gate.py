@@ -26,6 +26,10 @@ from graphmem.domain.errors import (
     UnauthenticatedError,
 )
 from graphmem.server.ratelimit import RateLimiter
+from graphmem.settings import env_name
+
+BODY_LIMIT = env_name("max_body_bytes")
+"""The variable a too large body is told to raise."""
 
 PRINCIPAL = "principal"
 """Where the gate leaves the caller, in ``scope["state"]`` (``request.state.principal``);
@@ -106,7 +110,7 @@ class Gate:
         """Read the body up to the limit, then hand the app a replay of it."""
         declared = _header(scope, b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
-            raise PayloadTooLargeError(int(declared), self.max_body_bytes)
+            raise PayloadTooLargeError(int(declared), self.max_body_bytes, setting=BODY_LIMIT)
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -116,7 +120,7 @@ class Gate:
             chunks.append(message.get("body", b""))
             size += len(chunks[-1])
             if size > self.max_body_bytes:
-                raise PayloadTooLargeError(size, self.max_body_bytes)
+                raise PayloadTooLargeError(size, self.max_body_bytes, setting=BODY_LIMIT)
             if not message.get("more_body", False):
                 break
         body = {"type": "http.request", "body": b"".join(chunks), "more_body": False}

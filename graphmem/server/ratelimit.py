@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from graphmem.domain.clock import Clock, SystemClock
 from graphmem.domain.errors import RateLimitedError
+from graphmem.settings import env_name
 
 MAX_TRACKED_CALLERS = 10_000
 """Buckets kept at once; the least recently seen caller is forgotten first (a
@@ -62,4 +63,4 @@ class RateLimiter:
             return
         wait = self.acquire(key_id)
         if wait > 0:
-            raise RateLimitedError(wait, self.rate)
+            raise RateLimitedError(wait, self.rate, setting=env_name("rate_limit"))

@@ -34,9 +34,9 @@ import uvicorn
 from starlette.types import ASGIApp
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.server.scheduler import Scheduler
 from graphmem.server.warming import warm_store
+from graphmem.settings import Settings, names
 from graphmem.store.supervisor import when_unrecoverable
 
 GRACEFUL_SHUTDOWN_SECONDS = 30
@@ -64,7 +64,7 @@ class PortUnavailableError(Exception):
     """The port cannot be bound; the message says why, and what to do, in one line."""
 
 
-def bind(host: str, port: int, *, port_env: str = "GRAPHMEM_PORT") -> socket.socket:
+def bind(host: str, port: int, *, port_env: str = names.PORT) -> socket.socket:
     """The socket bound to ``host:port``, not yet listening (``port_env``: the
     setting that chooses the port, named in the message of a busy one)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -166,7 +166,7 @@ def running(
     warm_store(gm)
     if announce is not None:
         announce()
-    scheduler = Scheduler(gm) if settings.scheduler else None
+    scheduler = Scheduler(gm) if settings.retention.scheduler else None
     if scheduler is not None:
         scheduler.start()
     try:

@@ -21,7 +21,6 @@ from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from graphmem.domain.clock import Clock, ManualClock, stored_now
 from graphmem.domain.errors import InvalidInputError, invalid_input, suggestion
@@ -222,34 +221,16 @@ def _merged(values: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, 
     return merged
 
 
-class _VariantRules(RetentionRules):
-    """The rules validated from the values given alone, not the environment."""
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings,)
-
-
 def _validated(values: Mapping[str, Any], prefix: str) -> RetentionRules:
+    """The rules validated from the values given alone, not the environment."""
     try:
-        checked = _VariantRules(**values)
+        return RetentionRules(**values)
     except ValidationError as exc:
         raise invalid_input(
             exc,
             locate=lambda loc: ".".join([prefix, *map(str, loc)]),
             known=RetentionRules.model_fields,
         ) from None
-    # The validated values themselves: dumped, nested rules would become dicts.
-    return RetentionRules.model_construct(
-        **{name: getattr(checked, name) for name in RetentionRules.model_fields}
-    )
 
 
 def variant_scorer(

@@ -32,6 +32,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from graphmem.domain.errors import StoreUnavailableError
+from graphmem.settings import env_name, names
 from graphmem.store.supervisor import Supervisor
 
 log = logging.getLogger(__name__)
@@ -79,7 +80,7 @@ def unusable_directory(data_dir: Path, exc: OSError) -> StoreUnavailableError:
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return StoreUnavailableError(
             f"the data directory {data_dir} is not writable ({exc.strerror}); "
-            "choose another GRAPHMEM_DATA_DIR or fix its permissions"
+            f"choose another {names.DATA_DIR} or fix its permissions"
         )
     return StoreUnavailableError(
         f"the data directory {data_dir} cannot be used: {exc.strerror or exc}"
@@ -195,15 +196,16 @@ class EmbeddedFalkorDB:
             raise StoreUnavailableError(
                 f"the FalkorDB server of {self.data_dir} runs with appendfsync "
                 f"{current or 'unknown'} and refused appendfsync {wanted} ({exc}); "
-                f"GRAPHMEM_DURABILITY={self.durability} cannot be honoured: stop the other "
+                f"{env_name('durability')}={self.durability} cannot be honoured: stop the other "
                 "graphmem processes of this directory or start this one as balanced"
             ) from exc
         log.warning(
             "raised the FalkorDB server of %s from appendfsync %s to %s "
-            "(GRAPHMEM_DURABILITY=%s; another process had started it weaker)",
+            "(%s=%s; another process had started it weaker)",
             self.data_dir,
             current or "unknown",
             wanted,
+            env_name("durability"),
             self.durability,
         )
         return wanted

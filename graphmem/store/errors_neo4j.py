@@ -23,8 +23,8 @@ from neo4j.exceptions import (
     SessionExpired,
 )
 
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import InvalidInputError, StoreUnavailableError
+from graphmem.settings import Settings, env_name
 from graphmem.store.errors import ErrorTable, Params, Row
 
 NOT_ANSWERING = (ServiceUnavailable, SessionExpired)
@@ -72,37 +72,37 @@ any other refusal is raised as it is."""
 def server_named(settings: Settings) -> str:
     """How a start message names the server: without credentials written into
     its URI."""
-    parts = urlsplit(settings.neo4j_uri or "")
+    parts = urlsplit(settings.neo4j.uri or "")
     return f"Neo4j at {parts._replace(netloc=parts.netloc.rpartition('@')[2]).geturl()}"
 
 
 def _no_password(exc: AuthError, settings: Settings) -> bool:
-    return settings.neo4j_password is None
+    return settings.neo4j.password is None
 
 
 def _password_needed(exc: AuthError, settings: Settings) -> StoreUnavailableError:
     return StoreUnavailableError(
-        f"{server_named(settings)} requires a password: set GRAPHMEM_NEO4J_PASSWORD"
+        f"{server_named(settings)} requires a password: set {env_name('neo4j_password')}"
     )
 
 
 def _user_refused(exc: AuthError, settings: Settings) -> StoreUnavailableError:
     return StoreUnavailableError(
-        f"{server_named(settings)} refused user {settings.neo4j_user!r}: {exc.message} "
-        "(GRAPHMEM_NEO4J_USER, GRAPHMEM_NEO4J_PASSWORD)"
+        f"{server_named(settings)} refused user {settings.neo4j.user!r}: {exc.message} "
+        f"({env_name('neo4j_user')}, {env_name('neo4j_password')})"
     )
 
 
 def _database_not_started(exc: DatabaseUnavailable, settings: Settings) -> StoreUnavailableError:
     return StoreUnavailableError(
-        f"{server_named(settings)} answers, but its database {settings.neo4j_database!r} "
+        f"{server_named(settings)} answers, but its database {settings.neo4j.database!r} "
         f"is not available: {exc.message}"
     )
 
 
 def _unreachable(exc: Exception, settings: Settings) -> StoreUnavailableError:
     return StoreUnavailableError(
-        f"cannot reach {server_named(settings)} (GRAPHMEM_NEO4J_URI): {reason(exc)}"
+        f"cannot reach {server_named(settings)} ({env_name('neo4j_uri')}): {reason(exc)}"
     )
 
 
@@ -112,8 +112,8 @@ def _no_such_database(exc: ClientError, settings: Settings) -> bool:
 
 def _database_missing(exc: ClientError, settings: Settings) -> StoreUnavailableError:
     return StoreUnavailableError(
-        f"{server_named(settings)} has no database {settings.neo4j_database!r} "
-        "(GRAPHMEM_NEO4J_DATABASE)"
+        f"{server_named(settings)} has no database {settings.neo4j.database!r} "
+        f"({env_name('neo4j_database')})"
     )
 
 

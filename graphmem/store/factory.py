@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import MissingExtraError
+from graphmem.settings import Settings, env_name
 from graphmem.store import Store
 from graphmem.store.falkordb import FalkorStore
 from graphmem.store.migrations import text_scopes
@@ -11,22 +11,25 @@ from graphmem.store.migrations import text_scopes
 
 def open_store(settings: Settings) -> Store:
     store: Store
-    if settings.backend == "neo4j":
+    if settings.store.backend == "neo4j":
         try:
             from graphmem.store.neo4j import Neo4jStore
         except ImportError as exc:  # the driver is an optional extra
-            raise MissingExtraError("GRAPHMEM_BACKEND=neo4j", "the neo4j driver", "neo4j") from exc
+            feature = f"{env_name('backend')}=neo4j"
+            raise MissingExtraError(feature, "the neo4j driver", "neo4j") from exc
         store = Neo4jStore.connect(settings)
-    elif settings.falkordb_url:
+    elif settings.store.falkordb_url:
         store = FalkorStore.connect(
-            settings.falkordb_url, settings.graph, timeout_ms=settings.query_timeout_ms
+            settings.store.falkordb_url,
+            settings.store.graph,
+            timeout_ms=settings.store.query_timeout_ms,
         )
     else:
         store = FalkorStore.embedded(
-            settings.data_dir,
-            settings.graph,
-            durability=settings.durability,
-            timeout_ms=settings.query_timeout_ms,
+            settings.store.data_dir,
+            settings.store.graph,
+            durability=settings.store.durability,
+            timeout_ms=settings.store.query_timeout_ms,
         )
     try:
         store.setup_schema()

@@ -38,9 +38,9 @@ from neo4j import (
 )
 from neo4j.exceptions import ClientError
 
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import StoreUnavailableError
 from graphmem.domain.viewer import with_viewer
+from graphmem.settings import Settings, env_name
 from graphmem.store import Row, await_indexes
 from graphmem.store.dialect import Dialect
 from graphmem.store.errors_neo4j import (
@@ -124,30 +124,32 @@ class Neo4jStore:
     def connect(cls, settings: Settings) -> Neo4jStore:
         """A driver configured from the ``GRAPHMEM_NEO4J_*`` settings, on a server
         that has shown it can serve graphmem (``_check_server``)."""
-        if not settings.neo4j_uri:
-            raise StoreUnavailableError("GRAPHMEM_NEO4J_URI is not set")
+        if not settings.neo4j.uri:
+            raise StoreUnavailableError(f"{env_name('neo4j_uri')} is not set")
         auth = (
-            (settings.neo4j_user, settings.neo4j_password.get_secret_value())
-            if settings.neo4j_password is not None
+            (settings.neo4j.user, settings.neo4j.password.get_secret_value())
+            if settings.neo4j.password is not None
             else None
         )
         driver = GraphDatabase.driver(
-            settings.neo4j_uri,
+            settings.neo4j.uri,
             auth=auth,
             user_agent="graphmem",
-            max_connection_pool_size=settings.neo4j_pool_size,
-            connection_timeout=settings.neo4j_connection_timeout,
-            connection_acquisition_timeout=settings.neo4j_acquisition_timeout,
-            max_transaction_retry_time=settings.neo4j_retry_time,
-            max_connection_lifetime=settings.neo4j_connection_lifetime,
+            max_connection_pool_size=settings.neo4j.pool_size,
+            connection_timeout=settings.neo4j.connection_timeout,
+            connection_acquisition_timeout=settings.neo4j.acquisition_timeout,
+            max_transaction_retry_time=settings.neo4j.retry_time,
+            max_connection_lifetime=settings.neo4j.connection_lifetime,
             # The server's notes on a statement (a property no memory has yet, a
             # deprecated form that FalkorDB still needs) are for whoever writes the
             # statement, not for an operator's log on every call.
             notifications_disabled_categories=["UNRECOGNIZED", "DEPRECATION"],
             **_tls(settings),
         )
-        timeout = settings.query_timeout_ms / 1000 if settings.query_timeout_ms else None
-        store = cls(driver, database=settings.neo4j_database, timeout_s=timeout)
+        timeout = (
+            settings.store.query_timeout_ms / 1000 if settings.store.query_timeout_ms else None
+        )
+        store = cls(driver, database=settings.neo4j.database, timeout_s=timeout)
         try:
             store.server_version = _check_server(driver, settings)
         except BaseException:
@@ -233,7 +235,7 @@ def _check_server(driver: Driver, settings: Settings) -> str:
     acquisition timeouts."""
     try:
         with driver.session(
-            database=settings.neo4j_database, default_access_mode=READ_ACCESS
+            database=settings.neo4j.database, default_access_mode=READ_ACCESS
         ) as session:
             rows = session.run(COMPONENTS).data()
     except NEO4J_START_ERRORS.raised as exc:
@@ -273,11 +275,11 @@ def _value(value: Any) -> Any:
 
 def _tls(settings: Settings) -> dict[str, Any]:
     """Driver TLS options; the ``+s`` / ``+ssc`` URI schemes carry their own."""
-    if not settings.neo4j_encrypted:
+    if not settings.neo4j.encrypted:
         return {}
-    if settings.neo4j_trust == "custom":
-        trust: Any = TrustCustomCAs(str(settings.neo4j_ca_file))
-    elif settings.neo4j_trust == "all":
+    if settings.neo4j.trust == "custom":
+        trust: Any = TrustCustomCAs(str(settings.neo4j.ca_file))
+    elif settings.neo4j.trust == "all":
         trust = TrustAll()
     else:
         trust = TrustSystemCAs()

@@ -16,9 +16,9 @@ import pytest
 from playwright.sync_api import Browser, Page, Route, sync_playwright
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
 from graphmem.server.explore import built
+from graphmem.settings import Settings
 from tests.integration.conftest import serve
 
 CHROMIUM = Path(os.environ.get("GRAPHMEM_TEST_CHROMIUM", "/usr/bin/chromium"))

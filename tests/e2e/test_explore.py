@@ -19,9 +19,9 @@ from playwright.sync_api import Page, expect
 from graphmem.api import GraphMem
 from graphmem.domain.auth import Role
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.kinds import RelationType
 from graphmem.domain.models import Memory
+from graphmem.settings import Settings
 from tests.e2e.conftest import ARTIFACTS, Explorer, is_local
 from tests.unit.test_browser_files import grass, rgb
 
@@ -440,7 +440,7 @@ def test_errors_from_the_server_are_shown(explorer: Explorer, seeded: Seeded):
     expect(page.locator("#results > li")).to_have_count(0)
 
 
-@pytest.mark.parametrize("server_settings", [Settings.model_construct(auth="required")])
+@pytest.mark.parametrize("server_settings", [Settings.model_validate(dict(auth="required"))])
 def test_a_server_that_requires_keys_serves_the_page_and_answers_with_a_key(
     explorer: Explorer, gm: GraphMem, seeded: Seeded
 ):

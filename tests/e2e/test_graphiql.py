@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
+from graphmem.settings import Settings
 from tests.e2e.conftest import ARTIFACTS, Explorer, is_local
 
 # A surface suite: what it checks is the surface, the same on every backend; the
@@ -32,7 +32,7 @@ def test_graphiql_renders_and_runs_a_query_offline(explorer: Explorer, gm: Graph
 
 
 @pytest.mark.parametrize(
-    "server_settings", [Settings.model_construct(auth="required")], indirect=False
+    "server_settings", [Settings.model_validate(dict(auth="required"))], indirect=False
 )
 def test_graphiql_loads_without_a_key_where_keys_are_required(
     explorer: Explorer, gm: GraphMem

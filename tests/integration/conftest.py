@@ -22,9 +22,9 @@ from typer.testing import CliRunner, Result
 
 from graphmem.api import GraphMem
 from graphmem.cli import app as cli_app
-from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
 from graphmem.server import serving
+from graphmem.settings import Settings
 from graphmem.store import Row, Store
 from graphmem.store.falkordb import FalkorStore
 from tests import neo4j_server as test_neo4j

@@ -20,16 +20,16 @@ from graphmem.api import GraphMem
 from graphmem.client import Client
 from graphmem.domain.auth import Role
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import InvalidInputError, NotFoundError
 from graphmem.domain.kinds import RelationType, SessionState, Tier, Visibility
 from graphmem.graphql.app import create_app
 from graphmem.mcp.http import MCP_PATH, create_http_app
+from graphmem.settings import Settings
 from graphmem.store import Store
 from tests.integration.conftest import serve
 from tests.integration.test_mcp import call, over_http
 
-SETTINGS = Settings.model_construct(auth="required", rate_limit=0)
+SETTINGS = Settings.model_validate(dict(auth="required", rate_limit=0))
 RULE = {"memory_type": "rule", "tags": ["critical"]}
 """A memory the next promotion run moves (a critical rule goes to procedural)."""
 

@@ -13,10 +13,10 @@ from graphmem.api import GraphMem
 from graphmem.client import Client
 from graphmem.domain.auth import Role
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import ForbiddenError, InvalidInputError, NotFoundError
 from graphmem.domain.kinds import Visibility
 from graphmem.graphql.app import create_app
+from graphmem.settings import Settings
 from graphmem.store.falkordb import FalkorStore
 from tests.conftest import cypher
 from tests.integration.conftest import serve
@@ -129,7 +129,7 @@ def test_the_client_shares_copies_and_asks_for_one_agents_view(
     )
     _, admin = gm.keys.create("admin", ["default", "web"], Role.ADMIN)
     _, ben_key = gm.keys.create("ben", ["default"], Role.WRITE, agent_id="ben")
-    settings = Settings.model_construct(auth="required", rate_limit=0)
+    settings = Settings.model_validate(dict(auth="required", rate_limit=0))
     with serve(create_app(gm, settings)) as http:
         url = str(http.base_url)
         with Client(url, admin) as client, Client(url, ben_key) as ben:

@@ -11,8 +11,8 @@ from mcp import ClientSession
 
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.kinds import Tier
+from graphmem.settings import Settings
 from tests.integration.conftest import GraphQLClient, run_cli
 from tests.integration.test_mcp import call, http_server, over_http
 

@@ -12,9 +12,9 @@ import pytest
 from mcp import ClientSession
 
 from graphmem import Client, GraphMem, ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import InvalidInputError
 from graphmem.graphql.app import create_app
+from graphmem.settings import Settings
 from tests.integration.conftest import GraphQLClient, serve
 from tests.integration.conftest import run_cli as cli
 from tests.integration.test_mcp import call, call_error, http_server, over_http

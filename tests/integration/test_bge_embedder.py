@@ -14,7 +14,6 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.services.embeddings import (
     DIMENSION,
     EMBEDDERS,
@@ -23,6 +22,7 @@ from graphmem.services.embeddings import (
     bge_runtime,
     embedder_named,
 )
+from graphmem.settings import Settings
 from graphmem.store import Store
 
 installed = pytest.mark.skipif(
@@ -45,7 +45,7 @@ def bge() -> BgeSmallEmbedder:
 def test_the_setting_names_bge_small(monkeypatch: pytest.MonkeyPatch):
     assert "bge-small" in EMBEDDERS
     monkeypatch.setenv("GRAPHMEM_EMBEDDER", "bge-small")
-    assert Settings().embedder == "bge-small"
+    assert Settings().embedding.model == "bge-small"
     assert isinstance(embedder_named("bge-small"), BgeSmallEmbedder)  # nothing loaded yet
 
 

@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.graphql.schema import export_sdl
+from graphmem.settings import Settings
 from graphmem.store.embedded import PID_NAME, SOCKET_NAME
 from tests.integration.conftest import run_cli as cli
 

@@ -24,8 +24,8 @@ from click.testing import Result
 
 from graphmem.api import GraphMem
 from graphmem.cli.server_first import ADDRESS_FILE
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import InvalidInputError
+from graphmem.settings import Settings
 from tests.conftest import cypher
 from tests.integration.conftest import run_cli
 from tests.integration.test_cli import MEMORY_ID, free_port

@@ -11,8 +11,8 @@ import pytest
 from typer.testing import Result
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.domain.kinds import Tier
+from graphmem.settings import Settings
 from tests.conftest import cypher
 from tests.integration.conftest import run_cli
 from tests.integration.test_cli import free_port

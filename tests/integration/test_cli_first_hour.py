@@ -22,9 +22,9 @@ import graphmem.cli.memories  # noqa: F401 (registers the commands on the app)
 from graphmem.api import GraphMem
 from graphmem.cli import app, server_first
 from graphmem.domain.clock import Clock, ManualClock, SystemClock, stored_now
-from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
 from graphmem.server import serving
+from graphmem.settings import Settings
 from tests.integration.test_cli import MEMORY_ID, free_port
 from tests.integration.test_cli_server_first import (  # noqa: F401 (fixtures)
     Served,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.kinds import Status, Tier
+from graphmem.settings import Settings
 from tests.integration.conftest import run_cli as cli
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
+from graphmem.settings import Settings
 from tests.integration.conftest import run_cli as cli
 
 

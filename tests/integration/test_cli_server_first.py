@@ -23,10 +23,10 @@ from typer.testing import CliRunner, Result
 
 from graphmem.cli import app
 from graphmem.cli.server_first import ADDRESS_FILE
-from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app_from_settings
 from graphmem.server import discovery
 from graphmem.services.embeddings import MiniLMEmbedder
+from graphmem.settings import Settings
 from graphmem.store.embedded import AOF_DIR
 from tests.integration.conftest import serve
 from tests.integration.test_cli import MEMORY_ID, free_port

@@ -11,8 +11,8 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.kinds import Tier
+from graphmem.settings import Settings
 from tests.integration.conftest import run_cli as cli
 
 

@@ -12,8 +12,8 @@ from typer.testing import Result
 
 from graphmem.api import GraphMem
 from graphmem.cli import app
-from graphmem.domain.config import Settings
 from graphmem.domain.kinds import MemoryType, Source, Status, Tier
+from graphmem.settings import Settings
 from tests.integration.conftest import run_cli
 
 

@@ -15,7 +15,6 @@ from falkordb import FalkorDB
 from graphmem import AsyncClient, Client, GraphMem, ManualClock
 from graphmem.client import RetryPolicy, ServerError, ServerUnreachableError
 from graphmem.domain.auth import Role
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import (
     InvalidInputError,
     NotFoundError,
@@ -25,6 +24,7 @@ from graphmem.domain.errors import (
 from graphmem.domain.kinds import MemoryType, RelationType, Status, Tier
 from graphmem.graphql.app import create_app
 from graphmem.operations.requests import Call
+from graphmem.settings import Settings
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 from tests.integration.conftest import GraphQLClient, Rejected, serve
@@ -198,7 +198,7 @@ def client_call(document: str) -> Call[dict[str, Any]]:
 
 
 def keyed(**overrides: Any) -> Settings:
-    return Settings.model_construct(**{"auth": "required", "rate_limit": 0, **overrides})
+    return Settings.model_validate({"auth": "required", "rate_limit": 0, **overrides})
 
 
 def test_a_key_is_sent_and_a_missing_one_refused(gm: GraphMem) -> None:

@@ -16,13 +16,13 @@ from typer.testing import CliRunner
 from graphmem import Client, GraphMem
 from graphmem.cli import app
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.consolidation import ARCHIVE_REASON
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.kinds import RelationType, Source, Tier
 from graphmem.domain.retention import Consolidation, RetentionRules
 from graphmem.graphql.app import create_app
 from graphmem.server.scheduler import Scheduler
+from graphmem.settings import Settings
 from tests.integration.conftest import GraphQLClient, serve
 
 DAY = 86_400.0

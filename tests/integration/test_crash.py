@@ -24,7 +24,7 @@ from falkordb import FalkorDB
 
 from benchmarks.server_process import ServerProcess
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
+from graphmem.settings import Settings
 from graphmem.store.embedded import SOCKET_NAME
 
 WRITES = int(os.environ.get("GRAPHMEM_CRASH_WRITES", "200"))

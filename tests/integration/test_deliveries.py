@@ -18,7 +18,6 @@ from typer.testing import CliRunner
 from graphmem import Client, GraphMem
 from graphmem.cli import app
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.deliveries import Given, hint_digest
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.kinds import RelationType
@@ -26,6 +25,7 @@ from graphmem.domain.retention import Deliveries, RetentionRules
 from graphmem.graphql.app import create_app
 from graphmem.server.scheduler import Scheduler
 from graphmem.services.transfer import export_project, import_project
+from graphmem.settings import Settings
 from graphmem.store import Store
 from tests.conftest import cypher
 from tests.integration.conftest import GraphQLClient, serve

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
+from graphmem.settings import Settings
 from graphmem.store.embedded import EmbeddedFalkorDB
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import ConflictError
 from graphmem.services.embeddings import space
 from graphmem.services.embeddings.model import MODEL_NAME
+from graphmem.settings import Settings
 from graphmem.store import Store
 from tests.conftest import cypher
 

@@ -17,7 +17,6 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import InvalidInputError
 from graphmem.services.embeddings import (
     DIMENSION,
@@ -28,6 +27,7 @@ from graphmem.services.embeddings import (
 )
 from graphmem.services.embeddings.cache import VectorCache
 from graphmem.services.embeddings.onnx_runtime import INT8, MODEL_DIR
+from graphmem.settings import Settings
 from graphmem.store import Store
 from graphmem.store.falkordb import FalkorStore, params_header
 from tests.conftest import cypher
@@ -101,9 +101,9 @@ def test_paraphrases_are_closer_than_unrelated_sentences(embedder: MiniLMEmbedde
 
 
 def test_the_setting_chooses_the_embedder(monkeypatch: pytest.MonkeyPatch):
-    assert Settings().embedder == "minilm"
+    assert Settings().embedding.model == "minilm"
     monkeypatch.setenv("GRAPHMEM_EMBEDDER", "none")
-    assert Settings().embedder == "none"
+    assert Settings().embedding.model == "none"
     assert embedder_named("none") is None
     assert isinstance(embedder_named("minilm"), MiniLMEmbedder)
     assert isinstance(embedder_named("minilm-torch"), TorchMiniLMEmbedder)

@@ -18,7 +18,7 @@ import pytest
 from click.testing import Result
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
+from graphmem.settings import Settings
 from tests.integration.conftest import run_cli
 
 # A surface suite (the command line), on the embedded FalkorDB it starts itself.

@@ -23,16 +23,16 @@ from falkordb import FalkorDB
 
 from graphmem.api import GraphMem
 from graphmem.domain.auth import Role
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import GraphMemError
 from graphmem.graphql.app import create_app
 from graphmem.server.observability.logs import JsonFormatter, RequestIdFilter
+from graphmem.settings import Settings
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 from graphmem.store.supervisor import State
 from tests.integration.conftest import GraphQLClient, serve
 
-KEYS_REQUIRED = Settings.model_construct(auth="required", host="0.0.0.0", mode="production")
+KEYS_REQUIRED = Settings.model_validate(dict(auth="required", host="0.0.0.0", mode="production"))
 REMEMBER = 'mutation { remember(input: {content: "%s"}) { memory { id } } }'
 
 

@@ -23,10 +23,10 @@ from graphmem.api import GraphMem
 from graphmem.cli import app
 from graphmem.domain.capsules import MAX_ERROR_CHARS, MAX_FILES
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import InvalidInputError, NotFoundError
 from graphmem.domain.kinds import MemoryType, Source, Status
 from graphmem.graphql.app import create_app
+from graphmem.settings import Settings
 from tests.integration.conftest import GraphQLClient, Rejected, serve
 from tests.integration.test_concurrency import all_at_once
 from tests.integration.test_mcp import http_server, over_http

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from graphmem import GraphMem
-from graphmem.domain.config import Settings
+from graphmem.settings import Settings
 from graphmem.store.falkordb_names import names
 from graphmem.store.statements import Statements
 from tests.conftest import cypher

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from graphmem import GraphMem
-from graphmem.domain.config import Settings
+from graphmem.settings import Settings
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.factory import open_store
 

@@ -15,8 +15,8 @@ import pytest
 import graphmem
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.graphql.app import FAVICON, banner, create_app
+from graphmem.settings import Settings
 from tests.integration.conftest import GraphQLClient, serve
 
 pytestmark = pytest.mark.backends("falkordb")
@@ -204,7 +204,7 @@ def test_a_subscription_over_http_is_a_bad_request_naming_the_websocket(
 
 
 def test_production_graphql_get_without_a_query_is_a_graphql_404(gm: GraphMem) -> None:
-    settings = Settings.model_construct(mode="production")
+    settings = Settings.model_validate(dict(mode="production"))
     with serve(create_app(gm, settings)) as http:
         response = http.get("/graphql", headers={"accept": "text/html"})
         root = http.get("/")
@@ -239,8 +239,8 @@ def test_the_favicon_is_served_from_the_package(graphql_http: httpx.Client) -> N
 
 
 def test_the_start_banner_prints_the_explorer() -> None:
-    lines = banner(Settings.model_construct(host="127.0.0.1", mode="development"), 8123)
+    lines = banner(Settings.model_validate(dict(host="127.0.0.1", mode="development")), 8123)
     assert "graphmem: GraphiQL at http://127.0.0.1:8123/graphql" in lines
     assert "graphmem: explorer at http://127.0.0.1:8123/explore" in lines
-    production = banner(Settings.model_construct(host="0.0.0.0", mode="production"), 80)
+    production = banner(Settings.model_validate(dict(host="0.0.0.0", mode="production")), 80)
     assert "graphmem: GraphQL API at http://0.0.0.0:80/graphql" in production

@@ -15,10 +15,10 @@ import redis
 
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.kinds import MemoryType
 from graphmem.domain.models import MemoryInput
 from graphmem.graphql.app import create_app_from_settings
+from graphmem.settings import Settings
 from graphmem.store.embedded import EmbeddedFalkorDB
 from tests.integration.conftest import GraphQLClient, serve
 
@@ -441,7 +441,7 @@ def test_app_from_settings_opens_the_store_at_startup_and_closes_it_at_shutdown(
     data_dir: Path,
 ) -> None:
     settings = Settings(data_dir=data_dir / "db", graph="served")
-    socket_path = EmbeddedFalkorDB(settings.data_dir).socket_path
+    socket_path = EmbeddedFalkorDB(settings.store.data_dir).socket_path
 
     with serve(create_app_from_settings(settings)) as http:
         gql = GraphQLClient(http)

@@ -16,9 +16,9 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.kinds import Tier
 from graphmem.graphql.app import create_app_from_settings
+from graphmem.settings import Settings
 from tests.integration.conftest import GraphQLClient, Rejected, serve
 
 # A surface suite: what it checks is the surface, the same on every backend; the

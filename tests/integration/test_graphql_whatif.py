@@ -11,8 +11,8 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.domain.auth import Role
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
+from graphmem.settings import Settings
 from tests.integration.conftest import GraphQLClient, Rejected, serve
 
 # A surface suite: what it checks is the surface, the same on every backend; the
@@ -101,7 +101,7 @@ def test_what_if_needs_an_admin_key(gm: GraphMem) -> None:
     _, writer = gm.keys.create("writer", ["default"], Role.WRITE)
     _, admin = gm.keys.create("admin", ["default"], Role.ADMIN)
     variables = {"variant": {"rules": {"promote_threshold": 0.7}}}
-    with serve(create_app(gm, Settings.model_construct(auth="required"))) as http:
+    with serve(create_app(gm, Settings.model_validate(dict(auth="required")))) as http:
 
         def ask(key: str) -> dict[str, Any]:
             headers = {"Authorization": f"Bearer {key}"}

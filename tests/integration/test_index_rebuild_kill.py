@@ -23,9 +23,9 @@ import pytest
 import redis
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import StoreUnavailableError
 from graphmem.services.embeddings import MiniLMEmbedder
+from graphmem.settings import Settings
 from graphmem.store import await_indexes, indexes_building
 from graphmem.store.embedded import PID_NAME, SOCKET_NAME
 from graphmem.store.factory import open_store

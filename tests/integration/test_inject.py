@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.domain.kinds import Status
 from graphmem.domain.models import Memory
 from graphmem.graphql.app import create_app
+from graphmem.settings import Settings
 from tests.integration.conftest import serve
 
 # A surface suite: what it checks is the surface, the same on every backend; the

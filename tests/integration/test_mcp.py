@@ -39,12 +39,12 @@ from graphmem.domain.checks import (
     MAX_TAGS,
 )
 from graphmem.domain.clock import ManualClock, to_datetime
-from graphmem.domain.config import Settings
 from graphmem.domain.kinds import RelationType
 from graphmem.domain.retrieval.context import HINT_MAX_CHARS, HINT_MIN_CHARS, MAX_RESULTS
 from graphmem.domain.retrieval.search import MAX_DEPTH, MAX_LIMIT
 from graphmem.mcp.http import MCP_PATH, create_http_app
 from graphmem.mcp.retrieval_tools import MAX_IDS
+from graphmem.settings import Settings
 from tests.integration.conftest import serve
 
 # A surface suite: what it checks is the surface, the same on every backend; the

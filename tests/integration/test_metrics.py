@@ -13,10 +13,10 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
 from graphmem.server.observability.metrics import MAX_OPERATION_NAMES, Metrics
 from graphmem.server.observability.request_ids import RequestInfo
+from graphmem.settings import Settings
 from tests.integration.conftest import serve
 
 # A surface suite: what it checks is the surface, the same on every backend; the

@@ -21,9 +21,9 @@ import httpx
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import STORE_UNAVAILABLE_MESSAGE, StoreUnavailableError
 from graphmem.graphql.app import create_app
+from graphmem.settings import Settings
 from graphmem.store import neo4j as neo4j_adapter
 from graphmem.store.neo4j import Neo4jStore, version_refusal
 from tests import neo4j_server as test_neo4j
@@ -89,14 +89,14 @@ def test_a_server_below_the_minimum_is_refused_at_start(
     it is what an old server looks like to graphmem."""
     monkeypatch.setattr(neo4j_adapter, "MINIMUM_VERSION", (99, 0))
     with pytest.raises(StoreUnavailableError) as refused:
-        GraphMem.open(neo4j_settings.model_copy(update={"embedder": "none"}))
+        GraphMem.open(neo4j_settings.with_values(embedder="none"))
     assert refused.value.message.startswith(f"Neo4j at {neo4j_server.bolt_uri} runs Neo4j 5.26.")
     assert refused.value.message.endswith("graphmem needs Neo4j 99.0 or later")
 
 
 def test_a_missing_database_is_named(neo4j_settings: Settings, neo4j_server: test_neo4j.TestNeo4j):
     with pytest.raises(StoreUnavailableError) as refused:
-        Neo4jStore.connect(neo4j_settings.model_copy(update={"neo4j_database": "nosuch"}))
+        Neo4jStore.connect(neo4j_settings.with_values(neo4j_database="nosuch"))
     assert refused.value.message == (
         f"Neo4j at {neo4j_server.bolt_uri} has no database 'nosuch' (GRAPHMEM_NEO4J_DATABASE)"
     )

@@ -13,11 +13,11 @@ import pytest
 
 from graphmem import AsyncClient, Client, GraphMem
 from graphmem.domain.auth import Role
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import ForbiddenError, InvalidInputError
 from graphmem.domain.kinds import AutoLink
 from graphmem.domain.projects import ProjectSettings
 from graphmem.graphql.app import create_app
+from graphmem.settings import Settings
 from graphmem.store.falkordb import FalkorStore
 from tests.conftest import cypher
 from tests.integration.conftest import GraphQLClient, Rejected, serve
@@ -77,7 +77,7 @@ def test_graphql_refuses_an_unknown_link_and_writes_nothing(rejected: Rejected) 
 def test_changing_settings_needs_an_admin_key(gm: GraphMem) -> None:
     _, writer = gm.keys.create("writer", ["default"], Role.WRITE)
     _, admin = gm.keys.create("admin", ["default"], Role.ADMIN)
-    settings = Settings.model_construct(auth="required", rate_limit=0)
+    settings = Settings.model_validate(dict(auth="required", rate_limit=0))
     with serve(create_app(gm, settings)) as http:
 
         def send(key: str, query: str, variables: dict[str, Any]) -> dict[str, Any]:

@@ -12,8 +12,8 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.domain.auth import Role
-from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
+from graphmem.settings import Settings
 from tests.integration.conftest import GraphQLClient, serve
 
 PROJECTS = "{ projects }"
@@ -50,7 +50,7 @@ def test_the_projects_query_names_no_project(filled: GraphMem, gql: GraphQLClien
 
 @pytest.fixture
 def keyed(filled: GraphMem) -> Iterator[httpx.Client]:
-    settings = Settings.model_construct(auth="required", rate_limit=0)
+    settings = Settings.model_validate(dict(auth="required", rate_limit=0))
     with serve(create_app(filled, settings)) as http:
         yield http
 

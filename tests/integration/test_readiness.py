@@ -11,15 +11,15 @@ import pytest
 from falkordb import FalkorDB
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import StoreUnavailableError
 from graphmem.graphql.app import create_app
 from graphmem.services.embeddings import MiniLMEmbedder, Vector
+from graphmem.settings import Settings
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 from tests.integration.conftest import serve
 
-KEYS_REQUIRED = Settings.model_construct(auth="required", host="0.0.0.0", mode="production")
+KEYS_REQUIRED = Settings.model_validate(dict(auth="required", host="0.0.0.0", mode="production"))
 
 
 def test_ready_without_an_embedder(gm: GraphMem):

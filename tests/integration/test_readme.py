@@ -34,8 +34,8 @@ from graphql import parse, validate
 from typer.testing import CliRunner
 
 from graphmem.cli import app
-from graphmem.domain.config import Settings
 from graphmem.graphql.schema import build_schema
+from graphmem.settings import Settings
 from tests.integration.conftest import GraphQLClient
 from tests.neo4j_server import TestNeo4j
 

@@ -19,11 +19,11 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
 from graphmem.server.observability.logs import JsonFormatter, RequestIdFilter
 from graphmem.server.observability.metrics import Metrics
 from graphmem.server.observability.middleware import RequestMiddleware
+from graphmem.settings import Settings
 from graphmem.store import Store
 from tests.integration.conftest import serve
 

@@ -17,12 +17,12 @@ from typer.testing import CliRunner
 from graphmem import Client, GraphMem
 from graphmem.cli import app
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.dependencies import Change
 from graphmem.domain.errors import ConflictError
 from graphmem.domain.kinds import RelationType, Source
 from graphmem.domain.retention import RetentionRules
 from graphmem.graphql.app import create_app
+from graphmem.settings import Settings
 from graphmem.store import Store
 from tests.integration.conftest import GraphQLClient, serve
 from tests.integration.test_mcp import call, http_server, over_http

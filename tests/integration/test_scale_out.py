@@ -28,8 +28,8 @@ import httpx
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.domain.kinds import Tier
+from graphmem.settings import Settings
 from graphmem.store import Store
 from tests.conftest import cypher
 
@@ -65,7 +65,7 @@ def settings(backend: str, data_dir: Path, request: pytest.FixtureRequest) -> Se
     if backend == "neo4j":
         request.getfixturevalue("neo4j_store")
         neo4j: Settings = request.getfixturevalue("neo4j_settings")
-        return neo4j.model_copy(update={"data_dir": data_dir, "embedder": "none"})
+        return neo4j.with_values(data_dir=data_dir, embedder="none")
     return Settings(data_dir=data_dir, embedder="none")
 
 

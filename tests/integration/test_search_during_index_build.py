@@ -17,8 +17,8 @@ import time
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import StoreUnavailableError
+from graphmem.settings import Settings
 from graphmem.store import await_indexes, embedded, falkordb, indexes_building
 from graphmem.store.embedded import PID_NAME
 from graphmem.store.factory import open_store

@@ -18,9 +18,9 @@ from websockets.sync.client import ClientConnection, connect
 
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
 from graphmem.services.events import Topic
+from graphmem.settings import Settings
 from tests.integration.conftest import GraphQLClient, serve
 
 # A surface suite: what it checks is the surface, the same on every backend; the
@@ -256,7 +256,7 @@ def test_a_bad_subscription_gets_an_error_message_and_the_socket_stays_usable(
 @pytest.fixture
 def secured(gm: GraphMem) -> Iterator[httpx.Client]:
     """A server that requires an API key on every request and connection."""
-    with serve(create_app(gm, Settings.model_construct(auth="required"))) as http:
+    with serve(create_app(gm, Settings.model_validate(dict(auth="required")))) as http:
         yield http
 
 

@@ -22,8 +22,8 @@ import redis
 
 from benchmarks.server_process import ServerProcess
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import StoreUnavailableError
+from graphmem.settings import Settings
 from graphmem.store.embedded import PID_NAME, SOCKET_NAME, EmbeddedFalkorDB
 from graphmem.store.supervisor import State, Supervisor
 

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from graphmem.api import GraphMem
 from graphmem.cli import app
-from graphmem.domain.config import Settings
+from graphmem.settings import Settings
 
 runner = CliRunner()
 

@@ -21,11 +21,11 @@ from typer.testing import CliRunner
 from graphmem import Client, GraphMem
 from graphmem.cli import app
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.domain.kinds import RelationType, Source, Status, Tier
 from graphmem.domain.undo import Curation
 from graphmem.graphql.app import create_app
+from graphmem.settings import Settings
 from graphmem.store import Store
 from tests.conftest import cypher
 from tests.integration.conftest import GraphQLClient, serve

@@ -14,11 +14,11 @@ from graphmem.api import GraphMem
 from graphmem.cli import app
 from graphmem.client import Client
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import InvalidInputError, NotFoundError
 from graphmem.domain.kinds import RelationType
 from graphmem.domain.models import WriteResult
 from graphmem.graphql.app import create_app
+from graphmem.settings import Settings
 from graphmem.store.embedded import EmbeddedFalkorDB
 from graphmem.store.falkordb import FalkorStore
 from tests.conftest import cypher

@@ -13,8 +13,8 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.domain.auth import Role
-from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
+from graphmem.settings import Settings
 from tests.integration.conftest import serve
 from tests.integration.test_subscriptions import open_socket
 from tests.integration.test_ws_revocation import MEMORIES, run
@@ -27,7 +27,7 @@ BURST = 3
 @pytest.fixture
 def limited(gm: GraphMem) -> Iterator[httpx.Client]:
     """A server whose keys may send ``BURST`` requests, then one every 100 s."""
-    settings = Settings.model_construct(auth="required", rate_limit=0.01, rate_burst=BURST)
+    settings = Settings.model_validate(dict(auth="required", rate_limit=0.01, rate_burst=BURST))
     with serve(create_app(gm, settings)) as http:
         yield http
 

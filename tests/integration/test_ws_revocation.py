@@ -17,11 +17,11 @@ from websockets.exceptions import ConnectionClosed
 from graphmem.api import GraphMem
 from graphmem.domain.auth import Role
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
 from graphmem.services import keys
 from graphmem.services.events import Topic
 from graphmem.services.keys import ApiKeys
+from graphmem.settings import Settings
 from tests.integration.conftest import serve
 from tests.integration.test_subscriptions import Socket, open_socket, wait_subscribed
 
@@ -38,7 +38,7 @@ REVOKED = {"message": "invalid or revoked API key", "extensions": {"code": "UNAU
 @pytest.fixture
 def secured(gm: GraphMem) -> Iterator[httpx.Client]:
     """A server that requires an API key on every request and connection."""
-    with serve(create_app(gm, Settings.model_construct(auth="required"))) as http:
+    with serve(create_app(gm, Settings.model_validate(dict(auth="required")))) as http:
         yield http
 
 

@@ -26,12 +26,12 @@ from mcp import ClientSession
 from graphmem.api import GraphMem
 from graphmem.domain.auth import Role
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.kinds import RelationType
 from graphmem.graphql.app import create_app
 from graphmem.graphql.schema import schema
 from graphmem.mcp.http import MCP_PATH, create_http_app
 from graphmem.services.events import Topic
+from graphmem.settings import Settings
 from tests.integration.conftest import serve
 from tests.integration.test_mcp import over_http
 from tests.integration.test_subscriptions import open_socket, wait_subscribed
@@ -149,7 +149,7 @@ def team(egm: GraphMem, clock: ManualClock) -> Iterator[dict[str, Any]]:
     _, ben = egm.keys.create("ben", [PROJECT, ELSEWHERE], Role.ADMIN, agent_id="ben")
     _, ana = egm.keys.create("ana", [PROJECT], Role.WRITE, agent_id="ana")
     _, admin = egm.keys.create("admin", [PROJECT], Role.ADMIN)
-    settings = Settings.model_construct(auth="required", rate_limit=0)
+    settings = Settings.model_validate(dict(auth="required", rate_limit=0))
     yield {"ids": ids, "ben": ben, "ana": ana, "admin": admin, "settings": settings}
 
 

@@ -10,9 +10,9 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.domain.auth import Role
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import InvalidInputError, NotFoundError, UnauthenticatedError
 from graphmem.graphql.app import create_app
+from graphmem.settings import Settings
 from graphmem.store import Store
 from tests.conftest import cypher
 from tests.integration.conftest import serve
@@ -31,7 +31,7 @@ def post(
 
 
 def settings(**overrides: Any) -> Settings:
-    return Settings.model_construct(**{"auth": "required", **overrides})
+    return Settings.model_validate({"auth": "required", **overrides})
 
 
 @pytest.fixture
@@ -212,10 +212,10 @@ def test_production_mode_hides_the_schema(
 
 
 def test_auth_is_on_by_default_off_loopback() -> None:
-    assert Settings(host="0.0.0.0").auth_required
-    assert Settings(host="192.168.1.5").auth_required
-    assert not Settings(host="127.0.0.1").auth_required
-    assert not Settings(host="localhost").auth_required
-    assert Settings(host="127.0.0.1", auth="required").auth_required
+    assert Settings(host="0.0.0.0").server.auth_required
+    assert Settings(host="192.168.1.5").server.auth_required
+    assert not Settings(host="127.0.0.1").server.auth_required
+    assert not Settings(host="localhost").server.auth_required
+    assert Settings(host="127.0.0.1", auth="required").server.auth_required
     with pytest.raises(ValueError, match="GRAPHMEM_AUTH=off"):
         Settings(host="0.0.0.0", auth="off")

@@ -35,10 +35,10 @@ from graphql import (
 from graphmem.api import GraphMem
 from graphmem.domain.auth import Role
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.config import Settings
 from graphmem.domain.kinds import RelationType
 from graphmem.graphql.app import create_app
 from graphmem.graphql.schema import schema
+from graphmem.settings import Settings
 from tests.integration.conftest import serve
 
 SECRET = "zebrafinch"
@@ -182,7 +182,7 @@ def render(operation: str, name: str, field: GraphQLField, variables: dict[str, 
 def tenants(egm: GraphMem, clock: ManualClock) -> Iterator[tuple[httpx.Client, str, dict]]:
     ids = interleave(egm, clock)
     _, alpha = egm.keys.create("alpha agent", ["alpha"], Role.ADMIN)
-    settings = Settings.model_construct(auth="required", rate_limit=0)
+    settings = Settings.model_validate(dict(auth="required", rate_limit=0))
     with serve(create_app(egm, settings)) as http:
         http.headers["Authorization"] = f"Bearer {alpha}"
         yield http, ids

@@ -21,9 +21,9 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 from graphmem.api import GraphMem
-from graphmem.domain.config import Settings
 from graphmem.graphql.app import create_app
 from graphmem.mcp.http import MCP_PATH, create_http_app
+from graphmem.settings import Settings
 from tests.integration.conftest import serve
 
 # A surface suite: what it checks is the surface, the same on every backend; the
@@ -112,7 +112,7 @@ def probe(gm: GraphMem) -> Probe:
 
 @contextmanager
 def graphql_server(gm: GraphMem, **overrides: Any) -> Iterator[httpx.Client]:
-    settings = Settings.model_construct(**{"auth": "required", **overrides})
+    settings = Settings.model_validate({"auth": "required", **overrides})
     with serve(create_app(gm, settings)) as http:
         yield http
 

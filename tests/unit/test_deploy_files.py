@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from graphmem.domain.config import Settings
+from graphmem.settings import Settings, settings_declared
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,17 +54,17 @@ def test_graphmem_talks_to_the_neo4j_service(compose: dict):
     settings = Settings(
         **{k[len("GRAPHMEM_") :].lower(): interpolate(v) for k, v in environment.items()}
     )
-    assert settings.backend == "neo4j"
-    uri = urlsplit(settings.neo4j_uri or "")
+    assert settings.store.backend == "neo4j"
+    uri = urlsplit(settings.neo4j.uri or "")
     assert (uri.scheme, uri.hostname, uri.port) == ("neo4j", "neo4j", 7687)
     neo4j_env = compose["services"]["neo4j"]["environment"]
     user, password = neo4j_env["NEO4J_AUTH"].split("/", 1)
-    assert settings.neo4j_user == user
+    assert settings.neo4j.user == user
     # Both read the same variable, so the two cannot drift apart.
     assert environment["GRAPHMEM_NEO4J_PASSWORD"] == password
     assert password.startswith("${NEO4J_PASSWORD")
     # A server other machines can reach runs with keys and without the schema browser.
-    assert settings.auth_required and settings.mode == "production"
+    assert settings.server.auth_required and settings.server.mode == "production"
 
 
 def test_graphmem_builds_here_and_waits_for_neo4j(compose: dict):
@@ -74,7 +74,7 @@ def test_graphmem_builds_here_and_waits_for_neo4j(compose: dict):
 
 
 def test_every_graphmem_variable_is_a_setting(compose: dict):
-    known = {f"GRAPHMEM_{name.upper()}" for name in Settings.model_fields}
+    known = {setting.env for setting in settings_declared()}
     environment = compose["services"]["graphmem"]["environment"]
     assert environment, "graphmem's environment is empty"
     for name in environment:

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.domain.config import Settings
 from graphmem.server import discovery
 from graphmem.server.discovery import ADDRESS_FILE, DirectoryServedError, Entry
+from graphmem.settings import Settings
 
 STORE = "embedded FalkorDB in /somewhere, graph graphmem"
 NEO4J = "Neo4j at bolt://127.0.0.1:7687, database neo4j"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from graphmem.domain.retention import RetentionRules
+from graphmem.settings.retention import load_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,7 +29,7 @@ def test_the_neo4j_guide_offers_no_graphiql_where_compose_turns_it_off() -> None
 
 def test_the_lifecycle_page_says_writes_merge_near_duplicates_at_the_rules_thresholds() -> None:
     staging = read("docs/lifecycle.md").split("**Staging.**")[1].split("\n\n")[0]
-    rules = RetentionRules.load(ROOT / "retention_rules.yaml")
+    rules = load_rules(ROOT / "retention_rules.yaml")
     assert "near" in staging and "NEAR" in staging
     assert f"`dedup_similarity` ({rules.dedup_similarity:g})" in staging
     assert f"`dedup_jaccard` ({rules.dedup_jaccard:.0%})" in staging

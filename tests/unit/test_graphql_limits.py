@@ -7,8 +7,8 @@ import asyncio
 from graphql.validation import NoSchemaIntrospectionCustomRule
 from strawberry.extensions import AddValidationRules
 
-from graphmem.domain.config import Settings
 from graphmem.graphql.schema import GraphMemSchema, build_schema
+from graphmem.settings import ServerSettings, Settings
 
 
 def added_rules(schema: GraphMemSchema) -> list[type]:
@@ -22,19 +22,23 @@ def added_rules(schema: GraphMemSchema) -> list[type]:
 def test_every_request_adds_the_same_rules() -> None:
     """The validation cache is keyed by the rules: a rule class made per request
     made every document a miss, validated again at every request."""
-    schema = build_schema(Settings.model_construct(mode="production"))
+    schema = build_schema(Settings.model_validate(dict(mode="production")))
     first, second = added_rules(schema), added_rules(schema)
     assert len(first) == 3 and first == second
     assert NoSchemaIntrospectionCustomRule in first
 
 
 def test_development_keeps_introspection() -> None:
-    rules = added_rules(build_schema(Settings.model_construct(mode="development")))
+    rules = added_rules(build_schema(Settings.model_validate(dict(mode="development"))))
     assert NoSchemaIntrospectionCustomRule not in rules and len(rules) == 2
 
 
 def test_the_limits_still_refuse() -> None:
-    schema = build_schema(Settings.model_construct(max_query_depth=1, max_aliases=1))
+    schema = build_schema(
+        Settings.model_construct(
+            server=ServerSettings.model_construct(max_query_depth=1, max_aliases=1)
+        )
+    )
     for document, refusal in (
         ('{ knowledgeContext(contextHint: "x") { items { score } } }', "exceeds maximum"),
         ("{ a: __typename b: __typename }", "2 aliases found"),

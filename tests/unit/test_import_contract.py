@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 
-from graphmem.domain.config import Settings
 from graphmem.domain.models import Memory
 from graphmem.domain.retrieval import Explanation, Retriever, SearchHit, SearchResult
 from graphmem.domain.scoring import ScoreComponent
 from graphmem.hooks import fallback
 from graphmem.operations.codec import encode
 from graphmem.server import discovery
+from graphmem.settings import Settings
 from graphmem.store import embedded
 
 SERVER_SIDE = (

@@ -1,9 +1,11 @@
 """The folders are the layers, and imports only go down them.
 
 ``domain`` (the models, the scoring, the judgments) imports nothing of
-graphmem's above it; ``store`` only the domain; the catalogue of operations
+graphmem's above it and reads no environment; ``settings`` (what the
+environment configures) only the domain, so the store and the services it
+configures may read it; ``store`` only the domain and the settings; the catalogue of operations
 and the remote client only the domain (and each other), so a client never
-loads a server; the services the domain and the store; the facade
+loads a server; the services the domain, the settings and the store; the facade
 (``graphmem.api``, GraphMem) the services; the server and the surfaces (GraphQL, MCP,
 the CLI, the hook) anything below them. Every import counts, lazy and
 type-only ones too: a cycle through a type annotation is still two modules
@@ -23,12 +25,13 @@ PACKAGE = Path(__file__).resolve().parents[2] / "graphmem"
 
 ALLOWED: dict[str, set[str]] = {
     "domain": {"domain"},
-    "store": {"domain", "store"},
+    "settings": {"domain", "settings"},
+    "store": {"domain", "settings", "store"},
     "operations": {"domain", "operations"},
     "client": {"domain", "operations", "client"},
-    "services": {"domain", "store", "services"},
-    "api": {"domain", "store", "services", "api"},
-    "server": {"domain", "store", "services", "api", "operations", "server"},
+    "services": {"domain", "settings", "store", "services"},
+    "api": {"domain", "settings", "store", "services", "api"},
+    "server": {"domain", "settings", "store", "services", "api", "operations", "server"},
 }
 """What each layer may import; a layer not named here (graphql, mcp, cli, hooks,
 the package itself) is a surface and may import any layer."""

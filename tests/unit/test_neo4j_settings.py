@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from graphmem.domain.config import Settings
+from graphmem.settings import Settings
 
 
 def test_the_defaults_leave_the_embedded_store_alone(monkeypatch: pytest.MonkeyPatch):
     for name in ("GRAPHMEM_BACKEND", "GRAPHMEM_NEO4J_DATABASE"):
         monkeypatch.delenv(name, raising=False)
     settings = Settings()
-    assert settings.backend == "falkordb"
-    assert settings.neo4j_database == "neo4j"
+    assert settings.store.backend == "falkordb"
+    assert settings.neo4j.database == "neo4j"
 
 
 @pytest.mark.parametrize(
@@ -38,12 +38,12 @@ def test_wrong_neo4j_settings_are_refused(given: dict, message: str):
     "uri", ["bolt://db:7687", "neo4j://cluster:7687", "neo4j+s://x.databases.neo4j.io"]
 )
 def test_routing_direct_and_encrypted_uris_are_accepted(uri: str):
-    assert Settings(backend="neo4j", neo4j_uri=uri).neo4j_uri == uri
+    assert Settings(backend="neo4j", neo4j_uri=uri).neo4j.uri == uri
 
 
 def test_an_empty_database_name_means_the_home_database():
     assert (
-        Settings(backend="neo4j", neo4j_uri="bolt://db", neo4j_database="").neo4j_database is None
+        Settings(backend="neo4j", neo4j_uri="bolt://db", neo4j_database="").neo4j.database is None
     )
 
 
@@ -53,7 +53,7 @@ def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("GRAPHMEM_NEO4J_PASSWORD", "secret")
     monkeypatch.setenv("GRAPHMEM_NEO4J_POOL_SIZE", "7")
     settings = Settings()
-    assert settings.neo4j_password is not None
-    assert settings.neo4j_password.get_secret_value() == "secret"
+    assert settings.neo4j.password is not None
+    assert settings.neo4j.password.get_secret_value() == "secret"
     assert "secret" not in repr(settings)
-    assert settings.neo4j_pool_size == 7
+    assert settings.neo4j.pool_size == 7

@@ -10,22 +10,23 @@ from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.kinds import MemoryType, Tier
 from graphmem.domain.lifecycle import long_term_target, promotion_target
 from graphmem.domain.retention import RetentionRules
+from graphmem.settings.retention import load_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_defaults_match_the_shipped_file():
-    assert RetentionRules.load(ROOT / "retention_rules.yaml") == RetentionRules()
+    assert load_rules(ROOT / "retention_rules.yaml") == RetentionRules()
 
 
 def test_file_values_and_environment_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     path = tmp_path / "rules.yaml"
     path.write_text("promote_threshold: 0.7\nshort_term_max: 100\nstale_after_days: {working: 3}\n")
-    rules = RetentionRules.load(path)
+    rules = load_rules(path)
     assert (rules.promote_threshold, rules.short_term_max) == (0.7, 100)
     assert rules.stale_seconds(Tier.WORKING) == 3 * 86_400
     monkeypatch.setenv("GRAPHMEM_SHORT_TERM_MAX", "250")
-    assert RetentionRules.load(path).short_term_max == 250
+    assert load_rules(path).short_term_max == 250
 
 
 @pytest.mark.parametrize(
@@ -48,7 +49,7 @@ def test_bad_rules_name_the_field(tmp_path: Path, text: str, field: str):
     path = tmp_path / "rules.yaml"
     path.write_text(text)
     with pytest.raises(InvalidInputError) as error:
-        RetentionRules.load(path)
+        load_rules(path)
     assert error.value.field == field
 
 

@@ -23,13 +23,13 @@ from neo4j.exceptions import (
 )
 from pydantic import SecretStr
 
-from graphmem.domain.config import Settings
 from graphmem.domain.errors import (
     GraphMemError,
     InvalidInputError,
     StorageFullError,
     StoreUnavailableError,
 )
+from graphmem.settings import Settings
 from graphmem.store.errors import ErrorTable, Row, always
 from graphmem.store.errors_falkordb import FALKORDB_ERRORS
 from graphmem.store.errors_neo4j import NEO4J_ERRORS, NEO4J_START_ERRORS
@@ -196,7 +196,7 @@ START = Settings(
     neo4j_password=SecretStr("secret"),
     neo4j_database="memories",
 )
-NO_PASSWORD = START.model_copy(update={"neo4j_password": None})
+NO_PASSWORD = START.with_values(neo4j_password=None)
 WHERE = "Neo4j at neo4j://db.example:7687"
 
 START_CASES = [

@@ -25,6 +25,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from graphmem.domain.errors import InvalidInputError
 from graphmem.server.observability.request_ids import current_request_id
 from graphmem.services.telemetry import Event, Telemetry
+from graphmem.settings import env_name
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _BASE_KEYS = ("ts", "level", "logger", "message", "request_id")
@@ -47,7 +48,7 @@ _DEBUG_EVENTS = frozenset(
 
 
 class LogSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="GRAPHMEM_LOG_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix=env_name("log_"), extra="ignore")
 
     format: Literal["auto", "json", "text"] = "auto"
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
@@ -69,7 +70,7 @@ def log_settings(**given: Any) -> LogSettings:
         return LogSettings(**{k: v for k, v in given.items() if v is not None})
     except ValidationError as exc:
         error = exc.errors()[0]
-        name = f"GRAPHMEM_LOG_{str(error['loc'][0]).upper()}"
+        name = env_name(f"log_{error['loc'][0]}")
         allowed = "auto, json or text" if error["loc"][0] == "format" else ", ".join(LEVELS)
         raise InvalidInputError(
             f"{name}: must be one of {allowed}, got {error['input']!r}", field=name

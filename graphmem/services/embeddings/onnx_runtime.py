@@ -22,6 +22,7 @@ import numpy as np
 
 from graphmem.services.embeddings.base import EmbedderUnavailableError
 from graphmem.services.embeddings.model import ModelEmbedder
+from graphmem.settings import env_name
 
 MODEL_DIR = Path(__file__).resolve().parents[2] / "embedding_model"
 INT8 = MODEL_DIR / "model_int8.onnx"
@@ -61,7 +62,7 @@ class OnnxRuntime:
         except ImportError as exc:
             raise EmbedderUnavailableError(
                 "onnxruntime and tokenizers are not installed: pip install graphmem, "
-                "or set GRAPHMEM_EMBEDDER=none to run without embeddings"
+                f"or set {env_name('embedder')}=none to run without embeddings"
             ) from exc
         if not model.is_file():
             raise EmbedderUnavailableError(f"the embedding model is missing: {model}")

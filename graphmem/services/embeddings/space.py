@@ -13,6 +13,7 @@ from __future__ import annotations
 from graphmem.domain.errors import ConflictError
 from graphmem.services.embeddings.bge_runtime import BgeSmallEmbedder
 from graphmem.services.embeddings.model import MODEL_NAME
+from graphmem.settings import env_name
 from graphmem.store import Store
 
 UNRECORDED = MODEL_NAME
@@ -33,7 +34,7 @@ def claim(store: Store, model: str) -> None:
         raise ConflictError(
             f"embedder: this store's vectors are {held}'s and the embedder set is "
             f"{model}: searching one model's vectors with another's finds nothing "
-            f"it should; set GRAPHMEM_EMBEDDER={SETTINGS.get(held, '<its model>')}, "
+            f"it should; set {env_name('embedder')}={SETTINGS.get(held, '<its model>')}, "
             "or give this embedder a store of its own",
             field="embedder",
         )

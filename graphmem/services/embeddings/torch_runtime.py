@@ -15,6 +15,7 @@ import numpy as np
 
 from graphmem.services.embeddings.base import EmbedderUnavailableError
 from graphmem.services.embeddings.model import ModelEmbedder
+from graphmem.settings import env_name
 
 
 class TorchRuntime:
@@ -32,7 +33,7 @@ class TorchRuntime:
         except ImportError as exc:
             raise EmbedderUnavailableError(
                 "the torch embedder is not installed: pip install 'graphmem[torch]', "
-                "or set GRAPHMEM_EMBEDDER=minilm for the ONNX one"
+                f"or set {env_name('embedder')}=minilm for the ONNX one"
             ) from exc
         transformers_logging.disable_progress_bar()
         torch.set_num_threads(threads)
