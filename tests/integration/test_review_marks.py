@@ -17,13 +17,14 @@ from typer.testing import CliRunner
 from graphmem import Client, GraphMem
 from graphmem.cli import app
 from graphmem.domain.clock import ManualClock
-from graphmem.domain.dependencies import Change
+from graphmem.domain.dependencies import MAX_DEPTH, Change
 from graphmem.domain.errors import ConflictError
 from graphmem.domain.kinds import RelationType, Source
 from graphmem.domain.retention import RetentionRules
 from graphmem.graphql.app import create_app
 from graphmem.settings import Settings
 from graphmem.store import Store
+from tests.conftest import cypher
 from tests.integration.conftest import GraphQLClient, serve
 from tests.integration.test_mcp import call, http_server, over_http
 
@@ -99,6 +100,37 @@ def test_the_depth_setting_bounds_the_walk(store: Store, clock: ManualClock):
     ids = chain(gm, write(gm, "The release train leaves on Thursdays."))
     _supersede(gm, ids["base"])
     assert marked(gm, ids) - {"base"} == {"d1"}
+
+
+def test_a_chain_of_ten_thousand_is_marked_only_to_the_deepest_setting(
+    store: Store, clock: ManualClock
+):
+    """At the largest depth a setting allows, archiving the head of a 10,000-long
+    ENABLES chain marks exactly the ten memories after it, whatever follows."""
+    gm = GraphMem(store, clock=clock, rules=RetentionRules(cascade_depth=MAX_DEPTH))
+    ids = [
+        memory_id
+        for start in (0, 5_000)  # the most one batch takes
+        for memory_id in gm.remember_many(
+            [
+                {"content": f"Step {n} of the runbook.", "memory_type": "fact", "tier": "semantic"}
+                for n in range(start, start + 5_000)
+            ],
+            dedup=False,
+        )
+    ]
+    cypher(
+        store,
+        "UNWIND range(0, size($ids) - 2) AS i "
+        "MATCH (a:Memory {id: $ids[i]}), (b:Memory {id: $ids[i + 1]}) "
+        "CREATE (a)-[:ENABLES {created_at: 0.0, weight: 1.0}]->(b)",
+        {"ids": ids},
+    )
+    gm.archive(ids[0], "the runbook was retired")
+    marked_ids = [row[0] for row in cypher(
+        store, "MATCH (m:Memory) WHERE m.review_change IS NOT NULL RETURN m.id", {}
+    )]  # fmt: skip
+    assert sorted(marked_ids) == sorted(ids[1 : MAX_DEPTH + 1])
 
 
 def test_a_cycle_ends_and_marks_each_memory_once(gm: GraphMem):
