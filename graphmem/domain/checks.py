@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Annotated, Any, TypeVar
 
 from pydantic import (
@@ -195,6 +196,17 @@ class InputModel(BaseModel):
 
 
 M = TypeVar("M", bound=BaseModel)
+E = TypeVar("E", bound=StrEnum)
+
+
+def choice(kind: type[E], value: str, field: str) -> E:
+    """``value`` as one of ``kind``'s values; anything else names the field and
+    every value it may take."""
+    try:
+        return kind(value)
+    except ValueError:
+        allowed = ", ".join(member.value for member in kind)
+        raise InvalidInputError(f"{field}: must be one of {allowed}", field=field) from None
 
 
 def parse(model: type[M], data: Any) -> M:

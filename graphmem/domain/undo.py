@@ -16,7 +16,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphmem.domain.errors import InvalidInputError
+from graphmem.domain.checks import choice
 
 
 class Curation(StrEnum):
@@ -40,11 +40,7 @@ class Curation(StrEnum):
 
 def curation_of(value: Curation | str) -> Curation:
     """``value`` as a curation; anything else names the field and the choices."""
-    try:
-        return Curation(value)
-    except ValueError:
-        kinds = ", ".join(c.value for c in Curation)
-        raise InvalidInputError(f"curation: must be one of {kinds}", field="curation") from None
+    return choice(Curation, value, "curation")
 
 
 class UndoResult(BaseModel):

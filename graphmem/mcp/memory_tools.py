@@ -10,7 +10,6 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from graphmem.domain import capsules
-from graphmem.domain.checks import Identifier
 from graphmem.domain.models import MemoryInput
 from graphmem.domain.undo import Curation, UndoResult
 from graphmem.mcp import results
@@ -30,7 +29,9 @@ from graphmem.mcp.vocabulary import (
     MemoryId,
     Rationale,
     RelationType,
+    acting,
     memory_id,
+    reason,
 )
 
 MEMORY_TOOLS = (
@@ -141,18 +142,8 @@ MEMORY_TOOLS = (
             memory_id("from_id"),
             memory_id("to_id"),
             own("type", RelationType),
-            own(
-                "reason",
-                Annotated[
-                    str, Field(min_length=1, max_length=500, description="Why it is removed.")
-                ],
-            ),
-            own(
-                "agent_id",
-                Annotated[Identifier | None, Field(description="Who removes it.")],
-                None,
-                into="removed_by",
-            ),
+            reason("Why it is removed."),
+            acting("removed_by", "Who removes it."),
         ],
         RelationView,
     ),
@@ -170,16 +161,8 @@ MEMORY_TOOLS = (
                 Annotated[Curation, Field(description="What to take back.")],
             ),
             memory_id(),
-            own(
-                "reason",
-                Annotated[str, Field(min_length=1, max_length=500, description="Why.")],
-            ),
-            own(
-                "agent_id",
-                Annotated[Identifier | None, Field(description="Who undoes it.")],
-                None,
-                into="by",
-            ),
+            reason("Why."),
+            acting("by", "Who undoes it."),
         ],
         UndoResult,
         lambda done, _called: done,

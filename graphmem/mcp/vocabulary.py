@@ -46,3 +46,13 @@ AS_OF = (
 def memory_id(name: str = "id") -> Param:
     """A memory's id, passed to GraphMem as ``memory_id`` when the tool calls it ``id``."""
     return own(name, MemoryId, into="memory_id" if name == "id" else name)
+
+
+def reason(says: str) -> Param:
+    """Why a logged change is made: required, as long as a rejection's reason."""
+    return own("reason", Annotated[str, Field(min_length=1, max_length=500, description=says)])
+
+
+def acting(into: str, says: str) -> Param:
+    """``agent_id``: who a logged change names, passed as ``into`` (the API key when absent)."""
+    return own("agent_id", Annotated[Identifier | None, Field(description=says)], None, into=into)

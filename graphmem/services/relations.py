@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graphmem.domain.checks import MAX_PAGE_SIZE, MAX_RATIONALE_CHARS, check_text
+from graphmem.domain.checks import MAX_PAGE_SIZE, MAX_RATIONALE_CHARS, check_text, choice
 from graphmem.domain.dependencies import Change
 from graphmem.domain.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.domain.ids import new_id
@@ -180,8 +180,4 @@ MAX_REMOVED_BY_CHARS = 200
 
 
 def _relation_type(value: RelationType | str) -> RelationType:
-    try:
-        return RelationType(value)
-    except ValueError:
-        allowed = ", ".join(t.value for t in RelationType)
-        raise InvalidInputError(f"type: must be one of {allowed}", field="type") from None
+    return choice(RelationType, value, "type")
