@@ -35,10 +35,11 @@ STOOD_AT = (
     "Answer as the store stood at this past time (ISO 8601): the memories that held then, "
     "with the tiers and statuses they had."
 )
+"""``as_of`` to an agent, on every tool that takes it (``graphmem.mcp.vocabulary``)."""
 LESS_CERTAIN = "Leave out memories less certain than this."
 HAPPENED_AFTER = "Only what happened at or after this time (ISO 8601)."
 HAPPENED_BEFORE = "Only what happened before this time (ISO 8601)."
-"""How the tools word a filter many of them share (``graphmem.mcp.vocabulary``)."""
+"""How the tools word the filters both requests take, in one wording."""
 
 
 ALIASES = (Identifier, Epoch)
