@@ -7,11 +7,16 @@ an agent was shown.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import inspect
+import types
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Annotated, Any
+from enum import Enum
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 import typer
+from annotated_types import Ge, Le
+from pydantic import BaseModel
 from rich.console import Console
 from rich.progress import Progress, TaskID
 from rich.table import Table
@@ -37,21 +42,19 @@ from graphmem.domain.checks import parse
 from graphmem.domain.models import Memory
 from graphmem.domain.retrieval import (
     ContextItem,
+    ContextRequest,
     ContextResult,
     GraphPath,
     RetrieverHit,
     SearchRequest,
     SearchResult,
 )
-from graphmem.domain.retrieval.context import (
-    DEFAULT_MAX_RESULTS,
-    DEFAULT_MIN_CONFIDENCE,
-    DEFAULT_RECENCY_WEIGHT,
-    parse_request,
-)
-from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE, MIN_RELEVANCE_HELP
+from graphmem.domain.retrieval.arguments import REQUIRED, Argument, arguments
+from graphmem.domain.retrieval.context import parse_request
 from graphmem.domain.scoring import ScoreComponent
 from graphmem.settings import Settings
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")]
 OccurredAfterOption = Annotated[
@@ -62,19 +65,80 @@ OccurredBeforeOption = Annotated[
     str | None,
     typer.Option(help="Only what happened before this time (ISO 8601).", show_default=False),
 ]
-MinRelevanceOption = Annotated[
-    float,
-    typer.Option(help=MIN_RELEVANCE_HELP),
-]
+
+
+def options_of(model: type[BaseModel], *, spelled: Sequence[str]) -> Callable[[F], F]:
+    """The command with an option for each field of ``model`` (a request) besides
+    those it ``spelled`` its own way (a shorter name, an argument, a negated flag),
+    taking its help, limits and default from the model; the command gets them as
+    keywords, to validate as they came. A field added to the model is an option
+    without a line here."""
+
+    def decorate(command: F) -> F:
+        signature = inspect.signature(command, eval_str=True)
+        own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        derived = [_option(a) for a in arguments(model) if a.name not in spelled]
+        # Before the options every command has (--json, --project, --agent).
+        at = next((n for n, p in enumerate(own) if p.name == "as_json"), len(own))
+        command.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=[*own[:at], *derived, *own[at:]]
+        )
+        return command
+
+    return decorate
+
+
+def _option(argument: Argument) -> inspect.Parameter:
+    """A request field as a typer option: ``--max-results``, a flag for a boolean,
+    repeated for a list, text for anything the model reads from text (an id, a
+    time, an enum)."""
+    flag = "--" + argument.name.replace("_", "-")
+    default = None if argument.default is REQUIRED else argument.default
+    kind: Any = _typed(argument.annotation)
+    if kind is bool and default is True:
+        flag = f"{flag}/--no-{flag[2:]}"
+    if isinstance(default, Enum):
+        default = default.value
+    option = typer.Option(flag, help=_help(argument), show_default=default is not None)
+    return inspect.Parameter(
+        argument.name,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        default=default,
+        annotation=Annotated[kind, option],
+    )
+
+
+REPEATED = list[str] | None
+"""A list option: given once per item."""
+
+
+def _typed(annotation: Any) -> Any:
+    """What typer parses an option of ``annotation`` as; the model checks the rest."""
+    optional = get_origin(annotation) in (Union, types.UnionType)
+    (kind,) = [a for a in get_args(annotation) if a is not type(None)] if optional else [annotation]
+    if kind in (bool, int, float):
+        return kind
+    if get_origin(kind) is list:
+        return REPEATED
+    return str | None
+
+
+def _help(argument: Argument) -> str:
+    """The field's description, and its range when it has one."""
+    low = next((m.ge for m in argument.info.metadata if isinstance(m, Ge)), None)
+    high = next((m.le for m in argument.info.metadata if isinstance(m, Le)), None)
+    shown = argument.info.description or ""
+    if _typed(argument.annotation) == REPEATED:
+        shown += " Repeat for more."
+    return shown if low is None or high is None else f"{shown} {low:g} to {high:g}."
 
 
 @app.command()
+@options_of(SearchRequest, spelled=("query", "mode", "filters", "as_of"))
 def search(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="What to look for.")],
     mode: Annotated[str, typer.Option(help="HYBRID, VECTOR, FULLTEXT or GRAPH.")] = "HYBRID",
-    limit: Annotated[int, typer.Option(help="How many hits, 1 to 50.")] = 10,
-    depth: Annotated[int, typer.Option(help="Relations walked from each hit, 0 to 3.")] = 1,
     types: Annotated[
         list[str] | None,
         typer.Option("--type", help=f"Only this type; repeat for more. {TYPES_HELP}."),
@@ -105,24 +169,22 @@ def search(
             "--include-superseded", help="Show superseded hits rather than their successors."
         ),
     ] = False,
-    min_relevance: MinRelevanceOption = DEFAULT_MIN_RELEVANCE,
     occurred_after: OccurredAfterOption = None,
     occurred_before: OccurredBeforeOption = None,
     as_of: AsOfOption = None,
     as_json: JsonOption = False,
     project: ProjectOption = None,
     agent: AgentOption = None,
+    **asked: Any,
 ) -> None:
     """Search memories by meaning, words and relations; every hit explains its score."""
     with reported_errors():
         request = parse(
             SearchRequest,
             {
+                **asked,
                 "query": query,
                 "mode": mode.upper(),
-                "limit": limit,
-                "depth": depth,
-                "min_relevance": min_relevance,
                 "as_of": time_arg(as_of),
                 "filters": {
                     "types": types or [],
@@ -199,6 +261,10 @@ def _show_search(result: SearchResult) -> None:
 
 
 @app.command()
+@options_of(
+    ContextRequest,
+    spelled=("context_hint", "include_types", "include_archived", "session_id", "as_of"),
+)
 def context(
     ctx: typer.Context,
     hint: Annotated[str, typer.Argument(help="What the agent is about to do or discuss.")],
@@ -206,18 +272,6 @@ def context(
         list[str] | None,
         typer.Option("--type", help=f"Only this type; repeat for more. {TYPES_HELP}."),
     ] = None,
-    min_confidence: Annotated[
-        float, typer.Option(help="Leave out memories below this confidence.")
-    ] = DEFAULT_MIN_CONFIDENCE,
-    max_results: Annotated[
-        int, typer.Option(help="How many memories, 1 to 50.")
-    ] = DEFAULT_MAX_RESULTS,
-    recency_weight: Annotated[
-        float, typer.Option(help="Weight of recency; the others rebalance around it.")
-    ] = DEFAULT_RECENCY_WEIGHT,
-    include_superseded: Annotated[
-        bool, typer.Option("--include-superseded", help="Also superseded memories.")
-    ] = False,
     include_archived: Annotated[
         bool,
         typer.Option(
@@ -231,30 +285,22 @@ def context(
         bool,
         typer.Option("--no-record-access", help="Do not count this as a retrieval of the results."),
     ] = False,
-    min_relevance: MinRelevanceOption = DEFAULT_MIN_RELEVANCE,
-    occurred_after: OccurredAfterOption = None,
-    occurred_before: OccurredBeforeOption = None,
     as_of: AsOfOption = None,
     as_json: JsonOption = False,
     project: ProjectOption = None,
     agent: AgentOption = None,
+    **asked: Any,
 ) -> None:
     """What an agent should know right now (knowledgeContext), each score explained."""
     record_access = False if no_record_access else None
     with reported_errors():
         request = parse_request(
             {
+                **asked,
                 "context_hint": hint,
                 "include_types": types or None,
-                "min_confidence": min_confidence,
-                "max_results": max_results,
-                "recency_weight": recency_weight,
-                "include_superseded": include_superseded,
                 "include_archived": include_archived,
                 "session_id": session,
-                "min_relevance": min_relevance,
-                "occurred_after": occurred_after,
-                "occurred_before": occurred_before,
                 "as_of": as_of,
             }
         )

@@ -20,13 +20,7 @@ from strawberry.scalars import JSON
 from graphmem.domain import checks, kinds
 from graphmem.domain import retrieval as domain
 from graphmem.domain.retrieval import prompt
-from graphmem.domain.retrieval.context import (
-    DEFAULT_MAX_RESULTS,
-    DEFAULT_MIN_CONFIDENCE,
-    DEFAULT_RECENCY_WEIGHT,
-    parse_request,
-)
-from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE, MIN_RELEVANCE_HELP
+from graphmem.domain.retrieval.context import parse_request
 from graphmem.domain.scoring import ScoreComponent as DomainComponent
 from graphmem.graphql.errors import parse_input
 from graphmem.graphql.failures import FailureCapsule
@@ -34,6 +28,7 @@ from graphmem.graphql.operations import ProjectId, write
 from graphmem.graphql.types.common import Info, domain_default
 from graphmem.graphql.types.memory import Memory
 from graphmem.graphql.types.relations import Relation
+from graphmem.graphql.types.requests import arguments_of
 from graphmem.graphql.types.scores import ScoreComponent
 
 strawberry.enum(
@@ -50,11 +45,8 @@ strawberry.enum(
     "or FEEDBACK (a short query's candidates scored again with the words of its best hits).",
 )
 
-AS_OF_HELP = (
-    "Answer as the store stood at this past time: the memories that held then (written "
-    "by then, validFrom <= asOf < validTo), with the tiers and statuses they had; empty "
-    "before the project existed, INVALID_INPUT more than a few minutes in the future."
-)
+AFTER_SESSION = {"record_access": "session_id", "project_id": "session_id"}
+"""Where knowledgeContext's own arguments stand among its request's."""
 
 
 def _components(components: list[DomainComponent]) -> list[ScoreComponent]:
@@ -346,59 +338,17 @@ class RetrievalQuery:
         "recordAccess is false; retrieval is not use, so accessCount, recency and importance "
         "stay as they are."
     )
+    @arguments_of(domain.ContextRequest, placed=AFTER_SESSION)
     async def knowledge_context(
         self,
         info: Info,
-        context_hint: str,
-        include_types: list[kinds.MemoryType] | None = None,
-        min_confidence: float = DEFAULT_MIN_CONFIDENCE,
-        max_results: int = DEFAULT_MAX_RESULTS,
-        recency_weight: float = DEFAULT_RECENCY_WEIGHT,
-        include_superseded: bool = False,
-        include_archived: Annotated[
-            bool,
-            strawberry.argument(
-                description="Also archived memories, each marked archived (they are not "
-                "counted as used; restoring one is)."
-            ),
-        ] = False,
-        session_id: strawberry.ID | None = None,
+        *,
         record_access: bool | None = None,
         project_id: ProjectId = None,
-        min_relevance: Annotated[
-            float, strawberry.argument(description=MIN_RELEVANCE_HELP)
-        ] = DEFAULT_MIN_RELEVANCE,
-        occurred_after: Annotated[
-            datetime | None,
-            strawberry.argument(description="Only what happened at or after this time."),
-        ] = None,
-        occurred_before: Annotated[
-            datetime | None, strawberry.argument(description="Only what happened before this time.")
-        ] = None,
-        as_of: Annotated[
-            datetime | None,
-            strawberry.argument(
-                description=AS_OF_HELP + " Nothing is counted as retrieved.",
-            ),
-        ] = None,
         agent_id: AgentId = None,
+        **asked: Any,
     ) -> ContextResult:
-        request = parse_request(
-            {
-                "context_hint": context_hint,
-                "include_types": include_types,
-                "min_confidence": min_confidence,
-                "max_results": max_results,
-                "recency_weight": recency_weight,
-                "include_superseded": include_superseded,
-                "include_archived": include_archived,
-                "session_id": session_id,
-                "min_relevance": min_relevance,
-                "occurred_after": occurred_after,
-                "occurred_before": occurred_before,
-                "as_of": as_of,
-            }
-        )
+        request = parse_request(asked)
         gm = info.context.gm
         result = await write(
             info,
@@ -421,40 +371,21 @@ class RetrievalQuery:
         description="Hybrid search over vectors, full text and relations; every hit explains "
         "its score."
     )
+    @arguments_of(
+        domain.SearchRequest,
+        inputs={domain.SearchFilters: SearchFilters},
+        placed={"project_id": "relation_types"},
+    )
     async def search(
         self,
         info: Info,
-        query: str,
-        mode: domain.SearchMode = domain.SearchMode.HYBRID,
-        limit: int = 10,
-        filters: SearchFilters | None = None,
-        depth: int = 1,
-        relation_types: list[kinds.RelationType] | None = None,
+        *,
         project_id: ProjectId = None,
-        min_relevance: Annotated[
-            float, strawberry.argument(description=MIN_RELEVANCE_HELP)
-        ] = DEFAULT_MIN_RELEVANCE,
-        as_of: Annotated[
-            datetime | None,
-            strawberry.argument(
-                description=AS_OF_HELP + " Relations are walked as they were; a superseded "
-                "memory is not replaced (it had stopped holding).",
-            ),
-        ] = None,
         agent_id: AgentId = None,
+        **asked: Any,
     ) -> SearchResult:
         request = checks.parse(
-            domain.SearchRequest,
-            {
-                "query": query,
-                "mode": mode,
-                "limit": limit,
-                "filters": _parsed(filters),
-                "depth": depth,
-                "relation_types": relation_types,
-                "min_relevance": min_relevance,
-                "as_of": as_of,
-            },
+            domain.SearchRequest, {**asked, "filters": _parsed(asked.get("filters"))}
         )
         result = await run_in_threadpool(
             info.context.gm.search, request, project_id=project_id, agent_id=agent_id

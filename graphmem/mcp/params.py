@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, StringConstraints
 from pydantic_core import PydanticUndefined
 
 from graphmem.domain.checks import Epoch
+from graphmem.domain.retrieval.arguments import arguments
 
 IsoTime = Annotated[str, Field(max_length=64)]
 """A time as an agent writes it: ISO 8601."""
@@ -43,6 +44,8 @@ class Param:
     field; ``()`` for a top-level one); ``None``: not part of the request."""
     shape: Callable[[Any], Any] | None = None
     """What the argument is passed as, from what the client gave."""
+    follows: str | None = None
+    """The request field it is offered after (``request_fields``)."""
 
 
 def own(
@@ -53,27 +56,45 @@ def own(
     into: str | None = None,
     at: tuple[str, ...] | None = None,
     shape: Callable[[Any], Any] | None = None,
+    follows: str | None = None,
 ) -> Param:
     """A parameter the tool declares itself, passed to ``GraphMem`` as ``into``
     (its own name by default), or placed in the request ``at`` a path."""
-    return Param(name, annotation, default, into or name, at, shape)
+    return Param(name, annotation, default, into or name, at, shape, follows)
 
 
 def fields(model: type[BaseModel], *, at: tuple[str, ...] = (), **described: str) -> list[Param]:
     """The fields of ``model`` named in ``described``, in that order, each with its
     description; ``at`` is where ``model`` sits in the request."""
+    return [_param(model, name, description, at) for name, description in described.items()]
+
+
+def request_fields(
+    model: type[BaseModel], *names: str, at: tuple[str, ...] = (), after: Sequence[Param] = ()
+) -> list[Param]:
+    """The fields of a request model named (every field, in its order, when none
+    is), each described as the model words it for an agent
+    (``graphmem.domain.retrieval.arguments``); ``after``: the tool's own
+    parameters, each offered behind the field its ``follows`` names."""
+    described = {a.name: a.described("mcp") for a in arguments(model)}
     found = []
-    for name, description in described.items():
-        info = model.model_fields[name]
-        shown = [m for m in map(_constraint, info.metadata) if m is not None]
-        annotation: Any = Annotated[
-            (_shown(info.annotation), *shown, Field(description=description))
-        ]
-        default = info.get_default(call_default_factory=True)
-        if isinstance(default, list):
-            default = tuple(default)
-        found.append(Param(name, annotation, default, name, at))
+    for name in names or tuple(described):
+        found.append(_param(model, name, described[name], at))
+        found += [p for p in after if p.follows == name]
     return found
+
+
+def _param(
+    model: type[BaseModel], name: str, description: str | None, at: tuple[str, ...]
+) -> Param:
+    """One field of ``model`` with the type, limits and default it is validated with."""
+    info = model.model_fields[name]
+    shown = [m for m in map(_constraint, info.metadata) if m is not None]
+    annotation: Any = Annotated[(_shown(info.annotation), *shown, Field(description=description))]
+    default = info.get_default(call_default_factory=True)
+    if isinstance(default, list):
+        default = tuple(default)
+    return Param(name, annotation, default, name, at)
 
 
 def _shown(annotation: Any) -> Any:

@@ -13,7 +13,7 @@ from graphmem.domain import kinds
 from graphmem.domain import retrieval as domain
 from graphmem.domain.retrieval import search as search_limits
 from graphmem.mcp import results
-from graphmem.mcp.params import IsoTime, fields, own
+from graphmem.mcp.params import IsoTime, own, request_fields
 from graphmem.mcp.results import (
     ContextView,
     MemoriesView,
@@ -23,17 +23,15 @@ from graphmem.mcp.results import (
 from graphmem.mcp.tool import Tool
 from graphmem.mcp.vocabulary import (
     AS_OF,
-    MIN_CONFIDENCE,
-    MIN_RELEVANCE,
-    OCCURRED_AFTER,
-    OCCURRED_BEFORE,
     READ_ONLY,
-    TAGS,
     MemoryId,
     ViewOf,
     memory_id,
 )
 from graphmem.settings import MAX_ALIASES
+
+RELATIONS_WALKED = domain.SearchRequest.model_fields["relation_types"].description
+"""Said of the relations search walks, which a tool takes as null when omitted."""
 
 MAX_IDS = MAX_ALIASES
 """Memories read in one call: as many as one GraphQL document asks for by id."""
@@ -48,36 +46,22 @@ RETRIEVAL_TOOLS = (
         "says a memory helped).",
         ToolAnnotations(read_only_hint=False, open_world_hint=False),
         [
-            *fields(
+            *request_fields(
                 domain.ContextRequest,
-                context_hint="What you are about to do or discuss; memories are matched "
-                "against it.",
-                include_types="Only memories of these types; all types when omitted.",
-                min_confidence=MIN_CONFIDENCE,
-                max_results="How many memories.",
-                recency_weight="Weight of recency; the other factors rebalance to sum to 1.",
-                include_superseded="Also return memories a newer one supersedes.",
-                include_archived="Also archived memories, each marked archived (restore one "
-                "to use it again).",
-                session_id="Only this session's memories.",
-            ),
-            own(
-                "record_access",
-                Annotated[
-                    bool | None,
-                    Field(
-                        description="Count a retrieval on each returned memory; the server's "
-                        "setting when omitted."
-                    ),
+                after=[
+                    own(
+                        "record_access",
+                        Annotated[
+                            bool | None,
+                            Field(
+                                description="Count a retrieval on each returned memory; the "
+                                "server's setting when omitted."
+                            ),
+                        ],
+                        None,
+                        follows="session_id",
+                    )
                 ],
-                None,
-            ),
-            *fields(
-                domain.ContextRequest,
-                min_relevance=MIN_RELEVANCE,
-                occurred_after=OCCURRED_AFTER,
-                occurred_before=OCCURRED_BEFORE,
-                as_of=AS_OF,
             ),
             own("agent_id", ViewOf, None),
         ],
@@ -94,49 +78,35 @@ RETRIEVAL_TOOLS = (
         "time ranks memories by how near their time is to it.",
         READ_ONLY,
         [
-            *fields(
-                domain.SearchRequest,
-                query="What to look for, in words.",
-                mode="HYBRID: both indexes plus relations; VECTOR or FULLTEXT: one index; "
-                "GRAPH: both indexes plus at least one relation walked from the best few hits, "
-                "with no cap on what that brings in.",
-                limit="How many hits.",
-                depth="Relations walked from each hit.",
-            ),
+            *request_fields(domain.SearchRequest, "query", "mode", "limit", "depth"),
             # Omitted, the request's own default: the relations worth walking.
             own(
                 "relation_types",
                 Annotated[
                     list[kinds.RelationType] | None,
-                    Field(
-                        description="Relations to walk (not SUPERSEDES); ENABLES, CONSTRAINS "
-                        "and RELATED_TO when omitted."
-                    ),
+                    Field(description=RELATIONS_WALKED),
                 ],
                 None,
                 at=(),
             ),
-            *fields(
+            *request_fields(
                 domain.SearchFilters,
+                "types",
+                "tiers",
+                "statuses",
+                "tags",
+                "session_id",
+                "min_confidence",
+                "include_candidates",
+                "include_archived",
+                "include_superseded",
                 at=("filters",),
-                types="Only memories of these types.",
-                tiers="Only these tiers.",
-                statuses="Only these statuses.",
-                tags=TAGS,
-                session_id="Only this session's.",
-                min_confidence=MIN_CONFIDENCE,
-                include_candidates="Also unconfirmed candidates.",
-                include_archived="Also archived memories; each such hit is marked archived.",
-                include_superseded="Keep superseded hits instead of their successors.",
             ),
-            *fields(domain.SearchRequest, min_relevance=MIN_RELEVANCE),
-            *fields(
-                domain.SearchFilters,
-                at=("filters",),
-                occurred_after=OCCURRED_AFTER,
-                occurred_before=OCCURRED_BEFORE,
+            *request_fields(domain.SearchRequest, "min_relevance"),
+            *request_fields(
+                domain.SearchFilters, "occurred_after", "occurred_before", at=("filters",)
             ),
-            *fields(domain.SearchRequest, as_of=AS_OF),
+            *request_fields(domain.SearchRequest, "as_of"),
             own("agent_id", ViewOf, None),
         ],
         SearchView,

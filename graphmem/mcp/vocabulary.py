@@ -11,7 +11,7 @@ from pydantic import Field
 
 from graphmem.domain import checks, kinds
 from graphmem.domain.checks import Identifier
-from graphmem.domain.retrieval.fusion import MIN_RELEVANCE_HELP
+from graphmem.domain.retrieval.arguments import STOOD_AT
 from graphmem.mcp.params import Param, own
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -33,14 +33,9 @@ Rationale = Annotated[
 ]
 RelationType = Annotated[kinds.RelationType, Field(description="The relation's type.")]
 TAGS = "Every one of these tags."
-MIN_CONFIDENCE = "Leave out memories less certain than this."
-MIN_RELEVANCE = MIN_RELEVANCE_HELP
-OCCURRED_AFTER = "Only what happened at or after this time (ISO 8601)."
-OCCURRED_BEFORE = "Only what happened before this time (ISO 8601)."
-AS_OF = (
-    "Answer as the store stood at this past time (ISO 8601): the memories that held then, "
-    "with the tiers and statuses they had."
-)
+AS_OF = STOOD_AT
+"""The retrieval requests word their own fields (``graphmem.domain.retrieval.arguments``);
+the tools that take a time but no request say it as they do."""
 
 
 def memory_id(name: str = "id") -> Param:

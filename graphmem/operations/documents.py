@@ -8,14 +8,20 @@ bad value fails before any request with the same error and message.
 from __future__ import annotations
 
 import json
+import types
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, Union, get_args, get_origin
 
-from graphmem.domain.checks import check_identifier, epoch_seconds
+from pydantic import BaseModel
+
+from graphmem.domain.checks import Epoch, Identifier, check_identifier, epoch_seconds
 from graphmem.domain.clock import as_datetime
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.kinds import RelationType
 from graphmem.domain.models import Memory, MemoryInput
+from graphmem.domain.retrieval.arguments import Argument, arguments
 from graphmem.operations.codec import encode, read
 from graphmem.operations.requests import Call
 
@@ -49,6 +55,83 @@ CAPSULE = """
 COMPONENTS = "components { name value weight contribution }"
 HITS = "retrievers { retriever rank score }"
 JOB = "id projectId state submittedAt finishedAt error"
+
+
+@dataclass(frozen=True)
+class Extra:
+    """An argument of a request's GraphQL field that its model does not hold: the
+    project, the agent view, whether access is counted."""
+
+    name: str
+    """As GraphQL spells it."""
+    type: str
+    value: Any
+
+
+def requested(
+    field: str, request: BaseModel, selection: str, *extras: Extra
+) -> tuple[str, dict[str, Any]]:
+    """The document asking ``field`` with every field of ``request`` as an argument
+    (``graphmem.domain.retrieval.arguments``) besides ``extras``, and its
+    variables: one variable an argument, named and typed as the argument."""
+    declared: list[tuple[str, str, Any]] = []
+    for argument in arguments(type(request)):
+        value = value_of(argument, getattr(request, argument.name))
+        declared.append((argument.camel, graphql_type(argument), value))
+    declared += [(e.name, e.type, e.value) for e in extras]
+    params = ", ".join(f"${name}: {kind}" for name, kind, _ in declared)
+    given = ", ".join(f"{name}: ${name}" for name, _, _ in declared)
+    document = f"query({params}) {{ {field}({given}) {selection} }}"
+    return document, {name: value for name, _, value in declared}
+
+
+_NAMED: dict[Any, str] = {
+    Identifier: "ID",
+    Epoch: "DateTime",
+    datetime: "DateTime",
+    str: "String",
+    int: "Int",
+    float: "Float",
+    bool: "Boolean",
+}
+"""The GraphQL scalar of each plain type a request field has; enums and nested
+models are named as their classes are (the server's types are those classes)."""
+
+
+def graphql_type(argument: Argument) -> str:
+    """The argument's GraphQL type, as a variable is declared with it."""
+    return _named(argument.annotation) + ("" if argument.nullable else "!")
+
+
+def _named(annotation: Any) -> str:
+    if annotation in _NAMED:
+        return _NAMED[annotation]
+    origin = get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        (inner,) = [arg for arg in get_args(annotation) if arg is not type(None)]
+        return _named(inner)
+    if origin is Annotated:
+        return _named(get_args(annotation)[0])
+    if origin is list:
+        (item,) = get_args(annotation)
+        return f"[{_named(item)}!]"
+    return str(annotation.__name__)
+
+
+def value_of(argument: Argument, value: Any) -> Any:
+    """A validated request field's value as the server reads it: enums by name,
+    times (a ``datetime``, or epoch seconds where the field is an ``Epoch``) as
+    ISO date-times, a model field by field."""
+    if Epoch in (argument.annotation, *get_args(argument.annotation)):
+        return iso(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, BaseModel):
+        return {
+            nested.camel: value_of(nested, getattr(value, nested.name))
+            for nested in arguments(type(value))
+        }
+    return encode(value)
 
 
 def memory_call(document: str, field: str, variables: Mapping[str, Any]) -> Call[Memory]:

@@ -18,7 +18,7 @@ from graphmem.domain.retrieval import (
     SearchResult,
 )
 from graphmem.operations import documents as doc
-from graphmem.operations.codec import encode, read
+from graphmem.operations.codec import read
 from graphmem.operations.entry import Entry, operation
 from graphmem.operations.requests import Call
 
@@ -27,6 +27,24 @@ KNOWLEDGE_CONTEXT_TOOL = Entry(
 )
 """knowledgeContext as an LLM tool's JSON schema: the server's own answer, the
 same in every project."""
+
+
+CONTEXT = f"""{{
+  items {{ memory {{ ...M }} score {doc.COMPONENTS} {doc.HITS}
+           failure {{ {doc.CAPSULE} }}
+           path {{ seedId factor steps {{ type fromId toId }} }} }}
+  weights {{ name weight }} maxAccessCount candidates notes tookMs
+}}"""
+"""What the client asks of a knowledgeContext answer: all of it."""
+
+HITS = f"""{{
+  hits {{ memory {{ ...M }} score explanation {{
+    {doc.COMPONENTS} {doc.HITS} replaces notes
+    path {{ seedId factor steps {{ type fromId toId }} }}
+  }} }}
+  mode retrievers notes tookMs
+}}"""
+"""What the client asks of a search answer: all of it."""
 
 
 class RetrievalOperations:
@@ -42,48 +60,20 @@ class RetrievalOperations:
         """What an agent should know right now, best first (see ``GraphMem.knowledge_context``)."""
         asked = retrieval_request(ContextRequest, "context_hint", context_hint, options)
         request = parse(ContextRequest, asked)
-        document = f"""query($hint: String!, $types: [MemoryType!], $minConfidence: Float!,
-                            $max: Int!, $recency: Float!, $superseded: Boolean!,
-                            $archived: Boolean!, $session: ID, $access: Boolean, $p: ID,
-                            $minRelevance: Float!, $after: DateTime, $before: DateTime,
-                            $asOf: DateTime, $agent: ID) {{
-          knowledgeContext(contextHint: $hint, includeTypes: $types,
-                           minConfidence: $minConfidence, maxResults: $max,
-                           recencyWeight: $recency, includeSuperseded: $superseded,
-                           includeArchived: $archived, sessionId: $session,
-                           recordAccess: $access, projectId: $p,
-                           minRelevance: $minRelevance, occurredAfter: $after,
-                           occurredBefore: $before, asOf: $asOf, agentId: $agent) {{
-            items {{ memory {{ ...M }} score {doc.COMPONENTS} {doc.HITS}
-                     failure {{ {doc.CAPSULE} }}
-                     path {{ seedId factor steps {{ type fromId toId }} }} }}
-            weights {{ name weight }} maxAccessCount candidates notes tookMs
-          }}
-        }}"""
+        document, variables = doc.requested(
+            "knowledgeContext",
+            request,
+            CONTEXT,
+            doc.Extra("recordAccess", "Boolean", record_access),
+            doc.Extra("projectId", "ID", project_id),
+            doc.Extra("agentId", "ID", doc.agent(agent_id)),
+        )
 
         def result(data: dict[str, Any]) -> ContextResult:
             found = data["knowledgeContext"]
             weights = {w["name"]: w["weight"] for w in found["weights"]}
             return read(ContextResult, {**found, "weights": weights})
 
-        after, before, as_of = request.occurred_after, request.occurred_before, request.as_of
-        variables = {
-            "hint": request.context_hint,
-            "types": encode(request.include_types),
-            "minConfidence": request.min_confidence,
-            "max": request.max_results,
-            "recency": request.recency_weight,
-            "superseded": request.include_superseded,
-            "archived": request.include_archived,
-            "session": request.session_id,
-            "access": record_access,
-            "p": project_id,
-            "minRelevance": request.min_relevance,
-            "after": after.isoformat() if after else None,
-            "before": before.isoformat() if before else None,
-            "asOf": as_of.isoformat() if as_of else None,
-            "agent": doc.agent(agent_id),
-        }
         return Call(document + doc.MEMORY, variables, result)
 
     @operation(Role.READ)
@@ -96,34 +86,16 @@ class RetrievalOperations:
     ) -> Call[SearchResult]:
         """Hybrid search over vectors, full text and relations; every hit explains itself."""
         request = parse(SearchRequest, retrieval_request(SearchRequest, "query", query, options))
-        document = f"""query($query: String!, $mode: SearchMode!, $limit: Int!,
-                            $filters: SearchFilters, $depth: Int!, $types: [RelationType!],
-                            $p: ID, $minRelevance: Float!, $asOf: DateTime, $agent: ID) {{
-          search(query: $query, mode: $mode, limit: $limit, filters: $filters, depth: $depth,
-                 relationTypes: $types, projectId: $p, minRelevance: $minRelevance,
-                 asOf: $asOf, agentId: $agent) {{
-            hits {{ memory {{ ...M }} score explanation {{
-              {doc.COMPONENTS} {doc.HITS} replaces notes
-              path {{ seedId factor steps {{ type fromId toId }} }}
-            }} }}
-            mode retrievers notes tookMs
-          }}
-        }}"""
-        filters = encode(request.filters)
-        for bound in ("createdAfter", "createdBefore", "occurredAfter", "occurredBefore"):
+        document, variables = doc.requested(
+            "search",
+            request,
+            HITS,
+            doc.Extra("projectId", "ID", project_id),
+            doc.Extra("agentId", "ID", doc.agent(agent_id)),
+        )
+        filters = variables["filters"]
+        for bound in ("createdAfter", "createdBefore"):  # epoch seconds, DateTime to GraphQL
             filters[bound] = doc.iso(filters[bound])
-        variables = {
-            "query": request.query,
-            "mode": request.mode.name,
-            "limit": request.limit,
-            "filters": filters,
-            "depth": request.depth,
-            "types": encode(request.relation_types),
-            "p": project_id,
-            "minRelevance": request.min_relevance,
-            "asOf": doc.iso(request.as_of),
-            "agent": doc.agent(agent_id),
-        }
         return Call(
             document + doc.MEMORY, variables, lambda data: read(SearchResult, data["search"])
         )

@@ -43,6 +43,24 @@ def test_search_prints_each_hit_with_its_explanation(data_dir: Path):
     assert json.loads(typed.stdout)["hits"] == []
 
 
+def test_search_walks_only_the_relation_types_named(data_dir: Path):
+    """``--relation-types`` is the request's field, offered with no line of its own."""
+    with store(data_dir) as gm:
+        decision = gm.remember({"content": "Ship the mobile app through the beta channel"})
+        rule = gm.remember({"content": "Releases need sign-off from QA", "memory_type": "rule"})
+        gm.relate(rule.id, decision.id, "CONSTRAINS")
+
+    def found(*options: str) -> list[str]:
+        shown = cli(data_dir, "search", "mobile app beta channel", "--json", *options)
+        assert shown.exit_code == 0, shown.output
+        return [h["memory"]["id"] for h in json.loads(shown.stdout)["hits"]]
+
+    assert found("--relation-types", "CONSTRAINS") == [decision.id, rule.id]
+    assert found("--relation-types", "ENABLES") == [decision.id]
+    refused = cli(data_dir, "search", "mobile app", "--relation-types", "SUPERSEDES")
+    assert refused.exit_code != 0 and "relation_types" in refused.output
+
+
 def test_context_prints_components_and_can_leave_accesses_alone(data_dir: Path):
     with store(data_dir) as gm:
         memory = gm.remember({"content": "the deploy script lives in tools/deploy.sh"})

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
@@ -39,6 +39,14 @@ from graphmem.domain.checks import Identifier, Text
 from graphmem.domain.errors import InvalidInputError, invalid_input
 from graphmem.domain.kinds import MemoryType
 from graphmem.domain.models import Memory
+from graphmem.domain.retrieval.arguments import (
+    AS_OF_HELP,
+    HAPPENED_AFTER,
+    HAPPENED_BEFORE,
+    LESS_CERTAIN,
+    STOOD_AT,
+    Said,
+)
 from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE, MIN_RELEVANCE_HELP
 from graphmem.domain.scoring import ScoreComponent
 from graphmem.domain.text import tokens
@@ -82,41 +90,64 @@ class ContextRequest(BaseModel):
         loc_by_alias=False,
     )
 
-    context_hint: Text = Field(
+    context_hint: Annotated[
+        Text,
+        Said(
+            graphql=None,
+            mcp="What you are about to do or discuss; memories are matched against it.",
+        ),
+    ] = Field(
         min_length=HINT_MIN_CHARS,
         max_length=HINT_MAX_CHARS,
         description="What the agent is about to do or discuss; memories are matched against it.",
     )
-    include_types: list[MemoryType] | None = Field(
+    include_types: Annotated[list[MemoryType] | None, Said(graphql=None)] = Field(
         default=None, description="Only memories of these types; all types when omitted."
     )
-    min_confidence: float = Field(
+    min_confidence: Annotated[float, Said(graphql=None, mcp=LESS_CERTAIN)] = Field(
         default=DEFAULT_MIN_CONFIDENCE,
         ge=0.0,
         le=1.0,
         allow_inf_nan=False,
         description="Leave out memories whose confidence is below this.",
     )
-    max_results: int = Field(
+    max_results: Annotated[int, Said(graphql=None, mcp="How many memories.")] = Field(
         default=DEFAULT_MAX_RESULTS,
         ge=1,
         le=MAX_RESULTS,
         description="How many memories to return, best first.",
     )
-    recency_weight: float = Field(
+    recency_weight: Annotated[
+        float,
+        Said(graphql=None, mcp="Weight of recency; the other factors rebalance to sum to 1."),
+    ] = Field(
         default=DEFAULT_RECENCY_WEIGHT,
         ge=0.0,
         le=1.0,
         allow_inf_nan=False,
         description="Weight of recency in the score; the other weights rebalance to sum to 1.",
     )
-    include_superseded: bool = Field(
-        default=False, description="Also return memories that a newer memory supersedes."
-    )
-    include_archived: bool = Field(
+    include_superseded: Annotated[
+        bool, Said(graphql=None, mcp="Also return memories a newer one supersedes.")
+    ] = Field(default=False, description="Also return memories that a newer memory supersedes.")
+    include_archived: Annotated[
+        bool,
+        Said(
+            graphql="Also archived memories, each marked archived (they are not counted as "
+            "used; restoring one is).",
+            mcp="Also archived memories, each marked archived (restore one to use it again).",
+        ),
+    ] = Field(
         default=False,
         description="Also return archived memories (each marked archived; restore one to "
         "bring it back).",
+    )
+    session_id: Annotated[
+        Identifier | None, Said(graphql=None, mcp="Only this session's memories.")
+    ] = Field(
+        default=None,
+        description="Only this session's memories (the scope of access frequency); "
+        "the whole project when omitted.",
     )
     min_relevance: float = Field(
         default=DEFAULT_MIN_RELEVANCE,
@@ -125,20 +156,24 @@ class ContextRequest(BaseModel):
         allow_inf_nan=False,
         description=MIN_RELEVANCE_HELP,
     )
-    session_id: Identifier | None = Field(
-        default=None,
-        description="Only this session's memories (the scope of access frequency); "
-        "the whole project when omitted.",
-    )
-    occurred_after: datetime | None = Field(
+    occurred_after: Annotated[
+        datetime | None,
+        Said(graphql="Only what happened at or after this time.", mcp=HAPPENED_AFTER),
+    ] = Field(
         default=None,
         description="Only memories of what happened at or after this time (ISO 8601).",
     )
-    occurred_before: datetime | None = Field(
+    occurred_before: Annotated[
+        datetime | None,
+        Said(graphql="Only what happened before this time.", mcp=HAPPENED_BEFORE),
+    ] = Field(
         default=None,
         description="Only memories of what happened before this time (ISO 8601).",
     )
-    as_of: datetime | None = Field(
+    as_of: Annotated[
+        datetime | None,
+        Said(graphql=AS_OF_HELP + " Nothing is counted as retrieved.", mcp=STOOD_AT),
+    ] = Field(
         default=None,
         description="Answer as the store stood at this past time (ISO 8601): the memories "
         "that held then, with the tiers and statuses they had; nothing is counted as "

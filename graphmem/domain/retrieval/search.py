@@ -39,16 +39,24 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from graphmem.domain.checks import MAX_TAGS, Epoch, Identifier, Tag, Text
 from graphmem.domain.kinds import MemoryType, RelationType, Status, Tier
 from graphmem.domain.models import Memory
+from graphmem.domain.retrieval.arguments import (
+    AS_OF_HELP,
+    HAPPENED_AFTER,
+    HAPPENED_BEFORE,
+    LESS_CERTAIN,
+    STOOD_AT,
+    Said,
+)
 from graphmem.domain.retrieval.context import RECENCY_SECONDS
 from graphmem.domain.retrieval.explain import PathStep
-from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE
+from graphmem.domain.retrieval.fusion import DEFAULT_MIN_RELEVANCE, MIN_RELEVANCE_HELP
 from graphmem.domain.scoring import ScoreComponent
 
 MAX_QUERY_CHARS = 1_000
@@ -74,24 +82,37 @@ class SearchFilters(_Input):
     replaced by its successor, unless the query names a past time in which
     it held)."""
 
-    types: list[MemoryType] = Field(default_factory=list)
-    tiers: list[Tier] = Field(default_factory=list)
-    statuses: list[Status] = Field(default_factory=list)
-    tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
-    """Every one of these tags."""
-    session_id: Identifier | None = None
-    min_confidence: float = Field(default=0.0, ge=0.0, le=1.0, allow_inf_nan=False)
+    types: list[MemoryType] = Field(
+        default_factory=list, description="Only memories of these types."
+    )
+    tiers: list[Tier] = Field(default_factory=list, description="Only these tiers.")
+    statuses: list[Status] = Field(default_factory=list, description="Only these statuses.")
+    tags: list[Tag] = Field(
+        default_factory=list, max_length=MAX_TAGS, description="Every one of these tags."
+    )
+    session_id: Identifier | None = Field(default=None, description="Only this session's.")
+    min_confidence: float = Field(
+        default=0.0, ge=0.0, le=1.0, allow_inf_nan=False, description=LESS_CERTAIN
+    )
     created_after: float | None = Field(default=None, allow_inf_nan=False)
     """Epoch seconds, inclusive."""
     created_before: float | None = Field(default=None, allow_inf_nan=False)
     """Epoch seconds, exclusive."""
-    occurred_after: Epoch | None = None
-    """When it happened (``occurred_at``), epoch seconds, inclusive."""
-    occurred_before: Epoch | None = None
-    """When it happened, epoch seconds, exclusive."""
-    include_candidates: bool = True
-    include_archived: bool = False
-    include_superseded: bool = False
+    occurred_after: Annotated[Epoch | None, Said(mcp=HAPPENED_AFTER)] = Field(
+        default=None, description="When it happened (occurredAt), inclusive."
+    )
+    """Epoch seconds."""
+    occurred_before: Annotated[Epoch | None, Said(mcp=HAPPENED_BEFORE)] = Field(
+        default=None, description="When it happened (occurredAt), exclusive."
+    )
+    """Epoch seconds."""
+    include_candidates: bool = Field(default=True, description="Also unconfirmed candidates.")
+    include_archived: bool = Field(
+        default=False, description="Also archived memories; each such hit is marked archived."
+    )
+    include_superseded: bool = Field(
+        default=False, description="Keep superseded hits instead of their successors."
+    )
 
     def archived_allowed(self) -> bool:
         """Asking for the archived tier by name counts as asking for archived memories."""
@@ -151,19 +172,55 @@ def _within(value: float, after: float | None, before: float | None) -> bool:
 
 
 class SearchRequest(_Input):
-    query: Text = Field(min_length=1, max_length=MAX_QUERY_CHARS)
-    mode: SearchMode = SearchMode.HYBRID
-    limit: int = Field(default=10, ge=1, le=MAX_LIMIT)
-    filters: SearchFilters = Field(default_factory=SearchFilters)
-    depth: int = Field(default=1, ge=0, le=MAX_DEPTH)
-    """Relations walked from each hit (0: no traversal)."""
-    min_relevance: float = Field(default=DEFAULT_MIN_RELEVANCE, ge=0.0, le=1.0, allow_inf_nan=False)
+    """The arguments of search; a field's description is what every surface says of
+    it, unless its ``Said`` words it otherwise (``arguments``)."""
+
+    query: Annotated[Text, Said(graphql=None)] = Field(
+        min_length=1, max_length=MAX_QUERY_CHARS, description="What to look for, in words."
+    )
+    mode: Annotated[SearchMode, Said(graphql=None)] = Field(
+        default=SearchMode.HYBRID,
+        description="HYBRID: both indexes plus relations; VECTOR or FULLTEXT: one index; "
+        "GRAPH: both indexes plus at least one relation walked from the best few hits, "
+        "with no cap on what that brings in.",
+    )
+    limit: Annotated[int, Said(graphql=None)] = Field(
+        default=10, ge=1, le=MAX_LIMIT, description="How many hits."
+    )
+    filters: Annotated[SearchFilters, Said(graphql=None)] = Field(
+        default_factory=SearchFilters, description="What a hit may be."
+    )
+    depth: Annotated[int, Said(graphql=None)] = Field(
+        default=1, ge=0, le=MAX_DEPTH, description="Relations walked from each hit."
+    )
+    """0: no traversal."""
+    relation_types: Annotated[list[RelationType], Said(graphql=None)] = Field(
+        default_factory=lambda: list(TRAVERSED),
+        description="Relations to walk (not SUPERSEDES); ENABLES, CONSTRAINS and RELATED_TO "
+        "when omitted.",
+    )
+    min_relevance: float = Field(
+        default=DEFAULT_MIN_RELEVANCE,
+        ge=0.0,
+        le=1.0,
+        allow_inf_nan=False,
+        description=MIN_RELEVANCE_HELP,
+    )
     """Direct hits below this relevance (see ``fusion``) are left out; memories
     reached from a kept hit by traversal stay. 0 keeps every candidate."""
-    relation_types: list[RelationType] = Field(default_factory=lambda: list(TRAVERSED))
-    as_of: Epoch | None = None
-    """Search the store as it stood at this past time: the memories that held
-    then, with their tiers and statuses then, along the relations of then."""
+    as_of: Annotated[
+        Epoch | None,
+        Said(
+            graphql=AS_OF_HELP + " Relations are walked as they were; a superseded memory "
+            "is not replaced (it had stopped holding).",
+            mcp=STOOD_AT,
+        ),
+    ] = Field(
+        default=None,
+        description="Search the store as it stood at this past time (ISO 8601): the "
+        "memories that held then, with their tiers and statuses then, along the relations "
+        "of then.",
+    )
 
     @field_validator("filters", "relation_types", mode="before")
     @classmethod
