@@ -1,7 +1,7 @@
 """``python -m benchmarks.agents``: what seeing a project as one agent costs.
 
 Every statement that reads memories keeps, when the call acts as an agent, only
-the shared memories and that agent's private ones (``graphmem.services.agents``). Each
+the shared memories and that agent's private ones (``graphmem.api.agents``). Each
 figure is one read as an agent (value) beside the same read as no agent, which
 filters nothing (baseline), on the same embedded FalkorDB and data, the two
 alternating call by call (which goes first alternates too), so drift on a

@@ -1,8 +1,13 @@
 """The Python API: every surface (GraphQL, CLI, MCP, benchmarks) calls this.
 
 ``GraphMem`` is a facade over the services of ``graphmem.services.wiring``, built over
-one store, clock, scorer and set of retention rules: it resolves the project of
-each call and delegates. The calls that write, read, relate and retrieve
+one store, clock, scorer and set of retention rules: it is those services (a
+surface reaches one as its attribute, ``gm.retrieval``), resolves the project of
+each call and delegates. A call that only hands itself to one service is
+``served`` (``graphmem.api.served``): its signature and docstring are its
+operation's in the catalogue (``graphmem.operations``), and only the service call
+is written here. ``gm.as_agent(agent_id)`` is the same facade acting as one agent
+(``graphmem.api.agents``). The calls that write, read, relate and retrieve
 memories are here; who sees them, and the calls that look after them over
 time (sessions and promotion, archival, consolidation, review, failure
 capsules, evaluation, project settings), are in ``graphmem.api.curation``, which
@@ -13,41 +18,39 @@ before anything is written, so a rejected call leaves the store unchanged.
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from graphmem.api.curation import Curation
+from graphmem.api.served import check as check_served
+from graphmem.api.served import served
 from graphmem.domain.checks import check_identifier, parse
 from graphmem.domain.clock import Clock, SystemClock, stored_now
 from graphmem.domain.inputs import retrieval_request, validate_batch
-from graphmem.domain.kinds import RelationType, Visibility
+from graphmem.domain.kinds import Visibility
 from graphmem.domain.models import (
     Memory,
-    MemoryFilter,
     MemoryInput,
-    MemoryUpdate,
-    Page,
     WriteOutcome,
 )
-from graphmem.domain.relations import Relation, RelationEvent
 from graphmem.domain.retention import RetentionRules
 from graphmem.domain.retrieval import (
     BackfillResult,
     ContextRequest,
     ContextResult,
-    Neighborhood,
     SearchRequest,
     SearchResult,
 )
 from graphmem.domain.scoring import ImportanceBreakdown, ImportanceScorer
 from graphmem.domain.viewer import acting_as
+from graphmem.operations.memories import MemoryOperations, RelationOperations
+from graphmem.operations.retrieval import RetrievalOperations
 from graphmem.services.embeddings import Embedder, embedder_named
 from graphmem.services.embeddings import space as embedding_space
 from graphmem.services.memories import missing
 from graphmem.services.retrieval.service import Deliver
 from graphmem.services.telemetry import Telemetry
-from graphmem.services.wiring import wire
 from graphmem.settings import Settings
 from graphmem.settings.retention import load_rules
 from graphmem.store import Store
@@ -69,7 +72,7 @@ class GraphMem(Curation):
         default_visibility: Visibility | str = Visibility.SHARED,
     ) -> None:
         default_project = check_identifier("project_id", project_id)
-        services = wire(
+        super().__init__(
             store,
             clock=clock or SystemClock(),
             scorer=scorer or ImportanceScorer(),
@@ -78,7 +81,8 @@ class GraphMem(Curation):
             embedder=embedder,
             default_visibility=Visibility(default_visibility),
         )
-        super().__init__(services, default_project)
+        self.default_project = default_project
+        check_served(self)
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, clock: Clock | None = None) -> GraphMem:
@@ -160,130 +164,29 @@ class GraphMem(Curation):
             raise missing(memory_id, project)
         return memory
 
-    def get_many(
-        self, memory_ids: Sequence[str], *, project_id: str | None = None, as_of: Any = None
-    ) -> list[Memory | None]:
-        """Memories in the order asked for, ``None`` where an id is unknown (DataLoader
-        shape); with ``as_of``, as they stood then (``None`` where not yet written)."""
-        return self.memories.get_many(memory_ids, project_id=self._project(project_id), as_of=as_of)
-
-    def list(
-        self,
-        filter: MemoryFilter | Mapping[str, Any] | None = None,
-        *,
-        first: int = 20,
-        after: str | None = None,
-        project_id: str | None = None,
-        as_of: Any = None,
-    ) -> Page:
-        """A page of memories, newest first, continued with ``after=page.end_cursor``;
-        with ``as_of`` (a time), the memories that held then, with their tiers and
-        statuses then (docs/validity.md)."""
-        return self.memories.list(
-            filter, first=first, after=after, project_id=self._project(project_id), as_of=as_of
-        )
-
-    def update(
-        self,
-        memory_id: str,
-        changes: MemoryUpdate | Mapping[str, Any],
-        *,
-        project_id: str | None = None,
-    ) -> Memory:
-        return self.memories.update(memory_id, changes, project_id=self._project(project_id))
-
-    def record_access(self, memory_id: str, *, project_id: str | None = None) -> Memory:
-        """Count one use of a memory and rescore it."""
-        return self.memories.record_access(memory_id, project_id=self._project(project_id))
-
-    def feedback(self, memory_id: str, value: int, *, project_id: str | None = None) -> Memory:
-        """Record +1 (useful), 0 (neutral) or -1 (wrong or unhelpful)."""
-        return self.memories.feedback(memory_id, value, project_id=self._project(project_id))
-
-    def pin(self, memory_id: str, *, project_id: str | None = None) -> Memory:
-        return self.memories.set_pinned(memory_id, True, project_id=self._project(project_id))
-
-    def unpin(self, memory_id: str, *, project_id: str | None = None) -> Memory:
-        return self.memories.set_pinned(memory_id, False, project_id=self._project(project_id))
+    get_many = served(MemoryOperations.get_many, lambda gm: gm.memories.get_many)
+    list = served(MemoryOperations.list, lambda gm: gm.memories.list)
+    update = served(MemoryOperations.update, lambda gm: gm.memories.update)
+    record_access = served(MemoryOperations.record_access, lambda gm: gm.memories.record_access)
+    feedback = served(MemoryOperations.feedback, lambda gm: gm.memories.feedback)
+    pin = served(MemoryOperations.pin, lambda gm: partial(gm.memories.set_pinned, pinned=True))
+    unpin = served(MemoryOperations.unpin, lambda gm: partial(gm.memories.set_pinned, pinned=False))
 
     def importance_breakdown(self, memory: Memory) -> ImportanceBreakdown:
         """The score as of now, factor by factor (stored scores age between writes)."""
         return self.scorer.score_with_breakdown(memory, stored_now(self.clock))
 
-    def forget(self, memory_id: str, *, project_id: str | None = None) -> None:
-        """Delete a memory and its edges: the only path that deletes anything."""
-        self.memories.forget(memory_id, project_id=self._project(project_id))
+    forget = served(MemoryOperations.forget, lambda gm: gm.memories.forget)
 
     # -- relations --------------------------------------------------------
 
-    def relate(
-        self,
-        from_id: str,
-        to_id: str,
-        type: RelationType | str,
-        *,
-        rationale: str | None = None,
-        weight: float = 1.0,
-        project_id: str | None = None,
-    ) -> Relation:
-        """Add (or update) a typed edge between two memories of one project."""
-        return self.relation_edges.relate(
-            from_id,
-            to_id,
-            type,
-            rationale=rationale,
-            weight=weight,
-            project_id=self._project(project_id),
-        )
-
-    def supersede(
-        self,
-        old_id: str,
-        new_id: str,
-        *,
-        rationale: str | None = None,
-        project_id: str | None = None,
-    ) -> Relation:
-        """Mark ``new_id`` as replacing ``old_id``; the old memory is kept, not deleted."""
-        return self.relation_edges.supersede(
-            old_id, new_id, rationale=rationale, project_id=self._project(project_id)
-        )
-
-    def unrelate(
-        self,
-        from_id: str,
-        to_id: str,
-        type: RelationType | str,
-        *,
-        reason: str,
-        removed_by: str = "api",
-        project_id: str | None = None,
-    ) -> Relation:
-        """Remove one edge, logged as an event with who removed it (``removed_by``)
-        and why; returns the edge as it was. Removing a SUPERSEDES edge restores
-        the older memory. No such edge: ``NotFoundError``, nothing written."""
-        return self.relation_edges.unrelate(
-            from_id,
-            to_id,
-            type,
-            reason=reason,
-            removed_by=removed_by,
-            project_id=self._project(project_id),
-        )
-
-    def relation_events(
-        self, memory_id: str, *, limit: int = 50, project_id: str | None = None
-    ) -> builtins.list[RelationEvent]:
-        """Relations removed from or to a memory, newest first, with who and why."""
-        return self.relation_edges.events(
-            memory_id, limit=limit, project_id=self._project(project_id)
-        )
-
-    def relations(
-        self, memory_ids: Sequence[str], *, project_id: str | None = None
-    ) -> builtins.list[builtins.list[Relation]]:
-        """Edges touching each memory, grouped per id in the order asked for."""
-        return self.relation_edges.of(memory_ids, project_id=self._project(project_id))
+    relate = served(RelationOperations.relate, lambda gm: gm.relation_edges.relate)
+    supersede = served(RelationOperations.supersede, lambda gm: gm.relation_edges.supersede)
+    unrelate = served(RelationOperations.unrelate, lambda gm: gm.relation_edges.unrelate)
+    relation_events = served(
+        RelationOperations.relation_events, lambda gm: gm.relation_edges.events
+    )
+    relations = served(RelationOperations.relations, lambda gm: gm.relation_edges.of)
 
     # -- retrieval --------------------------------------------------------
 
@@ -355,24 +258,9 @@ class GraphMem(Curation):
         with acting_as(agent_id):
             return self.retrieval.search(request, project_id=self._project(project_id))
 
-    def neighborhood(
-        self,
-        memory_id: str,
-        *,
-        depth: int = 1,
-        relation_types: Sequence[RelationType | str] | None = None,
-        project_id: str | None = None,
-        as_of: Any = None,
-    ) -> Neighborhood:
-        """The memories within ``depth`` relations of one, and the relations between
-        them; with ``as_of`` (a time), those that existed then, as they stood."""
-        return self.retrieval.traversal.neighborhood(
-            memory_id,
-            project_id=self._project(project_id),
-            depth=depth,
-            relation_types=relation_types,
-            as_of=as_of,
-        )
+    neighborhood = served(
+        RetrievalOperations.neighborhood, lambda gm: gm.retrieval.traversal.neighborhood
+    )
 
     def backfill_embeddings(
         self,

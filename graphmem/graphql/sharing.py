@@ -1,7 +1,7 @@
 """Agents sharing a project: share, unshare, copy to another project, and the log.
 
 A request whose key is bound to an agent acts as that agent everywhere (the
-context's GraphMem is that agent's view, see ``graphmem.services.agents``); these
+context's GraphMem is that agent's view, see ``graphmem.api.agents``); these
 operations add what only sharing needs: who may change who sees a memory, and
 whether the caller may write in the project a copy goes to (both decided in
 ``graphmem.operations.access``).

@@ -7,6 +7,8 @@ declaration:
 
 - ``Client`` and ``AsyncClient`` have it as a method, since both are
   ``Operations`` (``graphmem.operations.catalogue``);
+- ``GraphMem`` takes its signature and docstring for each method that only
+  hands the call to one service (``graphmem.api.served``);
 - GraphQL guards each root field with its entry's role and project rules
   (``graphmem.graphql.tenancy``), and a root field no entry claims is an error;
 - the MCP tools resolve the project and call ``GraphMem`` through it

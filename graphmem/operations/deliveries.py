@@ -35,7 +35,9 @@ class DeliveryOperations:
         after: str | None = None,
         project_id: str | None = None,
     ) -> Call[DeliveryPage]:
-        """What knowledgeContext handed out, newest first (see ``GraphMem.deliveries``)."""
+        """What knowledgeContext handed out, newest first: to a session or an agent
+        between two times, the deliveries that gave a memory, or (``changed``) those
+        that gave memories since superseded, archived, marked for review or forgotten."""
         document = """query($filter: DeliveryFilter, $first: Int!, $after: String, $p: ID) {
           deliveries(filter: $filter, first: $first, after: $after, projectId: $p) {
             edges { node {

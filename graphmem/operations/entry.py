@@ -87,7 +87,8 @@ class Operation(Generic[P, T]):
         if project is not None and project.kind is not inspect.Parameter.KEYWORD_ONLY:
             raise TypeError(f"{entry.name}: project_id must be keyword-only")
         self._scoped = project is not None
-        self._signature = _method_signature(signature)
+        self.signature = _method_signature(signature)
+        """The method's signature on ``GraphMem`` and on both clients."""
         self._methods: dict[bool, Callable[..., Any]] = {}
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> Request[T]:
@@ -132,7 +133,7 @@ class Operation(Generic[P, T]):
         method: Callable[..., Any] = awaited if awaits else answered
         method.__name__ = method.__qualname__ = self.entry.name
         method.__doc__ = build.__doc__
-        method.__signature__ = self._signature  # type: ignore[attr-defined]
+        method.__signature__ = self.signature  # type: ignore[attr-defined]
         return method
 
 

@@ -19,7 +19,7 @@ class EvaluationOperations:
     def submit_consistency_check(
         *, fix: bool = False, evidence: bool = False, project_id: str | None = None
     ) -> Call[Job]:
-        """Evaluate the project in the background on the server; poll ``consistency_job``."""
+        """Evaluate the project in the background; poll ``consistency_job``."""
         document = f"""mutation($fix: Boolean!, $evidence: Boolean!, $p: ID) {{
           runConsistencyCheck(fix: $fix, evidence: $evidence, projectId: $p) {{ {doc.JOB} }}
         }}"""
@@ -44,8 +44,8 @@ class EvaluationOperations:
         full: bool = True,
         project_id: str | None = None,
     ) -> Call[builtins.list[ConsistencyReport]]:
-        """Stored evaluator reports, newest first; the server sends them whole, so
-        ``full`` makes no difference here."""
+        """Stored evaluator reports, newest first (``full=False``: summaries only,
+        in process; a server sends them whole)."""
         if report_id is not None:
             document = (
                 "query($id: ID!, $p: ID) { consistencyReport(id: $id, projectId: $p) { json } }"

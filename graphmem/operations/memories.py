@@ -130,8 +130,8 @@ class MemoryOperations:
     def get_many(
         memory_ids: Sequence[str], *, project_id: str | None = None, as_of: Any = None
     ) -> Batch[list[Memory | None]]:
-        """Memories in the order asked for, ``None`` where an id is unknown (or, with
-        ``as_of``, not yet written then)."""
+        """Memories in the order asked for, ``None`` where an id is unknown (DataLoader
+        shape); with ``as_of``, as they stood then (``None`` where not yet written)."""
         at = doc.as_of(as_of)
 
         def part(ids: Sequence[str]) -> Call[list[Memory | None]]:
@@ -154,7 +154,8 @@ class MemoryOperations:
         as_of: Any = None,
     ) -> Call[Page]:
         """A page of memories, newest first, continued with ``after=page.end_cursor``;
-        with ``as_of`` (a time), those that held then, as they stood."""
+        with ``as_of`` (a time), the memories that held then, with their tiers and
+        statuses then (docs/validity.md)."""
         document = """query($filter: MemoryFilter, $first: Int!, $after: String, $p: ID,
                            $asOf: DateTime) {
           memories(filter: $filter, first: $first, after: $after, projectId: $p, asOf: $asOf) {

@@ -18,8 +18,9 @@ from graphmem.operations.requests import Call
 class ProjectOperations:
     @operation(Role.READ, "projects", cross_project=True)
     def project_ids() -> Call[builtins.list[str]]:
-        """Every project this client's key may read that holds memories, sessions
-        or settings, sorted: how a typo is told from an empty project."""
+        """Every project holding memories, sessions or settings that the caller may
+        read, sorted: the projects a caller can name. A project is never created
+        by naming it, so this is how a typo is told from an empty project."""
         return Call("query { projects }", {}, lambda data: list(data["projects"]))
 
     @operation(Role.READ)

@@ -84,7 +84,8 @@ class ReviewOperations:
         *, first: int = 20, after: str | None = None, project_id: str | None = None
     ) -> Call[Page]:
         """Memories marked as needing review because a memory they rest on (by
-        ENABLES or CONSTRAINS) stopped being current, newest mark first."""
+        ENABLES or CONSTRAINS) stopped being current, newest mark first; each
+        memory's ``review_mark`` says what changed and the path to it."""
         document = """query($first: Int!, $after: String, $p: ID) {
           needsReview(first: $first, after: $after, projectId: $p) {
             edges { node { ...M } }
@@ -218,8 +219,10 @@ class ReviewOperations:
         fingerprints: Sequence[str] | None = None,
         project_id: str | None = None,
     ) -> Call[ConsolidationResult]:
-        """One consolidated memory per group of related memories; ``dry_run``: only the
-        groups. ``fingerprints``: only these groups of a dry run."""
+        """Write one consolidated memory per group of related memories, superseding
+        and archiving the group (``restore`` brings a source back); ``dry_run``
+        shows the groups and writes nothing. ``fingerprints``: only these groups
+        of a dry run, each skipped with a note if it changed since."""
         document = """mutation($dry: Boolean!, $f: [String!], $p: ID) {
           consolidate(dryRun: $dry, fingerprints: $f, projectId: $p) {
             projectId dryRun scanned eligible notes

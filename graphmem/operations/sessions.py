@@ -45,12 +45,12 @@ class SessionOperations:
 
     @operation(Role.WRITE)
     def pause_session(session_id: str, *, project_id: str | None = None) -> Call[Session]:
-        """Promote what is worth keeping, then pause."""
+        """Promote what is worth keeping, then pause: the run finishes before the pause does."""
         return _session_change("pauseSession", session_id, project_id)
 
     @operation(Role.WRITE)
     def close_session(session_id: str, *, project_id: str | None = None) -> Call[Session]:
-        """A final, uncapped promotion run, then close."""
+        """A final, uncapped promotion run, then close: every pending item gets its chance."""
         return _session_change("closeSession", session_id, project_id)
 
     @operation(Role.READ, "session")

@@ -18,12 +18,13 @@ from graphmem.operations.requests import Call
 class SharingOperations:
     @operation(Role.WRITE, changes_visibility=True)
     def share(memory_id: str, *, project_id: str | None = None) -> Call[Memory]:
-        """Let every agent of the project see a memory (see ``GraphMem.share``)."""
+        """Let every agent of the project see a memory (its own agent, or a caller
+        bound to none, may); logged as a sharing event."""
         return doc.memory_mutation("share", memory_id, project_id)
 
     @operation(Role.WRITE, changes_visibility=True)
     def unshare(memory_id: str, *, project_id: str | None = None) -> Call[Memory]:
-        """Make a memory private to the agent that wrote it (see ``GraphMem.unshare``)."""
+        """Make a memory private to the agent that wrote it; logged as a sharing event."""
         return doc.memory_mutation("unshare", memory_id, project_id)
 
     @operation(Role.WRITE, target="to_project_id")

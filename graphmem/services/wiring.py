@@ -1,11 +1,14 @@
 """The services a GraphMem is made of, each built once over one store, clock,
 scorer, set of retention rules and telemetry hook, and handed the services it
-works through. The order of ``wire`` is the order of their dependencies: a
-service is built after every service it is given."""
+works through.
+
+``Services`` lists them once: each is an attribute assigned where it is built,
+typed by what builds it, in the order of their dependencies (a service is built
+after every service it is given). The facade (``graphmem.api.GraphMem``) is a
+``Services``, so a surface reaches a service as the facade's attribute
+(``gm.review``, ``gm.store``) and nothing copies the list."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from graphmem.domain.clock import Clock
 from graphmem.domain.kinds import Visibility
@@ -39,132 +42,84 @@ from graphmem.services.writer import Writer
 from graphmem.store import Store
 
 
-@dataclass(frozen=True)
 class Services:
-    store: Store
-    clock: Clock
-    scorer: ImportanceScorer
-    rules: RetentionRules
-    telemetry: Telemetry
-    embedder: Embedder | None
-    """Embeds memories as they are written; ``None``: full text and relations only."""
-    promotion: PromotionEngine
-    archiver: Archiver
-    stager: Stager
-    retrieval: Retrieval
-    deliveries: Deliveries
-    """What each knowledgeContext answer handed out, on record."""
-    memories: Memories
-    projects: Projects
-    sharing: Sharing
-    writer: Writer
-    relation_edges: Relations
-    consolidator: Consolidator
-    sessions: Sessions
-    review: Review
-    undo: Undo
-    """Takes back merges, supersedes, consolidations, archives, rejections and marks."""
-    failures: Failures
-    whatif: WhatIf
-    evaluator: Evaluator
-    keys: ApiKeys
-    events: EventBus
-    """What happens to memories, for live subscribers (GraphQL subscriptions)."""
+    """Every service over one store."""
 
-
-def wire(
-    store: Store,
-    *,
-    clock: Clock,
-    scorer: ImportanceScorer,
-    rules: RetentionRules,
-    telemetry: Telemetry,
-    embedder: Embedder | None,
-    default_visibility: Visibility,
-) -> Services:
-    """Every service over ``store``; ``default_visibility``: who sees an agent's new
-    memories where neither the write nor its project says."""
-    basics = Basics(store=store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
-    promotion = PromotionEngine(basics)
-    stager = Stager(basics)
-    retrieval = Retrieval(
-        store,
-        clock=clock,
-        scorer=scorer,
-        telemetry=telemetry,
-        embedder=embedder,
-        policy=InjectionPolicy(candidate_min_score=rules.candidate_slot_min_score),
-    )
-    embed = retrieval.embed_memories
-    memories = Memories(
-        basics,
-        stager=stager,
-        embed=embed,
-    )
-    projects = Projects(basics)
-    sharing = Sharing(
-        basics,
-        memories=memories,
-        projects=projects,
-        default_visibility=default_visibility,
-    )
-    writer = Writer(
-        basics,
-        stager=stager,
-        promotion=promotion,
-        memories=memories,
-        embed=embed,
-        projects=projects,
-        sharing=sharing,
-        links=AutoLinker(store, retrieval.project_term_counts, retrieval.scoped),
-        near_matches=NearMatches(basics),
-    )
-    review = Review(
-        basics,
-        stager=stager,
-        memories=memories,
-    )
-    archiver = Archiver(basics)
-    relation_edges = Relations(basics)
-    return Services(
-        store=store,
-        clock=clock,
-        scorer=scorer,
-        rules=rules,
-        telemetry=telemetry,
-        embedder=embedder,
-        promotion=promotion,
-        archiver=archiver,
-        stager=stager,
-        retrieval=retrieval,
-        deliveries=Deliveries(basics),
-        memories=memories,
-        projects=projects,
-        sharing=sharing,
-        writer=writer,
-        relation_edges=relation_edges,
-        consolidator=Consolidator(basics, embed=embed),
-        sessions=Sessions(
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock,
+        scorer: ImportanceScorer,
+        rules: RetentionRules,
+        telemetry: Telemetry,
+        embedder: Embedder | None,
+        default_visibility: Visibility,
+    ) -> None:
+        """``default_visibility``: who sees an agent's new memories where neither the
+        write nor its project says."""
+        self.store = store
+        self.clock = clock
+        self.scorer = scorer
+        self.rules = rules
+        self.telemetry = telemetry
+        self.embedder = embedder
+        """Embeds memories as they are written; ``None``: full text and relations only."""
+        basics = Basics(store=store, clock=clock, scorer=scorer, rules=rules, telemetry=telemetry)
+        self.promotion = PromotionEngine(basics)
+        self.stager = Stager(basics)
+        self.retrieval = Retrieval(
+            store,
+            clock=clock,
+            scorer=scorer,
+            telemetry=telemetry,
+            embedder=embedder,
+            policy=InjectionPolicy(candidate_min_score=rules.candidate_slot_min_score),
+        )
+        embed = self.retrieval.embed_memories
+        self.delivery_record = Deliveries(basics)
+        """What each knowledgeContext answer handed out, on record."""
+        self.memories = Memories(basics, stager=self.stager, embed=embed)
+        self.projects = Projects(basics)
+        self.sharing = Sharing(
             basics,
-            promotion=promotion,
-        ),
-        review=review,
-        undo=Undo(
+            memories=self.memories,
+            projects=self.projects,
+            default_visibility=default_visibility,
+        )
+        self.writer = Writer(
             basics,
-            memories=memories,
-            archiver=archiver,
-            relations=relation_edges,
-            writer=writer,
-        ),
-        failures=Failures(
+            stager=self.stager,
+            promotion=self.promotion,
+            memories=self.memories,
+            embed=embed,
+            projects=self.projects,
+            sharing=self.sharing,
+            links=AutoLinker(store, self.retrieval.project_term_counts, self.retrieval.scoped),
+            near_matches=NearMatches(basics),
+        )
+        self.review = Review(basics, stager=self.stager, memories=self.memories)
+        self.archiver = Archiver(basics)
+        self.relation_edges = Relations(basics)
+        self.consolidator = Consolidator(basics, embed=embed)
+        self.sessions = Sessions(basics, promotion=self.promotion)
+        self.undoer = Undo(
             basics,
-            writer=writer,
-            memories=memories,
-            stager=stager,
-            sharing=sharing,
-        ),
-        whatif=WhatIf(store, clock=clock, scorer=scorer, rules=rules),
-        evaluator=Evaluator(basics, review=review),
-        keys=ApiKeys(store, clock),
-        events=EventBus(telemetry),
-    )
+            memories=self.memories,
+            archiver=self.archiver,
+            relations=self.relation_edges,
+            writer=self.writer,
+        )
+        """Takes back merges, supersedes, consolidations, archives, rejections and marks."""
+        self.failures = Failures(
+            basics,
+            writer=self.writer,
+            memories=self.memories,
+            stager=self.stager,
+            sharing=self.sharing,
+        )
+        self.whatif = WhatIf(store, clock=clock, scorer=scorer, rules=rules)
+        self.evaluator = Evaluator(basics, review=self.review)
+        self.keys = ApiKeys(store, clock)
+        self.events = EventBus(telemetry)
+        """What happens to memories, for live subscribers (GraphQL subscriptions)."""
