@@ -37,6 +37,8 @@ from graphmem.services.staging import Evidence, Signal, Stager, earned_signal
 
 MAX_REASON_CHARS = 500
 """A reviewer's reason (a rejection's, a confirmation's)."""
+REJECTED = "rejected: "
+"""How a rejection's archive reason starts, before the reviewer's reason (undo reads it)."""
 
 NearDuplicateFinder = Callable[[Memory], list[str]]
 """Ids of live memories whose text is close to a memory's (shown beside a candidate)."""
@@ -151,7 +153,7 @@ class Review(Service):
         memory = self.memories.get(memory_id, project_id=project_id)
         if memory.status is not Status.CANDIDATE or memory.tier is Tier.ARCHIVED:
             raise ConflictError(f"id: memory {memory_id!r} is not a live candidate", field="id")
-        self.stager.reject([memory_id], f"rejected: {reason}", project_id=project_id)
+        self.stager.reject([memory_id], REJECTED + reason, project_id=project_id)
         return self.memories.get(memory_id, project_id=project_id)
 
     def merge(self, into_id: str, from_id: str, *, project_id: str) -> Memory:
@@ -238,7 +240,7 @@ class Review(Service):
             else:
                 assert reason is not None
                 applied = self.stager.reject(
-                    matched, f"rejected: {reason.strip()}", project_id=project_id
+                    matched, REJECTED + reason.strip(), project_id=project_id
                 )
         return BulkReviewResult(action=action, dry_run=dry_run, matched=matched, applied=applied)
 

@@ -28,14 +28,10 @@ from graphmem.services.base import Basics, Service
 from graphmem.services.cascade import Cascade
 from graphmem.services.events import ChangeKind
 from graphmem.services.memories import Memories
-from graphmem.services.relations import Relations
+from graphmem.services.relations import MAX_REMOVED_BY_CHARS, Relations
+from graphmem.services.review import MAX_REASON_CHARS, REJECTED
 from graphmem.services.writer import Writer
 
-MAX_REASON_CHARS = 500
-"""Why a curation is undone: the same limit as a rejection's reason."""
-MAX_BY_CHARS = 200
-REJECTED_PREFIX = "rejected: "
-"""How a rejection's archive reason starts (``Review.reject``)."""
 MERGED_PREFIX = "merged into "
 
 
@@ -76,7 +72,7 @@ class Undo(Service):
         reason = check_text("reason", (reason or "").strip(), max_chars=MAX_REASON_CHARS)
         if not reason:
             raise InvalidInputError("reason: say why it is undone", field="reason")
-        by = check_text("by", (by or "").strip(), max_chars=MAX_BY_CHARS)
+        by = check_text("by", (by or "").strip(), max_chars=MAX_REMOVED_BY_CHARS)
         if not by:
             raise InvalidInputError("by: say who undoes it", field="by")
         memory = self.memories.get(memory_id, project_id=project_id)
@@ -111,7 +107,7 @@ class Undo(Service):
             "merge_to_undo",
             {
                 "id": survivor_id,
-                "from_id": memory.merged_into and memory.id,
+                "from_id": memory.id if memory.merged_into else None,
                 "project_id": project_id,
             },
         )
@@ -311,7 +307,7 @@ class Undo(Service):
         for prefix, curation in (
             (MERGED_PREFIX, Curation.MERGE),
             (ARCHIVE_PREFIX, Curation.CONSOLIDATION),
-            (REJECTED_PREFIX, Curation.REJECTION),
+            (REJECTED, Curation.REJECTION),
         ):
             if said.startswith(prefix):
                 raise ConflictError(
@@ -327,7 +323,7 @@ class Undo(Service):
         rejected = (
             memory.tier is Tier.ARCHIVED
             and memory.status is Status.CANDIDATE
-            and (memory.archive_reason or "").startswith(REJECTED_PREFIX)
+            and (memory.archive_reason or "").startswith(REJECTED)
         )
         if not rejected:
             raise _blocked(Blocked.NOT_REJECTED, id=memory.id)
