@@ -9,13 +9,13 @@ from typing import Any
 from graphmem.domain.checks import parse
 from graphmem.domain.projects import ProjectSettings, ProjectSettingsUpdate
 from graphmem.services.base import Service
+from graphmem.store.queries import projects
 
 
 class Projects(Service):
     def settings(self, *, project_id: str) -> ProjectSettings:
         """The project's settings; the defaults for a project that never set them."""
-        rows = self.store.read("project_settings", {"project_id": project_id})
-        return ProjectSettings.stored(rows[0]["props"] if rows else None)
+        return projects.settings(self.store, project_id)
 
     def set_settings(
         self, update: ProjectSettingsUpdate | Mapping[str, Any], *, project_id: str
@@ -23,8 +23,4 @@ class Projects(Service):
         """Change the settings given; the others keep their values. Validated
         before anything is written."""
         change = parse(ProjectSettingsUpdate, update)
-        rows = self.store.write(
-            "set_project_settings",
-            {"project_id": project_id, "settings": change.stored_fields(), "now": self._now()},
-        )
-        return ProjectSettings.stored(rows[0]["props"])
+        return projects.set_settings(self.store, project_id, change.stored_fields(), self._now())
