@@ -447,7 +447,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=",".join(TURN_SETS),
         help="conversation sets written turn by turn (chats,conversations), or none",
     )
-    parser.add_argument("--streams", default="coding", help="memory streams (coding), or none")
+    parser.add_argument(
+        "--streams",
+        default=",".join(dedup_streams.STREAMS),
+        help="memory streams (coding,assistant), or none",
+    )
     parser.add_argument("--before", default=BEFORE, help="git revision of the judge to compare")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)

@@ -25,8 +25,11 @@ is scored against the labels:
 - stale values left live without a flag: a correction after which a memory
   holding the old value is neither superseded nor flagged against;
 - true memories lost: a new memory or a correction merged into another
-  memory, or any write superseding a memory that did not hold its thread's
-  current value.
+  memory, or any write superseding a memory of another thread. Superseding a
+  memory of its own thread loses nothing: a restatement replacing the memory
+  it restates keeps the value, and one replacing the thread's stale value (a
+  correction stored apart, then restated) is what the correction should have
+  done.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from typing import Any
 from graphmem.services.embeddings import MiniLMEmbedder
 
 EVAL = Path(__file__).resolve().parent / "eval"
-STREAMS = {"coding": EVAL / "stream_coding.json"}
+STREAMS = {"coding": EVAL / "stream_coding.json", "assistant": EVAL / "stream_assistant.json"}
 HELD_OUT_EVERY = 3
 
 
@@ -88,6 +91,8 @@ class Threads:
     """Which stored memories hold each thread's current value."""
 
     current: dict[int, set[str]] = field(default_factory=dict)
+    held: dict[int, set[str]] = field(default_factory=dict)
+    """Per thread, every memory that ever held one of its values."""
     stale: list[tuple[StreamItem, set[str]]] = field(default_factory=list)
     superseded: set[str] = field(default_factory=set)
     flagged: dict[int, set[str]] = field(default_factory=dict)
@@ -100,10 +105,12 @@ def score(
     """Count one write and move its thread's current memories on."""
     tally.outcomes[f"{item.label}:{result}"] += 1
     held = state.current.setdefault(item.thread, set())
+    ever = state.held.setdefault(item.thread, set())
+    ever.add(own)
     if result == "superseded" and related is not None:
         state.superseded.add(related)
-        if related not in held:
-            tally.lost += 1  # hid a memory that did not hold this thread's value
+        if related not in ever:
+            tally.lost += 1  # hid a memory of another thread
     if result == "flagged_conflict" and related is not None:
         state.flagged.setdefault(item.thread, set()).add(related)
     merged = result.startswith("merged")

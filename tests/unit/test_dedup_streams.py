@@ -58,6 +58,27 @@ def test_a_new_memory_merged_or_superseding_another_thread_is_lost() -> None:
     assert tally.lost == 2
 
 
+def test_a_restatement_superseding_its_threads_stale_value_loses_nothing() -> None:
+    items = [
+        _item(1, "new", "a"),
+        _item(1, "corrects", "b"),
+        _item(1, "restates", "b again"),
+        _item(2, "new", "c"),
+        _item(2, "restates", "c again"),
+    ]
+    tally = run_stream(
+        items,
+        _answers(
+            ("created", "m1", None),
+            ("created", "m2", None),
+            ("superseded", "m3", "m1"),
+            ("created", "m4", None),
+            ("superseded", "m5", "m1"),
+        ),
+    )["dev"]
+    assert (tally.lost, tally.stale_live) == (1, 0)  # only the other thread's supersede
+
+
 def test_a_new_memory_flagged_against_another_is_a_false_flag_not_a_loss() -> None:
     items = [_item(1, "new", "a"), _item(2, "new", "b")]
     tally = run_stream(items, _answers(("created", "m1", None), ("flagged_conflict", "m2", "m1")))[
