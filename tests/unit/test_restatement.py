@@ -370,6 +370,7 @@ def test_closed_class_words_that_differ_where_the_rest_agrees_are_a_conflict(
         ("Tests are slow on CI.", "Some tests are slow on CI."),
         ("Error messages must name the field.", "Error messages should name the field."),
         ("Use httpx and requests in the client.", "Use httpx instead of requests in the client."),
+        ("The cleaner comes every other Friday.", "The cleaner comes every Friday."),
     ],
 )
 def test_a_weaker_or_added_qualifier_is_another_statement_kept_apart(existing: str, new: str):

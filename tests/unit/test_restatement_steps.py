@@ -127,6 +127,38 @@ def test_a_change_of_voice_swaps_nothing() -> None:
     assert transposed(analyse("Ana called Ben."), analyse("Ben was called by Ana.")) == ""
 
 
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Maya's partner is Tom.", "Tom is Maya's partner."),
+        ("The primary database is Postgres.", "Postgres is the primary database."),
+        ("Lily's pediatrician is Dr. Omar Haddad.", "Dr. Omar Haddad is Lily's pediatrician."),
+    ],
+)
+def test_an_identity_read_the_other_way_round_swaps_nothing(a: str, b: str) -> None:
+    assert transposed(analyse(a), analyse(b)) == ""
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Ana is Ben's manager.", "Ben is Ana's manager."),
+        ("Alice's manager is Bob.", "Bob's manager is Alice."),
+        ("Tom is Maya's partner.", "Maya is Tom's partner."),
+        ("A cat is an animal.", "An animal is a cat."),
+        ("All admins are users.", "All users are admins."),
+    ],
+)
+def test_what_is_said_of_each_side_still_swaps(a: str, b: str) -> None:
+    assert transposed(analyse(a), analyse(b)) != ""
+
+
+def test_a_name_after_is_is_no_participle_and_a_title_ends_no_sentence() -> None:
+    assert not analyse("Ana is Ben's manager.").passive
+    assert analyse("Ana was chosen by Ben.").passive
+    assert [t.text for t in tokenise("Dr. Berg is here.") if t.mark] == ["."]
+
+
 def test_the_reader_joins_items_by_what_stood_between() -> None:
     read = analyse("Ana uses React and Vite, from MySQL")
     assert read.sequence == ("ana", "use", "react", "vit", "mysql")

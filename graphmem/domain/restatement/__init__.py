@@ -95,7 +95,9 @@ def judge(
         return apart
     if similarity < floor:
         return _far(new, existing, a, b, same_source, similarity) or below
-    judged = _corrected(new, a, b, Comparison(a, b, same_source).verdict(similarity), same_source)
+    judged = _corrected(
+        new, existing, a, b, Comparison(a, b, same_source).verdict(similarity), same_source
+    )
     if judged.verdict is Verdict.MERGE or (now := current(existing)) == existing:
         return judged
     return _after_correction(now, existing, b, judged, similarity, same_source)
@@ -141,6 +143,10 @@ def _after_correction(
 
 VALUES = (Difference.NUMBER, Difference.VERSION, Difference.DATE, Difference.IDENTIFIER)
 """The kinds of a changed value."""
+NOW_CHANGES = (Difference.QUALIFIER, Difference.POLARITY)
+"""Differences that "now" in the new text turns into an update: the same
+statement with a closed-class word or an opposite changed, said to hold now."""
+_NOW = re.compile(r"\bnow\b", re.IGNORECASE)
 
 
 def _far(
@@ -188,13 +194,17 @@ def _replaces(reason: str, same_source: bool) -> Judgement:
 
 
 def _corrected(
-    text: str, a: Analysis, b: Analysis, judged: Judgement, same_source: bool
+    text: str, existing: str, a: Analysis, b: Analysis, judged: Judgement, same_source: bool
 ) -> Judgement:
     """``judged``, unless the new text says it corrects the existing one: it
-    names the old value ("switched from Y to X"), or says the old statement
-    stopped holding ("no longer Y"), which from the same source is an update."""
+    names the old value ("switched from Y to X"), says the old statement
+    stopped holding ("no longer Y"), or says "now" where the rest agrees but
+    for a closed-class word or an opposite ("The cleaner now comes every
+    Friday", "... every other Friday"). From the same source that is an update."""
     if judged.verdict is not Verdict.MERGE and (found := correction(text, b, a)):
         return _replaces(found.reason(), same_source)
+    if judged.difference in NOW_CHANGES and _NOW.search(text) and not _NOW.search(existing):
+        return _replaces(f"now holds instead ({judged.reason})", same_source)
     if (
         same_source
         and judged.verdict is Verdict.CONFLICT

@@ -67,6 +67,9 @@ class Analysis:
     qualifiers: tuple[tuple[str, str, str], ...] = ()
     """(class, meaning, word) of each closed-class word (``words.QUALIFIERS``):
     ("modal", "must", "must"), ("quantifier", "all", "each")."""
+    copula: int | None = None
+    """Where an identity's one "is" splits ``sequence`` ("Maya's partner | is
+    Tom"): the number of items before it; ``None`` for any other text."""
 
 
 _CONTRACTIONS = (
@@ -148,6 +151,8 @@ class _Reader:
     order: list[str] = field(default_factory=list)
     """The names in the order they were read, repeats kept."""
     qualifiers: list[tuple[str, str, str]] = field(default_factory=list)
+    copulas: list[int] = field(default_factory=list)
+    """For each "is" or "are" read, the number of items before it."""
 
     def read(self, token: Token) -> None:
         """A mark only separates items (a sentence's end drops the role words
@@ -201,6 +206,8 @@ class _Reader:
         elif word not in STOP_WORDS or _acronym(token.text):
             self._content_word(token, word)
         else:
+            if word in _COPULAS:
+                self.copulas.append(len(self.sequence))
             self.between.append(word)
 
     def _content_word(self, token: Token, word: str) -> None:
@@ -249,6 +256,7 @@ class _Reader:
         """The signals read, frozen; whether the text is readable, passive or a
         command is read from its words as a whole."""
         words = [t.text.lower() for t in tokens if not t.mark]
+        named = {i for i, t in enumerate(t for t in tokens if not t.mark) if t.text[:1].isupper()}
         return Analysis(
             readable=any(ch.isalpha() for token in tokens for ch in token.text),
             speaker=speaker,
@@ -263,10 +271,31 @@ class _Reader:
             roles=frozenset(self.roles),
             names=tuple(dict.fromkeys(self.order)),
             compounds=frozenset(self.compounds),
-            passive=_passive(words),
+            passive=_passive(words, named),
             imperative=_imperative(words),
             qualifiers=tuple(self.qualifiers),
+            copula=_identity(tokens, words, named, self.copulas, len(self.sequence)),
         )
+
+
+_COPULAS = lexicon.words("is are")
+_INDEFINITE = lexicon.words("a an some any all every each no only")
+
+
+def _identity(
+    tokens: list[Token], words: list[str], named: set[int], copulas: list[int], items: int
+) -> int | None:
+    """Where a text of one clause, "X is Y", splits its items, when it says the
+    two are the same thing and so reads both ways ("Maya's partner is Tom",
+    "Tom is Maya's partner"). Not when a side is indefinite or quantified ("a
+    cat is an animal" is not "an animal is a cat"), the "is" carries a verb
+    ("is kept", "is training"), or a mark cuts the clause."""
+    if len(copulas) != 1 or not 0 < copulas[0] < items or _passive(words, named):
+        return None
+    if any(t.mark and t is not tokens[-1] for t in tokens) or _INDEFINITE & set(words):
+        return None
+    after = words[words.index(next(w for w in words if w in _COPULAS)) + 1 :]
+    return None if not after or after[0].endswith("ing") else copulas[0]
 
 
 _COMMAND_OPENERS = lexicon.words("never always do please")
@@ -293,14 +322,17 @@ def _month(token: Token, word: str) -> bool:
     return word == "may" and token.text == "May" and not token.start
 
 
-def _passive(words: list[str]) -> bool:
+def _passive(words: list[str], named: set[int]) -> bool:
     """A form of "be" before a participle ("was called", "is kept"): the roles
-    of the names around the verb are the other way round."""
+    of the names around the verb are the other way round. A capitalised word
+    (``named``, by place) is no participle ("Ana is Ben's manager")."""
     for here, word in enumerate(words):
         if word in _BE:
             for n, later in enumerate(words[here + 1 : here + 3], start=here + 1):
                 if later == "used" and words[n + 1 : n + 2] == ["to"]:
                     break  # "is used to build": active in its verb
+                if n in named:
+                    continue
                 if later.endswith(("ed", "en")) or later in _IRREGULAR_PARTICIPLES:
                     return True
     return False

@@ -26,14 +26,19 @@ from graphmem.domain.restatement.analysis import Analysis, analyse
 from graphmem.domain.restatement.relations import explained
 
 _PHRASE = r"(?P<{name}>[\w.@/+#:-]+(?:\s+[\w.@/+#:-]+){{0,3}}?)"
-OLD, NEW = _PHRASE.format(name="old"), _PHRASE.format(name="new")
+_ARTICLE = r"(?:(?:the|a|an)\s+)?"
+"""An article before the old value names nothing: "instead of the 10k" replaces "10k"."""
+OLD, NEW = _ARTICLE + _PHRASE.format(name="old"), _PHRASE.format(name="new")
 LAST = r"(?P<new>(?:[\w.@/+#:-]+\s+){0,2}[\w.@/+#:-]+)"
 """The new value where it comes first: up to three words before the cue, of
 which the fewest that are not all in the existing text are taken ("ruff format"
 in "Use ruff format instead of black for formatting")."""
 CLAUSE = r"(?P<old>[^.;,!?()]+)"
 """What "no longer" says stopped: the rest of its clause."""
-CHANGE_VERBS = r"(?:switched|switch|moved|move|migrated|migrate|changed|change|went|go|upgraded)"
+CHANGE_VERBS = (
+    r"(?:switched|switch|moved|move|migrated|migrate|changed|change|went|go|upgraded"
+    r"|postponed|rescheduled|delayed|pushed)"
+)
 NAMED: tuple[re.Pattern[str], ...] = tuple(
     re.compile(p, re.IGNORECASE)
     for p in (
@@ -45,6 +50,18 @@ NAMED: tuple[re.Pattern[str], ...] = tuple(
     )
 )
 """Where a correction names the old value and the new one."""
+RESCHEDULE_VERBS = (
+    r"(?:rescheduled|postponed|delayed|pushed|bumped|brought|moved|changed|updated|set|raised"
+    r"|lowered|increased|reduced)"
+)
+MOVED_TO = re.compile(
+    rf"\b{RESCHEDULE_VERBS}\b(?:\s+[\w'-]+){{0,3}}?\s+(?:to|until)\s+"
+    r"(?P<new>[\w.@/+#:$%-]+(?:\s+[\w.@/+#:$%-]+){0,3})",
+    re.IGNORECASE,
+)
+"""Where a correction gives only the new value ("rescheduled to April 15",
+"changed to C-04"): the old one is the value the existing text holds in its
+place."""
 STOPPED_HOLDING = re.compile(rf"\bno\s+longer\s+{CLAUSE}", re.IGNORECASE)
 """Where a correction names what stopped holding, without a new value."""
 ASIDE: tuple[re.Pattern[str], ...] = tuple(
@@ -60,7 +77,7 @@ correction says what holds now ("port 8000, not 8080": "port 8000")."""
 CUE_STEMS = frozenset(
     analyse(
         "switched moved migrated changed went upgraded replaced instead now was previously "
-        "formerly before longer"
+        "formerly before longer rescheduled postponed delayed pushed bumped brought updated"
     ).stems
 )
 """Words of the correction itself, not of what it is about."""
@@ -89,10 +106,10 @@ def cued(text: str) -> bool:
     every write."""
     if not CUE_WORDS.search(text):
         return False
-    return any(p.search(text) for p in (*NAMED, STOPPED_HOLDING))
+    return any(p.search(text) for p in (*NAMED, STOPPED_HOLDING, MOVED_TO))
 
 
-CUE_WORDS = re.compile(r"\b(?:instead|not|now|from|replaced|longer)\b", re.IGNORECASE)
+CUE_WORDS = re.compile(r"\b(?:instead|not|now|from|replaced|longer|to|until)\b", re.IGNORECASE)
 """A word every cue holds: the cheap test before the phrases are matched."""
 ASIDE_WORDS = re.compile(r"\b(?:instead|not|was|previously|formerly|before)\b", re.IGNORECASE)
 """A word every aside holds."""
@@ -123,6 +140,23 @@ def correction(new_text: str, new: Analysis, existing: Analysis) -> Correction |
         old_stems = _content(analyse(found["old"]))
         if _holds(existing, old_stems, analyse(found["old"])) and _about(new, existing, old_stems):
             return Correction(_shown(found["old"]), None)
+    return _moved(new_text, new, existing)
+
+
+def _moved(new_text: str, new: Analysis, existing: Analysis) -> Correction | None:
+    """A value moved ("The car service was rescheduled to April 15" against
+    "The car is due for its service on April 8"): the words after the cue hold
+    a value the existing text lacks, the existing text holds one the new text
+    lacks, and the rest is about the same thing. A name moved the same way
+    ("moved to Leipzig") is not read here: nothing says which name it replaced."""
+    gone = [v for v in existing.values if v not in new.values]
+    if not gone:
+        return None
+    for found in MOVED_TO.finditer(new_text):
+        for phrase in _shortest_first(found["new"], leading=False):
+            came = frozenset(v for v in analyse(phrase).values if v not in existing.values)
+            if came and _about(new, existing, came | analyse(phrase).stems, alone=False):
+                return Correction(", ".join(gone), _shown(phrase))
     return None
 
 

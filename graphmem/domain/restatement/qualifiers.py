@@ -21,15 +21,16 @@ ONE_SIDED_CONFLICT = frozenset({"only", "except", "unless"})
 """Words whose presence on one side only contradicts the other ("Only admins
 can delete projects" against "Admins can delete projects")."""
 ONE_SIDED_DISTINCT = frozenset(
-    {"some", "few", "many", "most", "several", "must", "should", "shall", "may", "might"}
-    | {"could", "would", "instead"}
+    {"some", "few", "many", "most", "several", "other", "must", "should", "shall", "may"}
+    | {"might", "could", "would", "instead"}
 )
 """Meanings whose word on one side only makes another statement ("Agents must
 run the linter" against "Agents run the linter", "Some tests are slow"
-against "Tests are slow"). The rest on one side only is how a sentence is
-built: "all" and "every" say what a bare plural says ("Dependencies are
-pinned"), "can" and "will" what a plain verb says, and person, tense and
-direction ("our feature flags", "flags are stored") add nothing."""
+against "Tests are slow", "every other Friday" against "every Friday"). The
+rest on one side only is how a sentence is built: "all" and "every" say what a
+bare plural says ("Dependencies are pinned"), "can" and "will" what a plain
+verb says, and person, tense and direction ("our feature flags", "flags are
+stored") add nothing."""
 OBLIGATIONS = frozenset({"must", "should", "shall"})
 """Said by a command too: "Never commit secrets", "Secrets must never be
 committed". One of them against another ("must", "should") is a stronger or

@@ -22,13 +22,24 @@ def transposed(a: Analysis, b: Analysis) -> str:
     tests", "Run the tests before pushing") leaves one word over, not two. Two
     items of a list ("React and Vite") and a change of voice ("Ben was called
     by Ana") reorder without swapping roles."""
-    if a.passive != b.passive:
+    if a.passive != b.passive or _inverted(a, b):
         return ""
     shared = set(a.sequence) & set(b.sequence)
     for check in _CHECKS:
         if found := check(a, b, shared):
             return found
     return ""
+
+
+def _inverted(a: Analysis, b: Analysis) -> bool:
+    """An identity read the other way round ("Maya's partner is Tom", "Tom is
+    Maya's partner"): what stands before "is" in one stands after it in the
+    other. That turns no roles: both say the two are one."""
+    if a.copula is None or b.copula is None:
+        return False
+    left_a, right_a = set(a.sequence[: a.copula]), set(a.sequence[a.copula :])
+    left_b, right_b = set(b.sequence[: b.copula]), set(b.sequence[b.copula :])
+    return left_a == right_b and right_a == left_b
 
 
 def _role_swap(a: Analysis, b: Analysis, shared: set[str]) -> str:

@@ -13,6 +13,8 @@ _TOKEN = re.compile(
 
 
 SENTENCE_END = frozenset(".!?;:")
+TITLES = lexicon.words("dr mr mrs ms mx prof st")
+"""Titles written with a full stop ("Dr. Berg"): the stop ends no sentence."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +30,8 @@ def tokenise(text: str) -> list[Token]:
     found: list[Token] = []
     start = True
     for match in _TOKEN.finditer(text):
+        if match.group("mark") == "." and found and found[-1].text.lower() in TITLES:
+            continue
         if match.group("mark"):
             found.append(Token(match.group("mark"), True))
             start = start or match.group("mark") in SENTENCE_END

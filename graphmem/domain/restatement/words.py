@@ -32,7 +32,10 @@ STOP_WORDS = lexicon.words(
 QUALIFIERS: dict[str, tuple[str, str]] = {
     word: (kind, meaning)
     for kind, groups in (
-        ("quantifier", "all=all,every,each some=some few=few many=many most=most several=several"),
+        (
+            "quantifier",
+            "all=all,every,each some=some few=few many=many most=most several=several other=other",
+        ),
         (
             "modal",
             "must=must may=may might=might should=should,ought can=can could=could "
