@@ -19,15 +19,15 @@ from pathlib import Path
 from graphmem.domain.checks import check_text
 from graphmem.domain.dependencies import Change, Changed
 from graphmem.domain.errors import ConflictError, InvalidInputError, NotFoundError
-from graphmem.domain.ids import new_id
 from graphmem.domain.kinds import Tier
-from graphmem.domain.models import Memory, memory_from_fields
+from graphmem.domain.models import Memory
 from graphmem.domain.results import ArchiveItem, ArchiveResult
 from graphmem.domain.retention import DAY
 from graphmem.services.base import Basics, Service
 from graphmem.services.cascade import Cascade
 from graphmem.services.events import ChangeKind
 from graphmem.services.memories import readable_references
+from graphmem.store.queries import lifecycle, memories
 
 MAX_REASON_CHARS = 500
 ARCHIVABLE = (Tier.WORKING, Tier.EPISODIC, Tier.SEMANTIC, Tier.PROCEDURAL)
@@ -59,35 +59,27 @@ class Archiver(Service):
         reason = check_text("reason", (reason or "").strip(), max_chars=MAX_REASON_CHARS)
         if not reason:
             raise InvalidInputError("reason: say why it is archived", field="reason")
-        found = self.store.read("get_memories", {"ids": [memory_id], "project_id": project_id})
-        if not found:
+        memory = memories.get_one(self.store, memory_id, project_id)
+        if memory is None:
             raise NotFoundError(
                 f"id: no memory {memory_id!r} in project {project_id!r}", field="id"
             )
-        memory = memory_from_fields(found[0]["memory"])
         if memory.tier is Tier.ARCHIVED:
             raise ConflictError(f"id: memory {memory_id!r} is already archived", field="id")
         if memory.pinned:
             raise ConflictError(
                 f"id: memory {memory_id!r} is pinned; unpin it before archiving it", field="id"
             )
-        item = {
-            "id": memory_id,
-            "tier": memory.tier.value,
-            "score": memory.importance,
-            "reason": f"archived by hand: {reason}",
-        }
-        rows = self.store.write(
-            "archive_memories", {"project_id": project_id, "items": [item], "now": self._now()}
-        )
-        if not rows:
+        item = ArchiveItem(memory_id, memory.tier, memory.importance, f"archived by hand: {reason}")
+        if not lifecycle.archive(self.store, [item], project_id, self._now()):
             raise ConflictError(
                 f"id: memory {memory_id!r} changed meanwhile; try again", field="id"
             )
         self._changed(ChangeKind.UPDATED, [memory_id], project_id)
         self._mark_dependents([memory_id], project_id)
-        found = self.store.read("get_memories", {"ids": [memory_id], "project_id": project_id})
-        (archived,) = readable_references(self.store, [memory_from_fields(found[0]["memory"])])
+        (archived,) = readable_references(
+            self.store, memories.get(self.store, [memory_id], project_id)
+        )
         return archived
 
     def archive_stale(
@@ -101,47 +93,29 @@ class Archiver(Service):
             stale = self.rules.stale_seconds(tier)
             if stale is None:
                 continue
-            rows = self.store.read(
-                "archive_candidates",
-                {
-                    "project_id": project_id,
-                    "tier": tier.value,
-                    "stale_before": now - stale,
-                    "below": below,
-                    "limit": limit,
-                    "now": now,
-                    **self.scorer.query_params(),
-                },
+            found = lifecycle.stale(
+                self.store,
+                tier,
+                project_id,
+                stale_before=now - stale,
+                below=below,
+                limit=limit,
+                now=now,
+                scoring=self.scorer.query_params(),
             )
             days = stale / 86_400
             result.items += [
                 ArchiveItem(
-                    memory_id=row["id"],
+                    memory_id=m.id,
                     tier=tier,
-                    score=row["score"],
+                    score=m.score,
                     reason=f"stale: unused for over {days:g} days in {tier.value}, "
-                    f"importance {row['score']:.3f} < {below}",
+                    f"importance {m.score:.3f} < {below}",
                 )
-                for row in rows
+                for m in found
             ]
         if not dry_run and result.items:
-            rows = self.store.write(
-                "archive_memories",
-                {
-                    "project_id": project_id,
-                    "items": [
-                        {
-                            "id": i.memory_id,
-                            "tier": i.tier.value,
-                            "score": i.score,
-                            "reason": i.reason,
-                        }
-                        for i in result.items
-                    ],
-                    "now": now,
-                },
-            )
-            result.archived = [row["id"] for row in rows]
+            result.archived = lifecycle.archive(self.store, result.items, project_id, now)
             self._mark_dependents(result.archived, project_id)
         self.telemetry.emit(
             "archival.completed",
@@ -160,32 +134,27 @@ class Archiver(Service):
         missing = NotFoundError(
             f"id: no archived memory {memory_id!r} in project {project_id!r}", field="id"
         )
-        found = self.store.read("get_memories", {"ids": [memory_id], "project_id": project_id})
-        if not found:
+        memory = memories.get_one(self.store, memory_id, project_id)
+        if memory is None:
             raise missing
-        memory = memory_from_fields(found[0]["memory"])
         now = self._now()
         restored = memory.model_copy(
             update={"tier": memory.archived_from or Tier.WORKING, "last_accessed_at": now}
         )
-        rows = self.store.write(
-            "restore_memory",
-            {
-                "id": memory_id,
-                "project_id": project_id,
-                "importance_fields": self.scorer.stored_fields(restored, now),
-                "access_count": memory.access_count,
-                "feedback_count": memory.feedback_count,
-                "reason": reason,
-                "now": now,
-            },
+        back = lifecycle.restore(
+            self.store,
+            memory,
+            project_id,
+            importance_fields=self.scorer.stored_fields(restored, now),
+            reason=reason,
+            now=now,
         )
-        if not rows:
+        if back is None:
             raise missing
         # A restore keeps what the memory names (mergedInto among them): the
         # answer names only what the acting agent may read.
         self.cascade.undone([memory_id], [Change.ARCHIVED, Change.REJECTED], project_id=project_id)
-        (restored,) = readable_references(self.store, [memory_from_fields(rows[0]["memory"])])
+        (restored,) = readable_references(self.store, [back])
         return restored
 
     def expire_archived(
@@ -204,35 +173,31 @@ class Archiver(Service):
             return result
         now = self._now()
         expired_before = now - expiry.after_days * DAY
-        rows = self.store.read(
-            "expired_archived",
-            {"project_id": project_id, "expired_before": expired_before, "limit": limit},
+        found = lifecycle.expired(
+            self.store, project_id, expired_before=expired_before, limit=limit
         )
-        result.expired = [row["memory"]["id"] for row in rows]
-        if dry_run or not rows:
+        result.expired = [e.id for e in found]
+        if dry_run or not found:
             return result
         day = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d")
         path = Path(expiry.export_dir) / f"{project_id}-{day}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a", encoding="utf-8") as export:
-            for row in rows:
-                line = {"memory": row["memory"], "relations": row["relations"], "purged_at": now}
+            for e in found:
+                line = {"memory": e.memory, "relations": e.relations, "purged_at": now}
                 export.write(json.dumps(line, sort_keys=True) + "\n")
             export.flush()
             os.fsync(export.fileno())
         result.export_file = str(path)
-        written = self.store.write(
-            "purge_archived",
-            {
-                "project_id": project_id,
-                "items": [{"id": memory_id, "event_id": new_id()} for memory_id in result.expired],
-                "expired_before": expired_before,
-                "export_file": result.export_file,
-                "reason": f"archive expiry: archived over {expiry.after_days:g} days",
-                "now": now,
-            },
+        result.purged = lifecycle.purge(
+            self.store,
+            result.expired,
+            project_id,
+            expired_before=expired_before,
+            export_file=result.export_file,
+            reason=f"archive expiry: archived over {expiry.after_days:g} days",
+            now=now,
         )
-        result.purged = [row["id"] for row in written]
         for memory_id in result.purged:
             self.telemetry.emit(
                 "archive.purged",

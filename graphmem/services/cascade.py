@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graphmem.domain.dependencies import Change, Changed, Edge, Mark, Walk
-from graphmem.domain.kinds import RelationType
+from graphmem.domain.dependencies import Change, Changed, Mark, Walk
 from graphmem.domain.viewer import acting_as
 from graphmem.services.base import Basics, Service
 from graphmem.services.events import ChangeKind
+from graphmem.store.queries import cascade
 
 EXPIRED_PER_SWEEP = 1_000
 """Expired memories one sweep tells their dependents about; the next takes the rest."""
@@ -38,13 +38,7 @@ class Cascade(Service):
             for _ in range(self.depth):
                 if not walk.frontier:
                     break
-                rows = self.store.read(
-                    "dependents",
-                    {"ids": walk.frontier, "project_id": project_id, "now": self._now()},
-                )
-                walk.step(
-                    Edge(r["from_id"], RelationType(r["type"]), r["id"], r["current"]) for r in rows
-                )
+                walk.step(cascade.dependents(self.store, walk.frontier, project_id, self._now()))
         return walk.marks
 
     def apply(self, marks: Sequence[Mark], *, project_id: str) -> list[str]:
@@ -52,24 +46,7 @@ class Cascade(Service):
         if not marks:
             return []
         with acting_as(None):
-            rows = self.store.write(
-                "mark_for_review",
-                {
-                    "marks": [
-                        {
-                            "id": m.memory_id,
-                            "change": m.cause.change.value,
-                            "cause": m.cause.memory_id,
-                            "by": m.cause.by_id,
-                            "path": [r.value for r in m.path],
-                        }
-                        for m in marks
-                    ],
-                    "project_id": project_id,
-                    "now": self._now(),
-                },
-            )
-        ids = [row["id"] for row in rows]
+            ids = cascade.mark(self.store, marks, project_id, self._now())
         self._changed(ChangeKind.MARKED, ids, project_id)
         return ids
 
@@ -96,12 +73,9 @@ class Cascade(Service):
 
     def expired(self, *, project_id: str) -> list[str]:
         """Mark what rests on memories whose validTo has passed since the last sweep."""
-        rows = self.store.write(
-            "expired_unmarked",
-            {"project_id": project_id, "now": self._now(), "limit": EXPIRED_PER_SWEEP},
-        )
+        expired = cascade.expired_unmarked(self.store, project_id, self._now(), EXPIRED_PER_SWEEP)
         return self.changed(
-            [Changed(row["id"], Change.EXPIRED) for row in rows], project_id=project_id
+            [Changed(memory_id, Change.EXPIRED) for memory_id in expired], project_id=project_id
         )
 
     def clear(
@@ -115,18 +89,15 @@ class Cascade(Service):
         changes: Sequence[Change] = (),
     ) -> list[str]:
         """Take the marks of ``ids``, or those changes to ``causes`` left, logged as ``kind``."""
-        rows = self.store.write(
-            "clear_review_marks",
-            {
-                "ids": list(ids),
-                "causes": list(causes),
-                "changes": [c.value for c in changes],
-                "kind": kind,
-                "reason": reason,
-                "project_id": project_id,
-                "now": self._now(),
-            },
+        cleared = cascade.clear(
+            self.store,
+            ids,
+            causes,
+            changes,
+            kind=kind,
+            reason=reason,
+            project_id=project_id,
+            now=self._now(),
         )
-        cleared = [row["id"] for row in rows]
         self._changed(ChangeKind.CONFIRMED, cleared, project_id)
         return cleared

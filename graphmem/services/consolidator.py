@@ -33,7 +33,7 @@ from graphmem.domain.consolidation import (
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.ids import new_id
 from graphmem.domain.kinds import Source, Status, SuggestedBy
-from graphmem.domain.models import Memory, memory_from_fields
+from graphmem.domain.models import Memory
 from graphmem.domain.results import Consolidated, ConsolidationResult, Group
 from graphmem.domain.text import content_key
 from graphmem.services.base import Basics, Service
@@ -41,6 +41,7 @@ from graphmem.services.cascade import Cascade
 from graphmem.services.embeddings import memory_text
 from graphmem.services.events import ChangeKind
 from graphmem.services.memories import UNNAMED, unreadable
+from graphmem.store.queries import consolidation, memories
 
 Embed = Callable[[Sequence[str]], Sequence[Sequence[float]] | None]
 PAGE = 5_000
@@ -119,19 +120,13 @@ class Consolidator(Service):
         after = ""
         tiers = sorted(t.value for t in GROUPABLE_TIERS)
         while True:
-            rows = self.store.read(
-                "consolidation_candidates",
-                {"project_id": project_id, "after": after, "page": PAGE, "tiers": tiers},
+            found = consolidation.candidates(
+                self.store, project_id, tiers=tiers, after=after, page=PAGE
             )
-            for row in rows:
-                yield Candidate(
-                    memory_from_fields(row["memory"]),
-                    constrains=bool(row["constrains"]),
-                    taught=bool(row["taught"]),
-                )
-            if len(rows) < PAGE:
+            yield from found
+            if len(found) < PAGE:
                 return
-            after = rows[-1]["memory"]["id"]
+            after = found[-1].memory.id
 
     def _similar(
         self, project_id: str, ids: list[str], threshold: float, neighbours: int
@@ -140,23 +135,18 @@ class Consolidator(Service):
         vector the query (memories without one are grouped by relations only)."""
         pairs: list[tuple[str, str, float]] = []
         for start in range(0, len(ids), LOOKUP_BATCH):
-            rows = self.store.read(
-                "evaluator_near_duplicates",
-                {
-                    "project_id": project_id,
-                    "ids": ids[start : start + LOOKUP_BATCH],
-                    "k": neighbours + 1,
-                    "threshold": threshold,
-                },
+            found = consolidation.near_duplicates(
+                self.store,
+                project_id,
+                ids[start : start + LOOKUP_BATCH],
+                k=neighbours + 1,
+                threshold=threshold,
             )
-            pairs += [(row["id"], row["other"], row["similarity"]) for row in rows]
+            pairs += [(near.id, near.other, near.similarity) for near in found]
         return pairs
 
     def _related(self, project_id: str) -> list[tuple[str, str]]:
-        rows = self.store.read(
-            "consolidation_related", {"project_id": project_id, "limit": MAX_RELATED}
-        )
-        return [(row["id"], row["other"]) for row in rows]
+        return consolidation.related(self.store, project_id, MAX_RELATED)
 
     def _applied(self, project_id: str, fingerprints: list[str]) -> dict[str, str]:
         """Which of these fingerprints were consolidated already, and into which memory:
@@ -164,11 +154,9 @@ class Consolidator(Service):
         A memory the acting agent may not read is named "another memory"."""
         if not fingerprints:
             return {}
-        rows = self.store.read(
-            "consolidated_groups", {"project_id": project_id, "fingerprints": fingerprints}
-        )
-        hidden = unreadable(self.store, {row["id"] for row in rows})
-        return {row["fingerprint"]: UNNAMED if row["id"] in hidden else row["id"] for row in rows}
+        found = consolidation.applied(self.store, project_id, fingerprints)
+        hidden = unreadable(self.store, {a.id for a in found})
+        return {a.fingerprint: UNNAMED if a.id in hidden else a.id for a in found}
 
     def _apply(self, group: Group, vector: list[float] | None, result: ConsolidationResult) -> None:
         now = self._now()
@@ -206,38 +194,31 @@ class Consolidator(Service):
         props[textscope.FIELD] = textscope.text_scope(
             result.project_id, props.get("agent_id"), props["visibility"]
         )
-        rows = self.store.write(
-            "consolidate_group",
-            {
-                "project_id": result.project_id,
-                "session_id": central.session_id,
-                "sources": [version(m) for m in group.members],
-                "props": props,
-                # The fingerprint names the group on each SUPERSEDES edge, so that
-                # applying it again is told apart from a group that changed.
-                "rationale": f"consolidated (group {group.fingerprint}): {group.reason}",
-                "archive_reason": ARCHIVE_REASON.format(id=memory_id),
-                "now": now,
-            },
+        written = consolidation.consolidate(
+            self.store,
+            result.project_id,
+            session_id=central.session_id,
+            sources=[version(m) for m in group.members],
+            props=props,
+            # The fingerprint names the group on each SUPERSEDES edge, so that
+            # applying it again is told apart from a group that changed.
+            rationale=f"consolidated (group {group.fingerprint}): {group.reason}",
+            archive_reason=ARCHIVE_REASON.format(id=memory_id),
+            now=now,
         )
-        if not rows:
+        if written is None:
             result.notes.append(
                 f"group {group.fingerprint} ({', '.join(group.member_ids)}): a member changed "
                 "since it was read; skipped, nothing written"
             )
             return
         if vector is not None:  # derived data: backfill-embeddings redoes it if lost
-            self.store.write(
-                "set_embeddings",
-                {"rows": [{"id": memory_id, "project_id": result.project_id, "embedding": vector}]},
-            )
-        result.consolidated.append(
-            Consolidated(memory_id, list(rows[0]["sources"]), group.fingerprint)
-        )
+            memories.set_embedding(self.store, memory_id, result.project_id, vector)
+        result.consolidated.append(Consolidated(memory_id, written.sources, group.fingerprint))
         self._changed(ChangeKind.CREATED, [memory_id], result.project_id)
         self._changed(ChangeKind.UPDATED, group.member_ids, result.project_id)
         self.cascade.superseded(
-            [(source, memory_id) for source in rows[0]["sources"]], project_id=result.project_id
+            [(source, memory_id) for source in written.sources], project_id=result.project_id
         )
 
 

@@ -163,7 +163,7 @@ class Failures(Service):
         activation), and a shared one would teach a lesson only its agent reads.
         Such a lesson is written as a memory of its own."""
         found = self.stager.exact_duplicates([content_key(lesson.content)], project_id=project_id)
-        ids = [row["id"] for rows in found.values() for row in rows]
+        ids = [same.id for repeats in found.values() for same in repeats]
         audience = _audience(lesson.visibility, lesson.agent_id)
         return any(
             memory is not None and _audience(memory.visibility, memory.agent_id) != audience

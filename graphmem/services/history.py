@@ -12,10 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from graphmem.domain.kinds import RelationType
-from graphmem.domain.models import Memory, memory_from_fields
+from graphmem.domain.models import Memory
 from graphmem.domain.relations import Relation
-from graphmem.domain.validity import Change, existed_at, histories, memory_at
-from graphmem.store import Row, Store
+from graphmem.domain.validity import Change, existed_at, memory_at
+from graphmem.store import Store
+from graphmem.store.queries import history, memories
 
 HISTORY_BATCH = 500
 """Memories whose history one ``memory_history`` read covers."""
@@ -42,8 +43,7 @@ class History:
         changes: dict[str, list[Change]] = {}
         for start in range(0, len(known), HISTORY_BATCH):
             ids = [m.id for m in known[start : start + HISTORY_BATCH]]
-            rows = self.store.read("memory_history", {"ids": ids, "project_id": project_id})
-            changes.update(histories(rows))
+            changes.update(history.changes(self.store, ids, project_id))
         return [memory_at(m, changes.get(m.id, []), at) for m in known]
 
     def get_many(
@@ -51,8 +51,8 @@ class History:
     ) -> list[Memory | None]:
         """Memories in the order asked for, as they stood at ``at``; ``None``
         where an id is unknown or was not yet written."""
-        rows = self.store.read("get_memories", {"ids": list(memory_ids), "project_id": project_id})
-        found = {m.id: m for m in self.at(_memories(rows), at, project_id=project_id)}
+        stored = memories.get(self.store, memory_ids, project_id)
+        found = {m.id: m for m in self.at(stored, at, project_id=project_id)}
         return [found.get(memory_id) for memory_id in memory_ids]
 
     def relations(
@@ -66,20 +66,9 @@ class History:
         """The relations of ``types`` touching the memories that existed at ``at``."""
         if not memory_ids or not types:
             return []
-        rows = self.store.read(
-            "relations_as_of",
-            {
-                "ids": list(memory_ids),
-                "project_id": project_id,
-                "relation_types": [t.value for t in types],
-                "as_of": at,
-            },
-        )
         seen: dict[tuple[str, str, str], Relation] = {}
-        for row in rows:
-            key = (row["type"], row["from_id"], row["to_id"])
-            if key not in seen:
-                seen[key] = Relation(**{k: v for k, v in row.items() if v is not None})
+        for relation in history.relations_at(self.store, memory_ids, types, at, project_id):
+            seen.setdefault((relation.type.value, relation.from_id, relation.to_id), relation)
         return sorted(seen.values(), key=lambda r: (r.created_at, r.from_id, r.to_id))
 
     def walk(
@@ -171,7 +160,3 @@ def _paths(
                 if len(path.steps) < depth:
                     stack.append((there, path.node_ids, path.steps))
     return paths[:max_paths]
-
-
-def _memories(rows: Sequence[Row]) -> list[Memory]:
-    return [memory_from_fields(row["memory"]) for row in rows]

@@ -32,7 +32,8 @@ from graphmem.services.embeddings import Vector, memory_text
 from graphmem.services.events import ChangeKind
 from graphmem.services.history import History
 from graphmem.services.staging import Signal, Stager
-from graphmem.store import Row, Store
+from graphmem.store import Store
+from graphmem.store.queries import memories as stored
 
 Embed = Callable[[Sequence[str]], list[Vector] | None]
 """Vectors for memories about to be written; ``None`` when embeddings are off."""
@@ -42,7 +43,9 @@ def missing(memory_id: str, project_id: str, *, field: str = "id") -> NotFoundEr
     return NotFoundError(f"{field}: no memory {memory_id!r} in project {project_id!r}", field=field)
 
 
-def memory_of(row: Row) -> Memory:
+def memory_of(row: Mapping[str, Any]) -> Memory:
+    """The memory of a row whose ``memory`` column is a memory's projection, for
+    the modules that still read rows themselves (``sharing``)."""
     return memory_from_fields(row["memory"])
 
 
@@ -84,8 +87,7 @@ def unreadable(store: Store, ids: Collection[str]) -> set[str]:
     memories, and ids of no memory); nothing for a call acting as no agent."""
     if acting_agent() is None or not ids:
         return set()
-    rows = store.read("readable_memories", {"ids": sorted(ids)})
-    return set(ids) - {row["id"] for row in rows}
+    return set(ids) - stored.readable_ids(store, ids)
 
 
 def without_ids(
@@ -168,10 +170,7 @@ class Memories(Service):
             then = self.history.get_many(memory_ids, at, project_id=project_id)
             found = {m.id: m for m in then if m is not None}
         else:
-            rows = self.store.read(
-                "get_memories", {"ids": list(memory_ids), "project_id": project_id}
-            )
-            found = {row["memory"]["id"]: memory_of(row) for row in rows}
+            found = {m.id: m for m in stored.get(self.store, memory_ids, project_id)}
         readable = {m.id: m for m in self.readable_references(list(found.values()))}
         return [readable.get(memory_id) for memory_id in memory_ids]
 
@@ -195,27 +194,17 @@ class Memories(Service):
         if as_of is not None:
             at = check_as_of(as_of, self._now())
             return self._list_as_of(flt, first, after_created_at, after_id, at, project_id)
-        rows = self.store.read(
-            "list_memories",
-            {
-                "project_id": project_id,
-                "tier": flt.tier.value if flt.tier else None,
-                "status": flt.status.value if flt.status else None,
-                "memory_type": flt.memory_type.value if flt.memory_type else None,
-                "session_id": flt.session_id,
-                "pinned": flt.pinned,
-                "tags": flt.tags,
-                "include_archived": flt.include_archived,
-                "include_candidates": flt.include_candidates,
-                "after_created_at": after_created_at,
-                "after_id": after_id,
-                "limit": first + 1,
-            },
+        found = stored.listed(
+            self.store,
+            flt,
+            after=(after_created_at, after_id),
+            limit=first + 1,
+            project_id=project_id,
         )
-        items = self.readable_references([memory_of(row) for row in rows[:first]])
+        items = self.readable_references(found[:first])
         return Page(
             items=items,
-            has_next=len(rows) > first,
+            has_next=len(found) > first,
             start_cursor=encode_cursor(items[0]) if items else None,
             end_cursor=encode_cursor(items[-1]) if items else None,
         )
@@ -234,26 +223,19 @@ class Memories(Service):
         kept: list[Memory] = []
         batch = min(max(4 * (first + 1), 100), MAX_PAGE_SIZE * 5)
         while len(kept) <= first:
-            rows = self.store.read(
-                "list_memories_as_of",
-                {
-                    "project_id": project_id,
-                    "memory_type": flt.memory_type.value if flt.memory_type else None,
-                    "session_id": flt.session_id,
-                    "pinned": flt.pinned,
-                    "tags": flt.tags,
-                    "after_created_at": after_created_at,
-                    "after_id": after_id,
-                    "as_of": at,
-                    "limit": batch,
-                },
+            found = stored.listed_as_of(
+                self.store,
+                flt,
+                after=(after_created_at, after_id),
+                at=at,
+                limit=batch,
+                project_id=project_id,
             )
-            then = self.history.at([memory_of(row) for row in rows], at, project_id=project_id)
+            then = self.history.at(found, at, project_id=project_id)
             kept += [m for m in then if _listed(m, flt)]
-            if len(rows) < batch:
+            if len(found) < batch:
                 break
-            last = memory_of(rows[-1])
-            after_created_at, after_id = last.created_at, last.id
+            after_created_at, after_id = found[-1].created_at, found[-1].id
         items = self.readable_references(kept[:first])
         return Page(
             items=items,
@@ -284,19 +266,16 @@ class Memories(Service):
         if reembed:  # embedded before the write; with embeddings off the stale vector goes
             vectors = self.embed([memory_text(merged.content, merged.rationale)])
             vector = vectors[0] if vectors else None
-        rows = self.store.write(
-            "update_memory",
-            {
-                "id": memory_id,
-                "project_id": project_id,
-                "changes": fields,
-                "reembed": reembed,
-                "embedding": vector,
-            },
+        memory = stored.update(
+            self.store,
+            memory_id,
+            project_id,
+            changes=fields,
+            reembed=reembed,
+            embedding=vector,
         )
-        if not rows:
+        if memory is None:
             raise missing(memory_id, project_id)
-        memory = memory_of(rows[0])
         self._changed(ChangeKind.UPDATED, [memory_id], project_id)
         # A person editing or re-categorising a candidate has confirmed it.
         return self.readable(self.activate(memory, Signal.EDIT, project_id=project_id))
@@ -310,24 +289,19 @@ class Memories(Service):
 
     def record_access(self, memory_id: str, *, project_id: str) -> Memory:
         """Count one use of a memory and rescore it."""
-        rows = self.store.write(
-            "record_access", {"id": memory_id, "project_id": project_id, "now": self._now()}
-        )
-        if not rows:
+        memory = stored.record_access(self.store, memory_id, project_id, self._now())
+        if memory is None:
             raise missing(memory_id, project_id)
-        return self.readable(self._rescore(memory_of(rows[0]), project_id))
+        return self.readable(self._rescore(memory, project_id))
 
     def feedback(self, memory_id: str, value: int, *, project_id: str) -> Memory:
         """Record +1 (useful), 0 (neutral) or -1 (wrong or unhelpful)."""
         if value not in (-1, 0, 1):
             raise InvalidInputError("value: feedback must be -1, 0 or 1", field="value")
-        rows = self.store.write(
-            "add_feedback",
-            {"id": memory_id, "project_id": project_id, "value": value, "now": self._now()},
-        )
-        if not rows:
+        rated = stored.add_feedback(self.store, memory_id, project_id, value, self._now())
+        if rated is None:
             raise missing(memory_id, project_id)
-        memory = self._rescore(memory_of(rows[0]), project_id)
+        memory = self._rescore(rated, project_id)
         self._changed(ChangeKind.FEEDBACK, [memory_id], project_id)
         if self.stager.activate_earned([memory], project_id=project_id):
             return self.get(memory_id, project_id=project_id)
@@ -335,26 +309,13 @@ class Memories(Service):
 
     def _rescore(self, memory: Memory, project_id: str) -> Memory:
         fields = self.scorer.stored_fields(memory, self._now())
-        self.store.write(
-            "set_importance",
-            {
-                "id": memory.id,
-                "project_id": project_id,
-                "access_count": memory.access_count,
-                "feedback_count": memory.feedback_count,
-                "fields": fields,
-            },
-        )
+        stored.set_importance(self.store, memory, project_id, fields)
         return memory.model_copy(update={"importance": fields["importance"]})
 
     def set_pinned(self, memory_id: str, pinned: bool, *, project_id: str) -> Memory:
-        rows = self.store.write(
-            "set_pinned",
-            {"id": memory_id, "project_id": project_id, "pinned": pinned, "now": self._now()},
-        )
-        if not rows:
+        memory = stored.set_pinned(self.store, memory_id, project_id, pinned, self._now())
+        if memory is None:
             raise missing(memory_id, project_id)
-        memory = memory_of(rows[0])
         kind = ChangeKind.PINNED if pinned else ChangeKind.UNPINNED
         self._changed(kind, [memory_id], project_id)
         kept = self.activate(memory, Signal.PIN, project_id=project_id) if pinned else memory
@@ -364,8 +325,7 @@ class Memories(Service):
         """Delete a memory and its edges: the only path that deletes anything."""
         # The delete takes the edges with it: what rests on the memory is found first.
         marks = self.cascade.plan([Changed(memory_id, Change.FORGOTTEN)], project_id=project_id)
-        rows = self.store.write("forget_memory", {"id": memory_id, "project_id": project_id})
-        if not rows or not rows[0]["deleted"]:
+        if not stored.forget(self.store, memory_id, project_id):
             raise missing(memory_id, project_id)
         self._changed(ChangeKind.FORGOTTEN, [memory_id], project_id)
         self.cascade.apply(marks, project_id=project_id)

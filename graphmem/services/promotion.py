@@ -24,13 +24,15 @@ from graphmem.domain.errors import NotFoundError
 from graphmem.domain.ids import new_id
 from graphmem.domain.kinds import Tier
 from graphmem.domain.lifecycle import SHORT_TERM, long_term_target, promotion_target
-from graphmem.domain.models import Memory, memory_from_fields
+from graphmem.domain.models import Memory
 from graphmem.domain.results import Candidate, PromotionFailure, RunResult, Trigger
 from graphmem.domain.retention import DAY, RetentionRules
 from graphmem.domain.scoring import RuleNote
 from graphmem.domain.viewer import acting_agent
 from graphmem.services.base import Basics, Service
 from graphmem.services.cascade import Cascade
+from graphmem.store.queries import lifecycle
+from graphmem.store.queries.lifecycle import Promotable
 
 log = logging.getLogger(__name__)
 
@@ -116,26 +118,6 @@ def missing_session(session_id: str, project_id: str) -> NotFoundError:
     )
 
 
-def _move_row(c: Candidate) -> dict[str, Any]:
-    """One move as ``promote_memories`` takes it: the tiers, the event's id, and
-    the score's breakdown, stored on the memory and on its promotion event."""
-    components = c.breakdown.components
-    fields = {f"importance_{x.name}": x.contribution for x in components}
-    fields["importance"] = c.breakdown.total
-    return {
-        "id": c.memory.id,
-        "event_id": new_id(),
-        "from_tier": c.memory.tier.value,
-        "to_tier": c.to_tier.value,
-        "score": c.score,
-        "reason": c.reason,
-        "importance_fields": fields,
-        "component_names": [x.name for x in components],
-        "component_values": [x.value for x in components],
-        "component_contributions": [x.contribution for x in components],
-    }
-
-
 def _stale(c: Candidate) -> PromotionFailure:
     """A candidate the statement did not move: it left its tier (moved by a
     concurrent run, or deleted) after it was evaluated."""
@@ -156,10 +138,7 @@ class PromotionEngine(Service):
         acting as no agent sees every session (and reads nothing here)."""
         if acting_agent() is None or not session_ids:
             return set()
-        rows = self.store.read(
-            "hidden_sessions", {"ids": list(session_ids), "project_id": project_id}
-        )
-        return {row["id"] for row in rows}
+        return lifecycle.hidden_sessions(self.store, session_ids, project_id)
 
     def evaluate(
         self,
@@ -172,20 +151,17 @@ class PromotionEngine(Service):
         """The session's promotable items at or above the threshold, best first, capped."""
         now = self._now()
         base = self.rules.promote_threshold if threshold is None else threshold
-        rows = self.store.read(
-            "evaluate_session",
-            {
-                "project_id": project_id,
-                "session_id": session_id,
-                "tiers": [t.value for t in SHORT_TERM],
-                "threshold": base,
-                "limit": limit or self.rules.max_promotions_per_run,
-                "now": now,
-                **self.rule_params(base, now),
-                **self.scorer.query_params(),
-            },
+        found = lifecycle.session_candidates(
+            self.store,
+            session_id,
+            project_id,
+            tiers=SHORT_TERM,
+            threshold=base,
+            limit=limit or self.rules.max_promotions_per_run,
+            now=now,
+            rules={**self.rule_params(base, now), **self.scorer.query_params()},
         )
-        return self._candidates(rows, base, now)
+        return self._candidates(found, base, now)
 
     def consolidate(self, *, project_id: str, dry_run: bool = False) -> list[Candidate]:
         """Move the project's episodic memories that have earned a long-term tier.
@@ -197,18 +173,15 @@ class PromotionEngine(Service):
         """
         now = self._now()
         base = self.rules.promote_threshold
-        rows = self.store.read(
-            "evaluate_episodic",
-            {
-                "project_id": project_id,
-                "threshold": base,
-                "limit": self.rules.max_promotions_per_run,
-                "now": now,
-                **self.rule_params(base, now),
-                **self.scorer.query_params(),
-            },
+        found = lifecycle.episodic_candidates(
+            self.store,
+            project_id,
+            threshold=base,
+            limit=self.rules.max_promotions_per_run,
+            now=now,
+            rules={**self.rule_params(base, now), **self.scorer.query_params()},
         )
-        candidates = self._candidates(rows, base, now)
+        candidates = self._candidates(found, base, now)
         if dry_run or not candidates:
             return candidates
         moved = set(
@@ -216,26 +189,24 @@ class PromotionEngine(Service):
         )
         return [c for c in candidates if c.memory.id in moved]
 
-    def _candidates(
-        self, rows: Sequence[Mapping[str, Any]], base: float, now: float
-    ) -> list[Candidate]:
+    def _candidates(self, found: Sequence[Promotable], base: float, now: float) -> list[Candidate]:
         candidates = []
-        for row in rows:
-            memory = memory_from_fields(row["memory"])
+        for p in found:
+            memory = p.memory
             target = promotion_target(
-                memory.tier, memory.memory_type, pinned=memory.pinned, constrains=row["constrains"]
+                memory.tier, memory.memory_type, pinned=memory.pinned, constrains=p.constrains
             )
             if target is None:
                 continue
             breakdown = self.scorer.score_with_breakdown(memory, now)
-            notes = rule_notes(memory, self.rules, base, now, sessions=row["sessions"])
+            notes = rule_notes(memory, self.rules, base, now, sessions=p.sessions)
             candidates.append(
                 Candidate(
                     memory=memory,
-                    score=row["score"],
+                    score=p.score,
                     breakdown=breakdown.model_copy(update={"rules": notes}),
                     to_tier=target,
-                    threshold=row["threshold"],
+                    threshold=p.threshold,
                 )
             )
         return candidates
@@ -280,18 +251,15 @@ class PromotionEngine(Service):
         now = self._now()
         # The moves and the run's record go in one statement: a run is never
         # logged without its moves.
-        rows = self.store.write(
-            "promote_memories",
-            {
-                "moves": [_move_row(c) for c in candidates],
-                "project_id": project_id,
-                "run_id": run_id or new_id(),
-                "run": dict(run) if run is not None else None,
-                "trigger": trigger.value,
-                "now": now,
-            },
+        moved = lifecycle.promote(
+            self.store,
+            candidates,
+            project_id,
+            run_id=run_id or new_id(),
+            run=run,
+            trigger=trigger.value,
+            now=now,
         )
-        moved = set(rows[0]["moved"]) if rows else set()
         promoted = [c for c in candidates if c.memory.id in moved]
         for c in promoted:
             self._emit_promoted(c, now, project_id=project_id, trigger=trigger)
@@ -377,15 +345,13 @@ class PromotionEngine(Service):
         if not dry_run:
             # The session's record counts every working memory left, whoever ran it;
             # each caller reads it back counted over what it may read.
-            self.store.write(
-                "finish_promotion_run",
-                {
-                    "project_id": project_id,
-                    "session_id": session_id,
-                    "run_id": result.run_id,
-                    "now": self._now(),
-                    "rotated_ids": rotated,
-                },
+            lifecycle.finish_run(
+                self.store,
+                session_id,
+                project_id,
+                run_id=result.run_id,
+                rotated=rotated,
+                now=self._now(),
             )
         result.duration_ms = (time.perf_counter() - started) * 1000
         self.telemetry.emit(
@@ -451,17 +417,10 @@ class PromotionEngine(Service):
         Returns the ids newly noted (their own session and repeats are not)."""
         if not memory_ids:
             return []
-        rows = self.store.write(
-            "record_session_use",
-            {"ids": list(memory_ids), "session_id": session_id, "project_id": project_id},
-        )
-        return [row["id"] for row in rows]
+        return lifecycle.record_session_use(self.store, memory_ids, session_id, project_id)
 
     def working_count(self, session_id: str, *, project_id: str) -> int:
-        rows = self.store.read(
-            "count_working", {"project_id": project_id, "session_id": session_id}
-        )
-        return rows[0]["working"] if rows else 0
+        return lifecycle.working_count(self.store, session_id, project_id)
 
     def rotate(self, session_id: str, *, project_id: str, limit: int | None = None) -> int:
         """Archive the oldest working items of a full session down to the headroom."""
@@ -474,17 +433,14 @@ class PromotionEngine(Service):
         if working < maximum:
             return []
         excess = working - self.rules.rotate_to(maximum)
-        rows = self.store.write(
-            "rotate_session",
-            {
-                "project_id": project_id,
-                "session_id": session_id,
-                "count": excess,
-                "reason": f"rotation: the session's working tier reached {maximum}",
-                "now": self._now(),
-            },
+        rotated = lifecycle.rotate(
+            self.store,
+            session_id,
+            project_id,
+            count=excess,
+            reason=f"rotation: the session's working tier reached {maximum}",
+            now=self._now(),
         )
-        rotated = [row["id"] for row in rows]
         self.cascade.changed(
             [Changed(memory_id, Change.ARCHIVED) for memory_id in rotated], project_id=project_id
         )
@@ -492,8 +448,6 @@ class PromotionEngine(Service):
 
     def _session_seen(self, session_id: str, project_id: str) -> bool:
         """The session exists and the acting agent may see it."""
-        if not self.store.read(
-            "session_stats", {"project_id": project_id, "session_id": session_id}
-        ):
+        if not lifecycle.session_exists(self.store, session_id, project_id):
             return False
         return not self.hidden_sessions([session_id], project_id=project_id)

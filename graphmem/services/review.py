@@ -25,15 +25,9 @@ from graphmem.domain.review import (
 )
 from graphmem.services.base import Basics, Service
 from graphmem.services.cascade import Cascade
-from graphmem.services.memories import (
-    Memories,
-    memory_of,
-    missing,
-    readable_references,
-    unreadable,
-    without_ids,
-)
+from graphmem.services.memories import Memories, missing, readable_references, unreadable
 from graphmem.services.staging import Evidence, Signal, Stager, earned_signal
+from graphmem.store.queries import review
 
 MAX_REASON_CHARS = 500
 """A reviewer's reason (a rejection's, a confirmation's)."""
@@ -63,13 +57,11 @@ class Review(Service):
         if not 1 <= first <= MAX_PAGE_SIZE:
             raise InvalidInputError(f"first: 1-{MAX_PAGE_SIZE}", field="first")
         skip = decode_offset(after) if after else 0
-        rows = self.store.read(
-            "needs_review", {"project_id": project_id, "skip": skip, "limit": first + 1}
-        )
-        items = self.memories.readable_references([memory_of(row) for row in rows[:first]])
+        found = review.needs_review(self.store, project_id, skip=skip, limit=first + 1)
+        items = self.memories.readable_references(found[:first])
         return Page(
             items=items,
-            has_next=len(rows) > first,
+            has_next=len(found) > first,
             end_cursor=encode_offset(skip + len(items)) if items else None,
         )
 
@@ -101,23 +93,16 @@ class Review(Service):
             raise InvalidInputError(f"first: must be between 1 and {MAX_PAGE_SIZE}", field="first")
         skip = decode_offset(after) if after else 0
         now = self._now()
-        rows = self.store.read(
-            "review_queue",
-            {
-                "project_id": project_id,
-                "session_id": flt.session_id,
-                "memory_type": flt.memory_type.value if flt.memory_type else None,
-                "tags": flt.tags,
-                "min_occurrences": flt.min_occurrences,
-                "created_before": None
-                if flt.older_than_seconds is None
-                else now - flt.older_than_seconds,
-                "order": order,
-                "skip": skip,
-                "limit": first + 1,
-            },
+        found = review.queue(
+            self.store,
+            flt,
+            project_id,
+            created_before=None if flt.older_than_seconds is None else now - flt.older_than_seconds,
+            order=order,
+            skip=skip,
+            limit=first + 1,
         )
-        shown = readable_references(self.store, [memory_of(row) for row in rows[:first]])
+        shown = readable_references(self.store, found[:first])
         items = [
             ReviewItem(
                 memory=memory,
@@ -128,7 +113,7 @@ class Review(Service):
             )
             for memory in shown
         ]
-        has_next = len(rows) > first
+        has_next = len(found) > first
         return ReviewPage(
             items=items,
             has_next=has_next,
@@ -184,25 +169,22 @@ class Review(Service):
             }
         )
         signal = earned_signal(Evidence.of(survivor), self.rules)
-        rows = self.store.write(
-            "merge_memories",
-            {
-                "into_id": into_id,
-                "from_id": from_id,
-                "project_id": project,
-                "event_id": new_id(),
-                "importance_fields": self.scorer.stored_fields(survivor, now),
-                "access_count": survivor.access_count,
-                "feedback_count": survivor.feedback_count,
-                "signal": signal.value if signal else None,
-                "activation_id": new_id(),
-                "now": now,
-            },
+        merged = review.merge(
+            self.store,
+            into_id,
+            from_id,
+            project,
+            event_id=new_id(),
+            importance_fields=self.scorer.stored_fields(survivor, now),
+            counts=(survivor.access_count, survivor.feedback_count),
+            signal=signal.value if signal else None,
+            activation_id=new_id(),
+            now=now,
         )
-        if not rows:
+        if merged is None:
             raise missing(from_id, project, field="from_id")
-        if rows[0]["activated"]:
-            self.stager.activated([(into_id, Signal(rows[0]["activated"]))], project_id=project)
+        if merged.activated:
+            self.stager.activated([(into_id, Signal(merged.activated))], project_id=project)
         return self.memories.get(into_id, project_id=project)
 
     def bulk(
@@ -252,13 +234,11 @@ class Review(Service):
         """
         if not 0.0 <= relevance <= 1.0 or relevance != relevance:
             raise InvalidInputError("relevance: must be between 0 and 1", field="relevance")
-        rows = self.store.write(
-            "set_evaluator_relevance",
-            {"id": memory_id, "project_id": project_id, "relevance": relevance, "now": self._now()},
+        memory = review.set_evaluator_relevance(
+            self.store, memory_id, project_id, relevance, self._now()
         )
-        if not rows:
+        if memory is None:
             raise missing(memory_id, project_id)
-        memory = memory_of(rows[0])
         if self.stager.activate_earned([memory], project_id=project_id):
             return self.memories.get(memory_id, project_id=project_id)
         return memory
@@ -266,12 +246,12 @@ class Review(Service):
     def staging_events(self, memory_id: str, *, limit: int, project_id: str) -> list[StagingEvent]:
         if not 1 <= limit <= MAX_PAGE_SIZE:
             raise InvalidInputError(f"limit: must be between 1 and {MAX_PAGE_SIZE}", field="limit")
-        rows = self.store.read(
-            "staging_events", {"memory_id": memory_id, "project_id": project_id, "limit": limit}
-        )
-        events = [{k: v for k, v in row["event"].items() if v is not None} for row in rows]
+        events = review.staging_events(self.store, memory_id, project_id, limit)
         # A merge names the memory it folded in only to those who may read it.
-        hidden = unreadable(self.store, {e["merged_from"] for e in events if "merged_from" in e})
+        hidden = unreadable(
+            self.store, {e.merged_from for e in events if e.merged_from is not None}
+        )
         return [
-            StagingEvent.model_validate(without_ids(e, hidden, ("merged_from",))) for e in events
+            e.model_copy(update={"merged_from": None}) if e.merged_from in hidden else e
+            for e in events
         ]

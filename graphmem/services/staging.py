@@ -19,7 +19,8 @@ from graphmem.domain.models import Memory
 from graphmem.domain.retention import RetentionRules
 from graphmem.services.base import Basics, Service
 from graphmem.services.cascade import Cascade
-from graphmem.store import Row
+from graphmem.store.queries import lifecycle, memories
+from graphmem.store.queries.memories import SameText
 
 
 class Signal(StrEnum):
@@ -76,18 +77,17 @@ class Stager(Service):
         super().__init__(basics)
         self.cascade = Cascade(basics)
 
-    def exact_duplicates(self, keys: Sequence[str], *, project_id: str) -> dict[str, list[Row]]:
+    def exact_duplicates(
+        self, keys: Sequence[str], *, project_id: str
+    ) -> dict[str, list[SameText]]:
         """The live memories per content key (id, type, when it occurred), oldest
         first, in one indexed lookup per batch: the writer picks the one an item
         repeats."""
         if not keys:
             return {}
-        rows = self.store.read(
-            "find_by_content_key", {"keys": sorted(set(keys)), "project_id": project_id}
-        )
-        found: dict[str, list[Row]] = {}
-        for row in rows:
-            found.setdefault(row["key"], []).append(row)
+        found: dict[str, list[SameText]] = {}
+        for same in memories.same_text(self.store, keys, project_id):
+            found.setdefault(same.key, []).append(same)
         return found
 
     def merge_params(self, merges: Sequence[dict]) -> list[dict]:
@@ -119,18 +119,12 @@ class Stager(Service):
         """candidate -> active for each (id, signal); active ones are left alone."""
         if not items:
             return []
-        rows = self.store.write(
-            "activate_candidates",
-            {
-                "items": [
-                    {"id": memory_id, "signal": signal.value, "event_id": new_id()}
-                    for memory_id, signal in items
-                ],
-                "project_id": project_id,
-                "now": self._now(),
-            },
+        activated = lifecycle.activate(
+            self.store,
+            [(memory_id, signal.value) for memory_id, signal in items],
+            project_id,
+            self._now(),
         )
-        activated = [row["id"] for row in rows]
         signals = dict(items)
         self.activated(
             [(memory_id, signals[memory_id]) for memory_id in activated], project_id=project_id
@@ -149,16 +143,7 @@ class Stager(Service):
             )
 
     def reject(self, memory_ids: Sequence[str], reason: str, *, project_id: str) -> list[str]:
-        rows = self.store.write(
-            "reject_candidates",
-            {
-                "ids": list(memory_ids),
-                "reason": reason,
-                "project_id": project_id,
-                "now": self._now(),
-            },
-        )
-        rejected = [row["id"] for row in rows]
+        rejected = lifecycle.reject(self.store, memory_ids, reason, project_id, self._now())
         self.cascade.changed(
             [Changed(memory_id, Change.REJECTED) for memory_id in rejected], project_id=project_id
         )

@@ -12,7 +12,6 @@ back the review marks it left (``Cascade.undone``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from graphmem.domain.checks import check_text
 from graphmem.domain.consolidation import ARCHIVE_PREFIX, ARCHIVE_REASON
@@ -31,12 +30,24 @@ from graphmem.services.memories import Memories
 from graphmem.services.relations import MAX_REMOVED_BY_CHARS, Relations
 from graphmem.services.review import MAX_REASON_CHARS, REJECTED
 from graphmem.services.writer import Writer
+from graphmem.store.queries import review
+from graphmem.store.queries.review import MergeEvent
 
 MERGED_PREFIX = "merged into "
 
 
 def _blocked(blocked: Blocked, **names: str) -> ConflictError:
     return ConflictError(f"id: {blocked.say(**names)}", field="id")
+
+
+def _given_back(survivor: Memory, event: MergeEvent) -> dict[str, float | int]:
+    """The survivor's counts without what a person's merge added to them."""
+    return {
+        "occurrence_count": max(1, survivor.occurrence_count - (event.occurrences or 0)),
+        "access_count": max(0, survivor.access_count - (event.accesses or 0)),
+        "feedback": survivor.feedback - (event.feedback or 0.0),
+        "feedback_count": max(0, survivor.feedback_count - (event.feedback_count or 0)),
+    }
 
 
 class Undo(Service):
@@ -81,18 +92,16 @@ class Undo(Service):
             update={"memory_id": memory.id}
         )
         touched = [*result.restored, *result.created, *result.archived]
-        self.store.write(
-            "log_undo",
-            {
-                "memory_id": memory.id,
-                "project_id": project_id,
-                "event_id": new_id(),
-                "curation": kind.value,
-                "undone": ", ".join(touched) or None,
-                "reason": reason,
-                "by": by,
-                "now": self._now(),
-            },
+        review.log_undo(
+            self.store,
+            memory.id,
+            project_id,
+            event_id=new_id(),
+            curation=kind.value,
+            undone=", ".join(touched) or None,
+            reason=reason,
+            by=by,
+            now=self._now(),
         )
         self._changed(ChangeKind.UPDATED, [memory.id, *touched], project_id)
         return result
@@ -103,18 +112,13 @@ class Undo(Service):
         """By the absorbed memory's id: the person's merge that folded it in; by
         any other: the newest merge into it not yet undone."""
         survivor_id = memory.merged_into or memory.id
-        rows = self.store.read(
-            "merge_to_undo",
-            {
-                "id": survivor_id,
-                "from_id": memory.id if memory.merged_into else None,
-                "project_id": project_id,
-            },
+        found = review.merge_to_undo(
+            self.store, survivor_id, memory.id if memory.merged_into else None, project_id
         )
-        if not rows:
+        if found is None:
             raise _blocked(Blocked.NOT_MERGED, id=survivor_id)
-        event = rows[0]["event"]
-        if event.get("occurrences") is None:
+        event = found.event
+        if event.occurrences is None:
             raise ConflictError(
                 f"id: the merge into {survivor_id} was logged before merges kept what they "
                 "added, so it cannot be taken back",
@@ -123,84 +127,62 @@ class Undo(Service):
         survivor = self.memories.get(survivor_id, project_id=project_id)
         if survivor.tier is Tier.ARCHIVED:
             raise ConflictError(f"id: {survivor_id} is archived; restore it first", field="id")
-        if event.get("merged_from"):
-            return self._unmerge(survivor, event, reason, project_id)
+        if event.merged_from:
+            return self._unmerge(survivor, event, event.merged_from, reason, project_id)
         return self._split(survivor, event, project_id)
 
     def _unmerge(
-        self, survivor: Memory, event: dict[str, Any], reason: str, project_id: str
+        self, survivor: Memory, event: MergeEvent, absorbed: str, reason: str, project_id: str
     ) -> UndoResult:
         """A person's merge: the absorbed memory comes back, the survivor gives it up."""
-        absorbed = event["merged_from"]
         now = self._now()
-        after = survivor.model_copy(
-            update={
-                "occurrence_count": max(1, survivor.occurrence_count - event["occurrences"]),
-                "access_count": max(0, survivor.access_count - event["accesses"]),
-                "feedback": survivor.feedback - event["feedback"],
-                "feedback_count": max(0, survivor.feedback_count - event["feedback_count"]),
-            }
+        after = survivor.model_copy(update=_given_back(survivor, event))
+        undone = review.undo_merge(
+            self.store,
+            survivor.id,
+            absorbed,
+            project_id,
+            event_id=event.id,
+            importance_fields=self.scorer.stored_fields(after, now),
+            reason=f"merge undone: {reason}",
+            now=now,
         )
-        rows = self.store.write(
-            "undo_merge",
-            {
-                "into_id": survivor.id,
-                "from_id": absorbed,
-                "event_id": event["id"],
-                "project_id": project_id,
-                "importance_fields": self.scorer.stored_fields(after, now),
-                "reason": f"merge undone: {reason}",
-                "now": now,
-            },
-        )
-        if not rows:
+        if not undone:
             raise self._merge_blocked(survivor, event, project_id)
         return UndoResult(curation=Curation.MERGE, memory_id=survivor.id, restored=[absorbed])
 
-    def _split(self, survivor: Memory, event: dict[str, Any], project_id: str) -> UndoResult:
+    def _split(self, survivor: Memory, event: MergeEvent, project_id: str) -> UndoResult:
         """A write's merge: what it wrote becomes a memory of its own, with the
         occurrences, evidence and tags it brought (and its wording, for a near
         merge); its other fields are the survivor's, which it was counted into."""
-        variants = event.get("added_variants") or []
+        variants = event.added_variants or []
         part = MemoryInput(
             content=variants[0] if variants else survivor.content,
             memory_type=survivor.memory_type,
             confidence=survivor.confidence,
             source=survivor.source,
-            tags=event.get("added_tags") or [],
-            evidence=event.get("added_evidence") or [],
+            tags=event.added_tags or [],
+            evidence=event.added_evidence or [],
             session_id=survivor.session_id,
             agent_id=survivor.agent_id,
             visibility=survivor.visibility,
             occurred_at=survivor.occurred_at,
         )
         part_id = self.writer.write([part], project_id=project_id, dedup=False).outcomes[0].id
-        rows = self.store.write(
-            "undo_write_merge",
-            {
-                "id": survivor.id,
-                "part_id": part_id,
-                "event_id": event["id"],
-                "project_id": project_id,
-                "now": self._now(),
-            },
+        undone = review.undo_write_merge(
+            self.store, survivor.id, part_id, project_id, event_id=event.id, now=self._now()
         )
-        if not rows:  # the part goes again: nothing is left half-undone
+        if not undone:  # the part goes again: nothing is left half-undone
             self.memories.forget(part_id, project_id=project_id)
             raise self._merge_blocked(survivor, event, project_id)
         return UndoResult(curation=Curation.MERGE, memory_id=survivor.id, created=[part_id])
 
-    def _merge_blocked(
-        self, survivor: Memory, event: dict[str, Any], project_id: str
-    ) -> ConflictError:
+    def _merge_blocked(self, survivor: Memory, event: MergeEvent, project_id: str) -> ConflictError:
         """Why a merge's undo wrote nothing: edited since, undone meanwhile, or reset."""
-        rows = self.store.read(
-            "merge_to_undo",
-            {"id": survivor.id, "from_id": event.get("merged_from"), "project_id": project_id},
-        )
-        if not rows or rows[0]["event"]["id"] != event["id"]:
+        found = review.merge_to_undo(self.store, survivor.id, event.merged_from, project_id)
+        if found is None or found.event.id != event.id:
             return _blocked(Blocked.NOT_MERGED, id=survivor.id)
-        if not rows[0]["unedited"]:
+        if not found.unedited:
             return _blocked(Blocked.EDITED, id=survivor.id)
         return _blocked(Blocked.COUNTS, id=survivor.id)
 
@@ -262,22 +244,19 @@ class Undo(Service):
                 raise _blocked(Blocked.CHANGED_SINCE, id=source.id, what=what)
         if not sources:
             raise _blocked(Blocked.NOT_CONSOLIDATED, id=memory.id)
-        rows = self.store.write(
-            "undo_consolidation",
-            {
-                "id": memory.id,
-                "project_id": project_id,
-                "archive_reason": archive_reason,
-                "archived_reason": f"consolidation undone: {reason}",
-                "count": len(sources),
-                "by": by,
-                "reason": f"consolidation undone: {reason}",
-                "now": self._now(),
-            },
+        restored = review.undo_consolidation(
+            self.store,
+            memory.id,
+            project_id,
+            archive_reason=archive_reason,
+            archived_reason=f"consolidation undone: {reason}",
+            count=len(sources),
+            by=by,
+            reason=f"consolidation undone: {reason}",
+            now=self._now(),
         )
-        if not rows:
+        if restored is None:
             raise ConflictError(f"id: {memory.id} changed meanwhile; try again", field="id")
-        restored = list(rows[0]["restored"])
         self.cascade.undone(restored, [Change.SUPERSEDED], project_id=project_id)
         return UndoResult(
             curation=Curation.CONSOLIDATION,

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from graphmem.domain.clock import Clock, ManualClock, stored_now
 from graphmem.domain.errors import InvalidInputError, invalid_input, suggestion
 from graphmem.domain.kinds import Tier
-from graphmem.domain.models import Memory, memory_from_fields
+from graphmem.domain.models import Memory
 from graphmem.domain.retention import RetentionRules
 from graphmem.domain.scoring import PRESETS, Factor, ImportanceScorer
 from graphmem.services.archival import Archiver
@@ -33,6 +33,8 @@ from graphmem.services.base import Basics
 from graphmem.services.promotion import PromotionEngine
 from graphmem.services.telemetry import Telemetry
 from graphmem.store import Store
+from graphmem.store.queries import memories as stored
+from graphmem.store.queries import whatif
 
 MAX_RULES_YAML = 65_536
 """Characters of a rules variant sent as text (a rules file is a few hundred)."""
@@ -282,9 +284,7 @@ class WhatIf:
         scorer = variant_scorer(self.scorer, preset=variant.preset, weights=variant.weights)
         # One instant for both plans: a moving clock would show recency drift as a change.
         frozen = ManualClock(stored_now(self.clock))
-        sessions = [
-            row["id"] for row in self.store.read("whatif_sessions", {"project_id": project_id})
-        ]
+        sessions = whatif.sessions(self.store, project_id)
         evaluated: dict[str, Memory] = {}
         current = self._plan(self.scorer, self.rules, frozen, project_id, sessions, evaluated)
         planned = self._plan(scorer, rules, frozen, project_id, sessions, evaluated)
@@ -357,11 +357,7 @@ class WhatIf:
     def _memories(self, ids: list[str], project_id: str) -> dict[str, Memory]:
         found: dict[str, Memory] = {}
         for start in range(0, len(ids), READ_BATCH):
-            rows = self.store.read(
-                "get_memories", {"ids": ids[start : start + READ_BATCH], "project_id": project_id}
-            )
-            for row in rows:
-                memory = memory_from_fields(row["memory"])
+            for memory in stored.get(self.store, ids[start : start + READ_BATCH], project_id):
                 found[memory.id] = memory
         return found
 

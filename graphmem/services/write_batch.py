@@ -22,6 +22,7 @@ from graphmem.domain.models import (
 )
 from graphmem.domain.scoring import ImportanceScorer, ScoreInputs
 from graphmem.domain.sessions import DEFAULT_SESSION
+from graphmem.store.queries.memories import SameText
 
 M = TypeVar("M", bound=Mapping[str, Any])
 
@@ -126,15 +127,30 @@ def check_valid_span(inputs: Sequence[MemoryInput], now: float) -> None:
         check_validity(start, item.valid_to, field=field)
 
 
-def repeated(known: Sequence[M], event: bool, when: float, window: float) -> M | None:
-    """The first memory with the same text that an item repeats: a claim repeats
-    a claim; an event only an event of the same moment (two "Haha" a day apart
+def repeats(
+    memory_type: str | None, occurred_at: float | None, event: bool, when: float, window: float
+) -> bool:
+    """Whether an item repeats a memory with the same text: a claim repeats a
+    claim; an event only an event of the same moment (two "Haha" a day apart
     are two turns)."""
+    if (memory_type == MemoryType.EVENT.value) != event:
+        return False
+    return not event or abs((occurred_at or 0.0) - when) <= window
+
+
+def repeated(known: Sequence[M], event: bool, when: float, window: float) -> M | None:
+    """The first row of the batch with the same text that an item repeats (``repeats``)."""
     for other in known:
-        if (other.get("memory_type") == MemoryType.EVENT.value) != event:
-            continue
-        if not event or abs((other.get("occurred_at") or 0.0) - when) <= window:
+        if repeats(other.get("memory_type"), other.get("occurred_at"), event, when, window):
             return other
+    return None
+
+
+def repeated_live(known: Sequence[SameText], event: bool, when: float, window: float) -> str | None:
+    """The id of the first live memory with the same text that an item repeats."""
+    for other in known:
+        if repeats(other.memory_type, other.occurred_at, event, when, window):
+            return other.id
     return None
 
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphmem.domain.dependencies import Change, Changed
-from graphmem.domain.ids import new_id
 from graphmem.domain.kinds import MemoryType, Status, SuggestedBy
 from graphmem.domain.lifecycle import SHORT_TERM
 from graphmem.domain.models import Memory, MemoryInput, WriteOutcome, memory_from_fields
@@ -43,9 +42,11 @@ from graphmem.services.write_batch import (
     merge_into,
     new_row,
     repeated,
+    repeated_live,
     union,
 )
-from graphmem.store import Row
+from graphmem.store.queries import memories as stored
+from graphmem.store.queries.memories import Remembered, SessionLoad, Superseded
 
 
 @dataclass
@@ -144,8 +145,8 @@ class Writer(Service):
         vectors, supersedes = self._resolve_near_matches(batch, vectors)
         links = self._auto_links(batch.rows, project_id)
         written = self._remember_many(batch, vectors, links)
-        if written["raced"]:
-            batch.rows = self._raced(batch.rows, written["raced"], batch.outcomes)
+        if written.raced:
+            batch.rows = self._raced(batch.rows, written.raced, batch.outcomes)
         return self._after_write(batch, written, links, supersedes)
 
     def _plan(self, inputs: Sequence[MemoryInput], project: str, now: float, dedup: bool) -> _Batch:
@@ -161,10 +162,10 @@ class Writer(Service):
         for position, (item, key, can) in enumerate(zip(inputs, keys, comparable, strict=True)):
             when = now if item.occurred_at is None else item.occurred_at
             event = item.memory_type is MemoryType.EVENT
-            same = repeated(existing.get(key, []), event, when, window) if can else None
+            same = repeated_live(existing.get(key, []), event, when, window) if can else None
             first = repeated(batch.new_by_key.get(key, []), event, when, window) if can else None
             if same is not None:
-                batch.count_into_live(same["id"], item)
+                batch.count_into_live(same, item)
             elif first is not None:
                 batch.count_into_earlier(first, item)
             else:
@@ -187,37 +188,25 @@ class Writer(Service):
 
     def _remember_many(
         self, batch: _Batch, vectors: list[Vector] | None, links: list[dict[str, Any]]
-    ) -> Row:
+    ) -> Remembered:
         """Memories, their embeddings, their links and the merges go in one
         statement: a failure leaves the batch entirely unwritten, never half written."""
-        rows = batch.rows
-        (written,) = self.store.write(
-            "remember_many",
-            {
-                "project_id": batch.project,
-                "session_ids": sorted({row["session_id"] for row in rows}),
-                "rows": [
-                    {
-                        "props": row,
-                        "embedding": vector,
-                        "event_id": new_id(),
-                        "dedup": readable(row["content"]),
-                    }
-                    for row, vector in zip(rows, vectors or _no_vectors(rows), strict=True)
-                ],
-                "event_window": self.rules.restatement.event_window_seconds,
-                "merges": self.stager.merge_params(list(batch.merges.values())),
-                "links": links,
-                "dedup": batch.dedup,
-                "now": batch.now,
-            },
+        return stored.remember(
+            self.store,
+            batch.project,
+            rows=batch.rows,
+            vectors=vectors or _no_vectors(batch.rows),
+            merges=self.stager.merge_params(list(batch.merges.values())),
+            links=links,
+            dedup=batch.dedup,
+            event_window=self.rules.restatement.event_window_seconds,
+            now=batch.now,
         )
-        return written
 
     def _after_write(
         self,
         batch: _Batch,
-        written: Row,
+        written: Remembered,
         links: Sequence[Mapping[str, Any]],
         supersedes: list[dict[str, Any]],
     ) -> Written:
@@ -228,9 +217,9 @@ class Writer(Service):
         # The statement returns the memories it merged into as they now stand
         # (a memory merged into twice: its later fields last); the ones it
         # created hold exactly the rows it was given.
-        merged = {m["id"]: m for m in written["merged"]}
+        merged = {m["id"]: m for m in written.merged}
         result = Written(batch.outcomes, {**merged, **{row["id"]: row for row in batch.rows}})
-        self._announce(batch, links, linked=bool(written["linked"]))
+        self._announce(batch, links, linked=bool(written.linked))
         merged_into = [memory_from_fields(m) for m in merged.values()]
         result.changed(self.stager.merged(merged_into, project_id=project))
         created = {row["id"] for row in batch.rows}
@@ -241,7 +230,7 @@ class Writer(Service):
         self._note_session_use(batch.inputs, batch.outcomes, project)
         result.changed(self.stager.activate_earned(_recurred(batch.rows), project_id=project))
         self._agent_decisions(batch.inputs, result, project)
-        self._memory_limits(written["sessions"], result, project)
+        self._memory_limits(written.sessions, result, project)
         return result
 
     def _announce(self, batch: _Batch, links: Sequence[Mapping[str, Any]], *, linked: bool) -> None:
@@ -268,36 +257,32 @@ class Writer(Service):
 
     @staticmethod
     def _raced(
-        rows: list[dict[str, Any]], raced: Sequence[Row], outcomes: list[WriteOutcome]
+        rows: list[dict[str, Any]], into: Mapping[str, str], outcomes: list[WriteOutcome]
     ) -> list[dict[str, Any]]:
         """Rows the write counted into a memory that another writer of the same
-        text created after this batch looked: they became exact merges."""
-        into = {merge["row_id"]: merge["id"] for merge in raced}
+        text created after this batch looked (``into``: row id -> memory id):
+        they became exact merges."""
         for n, outcome in enumerate(outcomes):
             if outcome.id in into:
                 outcomes[n] = exact(into[outcome.id])
         return [row for row in rows if row["id"] not in into]
 
-    def _supersede(self, edges: list[dict[str, Any]], project: str, now: float) -> list[Row]:
+    def _supersede(self, edges: list[dict[str, Any]], project: str, now: float) -> list[Superseded]:
         """The SUPERSEDES edges of the updates this batch created, as written. A
         statement of their own, right after the batch: folded into it, the batch
         statement grows past what some Bolt servers accept."""
         if not edges:
             return []
-        done = self.store.write(
-            "supersede_many", {"supersedes": edges, "project_id": project, "now": now}
-        )
-        self._changed(
-            ChangeKind.RELATED, [row[end] for row in done for end in ("new_id", "old_id")], project
-        )
+        done = stored.supersede(self.store, edges, project, now)
+        self._changed(ChangeKind.RELATED, [i for e in done for i in (e.new_id, e.old_id)], project)
         return done
 
     def _mark_dependents(
-        self, rows: Sequence[Mapping[str, Any]], superseded: Sequence[Row], project: str
+        self, rows: Sequence[Mapping[str, Any]], superseded: Sequence[Superseded], project: str
     ) -> None:
         """What rests on a memory this batch superseded, or flagged as possibly
         contradicted, needs review (``graphmem.services.cascade``)."""
-        changes = [Changed(e["old_id"], Change.SUPERSEDED, e["new_id"]) for e in superseded]
+        changes = [Changed(e.old_id, Change.SUPERSEDED, e.new_id) for e in superseded]
         changes += [
             Changed(row["conflicts_with"], Change.CONTRADICTED, row["id"])
             for row in rows
@@ -342,12 +327,14 @@ class Writer(Service):
             promoted = self.promotion.promote_now(short_term, project_id=project)
             result.changed(promoted.promoted)
 
-    def _memory_limits(self, sessions: Sequence[Row], result: Written, project: str) -> None:
+    def _memory_limits(
+        self, sessions: Sequence[SessionLoad], result: Written, project: str
+    ) -> None:
         for session in sessions:
-            limit = session["max_items"] or self.rules.short_term_max
-            if session["working"] >= limit:
+            limit = session.max_items or self.rules.short_term_max
+            if session.working >= limit:
                 self.promotion.run(
-                    session["session_id"],
+                    session.session_id,
                     project_id=project,
                     trigger=Trigger.MEMORY_LIMIT,
                     rotate_limit=limit,
@@ -357,7 +344,7 @@ class Writer(Service):
                     [
                         memory_id
                         for memory_id, fields in result.fields.items()
-                        if fields.get("session_id") == session["session_id"]
+                        if fields.get("session_id") == session.session_id
                     ]
                 )
 
