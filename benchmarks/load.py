@@ -2,6 +2,10 @@
 
 ``python -m benchmarks.load --clients 16 --seconds 60``
 
+``--servers 2`` starts that many server processes on the one data directory
+(and so one database), each client sending to one of them in turn: whether
+more Python processes serve more than one does.
+
 A pool of concurrent asyncio clients sends the mix an agent fleet sends
 (remember 30%, knowledgeContext 40%, search 20%, recordAccess 10%) for a
 fixed time or request count, whichever ends first, to a server in a child
@@ -18,6 +22,7 @@ up to every acknowledged remember.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -86,6 +91,8 @@ class LoadConfig:
     embedder: str = "minilm"
     scheduler: bool = True
     seed: int = 7
+    servers: int = 1
+    """Server processes on the one data directory; client ``n`` uses server ``n % servers``."""
 
 
 @dataclass
@@ -94,7 +101,7 @@ class Spread:
     server's own account (``/metrics``) of time in statements and in embedding."""
 
     cpu: dict[str, float] = field(default_factory=dict)
-    """CPU seconds of the server, its database and this load client."""
+    """CPU seconds of the server processes (together), their database and this load client."""
     statements: dict[str, tuple[int, float]] = field(default_factory=dict)
     """Per statement name: calls and seconds (round trip included)."""
     embedding: tuple[int, float] = (0, 0.0)
@@ -184,16 +191,25 @@ class Client:
         self.sent += 1
 
 
-async def _pool(url: str, clients: int, seconds: float, budget: list[int], work: Any) -> float:
+async def _pool(
+    urls: list[str], clients: int, seconds: float, budget: list[int], work: Any
+) -> float:
     """Run ``work(client_number, http)`` in a loop on each client until time or
-    the shared request budget runs out; returns the elapsed seconds."""
+    the shared request budget runs out, client ``n`` on ``urls[n % len(urls)]``;
+    returns the elapsed seconds."""
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(base_url=url, timeout=60.0, limits=limits) as http:
+    async with contextlib.AsyncExitStack() as stack:
+        https = [
+            await stack.enter_async_context(
+                httpx.AsyncClient(base_url=url, timeout=60.0, limits=limits)
+            )
+            for url in urls
+        ]
         deadline = time.perf_counter() + seconds
         started = time.perf_counter()
 
         async def loop(number: int) -> None:
-            step = await work(number, http)
+            step = await work(number, https[number % len(https)])
             while time.perf_counter() < deadline and budget[0] > 0:
                 budget[0] -= 1
                 await step()
@@ -202,8 +218,8 @@ async def _pool(url: str, clients: int, seconds: float, budget: list[int], work:
         return time.perf_counter() - started
 
 
-async def measure(server: ServerProcess, config: LoadConfig) -> LoadResult:
-    url = server.url
+async def measure(servers: list[ServerProcess], config: LoadConfig) -> LoadResult:
+    urls = [server.url for server in servers]
     result = LoadResult(config=config, elapsed=0.0)
 
     async def healthz(_: int, http: httpx.AsyncClient) -> Any:
@@ -223,11 +239,11 @@ async def measure(server: ServerProcess, config: LoadConfig) -> LoadResult:
         return Client(number, http, result).one
 
     result.baseline_elapsed = await _pool(
-        url, config.clients, config.baseline_seconds, [config.max_requests], healthz
+        urls, config.clients, config.baseline_seconds, [config.max_requests], healthz
     )
-    before = await asyncio.to_thread(_account, server)
-    result.elapsed = await _pool(url, config.clients, config.seconds, [config.max_requests], mixed)
-    result.spread = spread(before, await asyncio.to_thread(_account, server))
+    before = await asyncio.to_thread(_account, servers)
+    result.elapsed = await _pool(urls, config.clients, config.seconds, [config.max_requests], mixed)
+    result.spread = spread(before, await asyncio.to_thread(_account, servers))
     return result
 
 
@@ -242,10 +258,12 @@ def cpu_seconds(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _sums(text: str, family: str) -> dict[str, tuple[int, float]]:
-    """A histogram's count and sum per ``statement`` label from Prometheus text."""
+def _sums(texts: list[str], family: str) -> dict[str, tuple[int, float]]:
+    """A histogram's count and sum per ``statement`` label from Prometheus texts
+    (one per server), added up."""
     found: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
-    for metric in text_string_to_metric_families(text):
+    families = (m for text in texts for m in text_string_to_metric_families(text))
+    for metric in families:
         if metric.name != family:
             continue
         for sample in metric.samples:
@@ -257,17 +275,19 @@ def _sums(text: str, family: str) -> dict[str, tuple[int, float]]:
     return {key: (int(count), total) for key, (count, total) in found.items()}
 
 
-def _account(server: ServerProcess) -> tuple[dict[str, float], str]:
-    """The processes' CPU seconds so far and the server's metrics text."""
+def _account(servers: list[ServerProcess]) -> tuple[dict[str, float], list[str]]:
+    """The processes' CPU seconds so far and each server's metrics text."""
     cpu = {
-        "server": cpu_seconds(server.pid),
-        "database": cpu_seconds(server.database_pid()),
+        "server": sum(cpu_seconds(server.pid) for server in servers),
+        "database": cpu_seconds(servers[0].database_pid()),
         "client": cpu_seconds(os.getpid()),
     }
-    return cpu, httpx.get(f"{server.url}/metrics", timeout=30.0).text
+    return cpu, [httpx.get(f"{server.url}/metrics", timeout=30.0).text for server in servers]
 
 
-def spread(before: tuple[dict[str, float], str], after: tuple[dict[str, float], str]) -> Spread:
+def spread(
+    before: tuple[dict[str, float], list[str]], after: tuple[dict[str, float], list[str]]
+) -> Spread:
     """What the mixed phase cost between two ``_account`` readings."""
 
     def delta(family: str) -> dict[str, tuple[int, float]]:
@@ -310,8 +330,11 @@ def run(config: LoadConfig, data_dir: Path | None = None) -> LoadResult:
             "GRAPHMEM_EMBEDDER": config.embedder,
             "GRAPHMEM_SCHEDULER": "true" if config.scheduler else "false",
         }
-        with ServerProcess(where, env=env) as server:
-            result = asyncio.run(measure(server, config))
+        with contextlib.ExitStack() as stack:
+            servers = [
+                stack.enter_context(ServerProcess(where, env=env)) for _ in range(config.servers)
+            ]
+            result = asyncio.run(measure(servers, config))
             result.stored_memories, result.stored_occurrences = count_stored(where)
         return result
 
@@ -328,7 +351,8 @@ def report(result: LoadResult) -> str:
     base_p50 = percentile(result.baseline, 50)
     scheduler = "on" if result.config.scheduler else "off"
     lines = [
-        f"load: {result.config.clients} clients, {result.elapsed:.1f} s, "
+        f"load: {result.config.clients} clients, {result.config.servers} server process(es), "
+        f"{result.elapsed:.1f} s, "
         f"embedder {result.config.embedder}, scheduler {scheduler}",
         f"{'operation':<18}{'requests':>9}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}"
         f"{'p99 ms':>9}{'p50/base':>10}",
@@ -398,6 +422,9 @@ def main(
     baseline_seconds: Annotated[float, typer.Option(min=1, max=600)] = 5,
     embedder: Annotated[str, typer.Option(help="minilm (production) or none.")] = "minilm",
     scheduler: Annotated[bool, typer.Option(help="Periodic jobs in the server.")] = True,
+    servers: Annotated[
+        int, typer.Option(min=1, max=8, help="Server processes on the one data directory.")
+    ] = 1,
 ) -> None:
     config = LoadConfig(
         clients=clients,
@@ -406,6 +433,7 @@ def main(
         baseline_seconds=baseline_seconds,
         embedder=embedder,
         scheduler=scheduler,
+        servers=servers,
     )
     result = run(config)
     typer.echo(report(result))

@@ -18,3 +18,19 @@ UNION ALL
 CALL db.idx.fulltext.queryNodes('Memory', $slots[6]) YIELD node WITH node LIMIT $cap RETURN 6 AS slot, count(node) AS matches
 UNION ALL
 CALL db.idx.fulltext.queryNodes('Memory', $slots[7]) YIELD node WITH node LIMIT $cap RETURN 7 AS slot, count(node) AS matches
+UNION ALL
+CALL db.idx.fulltext.queryNodes('Memory', $slots[8]) YIELD node WITH node LIMIT $cap RETURN 8 AS slot, count(node) AS matches
+UNION ALL
+CALL db.idx.fulltext.queryNodes('Memory', $slots[9]) YIELD node WITH node LIMIT $cap RETURN 9 AS slot, count(node) AS matches
+UNION ALL
+CALL db.idx.fulltext.queryNodes('Memory', $slots[10]) YIELD node WITH node LIMIT $cap RETURN 10 AS slot, count(node) AS matches
+UNION ALL
+CALL db.idx.fulltext.queryNodes('Memory', $slots[11]) YIELD node WITH node LIMIT $cap RETURN 11 AS slot, count(node) AS matches
+UNION ALL
+CALL db.idx.fulltext.queryNodes('Memory', $slots[12]) YIELD node WITH node LIMIT $cap RETURN 12 AS slot, count(node) AS matches
+UNION ALL
+CALL db.idx.fulltext.queryNodes('Memory', $slots[13]) YIELD node WITH node LIMIT $cap RETURN 13 AS slot, count(node) AS matches
+UNION ALL
+CALL db.idx.fulltext.queryNodes('Memory', $slots[14]) YIELD node WITH node LIMIT $cap RETURN 14 AS slot, count(node) AS matches
+UNION ALL
+CALL db.idx.fulltext.queryNodes('Memory', $slots[15]) YIELD node WITH node LIMIT $cap RETURN 15 AS slot, count(node) AS matches

@@ -18,3 +18,19 @@ UNION ALL
 UNWIND CASE WHEN $slots[6] = '' THEN [] ELSE [$slots[6]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 6 AS slot, count(node) AS matches
 UNION ALL
 UNWIND CASE WHEN $slots[7] = '' THEN [] ELSE [$slots[7]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 7 AS slot, count(node) AS matches
+UNION ALL
+UNWIND CASE WHEN $slots[8] = '' THEN [] ELSE [$slots[8]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 8 AS slot, count(node) AS matches
+UNION ALL
+UNWIND CASE WHEN $slots[9] = '' THEN [] ELSE [$slots[9]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 9 AS slot, count(node) AS matches
+UNION ALL
+UNWIND CASE WHEN $slots[10] = '' THEN [] ELSE [$slots[10]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 10 AS slot, count(node) AS matches
+UNION ALL
+UNWIND CASE WHEN $slots[11] = '' THEN [] ELSE [$slots[11]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 11 AS slot, count(node) AS matches
+UNION ALL
+UNWIND CASE WHEN $slots[12] = '' THEN [] ELSE [$slots[12]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 12 AS slot, count(node) AS matches
+UNION ALL
+UNWIND CASE WHEN $slots[13] = '' THEN [] ELSE [$slots[13]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 13 AS slot, count(node) AS matches
+UNION ALL
+UNWIND CASE WHEN $slots[14] = '' THEN [] ELSE [$slots[14]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 14 AS slot, count(node) AS matches
+UNION ALL
+UNWIND CASE WHEN $slots[15] = '' THEN [] ELSE [$slots[15]] END AS term CALL db.index.fulltext.queryNodes('memory_words', term, {limit: $cap}) YIELD node WITH node RETURN 15 AS slot, count(node) AS matches

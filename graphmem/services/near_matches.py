@@ -23,6 +23,7 @@ from graphmem.services.base import Service
 from graphmem.services.retrieval.fulltext import query_terms
 from graphmem.services.write_batch import merge_into, replace, union
 from graphmem.store.knn import Answer, Reach, nearest
+from graphmem.store.queries import near_matches as near
 
 NEAR_MATCHES_JUDGED = 3
 """Near matches per new memory the restatement check reads, most similar first: a
@@ -180,29 +181,27 @@ class NearMatches(Service):
         far: dict[int, list[Mapping[str, Any]]] = {}
 
         def ask(k: int, items: list[int]) -> dict[int, Answer]:
-            found = self.store.read(
-                "near_duplicates",
-                {
-                    "items": [{"index": i, "vector": vectors[i]} for i in items],
-                    "project_id": project,
-                    "threshold": min(floors[i] for i in items),
-                    "k": k,
-                },
+            found = near.by_vector(
+                self.store,
+                [{"index": i, "vector": vectors[i]} for i in items],
+                project,
+                threshold=min(floors[i] for i in items),
+                k=k,
             )
-            answered = {row["index"]: row for row in found}
+            answered = {answer.index: answer for answer in found}
             answers = {}
             for i in items:
-                row = answered.get(i)
-                if row is None:  # an item the index gave nothing for has no row
+                item = answered.get(i)
+                if item is None:  # an item the index gave nothing for has no row
                     answers[i] = Answer([], 0)
                     continue
-                hits = sorted(row["hits"], key=lambda h: -h["similarity"])
-                near = [h for h in hits if h["similarity"] >= limits.candidate_similarity]
+                hits = sorted(item.hits, key=lambda h: -h["similarity"])
+                close = [dict(h) for h in hits if h["similarity"] >= limits.candidate_similarity]
                 if lower := [
                     h for h in hits if floors[i] <= h["similarity"] < limits.candidate_similarity
                 ]:
                     far[i] = lower
-                answers[i] = Answer(near, row["seen"])
+                answers[i] = Answer(close, item.seen)
             return answers
 
         found: dict[int, list[Mapping[str, Any]]] = {}
@@ -244,16 +243,12 @@ class NearMatches(Service):
         if not items:
             return {}
         found: dict[int, list[Mapping[str, Any]]] = {}
-        hits = self.store.read(
-            "near_duplicates_text",
-            {"items": items, "project_id": project, "k": NEAR_DUPLICATE_TEXT_K},
-        )
-        for hit in hits:
-            mine = tokens(rows[hit["index"]]["content"])
+        for hit in near.by_words(self.store, items, project, k=NEAR_DUPLICATE_TEXT_K):
+            mine = tokens(rows[hit.index]["content"])
             scored = sorted(
                 (
                     {**other, "similarity": jaccard(mine, tokens(other["content"]))}
-                    for other in hit["hits"]
+                    for other in hit.hits
                 ),
                 key=lambda other: -other["similarity"],
             )
@@ -261,7 +256,7 @@ class NearMatches(Service):
                 other for other in scored if other["similarity"] >= self.rules.dedup_jaccard
             ]
             if close:
-                found[hit["index"]] = close[:NEAR_MATCHES_JUDGED]
+                found[hit.index] = close[:NEAR_MATCHES_JUDGED]
         return found
 
 

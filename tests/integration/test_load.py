@@ -19,3 +19,18 @@ def test_mixed_load_has_no_errors_and_stores_what_it_acknowledged(tmp_path_facto
     assert result.stored_memories == len(result.created), report(result)
     assert result.stored_occurrences == result.remembered, report(result)
     assert result.requests <= config.max_requests
+
+
+def test_two_server_processes_on_one_data_directory_store_what_they_acknowledged(
+    tmp_path_factory,
+):
+    data_dir: Path = tmp_path_factory.mktemp("load2")
+    config = LoadConfig(
+        clients=4, seconds=3, max_requests=300, baseline_seconds=1, embedder="none", servers=2
+    )
+    result = run(config, data_dir=data_dir)
+    assert result.errors == [], report(result)
+    assert result.remembered > 0 and result.created, report(result)
+    assert result.stored_memories == len(result.created), report(result)
+    assert result.stored_occurrences == result.remembered, report(result)
+    assert "2 server process(es)" in report(result)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from graphmem.domain.models import Memory
 from graphmem.services.retrieval.retrievers import _deeper, _ranked
+from graphmem.store.queries.fulltext import Match
 
 
 def test_matches_rank_by_score_then_id_and_each_text_is_analysed_once() -> None:
     matches = [
-        {"id": "b", "text": "deploy the billing worker"},
-        {"id": "a", "text": "deploy the billing worker"},
-        {"id": "c", "text": "lunch on friday"},
+        Match(id="b", text="deploy the billing worker"),
+        Match(id="a", text="deploy the billing worker"),
+        Match(id="c", text="lunch on friday"),
     ]
     stems: dict[str, list[str]] = {"c": ["kept"]}
     scores, ids = _ranked(matches, {"deploy": 1.0, "bill": 0.5}, stems, mean_length=3.0)

@@ -11,6 +11,7 @@ from typing import Any
 from graphmem.domain.models import Memory
 from graphmem.services.retrieval.config import RetrievalConfig
 from graphmem.store import Store
+from graphmem.store.queries import retrieval as uses
 
 
 class AccessCounts:
@@ -32,13 +33,7 @@ class AccessCounts:
             cached = self._max_access.get(key)
         if cached is not None and cached[1] > time.monotonic():
             return cached[0]
-        if session_id is None:
-            rows = self.store.read("max_access_project", {"project_id": project_id})
-        else:
-            rows = self.store.read(
-                "max_access_session", {"project_id": project_id, "session_id": session_id}
-            )
-        value = int(rows[0]["max_access_count"]) if rows else 0
+        value = uses.max_access(self.store, project_id, session_id)
         if ttl > 0:
             with self._lock:
                 self._max_access[key] = (value, time.monotonic() + ttl)
@@ -57,8 +52,8 @@ class AccessCounts:
         write transaction costs milliseconds whatever it does."""
         counts = {"ids": [m.id for m in memories], "project_id": project_id, "now": now}
         if delivery is not None and memories:
-            self.store.write("record_context", {**delivery, **counts})
+            uses.record_context(self.store, delivery, counts)
         elif delivery is not None:
-            self.store.write("record_delivery", dict(delivery))
+            uses.record_delivery(self.store, delivery)
         elif memories:
-            self.store.write("record_retrievals", counts)
+            uses.record_retrievals(self.store, counts)

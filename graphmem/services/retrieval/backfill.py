@@ -11,6 +11,7 @@ from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.retrieval.explain import BackfillResult
 from graphmem.services.embeddings import Embedder, Vector, memory_text
 from graphmem.store import Store
+from graphmem.store.queries import retrieval as uses
 
 MAX_BATCH = 5_000
 
@@ -27,7 +28,7 @@ def embed_memories(embedder: Embedder | None, texts: Sequence[str]) -> list[Vect
 def store_embeddings(store: Store, rows: Sequence[dict[str, Any]]) -> None:
     """Write ``{id, project_id, embedding}`` rows; a null embedding removes one."""
     if rows:
-        store.write("set_embeddings", {"rows": list(rows)})
+        uses.set_embeddings(store, rows)
 
 
 def backfill(
@@ -50,32 +51,27 @@ def backfill(
     if not 1 <= batch_size <= MAX_BATCH:
         raise InvalidInputError("batch_size: must be between 1 and 5000", field="batch_size")
     started = time.perf_counter()
-    (total,) = store.read("count_missing_embeddings", {"project_id": project_id})
-    goal = total["missing"] if limit is None else min(limit, total["missing"])
+    total = uses.count_unembedded(store, project_id)
+    goal = total if limit is None else min(limit, total)
     done = 0
     after = ""
     if progress is not None and goal > 0:
         progress(done, goal)
     while done < goal:
-        rows = store.read(
-            "missing_embeddings",
-            {"project_id": project_id, "after": after, "limit": min(batch_size, goal - done)},
-        )
-        if not rows:
+        batch = uses.unembedded(store, project_id, after, min(batch_size, goal - done))
+        if not batch:
             break
-        vectors = embedder.embed([memory_text(row["content"], row["rationale"]) for row in rows])
+        vectors = embedder.embed([memory_text(m.content, m.rationale) for m in batch])
         store_embeddings(
             store,
             [
-                {"id": row["id"], "project_id": row["project_id"], "embedding": vector}
-                for row, vector in zip(rows, vectors, strict=True)
+                {"id": m.id, "project_id": m.project_id, "embedding": vector}
+                for m, vector in zip(batch, vectors, strict=True)
             ],
         )
-        done += len(rows)
-        after = rows[-1]["id"]
+        done += len(batch)
+        after = batch[-1].id
         if progress is not None:
             progress(done, goal)
-    (left,) = store.read("count_missing_embeddings", {"project_id": project_id})
-    return BackfillResult(
-        embedded=done, remaining=left["missing"], took_s=time.perf_counter() - started
-    )
+    left = uses.count_unembedded(store, project_id)
+    return BackfillResult(embedded=done, remaining=left, took_s=time.perf_counter() - started)

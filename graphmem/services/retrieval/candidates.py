@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from graphmem.domain.models import Memory, memory_from_fields
+from graphmem.domain.models import Memory
 from graphmem.domain.retrieval.answerable import Evidence, QueryWord
 from graphmem.domain.retrieval.exchange import exchange_pairs, pool_exchanges
 from graphmem.domain.retrieval.explain import Retriever, RetrieverHit
@@ -21,7 +21,7 @@ from graphmem.services.embeddings import memory_text
 from graphmem.services.retrieval.fulltext import analyse
 from graphmem.services.retrieval.recent import blend
 from graphmem.services.retrieval.statistics import Scope
-from graphmem.store import Row
+from graphmem.store.queries.candidates import Nearest
 
 
 @dataclass
@@ -84,9 +84,9 @@ class Candidates:
                 covered = max(covered, sum(w for s, w in weights.items() if s in held) / mass)
         return Evidence(closest=closest, words=self.words, covered=covered, memories=self.documents)
 
-    def add_recent(self, rows: Sequence[Row], fetch: int, weight: float) -> None:
+    def add_recent(self, rows: Sequence[Nearest], fetch: int, weight: float) -> None:
         """The nearest memories of the query's last sentences, and their floor."""
-        self.recent = {row["id"]: row["score"] for row in rows}
+        self.recent = {row.id: row.score for row in rows}
         self.recent_floor = min(self.recent.values()) if len(rows) >= fetch else 0.0
         self.recent_weight = weight
 
@@ -192,13 +192,6 @@ class Candidates:
         for memory_id, score in found:
             ranking.append(memory_id)
             self.hits.setdefault(memory_id, []).append((retriever, len(ranking), score))
-
-
-def candidate(row: Row) -> Memory:
-    """A candidate statement's memory: its fields (``memory``) with its text beside them."""
-    return memory_from_fields(
-        {**row["memory"], "content": row["content"], "rationale": row["rationale"]}
-    )
 
 
 def best_first(

@@ -63,8 +63,12 @@ MAX_TERMS = 48
 """Longer texts keep their last distinct words (the end of a conversation is
 its present); more words add cost, not recall."""
 MAX_TERM_CHARS = 64
-PROBE_SLOTS = 8
-"""Terms per probe statement (``fulltext_term_counts`` has this many slots)."""
+PROBE_SLOTS = 16
+"""Terms per probe statement (``fulltext_term_counts`` has this many slots): a
+query's own words and the ten feedback adds are counted in one round trip
+each, where eight slots took two for feedback's (under a mixed load every
+statement waits its turn at the database, so a round trip costs more than the
+empty slots do)."""
 MAX_GROUPS = 16
 """Intersections one relaxed query holds at most (``relaxations``)."""
 ESTIMATED_FROM = 20

@@ -13,14 +13,15 @@ from graphmem.domain.clock import Clock, stored_now
 from graphmem.domain.errors import InvalidInputError, NotFoundError
 from graphmem.domain.kinds import RelationType
 from graphmem.domain.models import Memory, memory_from_fields
-from graphmem.domain.relations import Relation
 from graphmem.domain.retrieval.explain import GraphPath, Neighborhood, PathStep
 from graphmem.domain.retrieval.search import MAX_DEPTH, TRAVERSED, SearchFilters
 from graphmem.domain.validity import check_as_of
 from graphmem.services.history import History
 from graphmem.services.memories import readable_references
 from graphmem.services.retrieval.config import RetrievalConfig
-from graphmem.store import Row, Store
+from graphmem.store import Store
+from graphmem.store.queries import memories as stored
+from graphmem.store.queries import neighbourhood as graph
 
 
 class Traversal:
@@ -68,35 +69,25 @@ class Traversal:
                 memory_id, depth, list(dict.fromkeys(types)), project_id, at
             )
         max_nodes = self._config().neighborhood_max_nodes
-        rows = self.store.read(
-            "neighborhood",
-            {
-                "id": memory_id,
-                "project_id": project_id,
-                "depth": depth,
-                "relation_types": type_names,
-                "max_nodes": max_nodes,
-            },
+        found = graph.reached(
+            self.store,
+            memory_id,
+            project_id,
+            depth=depth,
+            relation_types=type_names,
+            max_nodes=max_nodes,
         )
-        if not rows:
+        if found is None:
             raise NotFoundError(
                 f"id: no memory {memory_id!r} in project {project_id!r}", field="id"
             )
-        (row,) = rows
-        nodes = [memory_from_fields(row["center"])]
-        nodes += [memory_from_fields(fields) for fields in row["nodes"]]
-        nodes = readable_references(self.store, nodes)
-        ids = [node.id for node in nodes]
-        edges = self.store.read(
-            "edges_between",
-            {"ids": ids, "project_id": project_id, "relation_types": type_names},
-        )
+        nodes = readable_references(self.store, [found.center, *found.nodes])
         return Neighborhood(
             center_id=memory_id,
             depth=depth,
             nodes=nodes,
-            edges=[Relation(**edge) for edge in edges],
-            truncated=row["reachable"] > max_nodes,
+            edges=graph.between(self.store, [node.id for node in nodes], project_id, type_names),
+            truncated=found.reachable > max_nodes,
         )
 
     def _neighborhood_as_of(
@@ -110,7 +101,7 @@ class Traversal:
         """``neighborhood`` as the graph stood at ``at``, walked breadth first."""
         (center,) = self.history.get_many([memory_id], at, project_id=project_id)
         if center is None:
-            if not self.store.read("get_memories", {"ids": [memory_id], "project_id": project_id}):
+            if stored.get_one(self.store, memory_id, project_id) is None:
                 raise NotFoundError(
                     f"id: no memory {memory_id!r} in project {project_id!r}", field="id"
                 )
@@ -160,13 +151,11 @@ class Traversal:
         ]
         if not superseded:
             return
-        rows = self.store.read("supersede_heads", {"ids": superseded, "project_id": project_id})
         options: dict[str, list[tuple[list[str], Memory]]] = {}
-        for row in rows:
-            successor = memory_from_fields(row["memory"])
-            if filters.allows(successor):
-                chain = list(reversed(row["chain"]))  # old ... successor
-                options.setdefault(row["old_id"], []).append((chain, successor))
+        for head in graph.successors(self.store, superseded, project_id):
+            if filters.allows(head.memory):
+                chain = list(reversed(head.chain))  # old ... successor
+                options.setdefault(head.old_id, []).append((chain, head.memory))
         for old_id in superseded:
             rel = relevance.pop(old_id)
             if old_id not in options:
@@ -198,31 +187,28 @@ class Traversal:
             return
         config = self._config()
         if at is not None:
-            rows = self._expansion_as_of(seeds, depth, relation_types, filters, project_id, at)
+            walked = self._expansion_as_of(seeds, depth, relation_types, filters, project_id, at)
         else:
-            rows = self.store.read(
-                "expand_relations",
-                {
-                    "seed_ids": seeds,
-                    "project_id": project_id,
-                    "depth": min(depth, MAX_DEPTH),
-                    "relation_types": [t.value for t in relation_types],
-                    "max_paths": config.max_paths,
-                },
+            walked = graph.paths(
+                self.store,
+                seeds,
+                project_id,
+                depth=min(depth, MAX_DEPTH),
+                relation_types=[t.value for t in relation_types],
+                max_paths=config.max_paths,
             )
         base = {seed: relevance[seed] for seed in seeds}
-        for row in rows:
-            memory = memory_from_fields(row["memory"])
+        for path in walked:
+            memory = path.memory
             if not filters.allows(memory):
                 continue
-            steps = [PathStep(**step) for step in row["steps"]]
-            factor = config.factors.along(steps, row["node_ids"])
-            inherited = base[row["seed_id"]] * factor
+            factor = config.factors.along(path.steps, path.node_ids)
+            inherited = base[path.seed_id] * factor
             if inherited <= relevance.get(memory.id, 0.0):
                 continue  # found directly, or by a better path, already
             memories.setdefault(memory.id, memory)
             relevance[memory.id] = inherited
-            paths[memory.id] = GraphPath(seed_id=row["seed_id"], steps=steps, factor=factor)
+            paths[memory.id] = GraphPath(seed_id=path.seed_id, steps=path.steps, factor=factor)
 
     def _expansion_as_of(
         self,
@@ -232,10 +218,10 @@ class Traversal:
         filters: SearchFilters,
         project_id: str,
         at: float,
-    ) -> list[Row]:
-        """``expand_relations``' rows as the graph stood at ``at``: paths along the
+    ) -> list[graph.Path]:
+        """``expand_relations``' paths as the graph stood at ``at``: along the
         relations of then, to memories that held then."""
-        paths, nodes = self.history.walk(
+        walked, nodes = self.history.walk(
             seeds,
             min(depth, MAX_DEPTH),
             relation_types,
@@ -244,14 +230,12 @@ class Traversal:
             max_paths=self._config().max_paths,
         )
         return [
-            {
-                "seed_id": path.seed_id,
-                "memory": nodes[path.node_ids[-1]].model_dump(),
-                "node_ids": path.node_ids,
-                "steps": [
-                    {"type": s.type, "from_id": s.from_id, "to_id": s.to_id} for s in path.steps
-                ],
-            }
-            for path in paths
+            graph.Path(
+                seed_id=path.seed_id,
+                memory=memory_from_fields(nodes[path.node_ids[-1]].model_dump()),
+                node_ids=path.node_ids,
+                steps=[PathStep(type=s.type, from_id=s.from_id, to_id=s.to_id) for s in path.steps],
+            )
+            for path in walked
             if filters.include_superseded or nodes[path.node_ids[-1]].held_at(at)
         ]

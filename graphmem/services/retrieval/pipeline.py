@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from graphmem.domain.kinds import RelationType, Tier
-from graphmem.domain.models import Memory, memory_from_fields
+from graphmem.domain.models import Memory
 from graphmem.domain.policy import InjectionPolicy
 from graphmem.domain.retrieval import context as ctx
 from graphmem.domain.retrieval.answerable import Evidence, unanswered_note
@@ -45,6 +45,7 @@ from graphmem.services.retrieval.config import RetrievalConfig
 from graphmem.services.retrieval.neighbourhood import Traversal
 from graphmem.services.retrieval.retrievers import Retrievers
 from graphmem.store import Store
+from graphmem.store.queries import memories as stored
 
 EMBEDDINGS_OFF = (
     "embeddings are off (GRAPHMEM_EMBEDDER=none): vector retrieval skipped, "
@@ -387,8 +388,7 @@ class Pipeline:
         if at is not None:
             then = [m for m in self.history.get_many(ids, at, project_id=project_id) if m]
         else:
-            rows = self.store.read("get_memories", {"ids": list(ids), "project_id": project_id})
-            then = [memory_from_fields(row["memory"]) for row in rows]
+            then = stored.get(self.store, ids, project_id)
         return {m.id: m for m in readable_references(self.store, then)}
 
 

@@ -27,7 +27,7 @@ from graphmem.domain.retrieval.explain import Retriever
 from graphmem.domain.retrieval.search import SearchFilters
 from graphmem.domain.text import names
 from graphmem.services.embeddings import Embedder, Vector, memory_text
-from graphmem.services.retrieval.candidates import Candidates, best_first, candidate
+from graphmem.services.retrieval.candidates import Candidates, best_first
 from graphmem.services.retrieval.config import RetrievalConfig
 from graphmem.services.retrieval.feedback import expanded_weights, relevance_model
 from graphmem.services.retrieval.fulltext import (
@@ -44,14 +44,17 @@ from graphmem.services.retrieval.fulltext import (
 )
 from graphmem.services.retrieval.recent import recent_part
 from graphmem.services.retrieval.statistics import Scope, TextStatistics
-from graphmem.store import Row, Store
-from graphmem.store.knn import Answer, Reach, nearest
+from graphmem.store import Store
+from graphmem.store.knn import Reach
+from graphmem.store.queries import candidates
+from graphmem.store.queries.candidates import Nearest
+from graphmem.store.queries.fulltext import Match, Matches, best_matches, every_match
 
 VECTOR_WORKERS = 4
 """Concurrent searches' vector sides run side by side; their query embeddings
 meet in the embedder, which runs the model once for all that wait."""
 
-_Nearest = tuple[list[tuple[Memory, float]], list[tuple[str, float]], list[list[Row]]]
+_Nearest = tuple[list[tuple[Memory, float]], list[tuple[str, float]], list[list[Nearest]]]
 """The vector side's candidates and deeper scores, and the other query vectors' rows."""
 
 
@@ -201,14 +204,14 @@ class Retrievers:
             self._vector(vector, params, fetch, corpus, detailed=detail if index == 0 else 0)
             for index, vector in enumerate(vectors)
         )
-        closest = [(candidate(row), row["score"]) for row in first[:detail]]
+        closest = [(row.memory, row.score) for row in first[:detail] if row.memory is not None]
         for memory, _ in closest:
             analyse(memory_text(memory.content, memory.rationale))
-        return closest, [(row["id"], row["score"]) for row in first[detail:]], others
+        return closest, [(row.id, row.score) for row in first[detail:]], others
 
     def _vector(
         self, vector: Vector, params: dict[str, Any], fetch: int, corpus: Corpus, *, detailed: int
-    ) -> list[Row]:
+    ) -> list[Nearest]:
         """The nearest ``fetch`` memories of the project that pass the filters, the
         first ``detailed`` with their fields and text.
 
@@ -227,22 +230,11 @@ class Retrievers:
         ``k`` cost a fifth of the throughput of a store written to all the time."""
         config = self._config()
         if corpus.documents <= config.exact_vector_below:
-            return self.store.read(
-                "vector_scan", {**params, "vector": vector, "detailed": detailed, "limit": fetch}
-            )
-
-        def ask(k: int, _: list[int]) -> dict[int, Answer]:
-            rows = self.store.read(
-                "vector_candidates",
-                {**params, "vector": vector, "detailed": detailed, "k": k, "limit": fetch},
-            )
-            return {0: Answer(rows, rows[0]["seen"] if rows else None)}
-
+            return candidates.scan(self.store, params, vector, detailed=detailed, limit=fetch)
         reach = Reach(k=fetch * 2, most=config.index_k_max, enough=fetch, stored=corpus.indexed)
-        rows: list[Row] = []
-        for _, answer in nearest(self.store, ask, [0], reach):
-            rows = answer.rows
-        return rows
+        return candidates.from_index(
+            self.store, params, vector, detailed=detailed, limit=fetch, reach=reach
+        )
 
     def _fulltext(
         self,
@@ -298,7 +290,8 @@ class Retrievers:
                     [(i, lexical_share(scores[i], mass)) for i in deeper],
                 )
             k = min(k * 4, config.index_k_max)
-            matches, seen, _ = self._fulltext_matches(query, params, k)
+            more = self._fulltext_matches(query, params, k)
+            matches, seen = more.matches, more.seen
 
     def _whole_matches(
         self,
@@ -307,7 +300,7 @@ class Retrievers:
         corpus: Corpus,
         scope: Scope,
         params: dict[str, Any],
-    ) -> tuple[str, list[Row], int, int]:
+    ) -> tuple[str, list[Match], int, int]:
         """A small project's candidates: every match of a query where every
         word is an alternative (no word is common to a project ranked whole);
         the query, its matches, how many there were and a ``k`` above that,
@@ -316,7 +309,7 @@ class Retrievers:
         query = self.statistics.scoped(
             build_query(terms, counts, common=whole, dialect=self.store.dialect), scope
         )
-        rows = self.store.read("fulltext_matches", {**params, "query": query}) if query else []
+        rows = every_match(self.store, params, query) if query else []
         return query, rows, len(rows), len(rows) + 1
 
     def _index_matches(
@@ -326,7 +319,7 @@ class Retrievers:
         corpus: Corpus,
         scope: Scope,
         params: dict[str, Any],
-    ) -> tuple[str, list[Row], int, int]:
+    ) -> tuple[str, list[Match], int, int]:
         """A large project's candidates: the index's best ``fulltext_rescore`` of a
         query whose common words are required together, relaxed while it matches
         nothing; the query answered, its matches, how many the index gave, and
@@ -345,12 +338,13 @@ class Retrievers:
             )
         ]
         position, query, seen = 0, "", 0
-        matches: list[Row] = []
+        matches: list[Match] = []
         while position < len(queries):
             query = queries[position]
             fallback = queries[position + 1] if position + 1 < len(queries) else None
-            matches, seen, fell_back = self._fulltext_matches(query, params, k, fallback)
-            if fell_back and fallback is not None:
+            answer = self._fulltext_matches(query, params, k, fallback)
+            matches, seen = answer.matches, answer.seen
+            if answer.fell_back and fallback is not None:
                 query, position = fallback, position + 1
             if matches:
                 break
@@ -359,22 +353,13 @@ class Retrievers:
 
     def _fulltext_matches(
         self, query: str, params: dict[str, Any], k: int, fallback: str | None = None
-    ) -> tuple[list[Row], int, bool]:
+    ) -> Matches:
         """The index's best ``k`` matches of the project the viewer may see, with
         their text; how many the index gave (fewer than ``k``: no more); and
         whether they answer ``fallback``, asked when ``query`` matched nothing."""
         if not query:
-            return [], 0, False
-        rows = self.store.read(
-            "fulltext_candidates", {**params, "query": query, "fallback": fallback, "k": k}
-        )
-        if not rows:
-            return [], 0, False
-        return (
-            [row for row in rows if row["id"] is not None],
-            rows[-1]["seen"],
-            rows[-1]["fell_back"],
-        )
+            return Matches([], 0, False)
+        return best_matches(self.store, params, query, k, fallback)
 
     def _allowed(
         self,
@@ -395,13 +380,9 @@ class Retrievers:
             position += len(chunk)
             missing = [i for i in chunk if i not in allowed]
             if missing:
-                rows = self.store.read(
-                    "candidate_memories", {"ids": missing, "project_id": params["project_id"]}
-                )
+                read = candidates.memories(self.store, missing, params["project_id"])
                 allowed.update(dict.fromkeys(missing))
-                allowed.update(
-                    (memory.id, memory) for memory in map(candidate, rows) if filters.allows(memory)
-                )
+                allowed.update((memory.id, memory) for memory in read if filters.allows(memory))
             kept += [m for i in chunk if (m := allowed[i]) is not None]
         return kept[:fetch]
 
@@ -415,7 +396,7 @@ class Retrievers:
 
 
 def _ranked(
-    matches: list[Row],
+    matches: list[Match],
     weights: Mapping[str, float],
     stems: dict[str, list[str]],
     mean_length: float,
@@ -423,14 +404,12 @@ def _ranked(
     """Each match's BM25 score and the match ids best first (ties by id, so a
     ranking never depends on the index's order); ``stems`` keeps each text's
     analysis for the rest of the query."""
-    for row in matches:
-        if row["id"] not in stems:
-            stems[row["id"]] = analyse(row["text"])
-    scores = bm25(
-        weights, ((row["id"], stems[row["id"]]) for row in matches), mean_length=mean_length
-    )
-    ranked = sorted(matches, key=lambda row: (-scores[row["id"]], row["id"]))
-    return scores, [row["id"] for row in ranked]
+    for match in matches:
+        if match.id not in stems:
+            stems[match.id] = analyse(match.text)
+    scores = bm25(weights, ((m.id, stems[m.id]) for m in matches), mean_length=mean_length)
+    ranked = sorted(matches, key=lambda m: (-scores[m.id], m.id))
+    return scores, [m.id for m in ranked]
 
 
 def _deeper(

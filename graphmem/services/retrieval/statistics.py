@@ -19,7 +19,8 @@ from graphmem.services.events import ChangeKind
 from graphmem.services.retrieval.config import RetrievalConfig
 from graphmem.services.retrieval.fulltext import PROBE_SLOTS, Corpus, TermCounts
 from graphmem.services.telemetry import Event
-from graphmem.store import Row, Store
+from graphmem.store import Store
+from graphmem.store.queries import fulltext
 
 
 class Scope(NamedTuple):
@@ -91,15 +92,11 @@ class TextStatistics:
         if cached is not None and cached[1] > time.monotonic():
             return cached[0]
         config = self._config()
-        rows = self.store.read(
-            "fulltext_corpus",
-            {"project_id": scope.project_id, "sample": config.corpus_sample},
-        )
-        row: Row = rows[0] if rows else {"indexed": 0, "documents": 0, "texts": []}
-        if row["texts"]:
-            corpus = Corpus.from_sample(int(row["documents"]), row["texts"], int(row["indexed"]))
+        sample = fulltext.corpus(self.store, scope.project_id, config.corpus_sample)
+        if sample.texts:
+            corpus = Corpus.from_sample(sample.documents, sample.texts, sample.indexed)
         else:
-            corpus = Corpus(documents=0, mean_length=1.0, indexed=int(row["indexed"]))
+            corpus = Corpus(documents=0, mean_length=1.0, indexed=sample.indexed)
         with self._lock:
             if len(self._corpus) >= MAX_SCOPES:
                 self._corpus = {
@@ -131,9 +128,7 @@ class TextStatistics:
             chunk = counted[start : start + PROBE_SLOTS]
             slots = [self.scoped(term, scope) for term in chunk]
             slots += [""] * (PROBE_SLOTS - len(chunk))
-            rows = self.store.read(
-                "fulltext_term_counts", {"slots": slots, "cap": self._config().term_count_cap}
-            )
-            for row in rows:
-                counts[chunk[row["slot"]]] = row["matches"]
+            matched = fulltext.term_counts(self.store, slots, self._config().term_count_cap)
+            for slot, matches in matched.items():
+                counts[chunk[slot]] = matches
         return counts
