@@ -109,7 +109,9 @@ def cued(text: str) -> bool:
     return any(p.search(text) for p in (*NAMED, STOPPED_HOLDING, MOVED_TO))
 
 
-CUE_WORDS = re.compile(r"\b(?:instead|not|now|from|replaced|longer|to|until)\b", re.IGNORECASE)
+CUE_WORDS = re.compile(
+    rf"\b(?:instead|not|now|from|replaced|longer|{RESCHEDULE_VERBS})\b", re.IGNORECASE
+)
 """A word every cue holds: the cheap test before the phrases are matched."""
 ASIDE_WORDS = re.compile(r"\b(?:instead|not|was|previously|formerly|before)\b", re.IGNORECASE)
 """A word every aside holds."""
