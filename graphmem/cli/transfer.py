@@ -116,7 +116,7 @@ def export_command(
     with keyed(ctx, project, Role.READ) as (gm, named):
         project_id = named or gm.default_project
         store = gm.store
-        total = project_summary(store, project_id)["memories"]
+        total = project_summary(store, project_id).memories
         with (
             _output(file, binary=chosen is ExportFormat.GRAPHML) as out,
             _bar("exporting memories", total, quiet, bytes_=False) as advance,

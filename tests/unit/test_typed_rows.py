@@ -19,22 +19,11 @@ PENDING: set[str] = {
     "graphmem/services/autolinks.py",
     "graphmem/services/deliveries.py",
     "graphmem/services/embeddings/space.py",
-    "graphmem/services/evaluator/__init__.py",
-    "graphmem/services/evaluator/fixes.py",
-    "graphmem/services/evaluator/snapshot.py",
     "graphmem/services/failures.py",
     "graphmem/services/keys.py",
     "graphmem/services/relations.py",
     "graphmem/services/sessions.py",
     "graphmem/services/sharing.py",
-    "graphmem/services/transfer/cypher_script.py",
-    "graphmem/services/transfer/jsonl_export.py",
-    "graphmem/services/transfer/jsonl_import.py",
-    "graphmem/services/transfer/jsonl_pages.py",
-    "graphmem/services/transfer/lines.py",
-    "graphmem/services/transfer/paging.py",
-    "graphmem/services/transfer/placing.py",
-    "graphmem/services/transfer/sky.py",
 }
 """Modules still running statements by name (empty when every aggregate is typed)."""
 

@@ -11,7 +11,6 @@ the one interface by which evaluator evidence reaches staging.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -23,7 +22,7 @@ from typing import Any
 
 from graphmem.domain.checks import MAX_PAGE_SIZE
 from graphmem.domain.clock import stored_now
-from graphmem.domain.consistency import SCHEMA_VERSION, ConsistencyReport, finding_to_dict
+from graphmem.domain.consistency import ConsistencyReport
 from graphmem.domain.errors import InvalidInputError, NotFoundError
 from graphmem.domain.ids import new_id
 from graphmem.domain.kinds import Status
@@ -40,10 +39,9 @@ from graphmem.services.evaluator.snapshot import (
     load_near_duplicates,
     load_snapshot,
     no_gc_pauses,
-    project_ids,
 )
 from graphmem.services.review import Review
-from graphmem.store import Row
+from graphmem.store.queries import evaluator as queries
 
 __all__ = ["Evaluator", "EvaluatorSettings", "Snapshot"]
 
@@ -96,7 +94,7 @@ class Evaluator(Service):
         return snap
 
     def projects(self) -> list[str]:
-        return project_ids(self.store)
+        return queries.project_ids(self.store)
 
     def evaluate(
         self,
@@ -187,7 +185,7 @@ class Evaluator(Service):
             report.evidence = self._write_evidence(snap, ranks)
             mark = lap("evidence", mark)
         report.duration_ms = round((time.perf_counter() - started) * 1000, 1)
-        self._store_report(report)
+        queries.store_report(self.store, report, self.settings.stored_findings)
         counts = report.counts()
         self.telemetry.emit(
             "evaluator.completed",
@@ -227,38 +225,6 @@ class Evaluator(Service):
                 activated.append(memory_id)
         return {"written": written, "activated": activated}
 
-    def _store_report(self, report: ConsistencyReport) -> None:
-        counts = report.counts()
-        by_code = report.by_code()
-        document = report.to_dict()
-        kept = self.settings.stored_findings
-        document["findings"] = document["findings"][:kept]
-        document["findings_truncated"] = len(report.findings) > kept
-        self.store.write(
-            "store_consistency_report",
-            {
-                "id": report.id,
-                "project_id": report.project_id,
-                "schema_version": SCHEMA_VERSION,
-                "created_at": report.created_at,
-                "duration_ms": report.duration_ms,
-                "memories": report.memories,
-                "relations": report.relations,
-                "findings": len(report.findings),
-                "errors": counts["error"],
-                "warnings": counts["warning"],
-                "infos": counts["info"],
-                "fixes_applied": len(report.fixes["applied"]) if report.fixes else 0,
-                "evidence_written": report.evidence["written"] if report.evidence else 0,
-                "codes": list(by_code),
-                "code_counts": list(by_code.values()),
-                "findings_stored": min(len(report.findings), kept),
-                "findings_json": json.dumps([finding_to_dict(f) for f in report.findings[:kept]]),
-                "metrics_json": json.dumps(report.metrics),
-                "report_json": json.dumps(document),
-            },
-        )
-
     def reports(
         self,
         project_id: str,
@@ -272,17 +238,9 @@ class Evaluator(Service):
         the findings, metrics and notes come back empty (for trends)."""
         if not 1 <= limit <= MAX_PAGE_SIZE:
             raise InvalidInputError(f"limit: must be between 1 and {MAX_PAGE_SIZE}", field="limit")
-        rows = self.store.read(
-            "consistency_reports",
-            {
-                "project_id": project_id,
-                "id": report_id,
-                "before": before,
-                "limit": limit,
-                "full": full,
-            },
+        return queries.reports(
+            self.store, project_id, report_id=report_id, before=before, limit=limit, full=full
         )
-        return [_stored(row) for row in rows]
 
     # -- background jobs -------------------------------------------------------
 
@@ -325,28 +283,3 @@ class Evaluator(Service):
             worker, self._worker = self._worker, None
         if worker is not None:
             worker.shutdown(wait=True)
-
-
-def _stored(row: Row) -> ConsistencyReport:
-    if row["report_json"] is not None:
-        return ConsistencyReport.from_dict(json.loads(row["report_json"]))
-    stored = row["summary"]
-    return ConsistencyReport(
-        id=stored["id"],
-        project_id=stored["project_id"],
-        created_at=stored["created_at"],
-        memories=stored["memories"],
-        relations=stored["relations"],
-        duration_ms=stored["duration_ms"],
-        findings_total=stored["findings"],
-        schema_version=stored["schema_version"],
-        stored_summary={
-            "memories": stored["memories"],
-            "relations": stored["relations"],
-            "findings": stored["findings"],
-            "errors": stored["errors"],
-            "warnings": stored["warnings"],
-            "infos": stored["infos"],
-            "by_code": dict(zip(stored["codes"], stored["code_counts"], strict=True)),
-        },
-    )

@@ -19,6 +19,7 @@ from graphmem.domain.scoring import ImportanceScorer
 from graphmem.services.evaluator.scores import score_inputs
 from graphmem.services.evaluator.snapshot import Snapshot
 from graphmem.store import Store
+from graphmem.store.queries import evaluator as queries
 
 log = logging.getLogger(__name__)
 
@@ -87,33 +88,21 @@ def apply(store: Store, project_id: str, actions: Sequence[FixAction], now: floa
     for action in actions:
         by_action.setdefault(action.action, []).append(action)
     if items := by_action.get("recompute_importance"):
-        rows = store.write(
-            "evaluator_fix_importance",
-            {"project_id": project_id, "items": [a.params for a in items], "now": now},
-        )
-        applied += _logged(rows, items)
+        done = queries.fix_importance(store, project_id, [a.params for a in items], now)
+        applied += _logged(done, items)
     if items := by_action.get("fill_archived_at"):
-        rows = store.write(
-            "evaluator_fill_archived_at",
-            {"project_id": project_id, "ids": [a.memory_id for a in items], "now": now},
-        )
-        applied += _logged(rows, items)
+        done = queries.fill_archived_at(store, project_id, [a.memory_id for a in items], now)
+        applied += _logged(done, items)
     if items := by_action.get("archive_orphan"):
-        rows = store.write(
-            "evaluator_archive_orphans",
-            {
-                "project_id": project_id,
-                "items": [a.params for a in items],
-                "reason": ORPHAN_REASON,
-                "now": now,
-            },
-        )
-        applied += _logged(rows, items)
+        params = [a.params for a in items]
+        done = queries.archive_orphans(store, project_id, params, ORPHAN_REASON, now)
+        applied += _logged(done, items)
     return applied
 
 
-def _logged(rows: list[dict[str, Any]], items: list[FixAction]) -> list[str]:
-    done = {row["id"] for row in rows}
+def _logged(done: set[str], items: list[FixAction]) -> list[str]:
+    """The ids of ``items`` the fix ``done``, each action logged as applied or
+    skipped."""
     for item in items:
         if item.memory_id in done:
             log.info("evaluator fix %s %s: %s", item.action, item.memory_id, item.detail)

@@ -15,38 +15,25 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 import networkx as nx
 
-from graphmem.store import Row, Store
+from graphmem.store import Store
 from graphmem.store.migrations import unshowable_times
+from graphmem.store.queries import evaluator as queries
+from graphmem.store.queries.evaluator import (  # the checks import the records from here
+    NearPair,
+    PromotionRecord,
+    SessionInfo,
+    SnapshotMemory,
+    SnapshotPage,
+)
 
 DEFAULT_PAGE = 10_000
 SEPARATOR = "\x1f"
 """ASCII unit separator between the fields of one relation row: it cannot
 occur in ids, relation types or project ids."""
-
-
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
-    id: str
-    state: str | None = "active"
-    promotion_enabled: bool = True
-    promotion_interval_seconds: float | None = None
-    in_project: bool = True
-    """Linked to its project node by ``IN_PROJECT``."""
-
-
-@dataclass(frozen=True, slots=True)
-class PromotionRecord:
-    """One ``:PromotionEvent`` of the project's promotion log."""
-
-    id: str
-    memory_id: str
-    from_tier: str | None
-    to_tier: str | None
-    at: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,18 +44,6 @@ class ForeignRelation:
     type: str
     to_id: str
     to_project: str | None
-
-
-class NearPair(NamedTuple):
-    """Two memories the vector index puts close together, with their texts: the
-    snapshot holds no content otherwise, and only the judge tells a
-    restatement from a changed value."""
-
-    id: str
-    other: str
-    similarity: float
-    content: str = ""
-    other_content: str = ""
 
 
 @dataclass
@@ -225,10 +200,10 @@ def _relation(source: str, text: str) -> Relation:
 def _pages(store: Store, project_id: str, page: int) -> Iterator[Page]:
     after = ""
     while True:
-        params = {"project_id": project_id, "after": after, "page": page, "sep": SEPARATOR}
-        read = _json_page(store, params) if store.dialect.snapshot_json else None
+        wanted = SnapshotPage(project_id, after, page, SEPARATOR)
+        read = _json_page(store, wanted) if store.dialect.snapshot_json else None
         if read is None:
-            read = _column_page(store, params)
+            read = _column_page(store, wanted)
         nodes, relations, count = read
         if not nodes:
             return
@@ -238,17 +213,17 @@ def _pages(store: Store, project_id: str, page: int) -> Iterator[Page]:
             return
 
 
-def _json_page(store: Store, params: dict[str, Any]) -> tuple[Any, list[Relation], int] | None:
+def _json_page(store: Store, wanted: SnapshotPage) -> tuple[Any, list[Relation], int] | None:
     """A page read as one JSON text per memory, relations included; ``None`` if
     any row is unclean (see ``snapshot_memories_json``)."""
-    rows = store.read("snapshot_memories_json", params)
+    texts = queries.memory_texts(store, wanted)
     nodes = []
     relations: list[Relation] = []
     decode = json.JSONDecoder(strict=False).decode  # relations hold the separator
-    for row in rows:
+    for text in texts:
         # Row by row: a row must be exactly one object whose last key is `clean`.
         try:
-            fields = decode(row["memory"])
+            fields = decode(text)
         except ValueError:
             return None
         if not isinstance(fields, dict) or fields.pop("clean", None) is not True:
@@ -256,51 +231,43 @@ def _json_page(store: Store, params: dict[str, Any]) -> tuple[Any, list[Relation
         memory_id = fields.pop("id")
         relations += [_relation(memory_id, out) for out in fields.pop("out")]
         nodes.append((memory_id, fields))
-    return nodes, relations, len(rows)
+    return nodes, relations, len(texts)
 
 
-def _column_page(store: Store, params: dict[str, Any]) -> tuple[Any, list[Relation], int]:
+def _column_page(store: Store, wanted: SnapshotPage) -> tuple[Any, list[Relation], int]:
     """A page read column by column, its relations by a second query."""
-    rows = store.read("snapshot_memories", params)
-    nodes = list(_memory_nodes(rows, params["project_id"]))
+    rows = queries.memory_columns(store, wanted)
+    nodes = list(_memory_nodes(rows, wanted.project_id))
     if not nodes:
         return [], [], 0
     ids = [memory_id for memory_id, _ in nodes]
-    relations = store.read(
-        "snapshot_relations",
-        {
-            "project_id": params["project_id"],
-            "first": min(ids),
-            "last": max(ids),
-            "sep": SEPARATOR,
-        },
-    )
+    texts = queries.relation_texts(store, wanted.project_id, min(ids), max(ids), SEPARATOR)
     joined = []
-    for row in relations:
-        source, _, rest = row["relation"].partition(SEPARATOR)
+    for text in texts:
+        source, _, rest = text.partition(SEPARATOR)
         joined.append(_relation(source, rest))
     return nodes, joined, len(nodes)
 
 
-def _memory_nodes(rows: list[Row], project_id: str) -> Iterator[tuple[str, dict[str, Any]]]:
+def _memory_nodes(
+    rows: list[SnapshotMemory], project_id: str
+) -> Iterator[tuple[str, dict[str, Any]]]:
     """One node per memory; of several session links, one inside the project wins.
 
-    The rows are consumed: their dicts become the node attribute dicts.
+    The rows' field dicts become the node attribute dicts.
     """
     current: dict[str, Any] | None = None
     current_id = ""
     for row in rows:
-        linked = row.pop("linked_session")
-        linked_project = row.pop("linked_project")
-        in_session = linked if linked is not None and linked_project == project_id else None
-        memory_id = row.pop("id")
-        if memory_id == current_id and current is not None:
+        linked = row.linked_session
+        in_session = linked if linked is not None and row.linked_project == project_id else None
+        if row.id == current_id and current is not None:
             current["in_session"] = current["in_session"] or in_session
             continue
         if current is not None:
             yield current_id, current
-        row["in_session"] = in_session
-        current, current_id = row, memory_id
+        row.fields["in_session"] = in_session
+        current, current_id = row.fields, row.id
     if current is not None:
         yield current_id, current
 
@@ -308,46 +275,21 @@ def _memory_nodes(rows: list[Row], project_id: str) -> Iterator[tuple[str, dict[
 def _sessions(store: Store, project_id: str, page: int) -> Iterator[SessionInfo]:
     after = ""
     while True:
-        rows = store.read(
-            "snapshot_sessions", {"project_id": project_id, "after": after, "page": page}
-        )
-        for row in rows:
-            yield SessionInfo(
-                id=row["id"],
-                state=row["state"],
-                promotion_enabled=row["promotion_enabled"] is not False,
-                promotion_interval_seconds=row["promotion_interval_seconds"],
-                in_project=bool(row["in_project"]),
-            )
-        if len(rows) < page:
+        found = queries.sessions(store, project_id, after, page)
+        yield from found
+        if len(found) < page:
             return
-        after = rows[-1]["id"]
+        after = found[-1].id
 
 
 def _promotions(store: Store, project_id: str, page: int) -> Iterator[PromotionRecord]:
     after = ""
     while True:
-        rows = store.read(
-            "snapshot_promotion_events", {"project_id": project_id, "after": after, "page": page}
-        )
-        for row in rows:
-            yield PromotionRecord(
-                id=row["id"],
-                memory_id=row["memory_id"],
-                from_tier=row["from_tier"],
-                to_tier=row["to_tier"],
-                at=row["at"],
-            )
-        if len(rows) < page:
+        found = queries.promotions(store, project_id, after, page)
+        yield from found
+        if len(found) < page:
             return
-        after = rows[-1]["id"]
-
-
-def project_ids(store: Store) -> list[str]:
-    """Every project the graph holds anything for, sorted."""
-    return sorted(
-        row["project_id"] for row in store.read("evaluator_projects") if row["project_id"]
-    )
+        after = found[-1].id
 
 
 def load_near_duplicates(
@@ -380,19 +322,6 @@ def load_near_duplicates(
         )
     pairs: list[NearPair] = []
     for start in range(0, len(embedded), batch):
-        rows = store.read(
-            "evaluator_near_duplicates",
-            {
-                "project_id": snapshot.project_id,
-                "ids": embedded[start : start + batch],
-                "k": k,
-                "threshold": threshold,
-            },
-        )
-        pairs += [
-            NearPair(
-                row["id"], row["other"], row["similarity"], row["content"], row["other_content"]
-            )
-            for row in rows
-        ]
+        ids = embedded[start : start + batch]
+        pairs += queries.near_duplicates(store, snapshot.project_id, ids, k=k, threshold=threshold)
     snapshot.near_duplicates = pairs

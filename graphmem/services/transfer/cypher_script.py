@@ -26,6 +26,7 @@ import json
 import math
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict
 from typing import IO, Any
 
 from graphmem.domain.errors import InvalidInputError
@@ -33,6 +34,7 @@ from graphmem.domain.kinds import RelationType
 from graphmem.services.transfer.paging import WRITE_PAGE, pages, project_summary, relations_of
 from graphmem.services.transfer.report import Progress, TransferCounts
 from graphmem.store import Store
+from graphmem.store.queries.transfer_export import Exported
 
 SESSIONS = (
     "MERGE (s:Session {project_id: row.props.project_id, id: row.props.id})\n"
@@ -72,21 +74,21 @@ def export_cypher(
         f"// graphmem project {literal(project_id)}: its sessions, memories and the relations\n"
         "// between them. Statements MERGE by id: running the script twice changes nothing.\n"
     )
-    props = dict(project["props"] or {"id": project_id})
+    props = dict(project.props or {"id": project_id})
     out.write(f"MERGE (p:Project {{id: {literal(project_id)}}})\nSET p += {literal(props)};\n")
-    for rows in pages(store, "export_sessions", project_id):
-        sessions = [{"props": r["props"], "in_project": r["in_project"]} for r in rows]
+    for rows in pages(store, "session", project_id):
+        sessions = [{"props": r.props, **r.links()} for r in rows]
         for batch in batched(sessions, page_size):
             _unwind(out, batch, SESSIONS)
         counts.add("session", len(rows))
     with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
-        for rows in pages(store, "export_memories", project_id):
+        for rows in pages(store, "memory", project_id):
             for batch in batched(rows, page_size):
                 _unwind(out, [_memory(r) for r in batch], MEMORIES)
             counts.add("memory", len(rows))
             # Both ends of a relation must exist first: relations follow all memories.
             for relation in relations_of(store, project_id, rows):
-                spool.write(json.dumps(relation, ensure_ascii=False) + "\n")
+                spool.write(json.dumps(asdict(relation), ensure_ascii=False) + "\n")
             if progress is not None:
                 progress(len(rows))
         spool.seek(0)
@@ -99,11 +101,11 @@ def batched(items: Sequence[Any], size: int) -> Iterator[list[Any]]:
         yield list(items[start : start + size])
 
 
-def _memory(row: Mapping[str, Any]) -> dict[str, Any]:
-    props = dict(row["props"])
+def _memory(row: Exported) -> dict[str, Any]:
+    props = dict(row.props)
     if props.get("embedding") is not None:
         props["embedding"] = [float(x) for x in props["embedding"]]
-    return {"props": props, "in_session": row["in_session"]}
+    return {"props": props, **row.links()}
 
 
 def _relations(out: IO[str], spool: Iterable[str], page_size: int) -> int:
@@ -129,10 +131,7 @@ def _relations(out: IO[str], spool: Iterable[str], page_size: int) -> int:
 def _unwind(out: IO[str], rows: list[dict[str, Any]], body: str) -> None:
     if not rows:
         return
-    out.write("UNWIND [\n")
-    out.write(",\n".join(literal(row) for row in rows))
-    out.write("\n] AS row\n")
-    out.write(body)
+    out.writelines(("UNWIND [\n", ",\n".join(literal(row) for row in rows), "\n] AS row\n", body))
 
 
 def literal(value: Any) -> str:

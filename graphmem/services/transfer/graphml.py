@@ -43,9 +43,9 @@ def export_graphml(
     project_summary(store, project_id)
     graph: nx.MultiDiGraph[str] = nx.MultiDiGraph(project_id=project_id, list_encoding="json")
     counts = TransferCounts()
-    for rows in pages(store, "export_memory_fields", project_id, page_size):
+    for rows in pages(store, "memory_fields", project_id, page_size):
         for row in rows:
-            props = row["props"]
+            props = row.props
             graph.add_node(
                 props["id"],
                 **{k: _value(v) for k, v in props.items() if v is not None and k != "id"},
@@ -53,11 +53,11 @@ def export_graphml(
         relations = relations_of(store, project_id, rows)
         for relation in relations:
             graph.add_edge(
-                relation["from_id"],
-                relation["to_id"],
-                key=relation["type"],
-                type=relation["type"],
-                **{k: _value(v) for k, v in relation["props"].items() if v is not None},
+                relation.from_id,
+                relation.to_id,
+                key=relation.type,
+                type=relation.type,
+                **{k: _value(v) for k, v in relation.props.items() if v is not None},
             )
         counts.add("memory", len(rows))
         counts.add("relation", len(relations))

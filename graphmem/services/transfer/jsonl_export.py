@@ -7,24 +7,15 @@ from __future__ import annotations
 import tempfile
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import asdict
 from typing import IO, Any
 
-from graphmem.services.transfer.jsonl import COUNTED, FORMAT, LINKS, VERSION
+from graphmem.services.transfer.jsonl import COUNTED, FORMAT, VERSION
 from graphmem.services.transfer.lines import write_line
 from graphmem.services.transfer.paging import READ_PAGE, pages, project_summary, relations_of
 from graphmem.services.transfer.report import Progress, TransferCounts
-from graphmem.store import Row, Store
-
-EXPORTS = {
-    "session": "export_sessions",
-    "memory": "export_memories",
-    "promotion_run": "export_promotion_runs",
-    "promotion_event": "export_promotion_events",
-    "staging_event": "export_staging_events",
-    "archival_event": "export_archival_events",
-    "failure_capsule": "export_failure_capsules",
-    "delivery": "export_deliveries",
-}
+from graphmem.store import Store
+from graphmem.store.queries.transfer_export import Exported
 
 
 def export_project(
@@ -41,10 +32,10 @@ def export_project(
     write_line(
         out, {"kind": "header", "format": FORMAT, "version": VERSION, "project_id": project_id}
     )
-    write_line(out, {"kind": "project", "props": _sorted(project["props"] or {"id": project_id})})
+    write_line(out, {"kind": "project", "props": _sorted(project.props or {"id": project_id})})
     with tempfile.TemporaryFile("w+", encoding="utf-8") as relations:
         for kind in ("session", "memory"):
-            for rows in pages(store, EXPORTS[kind], project_id, page_size):
+            for rows in pages(store, kind, project_id, page_size):
                 for row in rows:
                     write_line(out, _record(kind, row))
                 counts.add(kind, len(rows))
@@ -53,8 +44,8 @@ def export_project(
                     # needs both ends in place: they follow all memories.
                     found = relations_of(store, project_id, rows)
                     for relation in found:
-                        write_line(relations, {"kind": "relation", **relation,
-                                          "props": _sorted(relation["props"])})  # fmt: skip
+                        line = {**asdict(relation), "props": _sorted(relation.props)}
+                        write_line(relations, {"kind": "relation", **line})
                     counts.add("relation", len(found))
                     if progress is not None:
                         progress(len(rows))
@@ -69,7 +60,7 @@ def export_project(
         "failure_capsule",
         "delivery",
     ):
-        for rows in pages(store, EXPORTS[kind], project_id, page_size):
+        for rows in pages(store, kind, project_id, page_size):
             for row in rows:
                 write_line(out, _record(kind, row))
             counts.add(kind, len(rows))
@@ -83,21 +74,11 @@ def _sorted(props: Mapping[str, Any]) -> dict[str, Any]:
     return dict(sorted(props.items()))
 
 
-def _record(kind: str, row: Row) -> dict[str, Any]:
-    props = _sorted(row["props"])
+def _record(kind: str, row: Exported) -> dict[str, Any]:
+    props = _sorted(row.props)
     record: dict[str, Any] = {"kind": kind, "props": props}
     if kind == "memory":
         embedding = props.pop("embedding", None)
         record["embedding"] = None if embedding is None else [float(x) for x in embedding]
-    if kind == "failure_capsule":
-        record.update(
-            for_sessions=sorted(row["for_sessions"]),
-            in_context=sorted(row["in_context"]),
-            taught=row["taught"],
-        )
-        return record
-    if kind == "delivery":  # it names its memories by id, in its props
-        return record
-    link = LINKS[kind]
-    record[link] = row[link]
+    record.update(row.links())  # a delivery names its memories by id, in its props
     return record

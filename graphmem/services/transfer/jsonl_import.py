@@ -37,6 +37,7 @@ from graphmem.services.transfer.paging import WRITE_PAGE
 from graphmem.services.transfer.placing import Renames
 from graphmem.services.transfer.report import ImportReport, refusal
 from graphmem.store import Store
+from graphmem.store.queries import transfer_import
 
 _project_id = TypeAdapter(Identifier)
 
@@ -186,25 +187,7 @@ class _Loader:
         """Delete what this import created: a file with a bad line leaves nothing
         behind (a half-made project is worse than none; fix the lines and import
         again). The report then counts nothing as created."""
-        created = self.created
-        self.store.write(
-            "import_rollback",
-            {
-                "project_id": self.target,
-                "project_created": bool(created.get("project")),
-                "session_ids": created.get("session", []),
-                "memory_ids": created.get("memory", []),
-                "relations": [
-                    {"type": kind, "from_id": from_id, "to_id": to_id}
-                    for kind, from_id, to_id in created.get("relation", [])
-                ],
-                "run_ids": created.get("promotion_run", []),
-                "event_ids": created.get("promotion_event", [])
-                + created.get("staging_event", [])
-                + created.get("archival_event", []),
-                "capsule_ids": created.get("failure_capsule", []),
-            },
-        )
+        transfer_import.roll_back(self.store, self.target, self.created)
         self.report.rolled_back = Counter(self.report.created)
         self.report.created.clear()
 

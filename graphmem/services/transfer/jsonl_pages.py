@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 from graphmem.services.transfer.jsonl import LINKS
 from graphmem.store import Store
+from graphmem.store.queries import transfer_import
 
 LINKED = {"session": "session", "memory": "session", "promotion_run": "session",
           "promotion_event": "memory", "staging_event": "memory",
@@ -33,17 +34,16 @@ WritePage = Callable[[Store, str, list[dict[str, Any]]], list[Outcome]]
 
 def _write_project(store: Store, target: str, rows: list[dict[str, Any]]) -> list[Outcome]:
     (row,) = rows
-    (written,) = store.write("import_project", {"project_id": target, "props": row["props"]})
-    return [Outcome(row["line"], "created" if written["fresh"] else "merged")]
+    fresh = transfer_import.project(store, target, row["props"])
+    return [Outcome(row["line"], "created" if fresh else "merged")]
 
 
-def _write_fresh(kind: str, statement: str) -> WritePage:
+def _write_fresh(kind: str) -> WritePage:
     """Sessions and logs: the statement merges each row it can link and says
     whether it was new; a row it leaves out names something the project lacks."""
 
     def write(store: Store, target: str, rows: list[dict[str, Any]]) -> list[Outcome]:
-        written = store.write(statement, {"rows": rows, "project_id": target})
-        fresh = {w["line"]: w["fresh"] for w in written}
+        fresh = transfer_import.linked(store, kind, rows, target)
         return [
             Outcome(row["line"], "created" if fresh[row["line"]] else "merged")
             if row["line"] in fresh
@@ -72,10 +72,7 @@ def _write_memories(store: Store, target: str, rows: list[dict[str, Any]]) -> li
     """Memories merge by id within the target project only: a row whose id
     another project holds is left out, the rest written in one statement."""
     ids = [row["props"]["id"] for row in rows]
-    owners = {
-        found["id"]: found["project_id"]
-        for found in store.read("import_existing_memories", {"ids": ids})
-    }
+    owners = transfer_import.owners(store, ids)
     # Placed just before (placing.Renames): an id held elsewhere now was taken
     # meanwhile, and is left out rather than merged into another project's memory.
     taken = [row for row in rows if owners.get(row["props"]["id"], target) != target]
@@ -96,11 +93,10 @@ def _write_owned(
 ) -> list[Outcome]:
     """Rows whose ids are new or already the target's: each merged or created,
     unless the statement left it out for a session the project lacks."""
-    (written,) = store.write("import_memories", {"rows": rows, "project_id": target})
-    lines = set(written["written"])
+    lines = transfer_import.memories(store, rows, target)
     marked = [row["props"]["id"] for row in rows if row["props"].get("review_change")]
     if marked:
-        store.write("label_imported_marks", {"ids": marked, "project_id": target})
+        transfer_import.label_marks(store, marked, target)
     return [
         Outcome(row["line"], "merged" if row["props"]["id"] in owners else "created")
         if row["line"] in lines
@@ -110,32 +106,32 @@ def _write_owned(
 
 
 def _write_relations(store: Store, target: str, rows: list[dict[str, Any]]) -> list[Outcome]:
-    written = store.write("import_relations", {"rows": rows, "project_id": target})
+    written = transfer_import.relations(store, rows, target)
     by_line = {row["line"]: row for row in rows}
     outcomes = []
     for w in written:
-        row = by_line[w["line"]]
-        missing = [end for end, found in (("from_id", w["from_found"]), ("to_id", w["to_found"]))
+        row = by_line[w.line]
+        missing = [end for end, found in (("from_id", w.from_found), ("to_id", w.to_found))
                    if not found]  # fmt: skip
         if missing:
             ends = " and ".join(f"{end} {row[end]}" for end in missing)
-            outcomes.append(Outcome(w["line"], "skipped",
+            outcomes.append(Outcome(w.line, "skipped",
                                     f"unknown relation endpoint: {ends} is no memory of project "
                                     f"{target}"))  # fmt: skip
         else:
-            outcomes.append(Outcome(w["line"], "merged" if w["existed"] else "created"))
+            outcomes.append(Outcome(w.line, "merged" if w.existed else "created"))
     return outcomes
 
 
 WRITE: dict[str, WritePage] = {
     "project": _write_project,
-    "session": _write_fresh("session", "import_sessions"),
+    "session": _write_fresh("session"),
     "memory": _write_memories,
     "relation": _write_relations,
-    "promotion_run": _write_fresh("promotion_run", "import_promotion_runs"),
-    "promotion_event": _write_fresh("promotion_event", "import_promotion_events"),
-    "staging_event": _write_fresh("staging_event", "import_staging_events"),
-    "archival_event": _write_fresh("archival_event", "import_archival_events"),
-    "failure_capsule": _write_fresh("failure_capsule", "import_failure_capsules"),
-    "delivery": _write_fresh("delivery", "import_deliveries"),
+    "promotion_run": _write_fresh("promotion_run"),
+    "promotion_event": _write_fresh("promotion_event"),
+    "staging_event": _write_fresh("staging_event"),
+    "archival_event": _write_fresh("archival_event"),
+    "failure_capsule": _write_fresh("failure_capsule"),
+    "delivery": _write_fresh("delivery"),
 }

@@ -27,8 +27,8 @@ Scalar = str | bool | int | float
 
 def write_line(out: IO[str], record: Mapping[str, Any]) -> None:
     """One record as one line of compact JSON (text as itself, not \\u escapes)."""
-    out.write(json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
-    out.write("\n")
+    text = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    out.writelines((text, "\n"))
 
 
 def numbered(lines: Iterable[str]) -> Iterator[tuple[int, str]]:

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.viewer import acting_agent
 from graphmem.services.memories import REASONS, REFERENCES, named_ids, unreadable, without_ids
-from graphmem.store import Row, Store
+from graphmem.store import Store
+from graphmem.store.queries import transfer_export
+from graphmem.store.queries.transfer_export import (
+    Exported,
+    ExportedProject,
+    ExportedRelation,
+    ExportedRun,
+)
 
 READ_PAGE = 2_000
 """Records per read of an export. Each page's query finds the project's
@@ -21,69 +29,69 @@ WRITE_PAGE = 500
 
 
 def pages(
-    store: Store, statement: str, project_id: str, size: int = READ_PAGE
-) -> Iterator[list[Row]]:
-    """The rows of an ``export_*`` statement, page by page in id order."""
+    store: Store, kind: str, project_id: str, size: int = READ_PAGE
+) -> Iterator[list[Exported]]:
+    """The records of ``kind`` (``transfer_export.EXPORTS``), page by page in id order."""
     after = ""
-    while rows := store.read(statement, {"project_id": project_id, "after": after, "limit": size}):
-        page = [{**row, "props": without_internal(row["props"])} for row in rows]
-        yield readable(store, statement, page, project_id) if acting_agent() else page
-        after = rows[-1]["props"]["id"]
+    while rows := transfer_export.page(store, kind, project_id, after, size):
+        page = [replace(row, props=without_internal(row.props)) for row in rows]
+        yield readable(store, kind, page, project_id) if acting_agent() else page
+        after = rows[-1].props["id"]
         if len(rows) < size:
             return
 
 
-SESSION_OF = {"export_sessions": None, "export_promotion_runs": "for_session"}
-"""Statements whose rows are of a session: the row's own id, or the column naming it."""
+OF_SESSIONS = frozenset({"session", "promotion_run"})
+"""Kinds whose records are of a session: a session itself, or a run naming it."""
 NAMING = {
-    "export_memories": ((), ()),
-    "export_memory_fields": ((), ()),
-    "export_staging_events": (("merged_from",), ()),
-    "export_archival_events": (("other_id",), ("reason",)),
+    "memory": ((), ()),
+    "memory_fields": ((), ()),
+    "staging_event": (("merged_from",), ()),
+    "archival_event": (("other_id",), ("reason",)),
 }
-"""Statements whose rows name memories, with the id fields and texts naming them
+"""Kinds whose records name memories, with the id fields and texts naming them
 beyond a memory's own (``graphmem.services.memories.REFERENCES``)."""
 
 
-def readable(store: Store, statement: str, rows: list[Row], project_id: str) -> list[Row]:
+def readable(store: Store, kind: str, rows: list[Exported], project_id: str) -> list[Exported]:
     """A page as the acting agent may read it: without the sessions it cannot see
     (nor their runs), and naming only memories it may read. The statements
     already leave out what is another agent's private memory."""
-    if statement in SESSION_OF:
-        column = SESSION_OF[statement]
-        sessions = {row[column] if column else row["props"]["id"] for row in rows}
-        found = store.read(
-            "hidden_sessions",
-            {"ids": sorted(s for s in sessions if s), "project_id": project_id},
-        )
-        hidden = {row["id"] for row in found}
-        return [r for r in rows if (r[column] if column else r["props"]["id"]) not in hidden]
-    if statement not in NAMING:
+    if kind in OF_SESSIONS:
+        sessions = {_session_of(row) for row in rows}
+        wanted = sorted(s for s in sessions if s)
+        hidden = transfer_export.hidden_sessions(store, wanted, project_id)
+        return [row for row in rows if _session_of(row) not in hidden]
+    if kind not in NAMING:
         return rows
-    extra_ids, extra_texts = NAMING[statement]
+    extra_ids, extra_texts = NAMING[kind]
     ids = (*extra_ids, *REFERENCES)
     texts = (*extra_texts, *REASONS)
-    named = set().union(*(named_ids(row["props"], ids, texts) for row in rows))
+    named = set().union(*(named_ids(row.props, ids, texts) for row in rows))
     unseen = unreadable(store, named)
     if not unseen:
         return rows
-    return [{**row, "props": without_ids(row["props"], unseen, ids, texts)} for row in rows]
+    return [replace(row, props=without_ids(row.props, unseen, ids, texts)) for row in rows]
 
 
-def relations_of(store: Store, project_id: str, rows: list[Row]) -> list[Row]:
+def _session_of(row: Exported) -> str | None:
+    """The session a record is of: a run's, or a session's own id."""
+    return row.for_session if isinstance(row, ExportedRun) else row.props["id"]
+
+
+def relations_of(store: Store, project_id: str, rows: list[Exported]) -> list[ExportedRelation]:
     """The relations leaving a page of memories for memories of the same project."""
-    ids = [row["props"]["id"] for row in rows]
-    return store.read("export_relations", {"ids": ids, "project_id": project_id})
+    return transfer_export.relations(store, [row.props["id"] for row in rows], project_id)
 
 
-def project_summary(store: Store, project_id: str) -> Row:
+def project_summary(store: Store, project_id: str) -> ExportedProject:
     """The project node's properties and how many sessions and memories it holds;
     a project with none of them is not there to export."""
-    (project,) = store.read("export_project", {"project_id": project_id})
-    if project["props"] is None and not project["memories"] and not project["sessions"]:
+    project = transfer_export.project(store, project_id)
+    if project.props is None and not project.memories and not project.sessions:
         raise InvalidInputError(f"project: no project {project_id!r} to export", field="project")
-    if project["props"] is not None:
-        project = {**project, "props": without_internal(project["props"])}
+    if project.props is not None:
+        project = replace(project, props=without_internal(project.props))
     return project
 
 

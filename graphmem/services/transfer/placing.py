@@ -21,6 +21,7 @@ from typing import Any
 
 from graphmem.services.memories import NAMING, REASONS, REFERENCES, named_ids
 from graphmem.store import Store
+from graphmem.store.queries import transfer_import
 
 ROUNDS = 8
 """How many derivations a file's id may take before import gives up on it: a
@@ -54,10 +55,7 @@ def placed(store: Store, ids: Collection[str], project_id: str) -> dict[str, str
         if not pending:
             break
         wanted = sorted({place[memory_id] for memory_id in pending})
-        owners = {
-            found["id"]: found["project_id"]
-            for found in store.read("import_existing_memories", {"ids": wanted})
-        }
+        owners = transfer_import.owners(store, wanted)
         taken = {
             memory_id
             for memory_id in pending

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import IO, Any
 
@@ -80,6 +80,7 @@ from graphmem.services.transfer.paging import READ_PAGE, WRITE_PAGE, pages, proj
 from graphmem.services.transfer.placing import placed
 from graphmem.services.transfer.report import ImportReport, Progress, TransferCounts, refusal
 from graphmem.store import Store
+from graphmem.store.queries import transfer_import
 
 
 class Term(StrEnum):
@@ -138,7 +139,7 @@ def memory_type(sky_type: str | None) -> tuple[MemoryType | None, str | None]:
     return ALIASES.get(key), f"{TYPE_TAG}{name}"[:64]
 
 
-def sky_type(props: dict[str, Any]) -> tuple[str | None, list[str]]:
+def sky_type(props: Mapping[str, Any]) -> tuple[str | None, list[str]]:
     """The Sky type of a memory and its tags without the one that kept it."""
     tags = [t for t in props.get("tags") or [] if not t.startswith(TYPE_TAG)]
     kept = [t[len(TYPE_TAG) :] for t in props.get("tags") or [] if t.startswith(TYPE_TAG)]
@@ -270,16 +271,14 @@ def _write(
     plan = _plan_page(store, page, project_id)
     outcomes = plan.outcomes
     try:
-        store.write(
-            "import_sky_memories",
-            {
-                "project_id": project_id,
-                "session_id": session_id,
-                "now": now,
-                "rows": plan.rows,
-                "merges": list(plan.merges.values()),
-                "max_tags": MAX_TAGS,
-            },
+        transfer_import.sky_memories(
+            store,
+            project_id=project_id,
+            session_id=session_id,
+            now=now,
+            rows=plan.rows,
+            merges=list(plan.merges.values()),
+            max_tags=MAX_TAGS,
         )
     except StoreUnavailableError:
         raise
@@ -326,14 +325,9 @@ def _plan_page(store: Store, page: list[tuple[int, dict[str, Any]]], project_id:
     place = placed(store, [row["id"] for _, row in page], project_id)
     for _, row in page:
         row["id"] = place[row["id"]]
-    owners = {
-        found["id"]: found["project_id"]
-        for found in store.read("import_existing_memories", {"ids": [r["id"] for _, r in page]})
-    }
+    owners = transfer_import.owners(store, [r["id"] for _, r in page])
     keys = sorted({row["content_key"] for _, row in page})
-    same_text: dict[str, str] = {}
-    for found in store.read("find_by_content_key", {"keys": keys, "project_id": project_id}):
-        same_text.setdefault(found["key"], found["id"])
+    same_text = transfer_import.oldest_by_text(store, keys, project_id)
     plan = _PagePlan()
     for number, row in page:
         owner = owners.get(row["id"])
@@ -376,9 +370,9 @@ def export_sky(
     project_summary(store, project_id)
     counts = TransferCounts()
     wanted = {None: LONG_TERM | SHORT_TERM, Term.SHORT: SHORT_TERM, Term.LONG: LONG_TERM}[term]
-    for rows in pages(store, "export_memory_fields", project_id, page_size):
+    for rows in pages(store, "memory_fields", project_id, page_size):
         for row in rows:
-            props = row["props"]
+            props = row.props
             if props.get("tier") not in wanted:
                 continue
             kind, tags = sky_type(props)
