@@ -41,7 +41,7 @@ from graphmem.services.cascade import Cascade
 from graphmem.services.embeddings import memory_text
 from graphmem.services.events import ChangeKind
 from graphmem.services.memories import UNNAMED, unreadable
-from graphmem.store.queries import consolidation, memories
+from graphmem.store.queries import consolidation, evaluator, memories
 
 Embed = Callable[[Sequence[str]], Sequence[Sequence[float]] | None]
 PAGE = 5_000
@@ -135,7 +135,7 @@ class Consolidator(Service):
         vector the query (memories without one are grouped by relations only)."""
         pairs: list[tuple[str, str, float]] = []
         for start in range(0, len(ids), LOOKUP_BATCH):
-            found = consolidation.near_duplicates(
+            found = evaluator.near_duplicates(
                 self.store,
                 project_id,
                 ids[start : start + LOOKUP_BATCH],

@@ -257,6 +257,7 @@ class _Reader:
         command is read from its words as a whole."""
         words = [t.text.lower() for t in tokens if not t.mark]
         named = {i for i, t in enumerate(t for t in tokens if not t.mark) if t.text[:1].isupper()}
+        passive = _passive(words, named)
         return Analysis(
             readable=any(ch.isalpha() for token in tokens for ch in token.text),
             speaker=speaker,
@@ -271,10 +272,10 @@ class _Reader:
             roles=frozenset(self.roles),
             names=tuple(dict.fromkeys(self.order)),
             compounds=frozenset(self.compounds),
-            passive=_passive(words, named),
+            passive=passive,
             imperative=_imperative(words),
             qualifiers=tuple(self.qualifiers),
-            copula=_identity(tokens, words, named, self.copulas, len(self.sequence)),
+            copula=None if passive else _identity(tokens, words, self.copulas, len(self.sequence)),
         )
 
 
@@ -282,19 +283,18 @@ _COPULAS = lexicon.words("is are")
 _INDEFINITE = lexicon.words("a an some any all every each no only")
 
 
-def _identity(
-    tokens: list[Token], words: list[str], named: set[int], copulas: list[int], items: int
-) -> int | None:
+def _identity(tokens: list[Token], words: list[str], copulas: list[int], items: int) -> int | None:
     """Where a text of one clause, "X is Y", splits its items, when it says the
     two are the same thing and so reads both ways ("Maya's partner is Tom",
     "Tom is Maya's partner"). Not when a side is indefinite or quantified ("a
     cat is an animal" is not "an animal is a cat"), the "is" carries a verb
-    ("is kept", "is training"), or a mark cuts the clause."""
-    if len(copulas) != 1 or not 0 < copulas[0] < items or _passive(words, named):
+    ("is kept", "is training"), or a mark cuts the clause. Read only for a text
+    that is not passive."""
+    if len(copulas) != 1 or not 0 < copulas[0] < items:
         return None
     if any(t.mark and t is not tokens[-1] for t in tokens) or _INDEFINITE & set(words):
         return None
-    after = words[words.index(next(w for w in words if w in _COPULAS)) + 1 :]
+    after = words[next(i for i, w in enumerate(words) if w in _COPULAS) + 1 :]
     return None if not after or after[0].endswith("ing") else copulas[0]
 
 

@@ -156,8 +156,9 @@ def _moved(new_text: str, new: Analysis, existing: Analysis) -> Correction | Non
         return None
     for found in MOVED_TO.finditer(new_text):
         for phrase in _shortest_first(found["new"], leading=False):
-            came = frozenset(v for v in analyse(phrase).values if v not in existing.values)
-            if came and _about(new, existing, came | analyse(phrase).stems, alone=False):
+            read = analyse(phrase)
+            came = frozenset(v for v in read.values if v not in existing.values)
+            if came and _about(new, existing, came | read.stems, alone=False):
                 return Correction(", ".join(gone), _shown(phrase))
     return None
 

@@ -11,7 +11,7 @@ from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.viewer import acting_agent
 from graphmem.services.memories import REASONS, REFERENCES, named_ids, unreadable, without_ids
 from graphmem.store import Store
-from graphmem.store.queries import transfer_export
+from graphmem.store.queries import lifecycle, transfer_export
 from graphmem.store.queries.transfer_export import (
     Exported,
     ExportedProject,
@@ -60,7 +60,7 @@ def readable(store: Store, kind: str, rows: list[Exported], project_id: str) -> 
     if kind in OF_SESSIONS:
         sessions = {_session_of(row) for row in rows}
         wanted = sorted(s for s in sessions if s)
-        hidden = transfer_export.hidden_sessions(store, wanted, project_id)
+        hidden = lifecycle.hidden_sessions(store, wanted, project_id)
         return [row for row in rows if _session_of(row) not in hidden]
     if kind not in NAMING:
         return rows

@@ -14,17 +14,6 @@ from graphmem.store.queries import records
 
 
 @dataclass(frozen=True, slots=True)
-class NearDuplicate:
-    """A memory ``other`` whose stored vector is close to that of ``id``."""
-
-    id: str
-    other: str
-    similarity: float
-    content: str
-    other_content: str
-
-
-@dataclass(frozen=True, slots=True)
 class Applied:
     """A group fingerprint already consolidated, and into which memory (``id``)."""
 
@@ -58,18 +47,6 @@ def candidates(
         )
         for row in rows
     ]
-
-
-def near_duplicates(
-    store: Store, project_id: str, ids: Sequence[str], *, k: int, threshold: float
-) -> list[NearDuplicate]:
-    """Each of ``ids``' ``k`` nearest memories by their stored vectors, at or
-    over ``threshold`` (memories without a vector have none)."""
-    rows = store.read(
-        "evaluator_near_duplicates",
-        {"project_id": project_id, "ids": list(ids), "k": k, "threshold": threshold},
-    )
-    return records(NearDuplicate, rows)
 
 
 def related(store: Store, project_id: str, limit: int) -> list[tuple[str, str]]:

@@ -8,7 +8,7 @@ memory) is a named field beside it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -123,9 +123,3 @@ def relations(store: Store, ids: Sequence[str], project_id: str) -> list[Exporte
     ordered by source, type and target."""
     rows = store.read("export_relations", {"ids": list(ids), "project_id": project_id})
     return records(ExportedRelation, rows)
-
-
-def hidden_sessions(store: Store, ids: Collection[str], project_id: str) -> set[str]:
-    """Of sessions ``ids``, those the acting agent may not see (nor their runs)."""
-    found = store.read("hidden_sessions", {"ids": list(ids), "project_id": project_id})
-    return {row["id"] for row in found}

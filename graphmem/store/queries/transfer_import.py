@@ -14,6 +14,7 @@ from typing import Any
 
 from graphmem.store import Store
 from graphmem.store.queries import first, records
+from graphmem.store.queries.memories import same_text
 
 IMPORTS = {
     "session": "import_sessions",
@@ -112,10 +113,9 @@ def roll_back(store: Store, project_id: str, created: Mapping[str, Sequence[Any]
 def oldest_by_text(store: Store, keys: Collection[str], project_id: str) -> dict[str, str]:
     """For each normalised text of ``keys`` (``content_key``) an unarchived memory
     of the project holds, the id of the oldest such memory the viewer sees."""
-    found = store.read("find_by_content_key", {"keys": list(keys), "project_id": project_id})
     oldest: dict[str, str] = {}
-    for row in found:  # oldest first
-        oldest.setdefault(row["key"], row["id"])
+    for same in same_text(store, keys, project_id):  # oldest first
+        oldest.setdefault(same.key, same.id)
     return oldest
 
 
