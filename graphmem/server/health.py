@@ -24,6 +24,7 @@ from starlette.concurrency import run_in_threadpool
 from graphmem.api import GraphMem
 from graphmem.domain.errors import StoreUnavailableError
 from graphmem.store import indexes_building
+from graphmem.store.queries import health
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ def _store_check(gm: GraphMem) -> Callable[[], str]:
             if isinstance(store, Pingable):
                 store.ping()
             else:
-                store.read("ping")
+                health.ping(store)
             if indexes_building(store):
                 return RECOVERING
         except StoreUnavailableError as exc:

@@ -22,6 +22,7 @@ from graphmem.domain.clock import stored_now
 from graphmem.domain.errors import StoreUnavailableError
 from graphmem.domain.ids import new_id
 from graphmem.services.promotion import Trigger
+from graphmem.store.queries import schedule
 
 if TYPE_CHECKING:
     from graphmem.api import GraphMem
@@ -55,46 +56,43 @@ class Scheduler:
         now = stored_now(self.gm.clock)
         rules = self.gm.rules
         ran = 0
-        claimed = self.gm.store.write(
-            "claim_due_sessions",
-            {
-                "now": now,
-                "limit": self.sessions_per_tick,
-                "owner": self.owner,
-                "default_interval": rules.promotion_interval_seconds,
-            },
+        claimed = schedule.claim_sessions(
+            self.gm.store,
+            now=now,
+            limit=self.sessions_per_tick,
+            owner=self.owner,
+            default_interval=rules.promotion_interval_seconds,
         )
-        for row in claimed:
+        for due in claimed:
             if self._stop.is_set():
                 break
             began = time.perf_counter()
             try:
                 self.gm.promotion.run(
-                    row["session_id"], project_id=row["project_id"], trigger=Trigger.PERIODIC
+                    due.session_id, project_id=due.project_id, trigger=Trigger.PERIODIC
                 )
                 ran += 1
             except Exception:
-                log.exception("periodic promotion of session %s failed", row["session_id"])
+                log.exception("periodic promotion of session %s failed", due.session_id)
             self._pace(began)
-        projects = self.gm.store.write(
-            "claim_due_projects",
-            {"now": now, "owner": self.owner, "interval": rules.archive_interval_seconds},
+        projects = schedule.claim_projects(
+            self.gm.store, now=now, owner=self.owner, interval=rules.archive_interval_seconds
         )
-        for row in projects:
+        for project_id in projects:
             if self._stop.is_set():
                 break
             began = time.perf_counter()
             try:
-                self.gm.promotion.consolidate(project_id=row["project_id"])
+                self.gm.promotion.consolidate(project_id=project_id)
                 if rules.consolidation.enabled:
-                    self.gm.consolidator.run(project_id=row["project_id"])
-                self.gm.archiver.archive_stale(project_id=row["project_id"])
-                self.gm.archiver.expire_archived(project_id=row["project_id"])
-                self.gm.check_expired(project_id=row["project_id"])
-                self.gm.prune_deliveries(project_id=row["project_id"])
+                    self.gm.consolidator.run(project_id=project_id)
+                self.gm.archiver.archive_stale(project_id=project_id)
+                self.gm.archiver.expire_archived(project_id=project_id)
+                self.gm.check_expired(project_id=project_id)
+                self.gm.prune_deliveries(project_id=project_id)
                 ran += 1
             except Exception:
-                log.exception("archival of project %s failed", row["project_id"])
+                log.exception("archival of project %s failed", project_id)
             self._pace(began)
         if self.evaluation_interval_seconds is not None:
             ran += self._evaluate_due(now, self.evaluation_interval_seconds)
@@ -103,19 +101,19 @@ class Scheduler:
     def _evaluate_due(self, now: float, interval: float) -> int:
         """The nightly consistency evaluation of each due project (it stores its report)."""
         ran = 0
-        projects = self.gm.store.write(
-            "claim_due_evaluations", {"now": now, "owner": self.owner, "interval": interval}
+        due = schedule.claim_evaluations(
+            self.gm.store, now=now, owner=self.owner, interval=interval
         )
-        for row in projects:
+        for project in due:
             if self._stop.is_set():
                 break
-            if not row["due"]:
+            if not project.due:
                 continue
             try:
-                self.gm.evaluator.evaluate(row["project_id"])
+                self.gm.evaluator.evaluate(project.project_id)
                 ran += 1
             except Exception:
-                log.exception("consistency evaluation of project %s failed", row["project_id"])
+                log.exception("consistency evaluation of project %s failed", project.project_id)
         return ran
 
     def _pace(self, began: float) -> None:

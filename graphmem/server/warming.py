@@ -22,6 +22,7 @@ import logging
 from graphmem.api import GraphMem
 from graphmem.domain.clock import stored_now
 from graphmem.domain.retrieval import ContextRequest
+from graphmem.store.queries import health
 
 log = logging.getLogger(__name__)
 
@@ -41,10 +42,7 @@ def warm_store(gm: GraphMem) -> None:
         request = ContextRequest(context_hint=hint)
         gm.answer_context(request, project_id=gm.default_project, record_access=False)
         gm.search(hint)
-        gm.store.write(
-            "record_retrievals",
-            {"ids": [], "project_id": gm.default_project, "now": stored_now(gm.clock)},
-        )
+        health.count_no_retrieval(gm.store, gm.default_project, stored_now(gm.clock))
     except Exception:
         log.warning("the store warm-up failed; the first requests may be slow", exc_info=True)
 

@@ -29,6 +29,7 @@ from typing import Any
 from graphmem.domain.kinds import AutoLink
 from graphmem.services.entities import entities
 from graphmem.store import Store
+from graphmem.store.queries import relations
 
 PREVIOUS_TURN_WEIGHT = 1.0
 SAME_ENTITY_WEIGHT = 0.5
@@ -80,18 +81,10 @@ class AutoLinker:
     def _previous_turns(
         self, rows: Sequence[Mapping[str, Any]], project_id: str
     ) -> list[tuple[str, str, str]]:
+        turns = [(row["session_id"], row["occurred_at"]) for row in rows]
         stored = {
-            found["index"]: (found["occurred_at"], found["id"])
-            for found in self.store.read(
-                "previous_turns",
-                {
-                    "items": [
-                        {"index": i, "session_id": r["session_id"], "occurred_at": r["occurred_at"]}
-                        for i, r in enumerate(rows)
-                    ],
-                    "project_id": project_id,
-                },
-            )
+            turn.index: (turn.occurred_at, turn.id)
+            for turn in relations.previous_turns(self.store, turns, project_id)
         }
         links = []
         latest: dict[str, tuple[float, int, str]] = {}
@@ -133,18 +126,11 @@ class AutoLinker:
         stored = sorted(usable)
         if not stored:
             return holders
-        found = self.store.read(
-            "entity_mentions",
-            {
-                "items": [{"entity": e, "query": self.scoped(e, project_id)} for e in stored],
-                "project_id": project_id,
-                "k": ENTITY_SCAN,
-            },
-        )
-        for mention in found:
-            for hit in mention["hits"]:
-                if mention["entity"] in entities(hit["content"] or ""):
-                    holders[mention["entity"]].append((hit["occurred_at"], hit["id"]))
+        queries = [(e, self.scoped(e, project_id)) for e in stored]
+        for mention in relations.entity_mentions(self.store, queries, project_id, ENTITY_SCAN):
+            for hit in mention.hits:
+                if mention.entity in entities(hit.content or ""):
+                    holders[mention.entity].append((hit.occurred_at, hit.id))
         return holders
 
 

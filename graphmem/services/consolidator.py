@@ -41,7 +41,7 @@ from graphmem.services.cascade import Cascade
 from graphmem.services.embeddings import memory_text
 from graphmem.services.events import ChangeKind
 from graphmem.services.memories import UNNAMED, unreadable
-from graphmem.store.queries import consolidation, evaluator, memories
+from graphmem.store.queries import consolidation, evaluator, retrieval
 
 Embed = Callable[[Sequence[str]], Sequence[Sequence[float]] | None]
 PAGE = 5_000
@@ -213,7 +213,10 @@ class Consolidator(Service):
             )
             return
         if vector is not None:  # derived data: backfill-embeddings redoes it if lost
-            memories.set_embedding(self.store, memory_id, result.project_id, vector)
+            retrieval.set_embeddings(
+                self.store,
+                [{"id": memory_id, "project_id": result.project_id, "embedding": vector}],
+            )
         result.consolidated.append(Consolidated(memory_id, written.sources, group.fingerprint))
         self._changed(ChangeKind.CREATED, [memory_id], result.project_id)
         self._changed(ChangeKind.UPDATED, group.member_ids, result.project_id)

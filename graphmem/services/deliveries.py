@@ -28,12 +28,12 @@ from graphmem.domain.deliveries import (
 )
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.ids import new_id
-from graphmem.domain.models import Memory, memory_from_fields
+from graphmem.domain.models import Memory
 from graphmem.domain.retrieval import ContextItem, ContextRequest
 from graphmem.domain.viewer import acting_agent
 from graphmem.services.base import Service
 from graphmem.services.memories import readable_references
-from graphmem.store import Row
+from graphmem.store.queries import deliveries
 
 PRUNE_BATCH = 5_000
 """Deliveries one prune statement deletes at most (a long-unpruned project takes several)."""
@@ -78,28 +78,15 @@ class Deliveries(Service):
         flt = parse(DeliveryFilter, filter or {})
         if type(first) is not int or not 1 <= first <= MAX_PAGE_SIZE:
             raise InvalidInputError(f"first: must be between 1 and {MAX_PAGE_SIZE}", field="first")
-        after_at, after_id = decode_position(after) if after else (None, None)
-        rows = self.store.read(
-            "deliveries",
-            {
-                "project_id": project_id,
-                "agent_id": flt.agent_id,
-                "session_id": flt.session_id,
-                "memory_id": flt.memory_id,
-                "since": flt.since.timestamp() if flt.since else None,
-                "until": flt.until.timestamp() if flt.until else None,
-                "changed": flt.changed,
-                "after_at": after_at,
-                "after_id": after_id,
-                "limit": first + 1,
-            },
+        position = decode_position(after) if after else None
+        found = deliveries.page(
+            self.store, flt, after=position, limit=first + 1, project_id=project_id
         )
-        records = [row["delivery"] for row in rows[:first]]
-        items = self._read(records, project_id)
+        items = self._read(found[:first], project_id)
         last = items[-1] if items else None
         return DeliveryPage(
             items=items,
-            has_next=len(rows) > first,
+            has_next=len(found) > first,
             end_cursor=encode_position(last.at, last.id) if last else None,
         )
 
@@ -110,16 +97,13 @@ class Deliveries(Service):
         now = self._now()
         pruned = 0
         while rule.keep_count is not None or rule.keep_days is not None:
-            rows = self.store.write(
-                "prune_deliveries",
-                {
-                    "project_id": project_id,
-                    "keep_count": rule.keep_count,
-                    "before": rule.keep_after(now),
-                    "limit": PRUNE_BATCH,
-                },
+            gone = deliveries.prune(
+                self.store,
+                keep_count=rule.keep_count,
+                before=rule.keep_after(now),
+                limit=PRUNE_BATCH,
+                project_id=project_id,
             )
-            gone = int(rows[0]["pruned"]) if rows else 0
             pruned += gone
             if gone < PRUNE_BATCH:
                 break
@@ -129,40 +113,35 @@ class Deliveries(Service):
 
     def stored(self, project_id: str) -> int:
         """How many deliveries ``project_id`` holds."""
-        counts = {row["project_id"]: int(row["deliveries"]) for row in self.counts()}
-        return counts.get(project_id, 0)
-
-    def counts(self) -> list[Row]:
-        """Deliveries stored per project, for the metrics gauge."""
-        return self.store.read("count_deliveries")
+        return deliveries.stored_per_project(self.store).get(project_id, 0)
 
     # -- reading a page ----------------------------------------------------
 
-    def _read(self, records: Sequence[Mapping[str, Any]], project_id: str) -> list[Delivery]:
+    def _read(self, records: Sequence[deliveries.Stored], project_id: str) -> list[Delivery]:
         """The records with each given memory's standing now, in one read for the
         page: ``found`` holds, for each memory still there, what the reader may
         see of it (``None``: not the reader's to read)."""
-        ids = sorted({i for record in records for i in record.get("memory_ids") or []})
+        ids = sorted({i for record in records for i in record.memory_ids or []})
         found: dict[str, Memory | None] = {}
         if ids:
-            rows = self.store.read("delivered_memories", {"ids": ids, "project_id": project_id})
-            readable = [memory_from_fields(row["memory"]) for row in rows if row["readable"]]
+            given = deliveries.given(self.store, ids, project_id)
+            readable = [memory for memory in given.values() if memory is not None]
             shown = {m.id: m for m in readable_references(self.store, readable)}
-            found = {row["id"]: shown.get(row["id"]) for row in rows}
+            found = {memory_id: shown.get(memory_id) for memory_id in given}
         return [_delivery(record, found) for record in records]
 
 
-def _delivery(record: Mapping[str, Any], found: Mapping[str, Memory | None]) -> Delivery:
-    ids = list(record.get("memory_ids") or [])
-    scores = list(record.get("scores") or [])
+def _delivery(record: deliveries.Stored, found: Mapping[str, Memory | None]) -> Delivery:
+    ids = list(record.memory_ids or [])
+    scores = list(record.scores or [])
     return Delivery(
-        id=record["id"],
-        project_id=record["project_id"],
-        at=float(record["at"]),
-        agent_id=record.get("agent_id"),
-        session_id=record.get("session_id"),
-        hint=record.get("hint"),
-        hint_sha256=record["hint_sha256"],
+        id=record.id,
+        project_id=record.project_id,
+        at=float(record.at),
+        agent_id=record.agent_id,
+        session_id=record.session_id,
+        hint=record.hint,
+        hint_sha256=record.hint_sha256,
         memories=[
             _given(rank, memory_id, float(score), memory_id in found, found.get(memory_id))
             for rank, (memory_id, score) in enumerate(zip(ids, scores, strict=True), start=1)

@@ -29,9 +29,7 @@ from graphmem.domain.capsules import (
     FailureCapsule,
     FailureOutcome,
     FailureReport,
-    fix_evidence,
     lesson_content,
-    signature,
 )
 from graphmem.domain.checks import MAX_TAGS, parse
 from graphmem.domain.errors import InvalidInputError, NotFoundError
@@ -46,7 +44,7 @@ from graphmem.services.memories import Memories
 from graphmem.services.sharing import Sharing
 from graphmem.services.staging import Signal, Stager
 from graphmem.services.writer import Writer
-from graphmem.store import Row
+from graphmem.store.queries import failures
 
 LESSON_CLAIM_SECONDS = 60.0
 """A report that claimed the writing of a lesson and did not link one within
@@ -79,38 +77,20 @@ class Failures(Service):
         visibility = report.visibility or Visibility.SHARED
         now = self._now()
         report_id = new_id()
-        props: dict[str, Any] = {
-            key: value
-            for key, value in {
-                "attempted": report.attempted,
-                "tool": report.tool,
-                "command": report.command,
-                "agent_id": report.agent_id,
-                "visibility": visibility.value,
-            }.items()
-            if value is not None
-        }
-        (row,) = self.store.write(
-            "record_failure",
-            {
-                "project_id": project_id,
-                "session_id": report.session_id or DEFAULT_SESSION,
-                "signature": signature(report),
-                "report_id": report_id,
-                "props": props,
-                "error": report.error,
-                "files": report.files,
-                "fix": report.fix,
-                "fix_evidence": fix_evidence(report.fix) if report.fix else None,
-                "context_ids": report.context_memory_ids,
-                "claim_before": now - LESSON_CLAIM_SECONDS,
-                "event_id": new_id(),
-                "now": now,
-            },
+        recorded = failures.record(
+            self.store,
+            report,
+            report_id=report_id,
+            session_id=report.session_id or DEFAULT_SESSION,
+            visibility=visibility,
+            event_id=new_id(),
+            claim_before=now - LESSON_CLAIM_SECONDS,
+            project_id=project_id,
+            now=now,
         )
-        capsule = _capsule(row)
+        capsule = recorded.capsule
         lesson_id = capsule.lesson_id
-        if lesson_id is None and row["claimed"]:
+        if lesson_id is None and recorded.claimed:
             lesson_id = self._write_lesson(report, capsule, project_id)
         lesson = self._activate(lesson_id, capsule, project_id) if lesson_id else None
         self.telemetry.emit(
@@ -118,12 +98,12 @@ class Failures(Service):
             now,
             project_id=project_id,
             capsule_id=capsule.id,
-            created=row["created"],
+            created=recorded.created,
             occurrences=capsule.occurrence_count,
         )
         return FailureOutcome(
             capsule=capsule.model_copy(update={"lesson_id": lesson_id}),
-            created=row["created"],
+            created=recorded.created,
             lesson_id=lesson_id,
             lesson_status=lesson.status.value if lesson else None,
         )
@@ -144,16 +124,10 @@ class Failures(Service):
         )
         dedup = not self._repeats_across_audiences(lesson, project_id)
         (outcome,) = self.writer.write([lesson], project_id=project_id, dedup=dedup).outcomes
-        rows = self.store.write(
-            "link_failure_lesson",
-            {
-                "capsule_id": capsule.id,
-                "lesson_id": outcome.id,
-                "project_id": project_id,
-                "now": self._now(),
-            },
+        linked = failures.link_lesson(
+            self.store, capsule.id, outcome.id, project_id=project_id, now=self._now()
         )
-        return rows[0]["lesson_id"] if rows else self._linked_lesson(capsule.id, project_id)
+        return linked if linked is not None else self._linked_lesson(capsule.id, project_id)
 
     def _repeats_across_audiences(self, lesson: MemoryInput, project_id: str) -> bool:
         """Whether the lesson's text repeats a live memory of another audience (the
@@ -198,17 +172,14 @@ class Failures(Service):
         """Capsules, most recently seen first."""
         if not 1 <= limit <= MAX_LIST:
             raise InvalidInputError(f"limit: must be between 1 and {MAX_LIST}", field="limit")
-        rows = self.store.read(
-            "failure_capsules",
-            {
-                "project_id": project_id,
-                "session_id": session_id,
-                "id": capsule_id,
-                "lesson_ids": lesson_ids,
-                "limit": limit,
-            },
+        return failures.capsules(
+            self.store,
+            session_id=session_id,
+            capsule_id=capsule_id,
+            lesson_ids=lesson_ids,
+            limit=limit,
+            project_id=project_id,
         )
-        return [_capsule(row) for row in rows]
 
     def get(self, capsule_id: str, *, project_id: str) -> FailureCapsule:
         found = self.list(project_id=project_id, capsule_id=capsule_id, limit=1)
@@ -246,15 +217,3 @@ def _audience(visibility: Visibility | None, agent_id: str | None) -> tuple[str,
     if visibility is Visibility.PRIVATE and agent_id is not None:
         return (Visibility.PRIVATE.value, agent_id)
     return (Visibility.SHARED.value, None)
-
-
-def _capsule(row: Row) -> FailureCapsule:
-    fields = {k: v for k, v in row["capsule"].items() if v is not None}
-    return FailureCapsule.model_validate(
-        {
-            **fields,
-            "session_ids": sorted(row["session_ids"]),
-            "context_memory_ids": sorted(row["context_ids"]),
-            "lesson_id": row["lesson_id"],
-        }
-    )

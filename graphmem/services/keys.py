@@ -22,6 +22,7 @@ from graphmem.domain.checks import Identifier
 from graphmem.domain.clock import Clock, as_datetime, stored_now
 from graphmem.domain.errors import NotFoundError, UnauthenticatedError, invalid_input
 from graphmem.store import Store
+from graphmem.store.queries import keys
 
 TOKEN_PREFIX = "gmk_"
 MAX_KEY_NAME = 128
@@ -105,33 +106,31 @@ class ApiKeys:
         except ValidationError as exc:
             raise invalid_input(exc, locate=_key_field) from None
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-        rows = self._store.write(
-            "create_api_key",
-            {
-                "id": uuid.uuid4().hex[:16],
-                "name": new.name,
-                "hash": hash_token(token),
-                "prefix": token[: len(TOKEN_PREFIX) + 6],
-                "projects": new.projects,
-                "role": new.role.value,
-                "agent_id": new.agent_id,
-                "now": stored_now(self._clock),
-            },
+        stored = keys.create(
+            self._store,
+            uuid.uuid4().hex[:16],
+            name=new.name,
+            token_hash=hash_token(token),
+            prefix=token[: len(TOKEN_PREFIX) + 6],
+            projects=new.projects,
+            role=new.role.value,
+            agent_id=new.agent_id,
+            now=stored_now(self._clock),
         )
-        return _key(rows[0]), token
+        return _key(stored), token
 
     def list(self) -> list[ApiKey]:
-        return [_key(row) for row in self._store.read("list_api_keys")]
+        return [_key(stored) for stored in keys.every(self._store)]
 
     def revoke(self, key_id: str) -> ApiKey:
-        rows = self._store.write("revoke_api_key", {"id": key_id, "now": stored_now(self._clock)})
-        if not rows:
+        stored = keys.revoke(self._store, key_id, stored_now(self._clock))
+        if stored is None:
             raise NotFoundError(f"id: no API key {key_id!r}", field="id")
         with self._lock:
             # This process's open connections need not wait for RECHECK_EVERY_S.
             for digest in [d for d, (_, kid) in self._checked.items() if kid == key_id]:
                 del self._checked[digest]
-        return _key(rows[0])
+        return _key(stored)
 
     def authenticate(self, token: str) -> Principal:
         """The principal of a live key, read from the store every time: revocation
@@ -139,12 +138,12 @@ class ApiKeys:
         if not token.startswith(TOKEN_PREFIX) or len(token) > 256:
             raise UnauthenticatedError("invalid API key")
         digest = hash_token(token)
-        rows = self._store.read("find_api_key", {"hash": digest})
-        if not rows:
+        stored = keys.live(self._store, digest)
+        if stored is None:
             with self._lock:
                 self._checked.pop(digest, None)
             raise UnauthenticatedError("invalid or revoked API key")
-        key = _key(rows[0])
+        key = _key(stored)
         with self._lock:
             self._checked[digest] = (time.monotonic(), key.id)
         self._touch(key.id)
@@ -166,7 +165,7 @@ class ApiKeys:
             if now - self._touched.get(key_id, float("-inf")) < TOUCH_EVERY_S:
                 return
             self._touched[key_id] = now
-        self._store.write("touch_api_key", {"id": key_id, "now": now})
+        keys.touch(self._store, key_id, now)
 
 
 def _key_field(loc: tuple[Any, ...]) -> str:
@@ -174,8 +173,9 @@ def _key_field(loc: tuple[Any, ...]) -> str:
     return "agentId" if loc and loc[0] == "agent_id" else ".".join(str(part) for part in loc)
 
 
-def _key(row: dict[str, Any]) -> ApiKey:
-    return ApiKey.model_validate(row["key"])
+def _key(stored: keys.Key) -> ApiKey:
+    """The stored key as the surfaces show it (its role a ``Role``)."""
+    return ApiKey.model_validate(stored, from_attributes=True)
 
 
 def format_time(at: float | None) -> str:

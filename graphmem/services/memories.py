@@ -43,12 +43,6 @@ def missing(memory_id: str, project_id: str, *, field: str = "id") -> NotFoundEr
     return NotFoundError(f"{field}: no memory {memory_id!r} in project {project_id!r}", field=field)
 
 
-def memory_of(row: Mapping[str, Any]) -> Memory:
-    """The memory of a row whose ``memory`` column is a memory's projection, for
-    the modules that still read rows themselves (``sharing``)."""
-    return memory_from_fields(row["memory"])
-
-
 REFERENCES = (
     "superseded_by",
     "merged_into",

@@ -32,6 +32,7 @@ from graphmem.domain.viewer import acting_agent
 from graphmem.services.base import Basics, Service
 from graphmem.services.cascade import Cascade
 from graphmem.store.queries import lifecycle
+from graphmem.store.queries import sessions as session_queries
 from graphmem.store.queries.lifecycle import Promotable
 
 log = logging.getLogger(__name__)
@@ -138,7 +139,7 @@ class PromotionEngine(Service):
         acting as no agent sees every session (and reads nothing here)."""
         if acting_agent() is None or not session_ids:
             return set()
-        return lifecycle.hidden_sessions(self.store, session_ids, project_id)
+        return session_queries.hidden(self.store, session_ids, project_id)
 
     def evaluate(
         self,
@@ -448,6 +449,6 @@ class PromotionEngine(Service):
 
     def _session_seen(self, session_id: str, project_id: str) -> bool:
         """The session exists and the acting agent may see it."""
-        if not lifecycle.session_exists(self.store, session_id, project_id):
+        if session_queries.record(self.store, session_id, project_id) is None:
             return False
         return not self.hidden_sessions([session_id], project_id=project_id)

@@ -19,6 +19,7 @@ from graphmem.services.base import Basics, Service
 from graphmem.services.cascade import Cascade
 from graphmem.services.events import ChangeKind
 from graphmem.services.memories import missing
+from graphmem.store.queries import relations
 
 
 class Relations(Service):
@@ -49,35 +50,32 @@ class Relations(Service):
         if rationale is not None:
             rationale = check_text("rationale", rationale, max_chars=MAX_RATIONALE_CHARS)
         project = project_id
-        check = self.store.read(
-            "memory_pair", {"from_id": from_id, "to_id": to_id, "project_id": project}
-        )[0]
-        if not check["from_exists"]:
+        check = relations.pair(self.store, from_id, to_id, project)
+        if not check.from_exists:
             raise missing(from_id, project, field="from_id")
-        if not check["to_exists"]:
+        if not check.to_exists:
             raise missing(to_id, project, field="to_id")
-        if relation_type is RelationType.SUPERSEDES and check["to_supersedes_from"]:
+        if relation_type is RelationType.SUPERSEDES and check.to_supersedes_from:
             raise ConflictError(
                 f"to_id: {to_id} already supersedes {from_id}; the edge would close a cycle",
                 field="to_id",
             )
-        rows = self.store.write(
-            relation_type.statement,
-            {
-                "from_id": from_id,
-                "to_id": to_id,
-                "project_id": project,
-                "rationale": rationale,
-                "weight": weight,
-                "now": self._now(),
-            },
+        relation = relations.relate(
+            self.store,
+            relation_type,
+            from_id,
+            to_id,
+            rationale=rationale,
+            weight=weight,
+            project_id=project,
+            now=self._now(),
         )
-        if not rows:  # deleted between the check and the write
+        if relation is None:  # deleted between the check and the write
             raise missing(from_id, project, field="from_id")
         self._changed(ChangeKind.RELATED, [from_id, to_id], project)
         if relation_type is RelationType.SUPERSEDES:
             self.cascade.superseded([(to_id, from_id)], project_id=project)
-        return Relation(type=relation_type, **rows[0])
+        return relation
 
     def supersede(
         self, old_id: str, new_id: str, *, rationale: str | None, project_id: str
@@ -126,20 +124,18 @@ class Relations(Service):
         )
         if not removed_by:
             raise InvalidInputError("removed_by: say who removes it", field="removed_by")
-        rows = self.store.write(
-            "unrelate",
-            {
-                "from_id": from_id,
-                "to_id": to_id,
-                "type": relation_type.value,
-                "project_id": project_id,
-                "event_id": new_id(),
-                "removed_by": removed_by,
-                "reason": reason,
-                "now": self._now(),
-            },
+        relation = relations.unrelate(
+            self.store,
+            relation_type,
+            from_id,
+            to_id,
+            event_id=new_id(),
+            removed_by=removed_by,
+            reason=reason,
+            project_id=project_id,
+            now=self._now(),
         )
-        if not rows:
+        if relation is None:
             raise NotFoundError(
                 f"relation: no {relation_type.value} relation from {from_id!r} to {to_id!r} "
                 f"in project {project_id!r}",
@@ -148,28 +144,17 @@ class Relations(Service):
         self._changed(ChangeKind.RELATED, [from_id, to_id], project_id)
         if relation_type is RelationType.SUPERSEDES:
             self.cascade.undone([to_id], [Change.SUPERSEDED], project_id=project_id)
-        return Relation(type=relation_type, **rows[0])
+        return relation
 
     def events(self, memory_id: str, *, limit: int, project_id: str) -> list[RelationEvent]:
         """Relations removed from or to a memory, newest first."""
         if type(limit) is not int or not 1 <= limit <= MAX_PAGE_SIZE:
             raise InvalidInputError(f"limit: must be between 1 and {MAX_PAGE_SIZE}", field="limit")
-        rows = self.store.read(
-            "relation_events", {"memory_id": memory_id, "project_id": project_id, "limit": limit}
-        )
-        return [
-            RelationEvent.model_validate({k: v for k, v in row["event"].items() if v is not None})
-            for row in rows
-        ]
+        return relations.events(self.store, memory_id, project_id, limit)
 
     def of(self, memory_ids: Sequence[str], *, project_id: str) -> list[list[Relation]]:
         """Edges touching each memory, grouped per id in the order asked for."""
-        rows = self.store.read("relations_of", {"ids": list(memory_ids), "project_id": project_id})
-        grouped: dict[str, list[Relation]] = {memory_id: [] for memory_id in memory_ids}
-        for row in rows:
-            memory_id = row.pop("memory_id")
-            grouped[memory_id].append(Relation(**row))
-        return [grouped[memory_id] for memory_id in memory_ids]
+        return relations.of(self.store, memory_ids, project_id)
 
 
 MAX_REASON_CHARS = 500

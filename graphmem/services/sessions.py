@@ -19,6 +19,7 @@ the agent may read. An empty session is every agent's.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import fields
 
 from graphmem.domain.checks import MAX_PAGE_SIZE, check_identifier, check_text
 from graphmem.domain.errors import InvalidInputError
@@ -28,11 +29,7 @@ from graphmem.domain.sessions import PromotionEvent, PromotionStats, Session
 from graphmem.domain.viewer import acting_agent
 from graphmem.services.base import Basics, Service
 from graphmem.services.promotion import CLOSE_LIMIT, PromotionEngine, Trigger, missing_session
-from graphmem.store import Row
-
-
-def _session(row: Row) -> Session:
-    return Session.model_validate({k: v for k, v in row["session"].items() if v is not None})
+from graphmem.store.queries import sessions
 
 
 class Sessions(Service):
@@ -61,17 +58,14 @@ class Sessions(Service):
         if self._hidden(session_id, project_id):
             # It cannot be another one of the same id, and is not this agent's to reopen.
             raise missing_session(session_id, project_id)
-        rows = self.store.write(
-            "open_session",
-            {
-                "project_id": project_id,
-                "session_id": session_id,
-                "name": name,
-                "max_items": max_items,
-                "now": self._now(),
-            },
+        return sessions.open(
+            self.store,
+            session_id,
+            name=name,
+            max_items=max_items,
+            project_id=project_id,
+            now=self._now(),
         )
-        return _session(rows[0])
 
     def pause(self, session_id: str, *, project_id: str) -> Session:
         """Promote what is worth keeping, then pause: the run finishes before the pause does."""
@@ -88,25 +82,18 @@ class Sessions(Service):
         return self._set_state(session_id, SessionState.CLOSED, project_id)
 
     def _set_state(self, session_id: str, state: SessionState, project_id: str) -> Session:
-        rows = self.store.write(
-            "set_session_state",
-            {
-                "project_id": project_id,
-                "session_id": session_id,
-                "state": state.value,
-                "now": self._now(),
-            },
+        session = sessions.set_state(
+            self.store, session_id, state, project_id=project_id, now=self._now()
         )
-        if not rows:
+        if session is None:
             raise missing_session(session_id, project_id)
-        return _session(rows[0])
+        return session
 
     def get_many(self, session_ids: Iterable[str], *, project_id: str) -> list[Session | None]:
         """Sessions in the order asked for; ``None`` for an unknown id, and for a
         session the acting agent may not see."""
         ids = list(session_ids)
-        rows = self.store.read("get_sessions", {"ids": ids, "project_id": project_id})
-        found = {row["session"]["id"]: _session(row) for row in rows}
+        found = {session.id: session for session in sessions.get(self.store, ids, project_id)}
         for hidden in self.promotion.hidden_sessions(list(found), project_id=project_id):
             del found[hidden]
         return [found.get(session_id) for session_id in ids]
@@ -126,31 +113,13 @@ class Sessions(Service):
         """The session's promotion record. For a call acting as an agent its
         counts of memories (promoted, failed, rotated, remaining) are of those
         the agent may read, and the remaining ones are counted now."""
-        rows = self.store.read(
-            "session_stats", {"project_id": project_id, "session_id": session_id}
-        )
-        if not rows or self._hidden(session_id, project_id):
+        record = sessions.record(self.store, session_id, project_id)
+        if record is None or self._hidden(session_id, project_id):
             raise missing_session(session_id, project_id)
-        stats = {k: v for k, v in rows[0]["stats"].items() if v is not None}
+        seen: sessions.Seen | None = None
         if acting_agent() is not None:
-            (seen,) = self.store.read(
-                "session_stats_seen", {"project_id": project_id, "session_id": session_id}
-            )
-            stats["promotion_total"] = seen["total_promoted"]
-            if "last_run_id" in stats:  # a session never run has no last run to count
-                stats.update((k, v) for k, v in seen.items() if k.startswith("last_"))
-        return PromotionStats(
-            session_id=stats["id"],
-            project_id=stats["project_id"],
-            enabled=stats.get("promotion_enabled", True),
-            interval_seconds=stats.get(
-                "promotion_interval_seconds", self.rules.promotion_interval_seconds
-            ),
-            next_run_at=stats.get("next_promotion_at"),
-            runs=stats.get("promotion_runs", 0),
-            total_promoted=stats.get("promotion_total", 0),
-            **{k: v for k, v in stats.items() if k.startswith("last_")},
-        )
+            seen = sessions.seen(self.store, session_id, project_id)
+        return _stats(record, seen, self.rules.promotion_interval_seconds)
 
     def promotion_events(
         self, *, memory_id: str | None, session_id: str | None, limit: int, project_id: str
@@ -164,16 +133,13 @@ class Sessions(Service):
             raise InvalidInputError(f"limit: must be between 1 and {MAX_PAGE_SIZE}", field="limit")
         if session_id is not None and self._hidden(session_id, project_id):
             return []  # as for an unknown session
-        rows = self.store.read(
-            "promotion_events",
-            {
-                "project_id": project_id,
-                "memory_id": memory_id,
-                "session_id": session_id,
-                "limit": limit,
-            },
+        return sessions.promotion_events(
+            self.store,
+            memory_id=memory_id,
+            session_id=session_id,
+            limit=limit,
+            project_id=project_id,
         )
-        return [PromotionEvent.model_validate(row["event"]) for row in rows]
 
     def set_promotion(
         self, session_id: str, enabled: bool, interval: float | None, *, project_id: str
@@ -185,17 +151,48 @@ class Sessions(Service):
             )
         if self._hidden(session_id, project_id):
             raise missing_session(session_id, project_id)
-        rows = self.store.write(
-            "set_promotion_enabled",
-            {
-                "project_id": project_id,
-                "session_id": session_id,
-                "enabled": enabled,
-                "interval_seconds": interval,
-                "default_interval": self.rules.promotion_interval_seconds,
-                "now": self._now(),
-            },
+        found = sessions.set_promotion(
+            self.store,
+            session_id,
+            enabled=enabled,
+            interval=interval,
+            default_interval=self.rules.promotion_interval_seconds,
+            project_id=project_id,
+            now=self._now(),
         )
-        if not rows:
+        if not found:
             raise missing_session(session_id, project_id)
         return self.promotion_stats(session_id, project_id=project_id)
+
+
+def _stats(
+    record: sessions.Record, seen: sessions.Seen | None, default_interval: float
+) -> PromotionStats:
+    """The record as a viewer reads it: with ``seen`` (a call acting as an agent)
+    its counts are of the memories that agent may read, the last run's only
+    where there was one; what the node never set takes its default."""
+    last = {f.name: getattr(record, f.name) for f in fields(record) if f.name.startswith("last_")}
+    total = record.promotion_total
+    if seen is not None:
+        total = seen.total_promoted
+        if record.last_run_id is not None:  # a session never run has no last run to count
+            last.update(
+                last_promoted=seen.last_promoted,
+                last_failed=seen.last_failed,
+                last_rotated=seen.last_rotated,
+                last_remaining=seen.last_remaining,
+            )
+    return PromotionStats(
+        session_id=record.id,
+        project_id=record.project_id,
+        enabled=True if record.promotion_enabled is None else record.promotion_enabled,
+        interval_seconds=(
+            default_interval
+            if record.promotion_interval_seconds is None
+            else record.promotion_interval_seconds
+        ),
+        next_run_at=record.next_promotion_at,
+        runs=record.promotion_runs or 0,
+        total_promoted=total or 0,
+        **{k: v for k, v in last.items() if v is not None},
+    )

@@ -30,9 +30,10 @@ from graphmem.domain.projects import SharingEvent
 from graphmem.domain.viewer import ADMIN, acting_agent
 from graphmem.services.base import Basics, Service
 from graphmem.services.events import ChangeKind
-from graphmem.services.memories import Memories, memory_of, missing
+from graphmem.services.memories import Memories, missing
 from graphmem.services.projects import Projects
 from graphmem.services.promotion import missing_session
+from graphmem.store.queries import sessions, sharing
 
 MAX_EVENTS = 200
 
@@ -92,8 +93,7 @@ class Sharing(Service):
         named = {item.session_id for item in items if item.session_id is not None}
         if acting_agent() is None or not named:
             return
-        rows = self.store.read("hidden_sessions", {"ids": sorted(named), "project_id": project_id})
-        hidden = {row["id"] for row in rows}
+        hidden = sessions.hidden(self.store, sorted(named), project_id)
         for index, item in enumerate(items):
             if item.session_id is not None and item.session_id in hidden:
                 error = missing_session(item.session_id, project_id)
@@ -122,23 +122,20 @@ class Sharing(Service):
             )
         if memory.visibility is to:
             return memory
-        rows = self.store.write(
-            "set_visibility",
-            {
-                "id": memory_id,
-                "project_id": project_id,
-                "to": to.value,
-                "text_scope": textscope.text_scope(project_id, memory.agent_id, to.value),
-                "kind": "shared" if to is Visibility.SHARED else "unshared",
-                "by": agent or ADMIN,
-                "event_id": new_id(),
-                "now": self._now(),
-            },
+        changed = sharing.set_visibility(
+            self.store,
+            memory_id,
+            to,
+            text_scope=textscope.text_scope(project_id, memory.agent_id, to.value),
+            by=agent or ADMIN,
+            event_id=new_id(),
+            project_id=project_id,
+            now=self._now(),
         )
-        if not rows:  # changed meanwhile by a concurrent call: it stands as that left it
+        if changed is None:  # changed meanwhile by a concurrent call: it stands as that left it
             return self.memories.get(memory_id, project_id=project_id)
         self._changed(ChangeKind.UPDATED, [memory_id], project_id)
-        return self.memories.readable(memory_of(rows[0]))
+        return self.memories.readable(changed)
 
     def copy(self, memory_id: str, to_project_id: str, *, project_id: str) -> Memory:
         """A new memory in ``to_project_id`` copying one of ``project_id``."""
@@ -149,26 +146,24 @@ class Sharing(Service):
             )
         source = self.memories.get(memory_id, project_id=project_id)
         copy_id = new_id()
-        rows = self.store.write(
-            "copy_memory",
-            {
-                "id": memory_id,
-                "project_id": project_id,
-                "to_project_id": to_project_id,
-                "shared_scope": textscope.text_scope(to_project_id, None, None),
-                "private_scope": textscope.text_scope(
-                    to_project_id, source.agent_id, Visibility.PRIVATE.value
-                ),
-                "copy_id": copy_id,
-                "by": acting_agent() or ADMIN,
-                "event_id": new_id(),
-                "now": self._now(),
-            },
+        copy = sharing.copy(
+            self.store,
+            memory_id,
+            to_project_id,
+            shared_scope=textscope.text_scope(to_project_id, None, None),
+            private_scope=textscope.text_scope(
+                to_project_id, source.agent_id, Visibility.PRIVATE.value
+            ),
+            copy_id=copy_id,
+            by=acting_agent() or ADMIN,
+            event_id=new_id(),
+            project_id=project_id,
+            now=self._now(),
         )
-        if not rows:
+        if copy is None:
             raise missing(memory_id, project_id)
         self._changed(ChangeKind.CREATED, [copy_id], to_project_id)
-        return self.memories.readable(memory_of(rows[0]))
+        return self.memories.readable(copy)
 
     def events(
         self, *, memory_id: str | None = None, limit: int = 50, project_id: str
@@ -176,13 +171,7 @@ class Sharing(Service):
         """Shares, unshares and copies, newest first (of one memory, or the project's)."""
         if type(limit) is not int or not 1 <= limit <= MAX_EVENTS:
             raise InvalidInputError(f"limit: must be between 1 and {MAX_EVENTS}", field="limit")
-        rows = self.store.read(
-            "sharing_events", {"project_id": project_id, "memory_id": memory_id, "limit": limit}
-        )
-        return [
-            SharingEvent.model_validate({k: v for k, v in row["event"].items() if v is not None})
-            for row in rows
-        ]
+        return sharing.events(self.store, memory_id=memory_id, limit=limit, project_id=project_id)
 
 
 def _as_acting_agent(item: Attributed) -> Attributed:

@@ -63,6 +63,13 @@ def test_keys_are_stored_hashed_and_revocable(gm: GraphMem, store: Store) -> Non
         gm.keys.revoke("no-such-key")
 
 
+def test_a_revoked_key_keeps_the_agent_it_acted_as(gm: GraphMem) -> None:
+    key, _ = gm.keys.create("bot", ["alpha"], Role.WRITE, agent_id="planner")
+    revoked = gm.keys.revoke(key.id)
+    assert revoked.revoked and revoked.agent_id == "planner"
+    assert gm.keys.list()[0] == revoked
+
+
 @pytest.mark.parametrize(
     ("name", "projects", "role", "field"),
     [

@@ -21,6 +21,8 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 
 from graphmem.server.observability.request_ids import RequestInfo
 from graphmem.services.telemetry import Event
+from graphmem.store import Store
+from graphmem.store.queries import deliveries, metrics
 
 if TYPE_CHECKING:
     from graphmem.api import GraphMem
@@ -165,15 +167,13 @@ class Metrics:
             CountedPerProject(
                 "graphmem_candidates_waiting",
                 "Candidate memories awaiting activation or review, per project.",
-                statement="count_candidates",
-                column="candidates",
+                count=metrics.candidates_waiting,
                 ttl=candidates_ttl,
             ),
             CountedPerProject(
                 "graphmem_deliveries_stored",
                 "Deliveries (knowledgeContext answers on record) stored, per project.",
-                statement="count_deliveries",
-                column="deliveries",
+                count=deliveries.stored_per_project,
                 ttl=candidates_ttl,
             ),
         )
@@ -280,15 +280,19 @@ class Metrics:
         return name
 
 
+PerProject = Callable[[Store], dict[str, int]]
+"""A count in the graph per project, read from a store (``store.queries``)."""
+
+
 class CountedPerProject:
     """A gauge per project counted in the graph at scrape time by one statement
     (``graphmem_candidates_waiting``, ``graphmem_deliveries_stored``), reused for
     ``ttl`` seconds."""
 
-    def __init__(self, name: str, help: str, *, statement: str, column: str, ttl: float) -> None:
+    def __init__(self, name: str, help: str, *, count: PerProject, ttl: float) -> None:
         self.gm: GraphMem | None = None
         self._name, self._help = name, help
-        self._statement, self._column = statement, column
+        self._count = count
         self._ttl = ttl
         self._lock = threading.Lock()
         self._counted_at = float("-inf")
@@ -311,11 +315,11 @@ class CountedPerProject:
             now = time.monotonic()
             if self.gm is not None and now - self._counted_at >= self._ttl:
                 try:
-                    rows = self.gm.store.read(self._statement)
+                    counts = self._count(self.gm.store)
                 except Exception:  # a scrape must still show every other metric
                     log.warning("could not count %s", self._name, exc_info=True)
                     self._counts = {}
                 else:
-                    self._counts = {row["project_id"]: row[self._column] for row in rows}
+                    self._counts = counts
                     self._counted_at = now
             return self._counts

@@ -15,6 +15,7 @@ from graphmem.services.embeddings.bge_runtime import BgeSmallEmbedder
 from graphmem.services.embeddings.model import MODEL_NAME
 from graphmem.settings import env_name
 from graphmem.store import Store
+from graphmem.store.queries import embeddings
 
 UNRECORDED = MODEL_NAME
 """The model of a store that holds vectors but no record of who wrote them."""
@@ -25,11 +26,11 @@ SETTINGS = {MODEL_NAME: "minilm", BgeSmallEmbedder.name: "bge-small"}
 
 def claim(store: Store, model: str) -> None:
     """Record ``model`` as the store's, or refuse when its vectors are another's."""
-    (row,) = store.read("embedding_space", {})
-    if row["model"] == model:
+    found = embeddings.space(store)
+    if found.model == model:
         return
     # A store with no vector yet is anyone's: its first model claims it.
-    held = (row["model"] or UNRECORDED) if row["embedded"] else None
+    held = (found.model or UNRECORDED) if found.embedded else None
     if held is not None and held != model:
         raise ConflictError(
             f"embedder: this store's vectors are {held}'s and the embedder set is "
@@ -38,4 +39,4 @@ def claim(store: Store, model: str) -> None:
             "or give this embedder a store of its own",
             field="embedder",
         )
-    store.write("set_embedding_space", {"model": model})
+    embeddings.claim(store, model)

@@ -11,7 +11,7 @@ from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.viewer import acting_agent
 from graphmem.services.memories import REASONS, REFERENCES, named_ids, unreadable, without_ids
 from graphmem.store import Store
-from graphmem.store.queries import lifecycle, transfer_export
+from graphmem.store.queries import sessions, transfer_export
 from graphmem.store.queries.transfer_export import (
     Exported,
     ExportedProject,
@@ -58,9 +58,8 @@ def readable(store: Store, kind: str, rows: list[Exported], project_id: str) -> 
     (nor their runs), and naming only memories it may read. The statements
     already leave out what is another agent's private memory."""
     if kind in OF_SESSIONS:
-        sessions = {_session_of(row) for row in rows}
-        wanted = sorted(s for s in sessions if s)
-        hidden = lifecycle.hidden_sessions(store, wanted, project_id)
+        of_rows = {_session_of(row) for row in rows}
+        hidden = sessions.hidden(store, sorted(s for s in of_rows if s), project_id)
         return [row for row in rows if _session_of(row) not in hidden]
     if kind not in NAMING:
         return rows

@@ -83,17 +83,6 @@ def _promotable(rows: Iterable[Mapping[str, Any]]) -> list[Promotable]:
     ]
 
 
-def hidden_sessions(store: Store, ids: Sequence[str], project_id: str) -> set[str]:
-    """Of the sessions ``ids``, those that hold something yet nothing the viewer may read."""
-    rows = store.read("hidden_sessions", {"ids": list(ids), "project_id": project_id})
-    return set(_ids(rows))
-
-
-def session_exists(store: Store, session_id: str, project_id: str) -> bool:
-    """Whether the project has the session ``session_id``."""
-    return bool(store.read("session_stats", {"project_id": project_id, "session_id": session_id}))
-
-
 def session_candidates(
     store: Store,
     session_id: str,

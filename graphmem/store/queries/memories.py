@@ -192,16 +192,6 @@ def forget(store: Store, memory_id: str, project_id: str) -> bool:
     return bool(first(rows, "deleted", 0))
 
 
-def set_embedding(
-    store: Store, memory_id: str, project_id: str, embedding: Sequence[float]
-) -> None:
-    """Store one memory's vector (derived data: ``backfill-embeddings`` redoes it)."""
-    store.write(
-        "set_embeddings",
-        {"rows": [{"id": memory_id, "project_id": project_id, "embedding": embedding}]},
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class SessionLoad:
     """A session a batch wrote into: its own memory limit and its working memories."""
