@@ -162,6 +162,15 @@ Rationale = Annotated[
 ]
 
 
+def check_between(field: str, value: Any, low: int, high: int) -> int:
+    """A whole number from ``low`` to ``high``, as a page size, a depth or a batch
+    is: anything else (a bool, a float, out of range) is refused naming the field
+    and both limits."""
+    if type(value) is not int or not low <= value <= high:
+        raise InvalidInputError(f"{field}: must be between {low} and {high}", field=field)
+    return value
+
+
 def check_validity(valid_from: float, valid_to: float | None, *, field: str = "valid_to") -> None:
     """A validity never ends before it begins (an end equal to the start is an
     empty validity: the memory never held)."""

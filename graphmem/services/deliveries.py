@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphmem.domain.checks import MAX_PAGE_SIZE, parse
+from graphmem.domain.checks import MAX_PAGE_SIZE, check_between, parse
 from graphmem.domain.deliveries import (
     DeliveredMemory,
     Delivery,
@@ -26,7 +26,6 @@ from graphmem.domain.deliveries import (
     hint_digest,
     standing,
 )
-from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.ids import new_id
 from graphmem.domain.models import Memory
 from graphmem.domain.retrieval import ContextItem, ContextRequest
@@ -76,8 +75,7 @@ class Deliveries(Service):
         agent may see them: its own deliveries only, and what it may not read
         among the memories given shown as hidden."""
         flt = parse(DeliveryFilter, filter or {})
-        if type(first) is not int or not 1 <= first <= MAX_PAGE_SIZE:
-            raise InvalidInputError(f"first: must be between 1 and {MAX_PAGE_SIZE}", field="first")
+        check_between("first", first, 1, MAX_PAGE_SIZE)
         position = decode_position(after) if after else None
         found = deliveries.page(
             self.store, flt, after=position, limit=first + 1, project_id=project_id

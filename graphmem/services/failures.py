@@ -31,8 +31,8 @@ from graphmem.domain.capsules import (
     FailureReport,
     lesson_content,
 )
-from graphmem.domain.checks import MAX_TAGS, parse
-from graphmem.domain.errors import InvalidInputError, NotFoundError
+from graphmem.domain.checks import MAX_TAGS, check_between, parse
+from graphmem.domain.errors import NotFoundError
 from graphmem.domain.ids import new_id
 from graphmem.domain.kinds import MemoryType, Source, Status, Tier, Visibility
 from graphmem.domain.models import Memory, MemoryInput
@@ -170,8 +170,7 @@ class Failures(Service):
         limit: int = 20,
     ) -> list[FailureCapsule]:
         """Capsules, most recently seen first."""
-        if not 1 <= limit <= MAX_LIST:
-            raise InvalidInputError(f"limit: must be between 1 and {MAX_LIST}", field="limit")
+        check_between("limit", limit, 1, MAX_LIST)
         return failures.capsules(
             self.store,
             session_id=session_id,

@@ -16,7 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from graphmem.domain.checks import MAX_PAGE_SIZE, check_not_future, check_validity, parse
+from graphmem.domain.checks import (
+    MAX_PAGE_SIZE,
+    check_between,
+    check_not_future,
+    check_validity,
+    parse,
+)
 from graphmem.domain.consolidation import ARCHIVE_PREFIX
 from graphmem.domain.cursors import decode_cursor, encode_cursor
 from graphmem.domain.dependencies import Change, Changed
@@ -182,8 +188,7 @@ class Memories(Service):
         With ``as_of``: the memories graphmem held then that held then, with
         the tier and status they had (graphmem.domain.validity)."""
         flt = parse(MemoryFilter, filter or {})
-        if type(first) is not int or not 1 <= first <= MAX_PAGE_SIZE:
-            raise InvalidInputError(f"first: must be between 1 and {MAX_PAGE_SIZE}", field="first")
+        check_between("first", first, 1, MAX_PAGE_SIZE)
         after_created_at, after_id = decode_cursor(after) if after else (None, None)
         if as_of is not None:
             at = check_as_of(as_of, self._now())

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graphmem.domain.checks import MAX_PAGE_SIZE, MAX_RATIONALE_CHARS, check_text, choice
+from graphmem.domain.checks import (
+    MAX_PAGE_SIZE,
+    MAX_RATIONALE_CHARS,
+    check_between,
+    check_text,
+    choice,
+)
 from graphmem.domain.dependencies import Change
 from graphmem.domain.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.domain.ids import new_id
@@ -148,8 +154,7 @@ class Relations(Service):
 
     def events(self, memory_id: str, *, limit: int, project_id: str) -> list[RelationEvent]:
         """Relations removed from or to a memory, newest first."""
-        if type(limit) is not int or not 1 <= limit <= MAX_PAGE_SIZE:
-            raise InvalidInputError(f"limit: must be between 1 and {MAX_PAGE_SIZE}", field="limit")
+        check_between("limit", limit, 1, MAX_PAGE_SIZE)
         return relations.events(self.store, memory_id, project_id, limit)
 
     def of(self, memory_ids: Sequence[str], *, project_id: str) -> list[list[Relation]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from graphmem.domain.checks import MAX_PAGE_SIZE, check_text, parse
+from graphmem.domain.checks import MAX_PAGE_SIZE, check_between, check_text, parse
 from graphmem.domain.cursors import decode_offset, encode_offset
 from graphmem.domain.errors import ConflictError, InvalidInputError
 from graphmem.domain.ids import new_id
@@ -89,8 +89,7 @@ class Review(Service):
         flt = parse(ReviewFilter, filter or {})
         if order not in ("oldest", "evidence"):
             raise InvalidInputError("order: must be 'oldest' or 'evidence'", field="order")
-        if type(first) is not int or not 1 <= first <= MAX_PAGE_SIZE:
-            raise InvalidInputError(f"first: must be between 1 and {MAX_PAGE_SIZE}", field="first")
+        check_between("first", first, 1, MAX_PAGE_SIZE)
         skip = decode_offset(after) if after else 0
         now = self._now()
         found = review.queue(
@@ -244,8 +243,7 @@ class Review(Service):
         return memory
 
     def staging_events(self, memory_id: str, *, limit: int, project_id: str) -> list[StagingEvent]:
-        if not 1 <= limit <= MAX_PAGE_SIZE:
-            raise InvalidInputError(f"limit: must be between 1 and {MAX_PAGE_SIZE}", field="limit")
+        check_between("limit", limit, 1, MAX_PAGE_SIZE)
         events = review.staging_events(self.store, memory_id, project_id, limit)
         # A merge names the memory it folded in only to those who may read it.
         hidden = unreadable(

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import fields
 
-from graphmem.domain.checks import MAX_PAGE_SIZE, check_identifier, check_text
+from graphmem.domain.checks import MAX_PAGE_SIZE, check_between, check_identifier, check_text
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.ids import new_id
 from graphmem.domain.kinds import SessionState
@@ -30,6 +30,9 @@ from graphmem.domain.viewer import acting_agent
 from graphmem.services.base import Basics, Service
 from graphmem.services.promotion import CLOSE_LIMIT, PromotionEngine, Trigger, missing_session
 from graphmem.store.queries import sessions
+
+MAX_SESSION_ITEMS = 1_000_000
+"""The largest working tier a session may ask for."""
 
 
 class Sessions(Service):
@@ -53,8 +56,8 @@ class Sessions(Service):
         session_id = check_identifier("session_id", session_id) if session_id else new_id()
         if name is not None:
             name = check_text("name", name, max_chars=200)
-        if max_items is not None and not 1 <= max_items <= 1_000_000:
-            raise InvalidInputError("max_items: must be between 1 and 1000000", field="max_items")
+        if max_items is not None:
+            check_between("max_items", max_items, 1, MAX_SESSION_ITEMS)
         if self._hidden(session_id, project_id):
             # It cannot be another one of the same id, and is not this agent's to reopen.
             raise missing_session(session_id, project_id)
@@ -129,8 +132,7 @@ class Sessions(Service):
             raise InvalidInputError(
                 "memory_id: name exactly one of memory_id and session_id", field="memory_id"
             )
-        if not 1 <= limit <= MAX_PAGE_SIZE:
-            raise InvalidInputError(f"limit: must be between 1 and {MAX_PAGE_SIZE}", field="limit")
+        check_between("limit", limit, 1, MAX_PAGE_SIZE)
         if session_id is not None and self._hidden(session_id, project_id):
             return []  # as for an unknown session
         return sessions.promotion_events(

@@ -22,6 +22,7 @@ from typing import TypeVar
 
 from graphmem.domain import textscope
 from graphmem.domain.capsules import FailureReport
+from graphmem.domain.checks import check_between
 from graphmem.domain.errors import ForbiddenError, InvalidInputError, NotFoundError
 from graphmem.domain.ids import new_id
 from graphmem.domain.kinds import Visibility
@@ -169,8 +170,7 @@ class Sharing(Service):
         self, *, memory_id: str | None = None, limit: int = 50, project_id: str
     ) -> list[SharingEvent]:
         """Shares, unshares and copies, newest first (of one memory, or the project's)."""
-        if type(limit) is not int or not 1 <= limit <= MAX_EVENTS:
-            raise InvalidInputError(f"limit: must be between 1 and {MAX_EVENTS}", field="limit")
+        check_between("limit", limit, 1, MAX_EVENTS)
         return sharing.events(self.store, memory_id=memory_id, limit=limit, project_id=project_id)
 
 

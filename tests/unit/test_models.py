@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.domain.checks import MAX_CONTENT_CHARS, MAX_TAGS, parse
+from graphmem.domain.checks import MAX_CONTENT_CHARS, MAX_TAGS, check_between, parse
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.kinds import Source, Status, initial_status
 from graphmem.domain.models import MemoryFilter, MemoryInput
@@ -58,3 +58,15 @@ def test_initial_status_follows_source(source, status):
 
 def test_filter_defaults_hide_archived():
     assert parse(MemoryFilter, {}).include_archived is False
+
+
+@pytest.mark.parametrize("value", [0, 101, -1, True, 5.0, "5", None])
+def test_a_count_outside_its_limits_names_the_field_and_both_limits(value):
+    with pytest.raises(InvalidInputError) as raised:
+        check_between("first", value, 1, 100)
+    assert raised.value.field == "first"
+    assert str(raised.value) == "first: must be between 1 and 100"
+
+
+def test_a_count_within_its_limits_is_returned():
+    assert [check_between("depth", n, 1, 3) for n in (1, 2, 3)] == [1, 2, 3]

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from graphmem.domain.checks import MAX_PAGE_SIZE
+from graphmem.domain.checks import MAX_PAGE_SIZE, check_between
 from graphmem.domain.clock import stored_now
 from graphmem.domain.consistency import ConsistencyReport
 from graphmem.domain.errors import InvalidInputError, NotFoundError
@@ -236,8 +236,7 @@ class Evaluator(Service):
     ) -> list[ConsistencyReport]:
         """Past runs, newest first. Without ``full`` only the summaries are read:
         the findings, metrics and notes come back empty (for trends)."""
-        if not 1 <= limit <= MAX_PAGE_SIZE:
-            raise InvalidInputError(f"limit: must be between 1 and {MAX_PAGE_SIZE}", field="limit")
+        check_between("limit", limit, 1, MAX_PAGE_SIZE)
         return queries.reports(
             self.store, project_id, report_id=report_id, before=before, limit=limit, full=full
         )

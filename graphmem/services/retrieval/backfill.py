@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from graphmem.domain.checks import check_between
 from graphmem.domain.errors import InvalidInputError
 from graphmem.domain.retrieval.explain import BackfillResult
 from graphmem.services.embeddings import Embedder, Vector, memory_text
@@ -48,8 +49,7 @@ def backfill(
             "embedder: embeddings are off (GRAPHMEM_EMBEDDER=none); nothing to backfill with",
             field="embedder",
         )
-    if not 1 <= batch_size <= MAX_BATCH:
-        raise InvalidInputError("batch_size: must be between 1 and 5000", field="batch_size")
+    check_between("batch_size", batch_size, 1, MAX_BATCH)
     started = time.perf_counter()
     total = uses.count_unembedded(store, project_id)
     goal = total if limit is None else min(limit, total)

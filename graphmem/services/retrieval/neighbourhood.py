@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from graphmem.domain.checks import check_between
 from graphmem.domain.clock import Clock, stored_now
 from graphmem.domain.errors import InvalidInputError, NotFoundError
 from graphmem.domain.kinds import RelationType
@@ -51,8 +52,7 @@ class Traversal:
         """A memory and what lies within ``depth`` relations of it. With
         ``as_of``: the memories and relations that existed then, as they stood
         (a centre not yet written then has an empty neighbourhood)."""
-        if not 1 <= depth <= MAX_DEPTH:
-            raise InvalidInputError(f"depth: must be between 1 and {MAX_DEPTH}", field="depth")
+        check_between("depth", depth, 1, MAX_DEPTH)
         try:
             types = [
                 RelationType(t) for t in (relation_types or [*TRAVERSED, RelationType.SUPERSEDES])
