@@ -37,7 +37,8 @@ revision), with the exact dedup of that time (any same text merges).
 **Conversations written turn by turn.** Each conversation of the chat dev
 sets (``chats``, ``conversations``) goes into a project of its own on an
 embedded FalkorDB, one ``remember`` per turn, type ``event``, with its session
-and ``occurredAt``, as an agent logging a chat writes it. Printed: the share
+and ``occurredAt``, as an agent logging a chat writes it; then again as type
+``fact``, as an agent filing every turn as a claim writes it. Printed: the share
 of turns flagged, superseded or merged into another turn (target at most 1%),
 and the time per write.
 
@@ -334,8 +335,14 @@ def print_pairs(report: dict[str, Any]) -> None:
 # -- conversations written turn by turn ---------------------------------------
 
 
-def turn_items(path: Path) -> dict[str, list[dict[str, Any]]]:
-    """Each conversation's turns as ``remember`` inputs, in order."""
+TURN_TYPES = ("event", "fact")
+"""Each conversation is written twice: its turns as events (what a chat log is),
+then as facts (what an agent that files every turn as a claim writes), where
+the restatement judge reads every near pair."""
+
+
+def turn_items(path: Path, memory_type: str) -> dict[str, list[dict[str, Any]]]:
+    """Each conversation's turns as ``remember`` inputs of ``memory_type``, in order."""
     data = json.loads(path.read_text())
     conversations = {}
     for conversation in data["conversations"]:
@@ -346,7 +353,7 @@ def turn_items(path: Path) -> dict[str, list[dict[str, Any]]]:
                 items.append(
                     {
                         "content": f"{turn['speaker']}: {turn['text']}",
-                        "memory_type": "event",
+                        "memory_type": memory_type,
                         "session_id": session["id"],
                         "occurred_at": start + 60.0 * index,
                         "source": "agent",
@@ -362,11 +369,11 @@ def run_turns(names: Sequence[str], embedder: MiniLMEmbedder) -> list[dict[str, 
     server = Server()
     rows = []
     try:
-        for name in names:
-            gm = server.graphmem(f"turns_{name}", embedder)
+        for name, memory_type in [(n, t) for n in names for t in TURN_TYPES]:
+            gm = server.graphmem(f"turns_{name}_{memory_type}", embedder)
             results: Counter[str] = Counter()
             took: list[float] = []
-            for conversation, items in turn_items(TURN_SETS[name]).items():
+            for conversation, items in turn_items(TURN_SETS[name], memory_type).items():
                 for item in items:
                     began = time.perf_counter()
                     _, written = gm.remember_detailed(item, project_id=f"{name}-{conversation}")
@@ -377,6 +384,7 @@ def run_turns(names: Sequence[str], embedder: MiniLMEmbedder) -> list[dict[str, 
             rows.append(
                 {
                     "set": name,
+                    "type": memory_type,
                     "turns": turns,
                     "results": dict(results),
                     "share_touched": touched / turns,
@@ -389,13 +397,18 @@ def run_turns(names: Sequence[str], embedder: MiniLMEmbedder) -> list[dict[str, 
 
 
 def print_turns(rows: Sequence[dict[str, Any]]) -> None:
-    print("\n== conversations written turn by turn (remember, type event) ==")
-    print(f"{'set':<15} {'turns':>6}" + "".join(f"{o:>18}" for o in _TURN_RESULTS) + "  share")
+    print("\n== conversations written turn by turn (remember, as events and as facts) ==")
+    print(
+        f"{'set':<15} {'type':<6} {'turns':>6}"
+        + "".join(f"{o:>18}" for o in _TURN_RESULTS)
+        + "  share"
+    )
     for row in rows:
         counts = "".join(f"{row['results'].get(o, 0):>18}" for o in _TURN_RESULTS)
         verdict = "met" if row["share_touched"] <= TURN_SHARE_TARGET else "NOT met"
         print(
-            f"{row['set']:<15} {row['turns']:>6}{counts}  {row['share_touched']:.2%} "
+            f"{row['set']:<15} {row['type']:<6} {row['turns']:>6}{counts}  "
+            f"{row['share_touched']:.2%} "
             f"(target <= {TURN_SHARE_TARGET:.0%}: {verdict}); "
             f"{row['write_ms_median']:.1f} ms a write (median)"
         )

@@ -170,6 +170,14 @@ _ABBREVIATION = re.compile(
 )
 
 
+_DAY_OF_MONTH = re.compile(
+    r"\b(first|second)(?=\s+of\s+(?:(?:every|each|the|this|next|a)\s+month\b|" + _MONTH + r"))",
+    re.I,
+)
+""""The first of every month", "the second of May": there "first" and
+"second" are a day of the month, as "1st" and "2nd" are."""
+
+
 def canonical(text: str) -> str:
     """``text`` with every value it can read for certain written one way:
     numbers as plain digits (1000, 2500, 3000000), dates as 2025-03-14, times
@@ -178,6 +186,7 @@ def canonical(text: str) -> str:
     percentage as 5%, a version as v2, a known abbreviation as its word."""
     text = _NOON.sub(lambda m: "0:00" if m.group(1).lower() == "midnight" else "12:00", text)
     text = _ABBREVIATION.sub(_expanded, text)
+    text = _DAY_OF_MONTH.sub(lambda m: "1" if m.group(1).lower() == "first" else "2", text)
     if _has_digit(text):
         text = _written_numbers(text)
     text = _NUMBER_RUN.sub(_number_run, text)

@@ -208,6 +208,12 @@ def test_a_variant_identifier_is_a_value_change_never_a_merge(existing: str, new
         ),
         ("The code lives in the repository.", "The code lives in the repo."),
         ("Jo's birthday is on the 4th of May.", "Jo's birthday is on May 4th."),
+        ("The nightly build ends at 02:00.", "The nightly build finishes at 02:00."),
+        ("Ana prefers aisle seats.", "Ana likes aisle seats."),
+        (
+            "Invoices go out on the 1st of each month.",
+            "Invoices go out on the first of every month.",
+        ),
     ],
 )
 def test_reworded_restatements_merge(existing: str, new: str):
@@ -223,6 +229,48 @@ def test_one_text_saying_more_is_kept_apart_and_named_as_an_addition():
     )
     assert (judgement.verdict, judgement.difference) == (Verdict.DISTINCT, Difference.ADDED)
     assert "databas" in judgement.reason
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        (
+            "Migrations live in the db/migrations folder of the API repo.",
+            "Migrations live in the db/migrations folder.",
+        ),
+        (
+            "The staging cluster in Frankfurt runs on spot instances.",
+            "The staging cluster runs on spot instances.",
+        ),
+    ],
+)
+def test_a_new_text_repeating_part_of_a_memory_merges_into_it(existing: str, new: str):
+    judgement = judge(new, existing, 0.9)
+    assert judgement.verdict is Verdict.MERGE, judgement.reason
+    assert "repeats part of the existing one" in judgement.reason
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "verdict"),
+    [
+        ("Only admins can delete projects.", "Admins can delete projects.", Verdict.CONFLICT),
+        (
+            "Deploys are frozen after 16:00 on Fridays.",
+            "Deploys are frozen on Fridays.",
+            Verdict.SUPERSEDE,
+        ),
+        (
+            "The nightly job does not run on weekends.",
+            "The nightly job runs on weekends.",
+            Verdict.CONFLICT,
+        ),
+    ],
+)
+def test_a_shorter_text_that_drops_a_qualifier_a_value_or_a_negation_is_no_repeat(
+    existing: str, new: str, verdict: Verdict
+):
+    judgement = judge(new, existing, 0.9)
+    assert judgement.verdict is verdict, judgement.reason
 
 
 def test_turn_framing_is_not_a_name():
@@ -393,6 +441,11 @@ def test_a_weaker_or_added_qualifier_is_another_statement_kept_apart(existing: s
         ),
         ("We'll move the standup to Monday.", "We will move the standup to Monday."),
         ("They're on call this week.", "They are on call this week."),
+        (
+            "Keep pull requests to at most 400 lines.",
+            "Keep pull requests to no more than 400 lines.",
+        ),
+        ("Coverage stays at least 80%.", "Coverage stays no lower than 80%."),
     ],
 )
 def test_equivalent_closed_class_words_agree(existing: str, new: str):

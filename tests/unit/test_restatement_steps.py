@@ -182,9 +182,16 @@ def test_the_steps_of_the_wording() -> None:
     entity = _entity({"ana"}, {"ben"})
     assert entity is not None and entity.verdict is Verdict.CONFLICT
     assert _entity({"ana"}, set()) is None
-    added = _added(set(), {"nightly"})
-    assert added is not None and "the new text says more" in added.reason
-    assert _added({"a"}, {"b"}) is None
+    added = _added(set(), {"nightly"}, said=4)
+    assert added is not None and added.verdict is Verdict.DISTINCT
+    assert "the new text says more" in added.reason
+    repeat = _added({"nightly"}, set(), said=3)
+    assert repeat is not None and repeat.verdict is Verdict.MERGE
+    assert "repeats part of the existing one" in repeat.reason
+    fragment = _added({"nightly", "build", "cache"}, set(), said=2)
+    assert fragment is not None and fragment.verdict is Verdict.DISTINCT
+    assert "the existing text says more" in fragment.reason
+    assert _added({"a"}, {"b"}, said=3) is None
     term = _term({"a"}, {"b"})
     assert term is not None and term.verdict is Verdict.DISTINCT
     assert _term(set(), set()) is None

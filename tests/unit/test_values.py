@@ -128,6 +128,9 @@ def test_a_well_known_abbreviation_reads_as_its_word(short: str, word: str):
         "Python 3.11",
         "port 8080",
         "32/13/2025",
+        "first of all, run the tests",
+        "the first of the candidates",
+        "a second of delay",
     ],
 )
 def test_what_cannot_be_read_for_certain_is_left_as_written(kept: str):
@@ -159,3 +162,15 @@ def test_number_words_that_make_no_one_number_are_read_one_by_one():
 def test_bad_input_is_returned_whole_never_an_error():
     for text in ("", "1," * 5000, "x" * 10_000, "١٢٣ 東京 Москва 🚀", "https://x.io/a?b=1,000"):
         assert isinstance(canonical(text), str)
+
+
+@pytest.mark.parametrize(
+    ("written", "day"),
+    [
+        ("rent is due on the first of every month", "rent is due on the 1 of every month"),
+        ("rent is due on the 1st of each month", "rent is due on the 1 of each month"),
+        ("the second of May", "the 2 of May"),
+    ],
+)
+def test_first_and_second_of_a_month_are_days(written: str, day: str):
+    assert canonical(written) == day

@@ -184,6 +184,8 @@ EXTRA_SYNONYMS = tuple(
         "short brief concise",
         "return respond reply response",
         "start begin",
+        "end finish",
+        "prefer like",
         "fix repair",
         "need require",
         "choose pick select",

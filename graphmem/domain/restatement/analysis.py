@@ -76,6 +76,8 @@ _CONTRACTIONS = (
     (re.compile(r"\b(?:can'?t|cannot|can not)\s+stand\b", re.I), "dislike"),
     (re.compile(r"\b(?:can'?t|cannot|can not)\s+wait\b", re.I), "eager"),
     (re.compile(r"\b(?:not\s+only|never\s+mind|no\s+worries|no\s+problem)\b", re.I), " "),
+    (re.compile(r"\bno\s+(?:more|later|higher|longer)\s+than\b", re.I), "at most"),
+    (re.compile(r"\bno\s+(?:fewer|less|earlier|lower|shorter)\s+than\b", re.I), "at least"),
     (re.compile(r"\bcan'?t\b", re.I), "can not"),
     (re.compile(r"\bwon'?t\b", re.I), "will not"),
     (re.compile(r"\bshan'?t\b", re.I), "shall not"),

@@ -100,7 +100,7 @@ class Comparison:
             _unit(only_old, only_new)
             or _entity(old_names, new_names)
             or self._qualified(only_old, only_new)
-            or _added(only_old, only_new)
+            or _added(only_old, only_new, said=len(self.b.stems))
             or _term(only_old, only_new)
             or Judgement(
                 Verdict.MERGE,
@@ -192,10 +192,28 @@ def _entity(old_names: set[str], new_names: set[str]) -> Judgement | None:
     )
 
 
-def _added(only_old: set[str], only_new: set[str]) -> Judgement | None:
-    """Words on one side only: that text says more, a distinct statement."""
+MIN_REPEAT_WORDS = 3
+"""The fewest content words a new text repeating part of a memory says: a
+shorter one ("Yes, I do", "Thanks!") is a turn of its own, not a claim."""
+
+
+def _added(only_old: set[str], only_new: set[str], *, said: int) -> Judgement | None:
+    """Words on one side only. The new text saying more is a distinct statement
+    (it adds what the memory does not hold). The existing one saying more makes
+    the new text a repeat of part of it when the new text says a claim's worth
+    (``said`` content words, at least ``MIN_REPEAT_WORDS`` and no fewer than
+    the existing one adds), every word of it matched there, with values, names,
+    negations and closed-class words already agreeing: a merge, and the memory
+    keeps its fuller wording. A fragment of a longer memory stays apart."""
     if bool(only_old) == bool(only_new):
         return None
+    if only_old and said >= max(MIN_REPEAT_WORDS, len(only_old)):
+        return Judgement(
+            Verdict.MERGE,
+            Difference.NONE,
+            f"the new text repeats part of the existing one, which also says: "
+            f"{show(sorted(only_old))}",
+        )
     side, words = ("new", only_new) if only_new else ("existing", only_old)
     return Judgement(
         Verdict.DISTINCT,
