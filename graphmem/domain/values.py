@@ -134,6 +134,15 @@ _DMY = re.compile(
 )
 _NUMERIC_DATE = re.compile(_FREE + r"(\d{1,2})([/.])(\d{1,2})\2(\d{4})" + _END)
 _CLOCK = re.compile(_FREE + r"(\d{1,2})(?::(\d{2}))?\s*([ap])(?:m|\.\s?m\.)(?!\w)", re.IGNORECASE)
+_PART_OF_DAY = r"(?P<part>mornings?|afternoons?|evenings?)"
+_BARE_HOUR = r"(?P<hour>\d{1,2})(?P<minutes>:\d{2})?(?!\s*[ap]\.?m\b|[\d:]|\.\d)"
+_PART_THEN_HOUR = re.compile(r"\b" + _PART_OF_DAY + r"\s+at\s+" + _BARE_HOUR, re.IGNORECASE)
+_HOUR_THEN_PART = re.compile(
+    r"\bat\s+" + _BARE_HOUR + r"(?=\s+in\s+the\s+" + _PART_OF_DAY + r"\b)", re.IGNORECASE
+)
+_HOURS_OF = {"morning": range(1, 12), "afternoon": range(1, 7), "evening": range(5, 12)}
+"""The hours a bare "at 7" can mean in each part of the day ("Wednesday evenings at
+7" is 19:00); another ("mornings at 12") is left as written."""
 _LEADING_ZERO = re.compile(r"(?<![\d:.])0(\d):(\d{2})(?!\d)")
 _NOON = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
 _SEPARATED = re.compile(_FREE + r"(\d{1,3}(?:,\d{3})+)(\.\d+)?(?![\d,])")
@@ -211,6 +220,8 @@ def _written_numbers(text: str) -> str:
     text = _MDY.sub(_named_date, text)
     text = _DMY.sub(_named_date, text)
     text = _NUMERIC_DATE.sub(_numeric_date, text)
+    text = _PART_THEN_HOUR.sub(_hour_of_day, text)
+    text = _HOUR_THEN_PART.sub(_hour_of_day, text)
     text = _CLOCK.sub(_clock, text)
     text = _LEADING_ZERO.sub(r"\1:\2", text)
     text = _SEPARATED.sub(lambda m: m.group(1).replace(",", "") + (m.group(2) or ""), text)
@@ -306,6 +317,15 @@ def _numeric_date(match: re.Match[str]) -> str:
     if y > 12 >= x or x == y:
         return _date(int(year), x, y, match.group(0))
     return match.group(0)
+
+
+def _hour_of_day(match: re.Match[str]) -> str:
+    """A bare hour that its part of the day places: "evenings at 7" as "evenings
+    at 7 pm", for ``_CLOCK`` to read."""
+    part = match.group("part").lower().rstrip("s")
+    if int(match.group("hour")) not in _HOURS_OF[part]:
+        return match.group(0)
+    return f"{match.group(0)} {'am' if part == 'morning' else 'pm'}"
 
 
 def _clock(match: re.Match[str]) -> str:

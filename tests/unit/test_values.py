@@ -174,3 +174,22 @@ def test_bad_input_is_returned_whole_never_an_error():
 )
 def test_first_and_second_of_a_month_are_days(written: str, day: str):
     assert canonical(written) == day
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("yoga on Wednesday evenings at 7.", "yoga on Wednesday evenings at 19:00."),
+        ("swimming on Saturday mornings at 10", "swimming on Saturday mornings at 10:00"),
+        ("we meet at 9:30 in the morning", "we meet at 9:30 in the morning"),
+        ("the call is at 3 in the afternoon", "the call is at 15:00 in the afternoon"),
+        ("evenings at 7 pm", "evenings at 19:00"),
+    ],
+)
+def test_a_bare_hour_its_part_of_the_day_places_is_a_time(written: str, read: str):
+    assert canonical(written) == read
+
+
+@pytest.mark.parametrize("kept", ["mornings at 12", "evenings at 3", "the morning at 10.5 km"])
+def test_a_bare_hour_outside_its_part_of_the_day_is_left_as_written(kept: str):
+    assert canonical(kept) == kept

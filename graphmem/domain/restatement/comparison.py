@@ -100,7 +100,7 @@ class Comparison:
             _unit(only_old, only_new)
             or _entity(old_names, new_names)
             or self._qualified(only_old, only_new)
-            or _added(only_old, only_new, said=len(self.b.stems))
+            or _added(only_old, only_new, said=len(self.b.stems) + len(self.b.values))
             or _term(only_old, only_new)
             or Judgement(
                 Verdict.MERGE,
@@ -193,15 +193,15 @@ def _entity(old_names: set[str], new_names: set[str]) -> Judgement | None:
 
 
 MIN_REPEAT_WORDS = 3
-"""The fewest content words a new text repeating part of a memory says: a
-shorter one ("Yes, I do", "Thanks!") is a turn of its own, not a claim."""
+"""The fewest content words and values a new text repeating part of a memory
+says: a shorter one ("Yes, I do", "Thanks!") is a turn of its own, not a claim."""
 
 
 def _added(only_old: set[str], only_new: set[str], *, said: int) -> Judgement | None:
     """Words on one side only. The new text saying more is a distinct statement
     (it adds what the memory does not hold). The existing one saying more makes
     the new text a repeat of part of it when the new text says a claim's worth
-    (``said`` content words, at least ``MIN_REPEAT_WORDS`` and no fewer than
+    (``said`` content words and values, at least ``MIN_REPEAT_WORDS`` and no fewer than
     the existing one adds), every word of it matched there, with values, names,
     negations and closed-class words already agreeing: a merge, and the memory
     keeps its fuller wording. A fragment of a longer memory stays apart."""
