@@ -143,6 +143,12 @@ _HOUR_THEN_PART = re.compile(
 _HOURS_OF = {"morning": range(1, 12), "afternoon": range(1, 7), "evening": range(5, 12)}
 """The hours a bare "at 7" can mean in each part of the day ("Wednesday evenings at
 7" is 19:00); another ("mornings at 12") is left as written."""
+_CONTRASTED_HOUR = re.compile(
+    r"(?P<time>(?<![\d:.])\d{1,2}:\d{2})(?P<between>,?\s+(?:not|instead\s+of|rather\s+than|\(was)\s+)"
+    r"(?P<hour>\d{1,2})(?![\d:]|\.\d|\s*[A-Za-z%])"
+)
+"""A bare hour set against a time ("6:30 am, not 7", "19:30 instead of 7"): the
+same kind of value, on the same half of the day."""
 _LEADING_ZERO = re.compile(r"(?<![\d:.])0(\d):(\d{2})(?!\d)")
 _NOON = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
 _SEPARATED = re.compile(_FREE + r"(\d{1,3}(?:,\d{3})+)(\.\d+)?(?![\d,])")
@@ -223,6 +229,7 @@ def _written_numbers(text: str) -> str:
     text = _PART_THEN_HOUR.sub(_hour_of_day, text)
     text = _HOUR_THEN_PART.sub(_hour_of_day, text)
     text = _CLOCK.sub(_clock, text)
+    text = _CONTRASTED_HOUR.sub(_contrasted_hour, text)
     text = _LEADING_ZERO.sub(r"\1:\2", text)
     text = _SEPARATED.sub(lambda m: m.group(1).replace(",", "") + (m.group(2) or ""), text)
     text = _SUFFIXED.sub(_suffixed, text)
@@ -326,6 +333,15 @@ def _hour_of_day(match: re.Match[str]) -> str:
     if int(match.group("hour")) not in _HOURS_OF[part]:
         return match.group(0)
     return f"{match.group(0)} {'am' if part == 'morning' else 'pm'}"
+
+
+def _contrasted_hour(match: re.Match[str]) -> str:
+    hour = int(match.group("hour"))
+    if int(match.group("time").split(":")[0]) >= 12 and 1 <= hour < 12:
+        hour += 12
+    if hour > 23:
+        return match.group(0)
+    return f"{match.group('time')}{match.group('between')}{hour}:00"
 
 
 def _clock(match: re.Match[str]) -> str:

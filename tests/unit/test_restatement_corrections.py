@@ -51,6 +51,18 @@ CORRECTIONS = [
         "Celery",
         "RQ",
     ),
+    (
+        "The weekly report goes out at 9 am.",
+        "The weekly report goes out at 8:30 am, not 9.",
+        "9:00",
+        "8:30",
+    ),
+    (
+        "The team dinner starts at 7 pm.",
+        "The team dinner starts at 7:30 pm instead of 7.",
+        "19:00",
+        "19:30",
+    ),
 ]
 
 

@@ -193,3 +193,20 @@ def test_a_bare_hour_its_part_of_the_day_places_is_a_time(written: str, read: st
 @pytest.mark.parametrize("kept", ["mornings at 12", "evenings at 3", "the morning at 10.5 km"])
 def test_a_bare_hour_outside_its_part_of_the_day_is_left_as_written(kept: str):
     assert canonical(kept) == kept
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("at 6:30 am, not 7.", "at 6:30, not 7:00."),
+        ("at 7:30 pm instead of 7", "at 19:30 instead of 19:00"),
+        ("now at 9:30 (was 9)", "now at 9:30 (was 9:00)"),
+    ],
+)
+def test_a_bare_hour_set_against_a_time_is_a_time(written: str, read: str):
+    assert canonical(written) == read
+
+
+@pytest.mark.parametrize("kept", ["at 6:30, not 7 people", "8:30, not 70", "at 9:30, not 7%"])
+def test_a_number_set_against_a_time_that_is_no_hour_is_left_as_written(kept: str):
+    assert canonical(kept) == kept

@@ -18,12 +18,14 @@ is never taken for a correction of it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
 from graphmem.domain import lexicon
 from graphmem.domain.restatement.analysis import Analysis, analyse
 from graphmem.domain.restatement.relations import explained
+from graphmem.domain.values import canonical
 
 _PHRASE = r"(?P<{name}>[\w.@/+#:-]+(?:\s+[\w.@/+#:-]+){{0,3}}?)"
 _ARTICLE = r"(?:(?:the|a|an)\s+)?"
@@ -117,27 +119,36 @@ ASIDE_WORDS = re.compile(r"\b(?:instead|not|was|previously|formerly|before)\b", 
 """A word every aside holds."""
 
 
+def _named(new_text: str) -> Iterator[re.Match[str]]:
+    """Each place a correction names an old and a new value, in the text as
+    written, then with its values in one form (``values.canonical``), where a
+    bare hour set against a time is a time ("6:30 am, not 7": "6:30, not 7:00")."""
+    readings = dict.fromkeys((new_text, canonical(new_text)))
+    for text in readings:
+        for pattern in NAMED:
+            yield from pattern.finditer(text)
+
+
 def correction(new_text: str, new: Analysis, existing: Analysis) -> Correction | None:
     """The old and new value ``new_text`` names, if it corrects ``existing``."""
     if not cued(new_text):
         return None
     held = _content(existing)
-    for pattern in NAMED:
-        for found in pattern.finditer(new_text):
-            old_stems = _content(analyse(found["old"]))
-            if not _holds(existing, old_stems, analyse(found["old"])):
-                continue
-            for phrase in _shortest_first(
-                found["new"], leading=found.start("new") < found.start("old")
+    for found in _named(new_text):
+        old_stems = _content(analyse(found["old"]))
+        if not _holds(existing, old_stems, analyse(found["old"])):
+            continue
+        for phrase in _shortest_first(
+            found["new"], leading=found.start("new") < found.start("old")
+        ):
+            new_stems = _content(analyse(phrase))
+            if not new_stems or new_stems <= held:
+                continue  # the existing text holds it already: not what changed
+            if not old_stems & new_stems and _about(
+                new, existing, old_stems | new_stems, alone=False
             ):
-                new_stems = _content(analyse(phrase))
-                if not new_stems or new_stems <= held:
-                    continue  # the existing text holds it already: not what changed
-                if not old_stems & new_stems and _about(
-                    new, existing, old_stems | new_stems, alone=False
-                ):
-                    return Correction(_shown(found["old"]), _shown(phrase))
-                break
+                return Correction(_shown(found["old"]), _shown(phrase))
+            break
     for found in STOPPED_HOLDING.finditer(new_text):
         old_stems = _content(analyse(found["old"]))
         if _holds(existing, old_stems, analyse(found["old"])) and _about(new, existing, old_stems):
