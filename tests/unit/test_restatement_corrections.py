@@ -209,3 +209,30 @@ def test_saying_the_corrected_value_again_goes_back_to_it():
     assert other.verdict is Verdict.CONFLICT
     # An aside that is no correction keeps its reading: a negation stays flagged.
     assert judge("Use spaces.", "Use tabs, not spaces.", 0.88).difference is Difference.NEGATION
+
+
+def test_a_clause_that_changes_the_memory_decides_for_a_text_that_says_more():
+    judged = judge(
+        "The on-call lead is now Ines Duarte; Tomas Berg moved to the data team.",
+        "The on-call lead is Tomas Berg.",
+        0.8,
+    )
+    assert (judged.verdict, judged.difference) == (Verdict.CONFLICT, Difference.ENTITY)
+    assert "(in: The on-call lead is now Ines Duarte)" in judged.reason
+    value = judge(
+        "Standup is moved for the holidays. The standup starts at 10:00 daily.",
+        "The standup starts at 9:30 daily.",
+        0.85,
+    )
+    assert (value.verdict, value.difference) == (Verdict.SUPERSEDE, Difference.DATE)
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Marco: All good. How are you, Jules?", "Marco: You're back! How was it, Jules?"),
+        ("Priya: Okay, have a good one!", "Priya: Good! I'll tell you more later."),
+    ],
+)
+def test_a_question_or_a_fragment_is_no_clause_that_changes(existing: str, new: str):
+    assert judge(new, existing, 0.85).verdict is Verdict.DISTINCT

@@ -44,7 +44,7 @@ import unicodedata
 from typing import Literal
 
 from graphmem.domain.restatement.analysis import Analysis, analyse
-from graphmem.domain.restatement.comparison import Comparison
+from graphmem.domain.restatement.comparison import MIN_REPEAT_WORDS, Comparison
 from graphmem.domain.restatement.corrections import (
     correction,
     cued,
@@ -98,9 +98,49 @@ def judge(
     judged = _corrected(
         new, existing, a, b, Comparison(a, b, same_source).verdict(similarity), same_source
     )
+    if judged.verdict is Verdict.DISTINCT and (
+        changed := _clause_changes(new, existing, a, same_source, similarity)
+    ):
+        return changed
     if judged.verdict is Verdict.MERGE or (now := current(existing)) == existing:
         return judged
     return _after_correction(now, existing, b, judged, similarity, same_source)
+
+
+_CLAUSES = re.compile(r"\s*;\s*|(?<=[a-z0-9)])[.!?]\s+(?=[A-Z])")
+
+
+def _clause_changes(
+    new: str, existing: str, a: Analysis, same_source: bool, similarity: float
+) -> Judgement | None:
+    """A new text of several clauses that says more than the memory, one of
+    whose clauses changes it ("Maya's manager is now Daniel Okafor; Priya Shah
+    moved to another team" against "Maya's manager is Priya Shah"): that
+    clause's update or conflict. A clause that merely agrees decides nothing:
+    the whole text still says more; one that tells what happened, or a memory
+    that does, changes nothing (both hold, each at its time), and nor does a
+    question or a fragment ("You?", "Good!")."""
+    clauses = [c for c in _CLAUSES.split(new) if c]
+    if len(clauses) < 2 or happened(existing):
+        return None
+    for clause in clauses:
+        b = analyse(clause)
+        if not _claim(clause, b) or _uncomparable(a, b) or happened(clause):
+            continue  # two things that happened both hold, each at its time
+        judged = _corrected(
+            clause, existing, a, b, Comparison(a, b, same_source).verdict(similarity), same_source
+        )
+        if judged.verdict in (Verdict.SUPERSEDE, Verdict.CONFLICT):
+            return Judgement(judged.verdict, judged.difference, f"{judged.reason} (in: {clause})")
+    return None
+
+
+def _claim(clause: str, read: Analysis) -> bool:
+    """Whether a clause says a claim of its own: no question ("How was it?"),
+    and as many content words and values as a repeat needs ("Good!" is none)."""
+    return not clause.rstrip().endswith("?") and (
+        len(read.stems) + len(read.values) >= MIN_REPEAT_WORDS
+    )
 
 
 def _uncomparable(a: Analysis, b: Analysis) -> Judgement | None:
