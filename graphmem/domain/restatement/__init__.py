@@ -126,7 +126,7 @@ def _clause_changes(
     for clause in clauses:
         b = analyse(clause)
         if not _claim(clause, b) or _uncomparable(a, b) or happened(clause):
-            continue  # two things that happened both hold, each at its time
+            continue
         judged = _corrected(
             clause, existing, a, b, Comparison(a, b, same_source).verdict(similarity), same_source
         )

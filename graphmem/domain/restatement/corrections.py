@@ -122,11 +122,14 @@ ASIDE_WORDS = re.compile(r"\b(?:instead|not|was|previously|formerly|before)\b", 
 def _named(new_text: str) -> Iterator[re.Match[str]]:
     """Each place a correction names an old and a new value, in the text as
     written, then with its values in one form (``values.canonical``), where a
-    bare hour set against a time is a time ("6:30 am, not 7": "6:30, not 7:00")."""
-    readings = dict.fromkeys((new_text, canonical(new_text)))
-    for text in readings:
+    bare hour set against a time is a time ("6:30 am, not 7": "6:30, not 7:00").
+    The second reading is made only once the first has named nothing that
+    corrects: most corrections are found as written, and a write judges many."""
+    for pattern in NAMED:
+        yield from pattern.finditer(new_text)
+    if (written := canonical(new_text)) != new_text:
         for pattern in NAMED:
-            yield from pattern.finditer(text)
+            yield from pattern.finditer(written)
 
 
 def correction(new_text: str, new: Analysis, existing: Analysis) -> Correction | None:
