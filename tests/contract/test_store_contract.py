@@ -246,7 +246,7 @@ class TestLifecycle:
 
     def test_a_due_project_is_archived_once_per_interval(self, gm: GraphMem):
         gm.remember({"content": "anything"})
-        first = Scheduler(gm, owner="a")
-        second = Scheduler(gm, owner="b")
+        first = Scheduler(gm, owner="a", busy_fraction=1.0)
+        second = Scheduler(gm, owner="b", busy_fraction=1.0)
         assert first.tick() >= 1  # the project's archival and its session's promotion
         assert second.tick() == 0

@@ -313,7 +313,7 @@ def test_the_schedulers_project_pass_prunes_and_metrics_show_it(store: Store, cl
     for _ in range(5):
         gm.knowledge_context(HINT)
         clock.advance(1)
-    scheduler = Scheduler(gm, evaluation_interval_seconds=None)
+    scheduler = Scheduler(gm, busy_fraction=1.0, evaluation_interval_seconds=None)
     with serve(create_app(gm)) as http:
         scheduler.tick()
         clock.advance(rules.archive_interval_seconds)

@@ -384,7 +384,7 @@ def test_dry_run_without_fix_is_refused(gm: GraphMem):
 
 def test_the_scheduler_evaluates_each_project_once_per_interval(gm: GraphMem, clock: ManualClock):
     fact(gm, "one")
-    scheduler = Scheduler(gm, evaluation_interval_seconds=1_000)
+    scheduler = Scheduler(gm, busy_fraction=1.0, evaluation_interval_seconds=1_000)
     scheduler.tick()
     assert gm.consistency_reports() == [], "first seen: scheduled one interval ahead"
     clock.advance(999)
@@ -394,7 +394,7 @@ def test_the_scheduler_evaluates_each_project_once_per_interval(gm: GraphMem, cl
     scheduler.tick()
     scheduler.tick()
     assert len(gm.consistency_reports()) == 1
-    assert Scheduler(gm, evaluation_interval_seconds=None).tick() >= 0
+    assert Scheduler(gm, busy_fraction=1.0, evaluation_interval_seconds=None).tick() >= 0
 
 
 def test_the_benchmark_runs_small() -> None:

@@ -144,8 +144,10 @@ def test_another_agents_private_memories_change_no_result_and_no_score(
 ):
     rng = random.Random(99)
     ana = egm.as_agent("ana")
-    for item in _project(rng, 40, WORDS):
-        ana.remember({**item, "visibility": rng.choice(["shared", "private"])}, project_id=TARGET)
+    items = [
+        {**i, "visibility": rng.choice(["shared", "private"])} for i in _project(rng, 40, WORDS)
+    ]
+    ana.remember_many(items, dedup=False, project_id=TARGET)
     questions = [" ".join(rng.sample(WORDS, rng.randint(1, 3))) for _ in range(QUESTIONS)]
     as_ana: Callable[[], list[Any]] = lambda: _answers(  # noqa: E731
         _fresh(store, clock, embedder).as_agent("ana"), questions, TARGET
@@ -154,8 +156,8 @@ def test_another_agents_private_memories_change_no_result_and_no_score(
 
     ben = egm.as_agent("ben")
     words = [*WORDS, *rng.sample(WORDS, 6) * 5]
-    for item in _project(rng, 120, words):
-        ben.remember({**item, "visibility": "private"}, project_id=TARGET)
+    items = [{**item, "visibility": "private"} for item in _project(rng, 120, words)]
+    ben.remember_many(items, dedup=False, project_id=TARGET)
     assert as_ana() == before
 
     # Shared, ben's memories are ana's to read, and they count.

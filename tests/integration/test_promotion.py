@@ -311,7 +311,7 @@ class TestStatsAndTriggers:
 class TestScheduler:
     def test_schedules_reschedules_stops_and_restarts(self, gm: GraphMem, clock: ManualClock):
         gm.open_session(S)
-        scheduler = Scheduler(gm)
+        scheduler = Scheduler(gm, busy_fraction=1.0)
         assert scheduler.tick() >= 1, "a new session is due at once"
         assert gm.promotion_stats(S).runs == 1
         clock.advance(10)
@@ -337,7 +337,7 @@ class TestScheduler:
         gm.open_session(S)
         gm.pause_session(S)
         runs = gm.promotion_stats(S).runs
-        Scheduler(gm).tick()
+        Scheduler(gm, busy_fraction=1.0).tick()
         assert gm.promotion_stats(S).runs == runs
 
     def test_two_schedulers_on_one_database_do_not_duplicate_runs(
