@@ -937,6 +937,7 @@ def _settings_grid(
                         **described,
                         "recall@10": q.recall[10],
                         "mrr@10": q.mrr,
+                        "empty": q.empty,
                         "p50_ms": q.p50_ms,
                         "p95_ms": q.p95_ms,
                     }
@@ -960,10 +961,16 @@ QUERY_PART_SETTINGS: dict[str, dict[str, Any]] = {
     "time weight 0.7": {"time": TimeChannel(weight=0.7)},
     "time near 0.3": {"time": TimeChannel(min_near=0.3)},
     "time near 0.8": {"time": TimeChannel(min_near=0.8)},
+    "substance off": {"fusion": ScoreFusion(short_power=0.0)},
+    "substance power 0.3": {"fusion": ScoreFusion(short_power=0.3)},
+    "substance power 1": {"fusion": ScoreFusion(short_power=1.0)},
+    "substance full at 4": {"fusion": ScoreFusion(full_stems=4)},
+    "substance full at 8": {"fusion": ScoreFusion(full_stems=8)},
 }
 """``RetrievalConfig`` changes measured with ``--query-parts``: the default, a long
 query's last sentences off and moved alone, question and answer exchanges off,
-the time a query names off and its weight and threshold moved alone."""
+the time a query names off and its weight and threshold moved alone, and a short
+memory's substance (``ScoreFusion.substance``) off and moved alone."""
 
 
 def query_parts_grid(gm: GraphMem, dev: DevSet) -> list[dict[str, Any]]:
@@ -1009,7 +1016,7 @@ def _settings_table(
         out.add_column(column, justify="left")
     for header, _, _, justify in described:
         out.add_column(header, justify=justify)
-    for column in ("recall@10", "MRR@10", "p50 ms", "p95 ms"):
+    for column in ("recall@10", "MRR@10", "empty", "p50 ms", "p95 ms"):
         out.add_column(column, justify="right")
     for row in rows:
         out.add_row(

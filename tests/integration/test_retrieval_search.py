@@ -14,6 +14,7 @@ from graphmem.domain.clock import ManualClock
 from graphmem.domain.errors import InvalidInputError, NotFoundError
 from graphmem.domain.retrieval.fusion import ScoreFusion
 from graphmem.services.retrieval.feedback import LexicalFeedback
+from graphmem.services.retrieval.fulltext import analyse
 from graphmem.services.retrieval.recent import RecentPart
 from graphmem.services.telemetry import Event
 from graphmem.store.falkordb import FalkorStore
@@ -596,12 +597,17 @@ def test_the_turn_that_answers_a_matching_question_shares_its_relevance(egm: Gra
     vector = egm.search(query, mode="VECTOR", limit=20, min_relevance=0.0)
     hybrid = egm.search(query, limit=20, min_relevance=0.0)
     # Alone, the answer is far less similar to the query than the question is;
-    # in HYBRID the exchange is scored as one: both take the same relevance,
-    # and the answer, which happened later, comes first.
+    # in HYBRID the exchange is scored as one: both take the same relevance
+    # (the question then keeps its substance's share of it: it says little),
+    # and the answer comes first.
     assert relevance_of(vector, answer) < relevance_of(vector, question) - 0.2
-    assert relevance_of(hybrid, answer) == pytest.approx(relevance_of(hybrid, question))
+    said = ScoreFusion().substance(len(set(analyse(EXCHANGE[1]))))
+    assert said < 1.0
+    assert relevance_of(hybrid, answer) * said == pytest.approx(relevance_of(hybrid, question))
     assert ids(hybrid).index(answer) < ids(hybrid).index(question)
-    notes = {hit.memory.id: hit.explanation.notes for hit in hybrid.hits}
+    notes = {
+        hit.memory.id: [n for n in hit.explanation.notes if "exchange" in n] for hit in hybrid.hits
+    }
     assert any(question in note for note in notes[answer])
     assert any(answer in note for note in notes[question])
     assert not any(notes[i] for i in notes if i not in (question, answer))
@@ -639,3 +645,33 @@ def test_a_long_querys_last_sentences_join_its_vector_similarity_in_hybrid_only(
         )
     )
     assert all(hit.explanation.retrievers for hit in on.hits)
+
+
+NAMED_TURNS = [
+    "Sam: Oh man.",
+    "Sam: Hi everyone, it's Sam!",
+    "Sam: True true.",
+    "Sam: I'm doing the Parkland Ten! Training plan starts Monday.",
+    "Ana: Bought a secondhand armchair for twenty quid, it's enormous.",
+]
+
+
+@pytest.mark.parametrize("mode", ["HYBRID", "GRAPH"])
+def test_a_reaction_that_carries_a_name_does_not_outrank_the_turn_that_answers(
+    egm: GraphMem, mode: str
+):
+    turns = egm.remember_many(
+        [{"content": c, "session_id": "s1", "memory_type": "event"} for c in NAMED_TURNS]
+    )
+    told = turns[3]
+    found = egm.search("which race did Sam sign up for", mode=mode, min_relevance=0.0)
+    assert ids(found)[0] == told
+    notes = {hit.memory.id: hit.explanation.notes for hit in found.hits}
+    assert any("says little" in n for n in notes[turns[0]])
+    assert not any("says little" in n for n in notes[told])
+    with configured(egm, fusion=ScoreFusion(short_power=0.0)):
+        plain = egm.search("which race did Sam sign up for", mode=mode, min_relevance=0.0)
+    # Without substance the name alone lifts a reaction above the answer.
+    assert ids(plain).index(told) > 0
+    vector = egm.search("which race did Sam sign up for", mode="VECTOR", min_relevance=0.0)
+    assert not any("says little" in n for hit in vector.hits for n in hit.explanation.notes)

@@ -34,3 +34,14 @@ def test_per_query_weighting_leans_on_the_retriever_whose_best_stands_out() -> N
     assert adaptive["m0"] - adaptive["m1"] > fixed["m0"] - fixed["m1"]
     # Off (the default), the weights are fixed.
     assert ScoreFusion(peak_gain=0.0).fuse(vector, fulltext) == fixed
+
+
+def test_a_memory_that_says_little_keeps_less_of_its_relevance() -> None:
+    fusion = ScoreFusion(full_stems=6, short_power=0.5)  # a gentler bend than the default
+    kept = [fusion.substance(stems) for stems in (0, 1, 2, 3, 5, 6, 12)]
+    assert kept == sorted(kept)
+    assert kept[0] == kept[1] == math.sqrt(1 / 6)
+    assert kept[3] == math.sqrt(0.5)
+    assert kept[-2] == kept[-1] == 1.0
+    # Off, every memory keeps its relevance whole.
+    assert ScoreFusion(short_power=0.0).substance(1) == 1.0

@@ -13,12 +13,25 @@ in every query and every mode:
   word, 0.5 at ``half``.
 
 ``relevance = vector_weight * cosine + (1 - vector_weight) * lexical`` when both
-ran; with one retriever (VECTOR or FULLTEXT mode, or embeddings off) the
-relevance is that retriever's own value. The weight and ``half`` were chosen
+ran, times the memory's substance (``ScoreFusion.substance``); with one
+retriever (VECTOR or FULLTEXT mode, or embeddings off) the relevance is that
+retriever's own value. The weight and ``half`` were chosen
 on the dev sets (docs/retrieval.md has the grid and its figures; ``python -m
 benchmarks.retrieval_eval --grid`` prints it). Scores are fused rather than
 ranks: ranks throw away how far apart two candidates are, and a fused score
 gives relevance a scale on which "nothing relevant" can be decided.
+
+Substance: a text that says little is not much of an answer, however well it
+matches. In a conversation most turns are reactions and pleasantries ("Sam: Oh
+man.", "Bye Ana!"), and a question naming a person meets the name in every
+one of that person's turns: the cosine of such a short turn is as high as
+that of the turn that answers (a few words weigh the name heavily in one
+embedding), and full text matches the name. So a fused relevance is
+multiplied by ``min(1, stems / full_stems) ** short_power`` (by default
+``min(1, stems / 6)``), ``stems`` being
+the memory's distinct content stems (full text's analysis): a memory of
+``full_stems`` or more counts in full. Single-retriever modes keep their own
+value, so FULLTEXT stays BM25 and VECTOR the cosine.
 
 A candidate that one retriever did not return gets that retriever's floor:
 0 when the retriever returned everything it could (no shared word, no
@@ -72,6 +85,17 @@ class ScoreFusion:
     peaked the cosine's best ``PEAK_DEPTH`` are than the lexical values' (each
     retriever's best over the median of its best; 0: fixed weights). Measured
     with ``benchmarks.retrieval_eval --grid``; docs/retrieval.md has what it gave."""
+    full_stems: int = 6
+    """Distinct content stems from which a memory's fused relevance counts in full."""
+    short_power: float = 1.0
+    """How steeply a shorter memory's fused relevance falls (0: not at all)."""
+
+    def substance(self, stems: int) -> float:
+        """The share of its fused relevance a memory of ``stems`` distinct
+        content stems keeps (the module's docstring says why)."""
+        if self.short_power <= 0.0 or stems >= self.full_stems:
+            return 1.0
+        return float((max(stems, 1) / self.full_stems) ** self.short_power)
 
     def lexical(self, share: float) -> float:
         """The full-text share on [0, 1]: saturating, so the first matched words count most."""

@@ -8,6 +8,7 @@ candidates the other retriever found, but are not ranked themselves.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -53,6 +54,9 @@ class Candidates:
     recent_weight: float = 0.0
     exchanges: dict[str, str] = field(default_factory=dict)
     """The exchanges the last ``relevance`` scored as one, answer id -> question id."""
+    slight: dict[str, float] = field(default_factory=dict)
+    """The candidates the last ``relevance`` found saying little, with the share
+    of their relevance each kept (``ScoreFusion.substance``)."""
     expired: list[tuple[Memory, list[tuple[Retriever, int, float]]]] = field(default_factory=list)
     """Candidates left out because their validity had ended, with their hits: a
     result without them says so rather than that nothing matched."""
@@ -69,20 +73,25 @@ class Candidates:
             )
         ]
 
-    def evidence(self) -> Evidence | None:
+    def evidence(self, time_words: str = "") -> Evidence | None:
         """What bears on whether anything answers the query; ``None`` unless both
-        retrievers ran (the gate weighs meaning and words together)."""
+        retrievers ran (the gate weighs meaning and words together). The words
+        of the time the query names (``time_words``) are left out: a memory
+        seldom says "May 2023", its time does, and the time channel (when.py)
+        weighs that."""
         if Retriever.VECTOR not in self.rankings or Retriever.FULLTEXT not in self.rankings:
             return None
         closest = max((self.scores(Retriever.VECTOR) or {}).values(), default=0.0)
-        weights = {word.stem: word.weight for word in self.words}
+        apart = set(re.findall(r"\w+", time_words.lower()))
+        words = tuple(word for word in self.words if word.word.lower() not in apart)
+        weights = {word.stem: word.weight for word in words}
         mass = sum(weights.values())
         covered = 0.0
         if mass > 0:
             for memory_id in self.rankings[Retriever.FULLTEXT]:
                 held = set(self.stems.get(memory_id, ()))
                 covered = max(covered, sum(w for s, w in weights.items() if s in held) / mass)
-        return Evidence(closest=closest, words=self.words, covered=covered, memories=self.documents)
+        return Evidence(closest=closest, words=words, covered=covered, memories=self.documents)
 
     def add_recent(self, rows: Sequence[Nearest], fetch: int, weight: float) -> None:
         """The nearest memories of the query's last sentences, and their floor."""
@@ -132,8 +141,8 @@ class Candidates:
         """Every candidate's fused relevance, the expanded query's full-text
         scores weighed in (``feedback_factor``) once feedback ran; when both
         retrievers ran, a long query's last sentences share its cosine
-        (recent.py) and a question turn and the turn after it share their mean
-        (exchange.py)."""
+        (recent.py), a question turn and the turn after it share their mean
+        (exchange.py), and then each is weighed by its substance (fusion.py)."""
         vector = self.scores(Retriever.VECTOR)
         fulltext = self.scores(Retriever.FULLTEXT)
         vector_floor = self.floor(Retriever.VECTOR, fetch)
@@ -157,11 +166,14 @@ class Candidates:
             feedback_factor=feedback_factor,
         )
         fused = {i: value for i, value in fused.items() if i in self.memories}
-        if not exchanges or vector is None or fulltext is None:
-            self.exchanges = {}
+        if vector is None or fulltext is None:
+            self.exchanges, self.slight = {}, {}
             return fused
-        self.exchanges = exchange_pairs(fused, self.memories)
-        return pool_exchanges(fused, self.exchanges)
+        self.exchanges = exchange_pairs(fused, self.memories) if exchanges else {}
+        pooled = pool_exchanges(fused, self.exchanges)
+        kept = {i: fusion.substance(len(set(self.analysed(i)))) for i in pooled}
+        self.slight = {i: share for i, share in kept.items() if share < 1.0}
+        return {i: value * kept[i] for i, value in pooled.items()}
 
     def keep(self, memories: Sequence[Memory]) -> None:
         """Only these candidates stay, each as given (a memory as it stood at a

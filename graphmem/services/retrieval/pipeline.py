@@ -224,7 +224,7 @@ class Pipeline:
             text = self._config().time.weigh(text, timed)
         relevance = {i: r for i, r in text.items() if r >= plan.min_relevance}
         expired = found.expired_matches(plan.min_relevance)
-        evidence = found.evidence()
+        evidence = found.evidence(timed.words if timed is not None else "")
         unanswered = self._unanswered(plan, evidence)
         if unanswered is not None:
             relevance = {}

@@ -155,6 +155,7 @@ def search_result(
                 path=outcome.paths.get(memory_id),
                 replaces=outcome.replaces.get(memory_id, []),
                 notes=exchanged.get(memory_id, [])
+                + _substance_notes(found.slight, memory_id)
                 + _time_notes(outcome, memory_id)
                 + _review_notes(outcome.full[memory_id]),
             ),
@@ -285,6 +286,15 @@ def _time_notes(outcome: Outcome, memory_id: str) -> list[str]:
     if timed is None or memory_id not in timed.near:
         return []
     return [f"{timed.near[memory_id]:.2f} near the time the query names ({timed.words!r})"]
+
+
+def _substance_notes(slight: Mapping[str, float], memory_id: str) -> list[str]:
+    """What a hit that says little kept of its relevance (fusion.py, substance)."""
+    if memory_id not in slight:
+        return []
+    return [
+        f"says little (few content words): keeps {slight[memory_id]:.2f} of its fused relevance"
+    ]
 
 
 def _exchange_notes(pairs: Mapping[str, str]) -> dict[str, list[str]]:
