@@ -4,7 +4,7 @@ matches and what is ranked after the candidates."""
 from __future__ import annotations
 
 from graphmem.domain.models import Memory
-from graphmem.services.retrieval.retrievers import _deeper, _ranked
+from graphmem.services.retrieval.retrievers import _deeper, _ranked, held_by
 from graphmem.store.queries.fulltext import Match
 
 
@@ -34,3 +34,17 @@ def test_after_the_candidates_come_the_unread_and_the_allowed_up_to_fetch() -> N
     ids = ["a", "b", "c", "d", "e"]
     assert _deeper(ids, kept, allowed, fetch=10) == ["c", "d", "e"]
     assert _deeper(ids, kept, allowed, fetch=3) == ["c", "d"]
+
+
+def test_a_word_is_counted_in_every_match_that_holds_it_by_its_stem() -> None:
+    matches = [
+        Match("a", "Ana: the retries failed again"),
+        Match("b", "Ben: retrying now, retry later"),
+        Match("c", "Ana: lunch?"),
+    ]
+    stems: dict[str, list[str]] = {}
+    counts = held_by(["retry", "ana", "zebra"], matches, stems)
+    # "retries", "retrying" and "retry" share a stem; a memory counts once.
+    assert counts == {"retry": 2, "ana": 2, "zebra": 0}
+    # Each text's analysis is kept for the rest of the query.
+    assert set(stems) == {"a", "b", "c"}

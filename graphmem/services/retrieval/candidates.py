@@ -44,6 +44,9 @@ class Candidates:
     stems: dict[str, list[str]] = field(default_factory=dict)
     """Each analysed candidate's stems (fulltext.analyse), kept for the query:
     full text ranks by them and feedback scores the same memories again."""
+    counts: dict[str, int] = field(default_factory=dict)
+    """How many of the scope's memories hold each query word, as full text
+    counted them (set when it ran): feedback weighs the same words alike."""
     words: tuple[QueryWord, ...] = ()
     """The query's content words as the project's full text holds them (set when
     full text ran), for the answerability gate."""

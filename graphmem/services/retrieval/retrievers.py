@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextvars
 import math
 import threading
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -166,7 +167,8 @@ class Retrievers:
         own = {stem(t) for t in terms}
         added = [w for w in expansion if stem(w) not in own]
         scope = found.scope
-        counts = self.statistics.terms.counts(terms + added, scope)
+        unknown = [w for w in terms + added if w not in found.counts]
+        counts = {**self.statistics.terms.counts(unknown, scope), **found.counts}
         corpus = self.statistics.corpus(scope)
         weights = expanded_weights(
             query_weights(query_words(terms + added, counts, corpus.documents)),
@@ -267,13 +269,15 @@ class Retrievers:
         if not terms:
             return [], []
         config = self._config()
-        counts = self.statistics.terms.counts(terms, scope)
         corpus = self.statistics.corpus(scope)
-        found.words = query_words(terms, counts, corpus.documents, names(text))
         if corpus.documents <= config.exact_fulltext_below:
-            query, matches, seen, k = self._whole_matches(terms, counts, corpus, scope, params)
+            query, matches, seen, k = self._whole_matches(terms, scope, params)
+            counts = held_by(terms, matches, found.stems)
         else:
+            counts = self.statistics.terms.counts(terms, scope)
             query, matches, seen, k = self._index_matches(terms, counts, corpus, scope, params)
+        found.counts = dict(counts)
+        found.words = query_words(terms, counts, corpus.documents, names(text))
         weights = query_weights(found.words)
         # BM25 over the query's total IDF: the share of what the query says that the
         # memory holds, on [0, 1] whatever the store's size or the query's length.
@@ -294,21 +298,15 @@ class Retrievers:
             matches, seen = more.matches, more.seen
 
     def _whole_matches(
-        self,
-        terms: list[str],
-        counts: Mapping[str, int],
-        corpus: Corpus,
-        scope: Scope,
-        params: dict[str, Any],
+        self, terms: list[str], scope: Scope, params: dict[str, Any]
     ) -> tuple[str, list[Match], int, int]:
         """A small project's candidates: every match of a query where every
         word is an alternative (no word is common to a project ranked whole);
         the query, its matches, how many there were and a ``k`` above that,
-        since there is none left to ask for."""
-        whole = corpus.documents + 1
-        query = self.statistics.scoped(
-            build_query(terms, counts, common=whole, dialect=self.store.dialect), scope
-        )
+        since there is none left to ask for. No word is counted first: every
+        memory holding one is read, and those say how many hold each
+        (``held_by``)."""
+        query = self.statistics.scoped(self.store.dialect.fulltext_query(terms), scope)
         rows = every_match(self.store, params, query) if query else []
         return query, rows, len(rows), len(rows) + 1
 
@@ -393,6 +391,21 @@ class Retrievers:
                     VECTOR_WORKERS, thread_name_prefix="graphmem-vector"
                 )
             return self._executor
+
+
+def held_by(
+    terms: Sequence[str], matches: Sequence[Match], stems: dict[str, list[str]]
+) -> dict[str, int]:
+    """How many of ``matches`` hold each of ``terms`` by graphmem's own analysis:
+    a word's document count where the matches are every memory of the scope
+    holding a word of the query, so exact, read with the matches and never
+    stale (``stems`` keeps each text's analysis for the rest of the query)."""
+    held: Counter[str] = Counter()
+    for match in matches:
+        if match.id not in stems:
+            stems[match.id] = analyse(match.text)
+        held.update(set(stems[match.id]))
+    return {term: held[stem(term)] for term in terms}
 
 
 def _ranked(
