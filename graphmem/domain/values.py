@@ -269,7 +269,17 @@ def _follows(last: str, word: str, current: int) -> bool:
     return last in _TENS and UNITS_BELOW_HUNDRED[word] < 10
 
 
+_PRONOUN_ONE = re.compile(
+    r"\b(?:the|this|that|which|each|every|another|any|a|an)\s+(?:[a-z]+\s+)?$", re.IGNORECASE
+)
+"""What stands before "one" when it is a pronoun: a determiner, perhaps with one
+word between ("the one with the big cathedral", "have a good one", "which
+one"): it stands for a noun and counts nothing."""
+
+
 def _number_run(match: re.Match[str]) -> str:
+    if match.group(0).lower() == "one" and _PRONOUN_ONE.search(match.string, 0, match.start()):
+        return match.group(0)  # the pronoun: "a good one" is no number
     found = number(match.group(0))
     if found is not None:
         return str(found)

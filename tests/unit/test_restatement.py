@@ -575,3 +575,74 @@ def test_a_code_literal_or_a_set_phrase_is_no_negation(existing: str, new: str):
 def test_none_opening_a_sentence_still_negates():
     judgement = judge("All of the tests are flaky.", "None of the tests are flaky.", 0.95)
     assert (judgement.verdict, judgement.difference) == (Verdict.CONFLICT, Difference.NEGATION)
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Kim: Oh hey, you there?", "Kim: Hi! How are things?"),
+        ("Joe: Yep!", "Joe: Wow."),
+        ("Lou: Nah, not today.", "Lou: Honestly? Fine."),
+    ],
+)
+def test_two_texts_with_no_content_word_in_common_are_distinct(existing: str, new: str):
+    """Nothing matched is no proof that every word matched, nor that one flipped."""
+    judgement = judge(new, existing, 0.9)
+    assert judgement.verdict is Verdict.DISTINCT
+    assert judgement.reason
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Is the release branch cut on Monday?", "Is the release branch cut on Thursday?"),
+        ("Did Ana approve the Redis upgrade?", "Did Ben approve the Redis upgrade?"),
+        ("How is the kitchen remodel going, Sue?", "How is the kitchen remodel going, Raj?"),
+    ],
+)
+def test_a_question_neither_updates_nor_contradicts(existing: str, new: str):
+    assert judge(new, existing, 0.9).verdict is Verdict.DISTINCT
+    assert judge(existing, new, 0.9, same_source=False).verdict is Verdict.DISTINCT
+
+
+def test_a_question_is_no_repeat_of_a_longer_one_nor_of_a_statement():
+    longer = "Are the nightly backup jobs running on the replica?"
+    assert judge("Are the backup jobs running on the replica?", longer, 0.9).verdict is (
+        Verdict.DISTINCT
+    )
+    statement = "The backup jobs run on the replica."
+    assert judge("Do the backup jobs run on the replica?", statement, 0.9).verdict is (
+        Verdict.DISTINCT
+    )
+    assert analyse("Fine, thanks! And you?").question is False
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Pat: Have a great one!", "Pat: Great to see you."),
+        ("I'd like the red one.", "I'd like the red."),
+    ],
+)
+def test_one_after_a_determiner_is_a_pronoun_not_a_number(existing: str, new: str):
+    assert "1" not in analyse(existing).values
+    assert judge(new, existing, 0.9).verdict is not Verdict.SUPERSEDE
+
+
+def test_one_counting_something_is_still_a_number():
+    assert analyse("Only one replica serves reads.").values == ("1",)
+    judgement = judge("Only two replicas serve reads.", "Only one replica serves reads.", 0.9)
+    assert judgement.verdict is Verdict.SUPERSEDE
+
+
+def test_a_time_of_day_greeting_a_name_frames_the_turn():
+    assert not analyse("Evening Marta!").readable
+    assert judge("Kai: Morning Marta!", "Kai: Evening Marta!", 0.95).verdict is Verdict.DISTINCT
+    assert analyse("Morning builds run at 6.").stems >= {"morn", "build"}
+
+
+def test_a_phrase_repeated_for_emphasis_is_said_once():
+    assert analyse("No, no, never push to main.").negations == 1
+    assert analyse("Not great, not great.").negations == 1
+    judgement = judge("Not great, not great.", "Not great at all.", 0.9)
+    assert judgement.verdict is not Verdict.CONFLICT

@@ -81,6 +81,29 @@ def judge(
     wrote both, which turns a changed value into an update (``SUPERSEDE``)
     rather than a possible contradiction (``CONFLICT``).
     """
+    judged = _judged(new, existing, similarity, measure, same_source, thresholds)
+    if judged.verdict in (Verdict.SUPERSEDE, Verdict.CONFLICT) and _asks(new, existing):
+        return Judgement(
+            Verdict.DISTINCT, judged.difference, f"a question asserts nothing ({judged.reason})"
+        )
+    return judged
+
+
+def _asks(new: str, existing: str) -> bool:
+    """Whether either text is a question: it neither updates nor contradicts
+    what the other says ("Any news, Yuki?" beside "Any news, Omar?")."""
+    return analyse(new).question or analyse(existing).question
+
+
+def _judged(
+    new: str,
+    existing: str,
+    similarity: float,
+    measure: Literal["cosine", "jaccard"],
+    same_source: bool,
+    thresholds: RestatementThresholds | None,
+) -> Judgement:
+    """The verdict before a question is read as asking: see ``judge``."""
     limits = thresholds or DEFAULT_THRESHOLDS
     floor = -math.inf if measure == "jaccard" else limits.candidate_similarity
     below = Judgement(

@@ -70,6 +70,8 @@ class Analysis:
     copula: int | None = None
     """Where an identity's one "is" splits ``sequence`` ("Maya's partner | is
     Tom"): the number of items before it; ``None`` for any other text."""
+    question: bool = False
+    """Every sentence of it ends with "?": it asks, and asserts nothing."""
 
 
 _CONTRACTIONS = (
@@ -102,6 +104,11 @@ of"). A "'s" or "'d" is dropped: "is" or "has", "would" or "had" cannot be
 told apart."""
 
 
+_REPEATED = re.compile(r"\b(\w+(?:\s+\w+){0,3})(?:\s*,\s*\1\b)+", re.IGNORECASE)
+"""A phrase said again right after a comma, for emphasis ("Not bad, not bad",
+"no, no"): said once. Read twice, its "not" would count twice and undo itself."""
+
+
 _BE = lexicon.words("is are was were be been being get gets got")
 _COORDINATORS = frozenset({"and", "or", "&", ","})
 
@@ -116,6 +123,8 @@ def analyse(text: str) -> Analysis:
     speaker = ""
     if opening := _SPEAKER.match(folded):
         speaker, folded = opening.group(1).lower(), folded[opening.end() :]
+    if "," in folded:
+        folded = _REPEATED.sub(r"\1", folded)
     for pattern, replacement in _CONTRACTIONS:
         folded = pattern.sub(replacement, folded)
     return _read(unframed(tokenise(canonical(folded))), speaker)
@@ -201,7 +210,7 @@ class _Reader:
             self.negations += 1
             self.cues.append(word)
             self.between.append(word)
-        elif word in NUMBER_WORDS:
+        elif _number_word(token, word):
             self._value(NUMBER_WORDS[word])
         elif word in DATE_WORDS or _month(token, word):
             self._value(word.rstrip("s") if word in DAYS else word[:3])
@@ -278,7 +287,19 @@ class _Reader:
             imperative=_imperative(words),
             qualifiers=tuple(self.qualifiers),
             copula=None if passive else _identity(tokens, words, self.copulas, len(self.sequence)),
+            question=_question(tokens),
         )
+
+
+_ENDS = frozenset(".!?")
+
+
+def _question(tokens: list[Token]) -> bool:
+    """Whether every sentence of the text ends with "?" ("How are the lessons
+    going, Leo?"); one that also says something ("Can't complain! You?") is
+    no question."""
+    ends = [t.text for t in tokens if t.mark and t.text in _ENDS]
+    return bool(ends) and all(end == "?" for end in ends)
 
 
 _COPULAS = lexicon.words("is are")
@@ -317,6 +338,12 @@ def _imperative(words: list[str]) -> bool:
         and words[0] not in STOP_WORDS
         and (words[1] in _DETERMINERS or words[1][:1].isdigit())
     )
+
+
+def _number_word(token: Token, word: str) -> bool:
+    """A number word ``values.canonical`` left as a word: one inside a hyphenated
+    compound ("one-off"). A lone "one" it left is the pronoun ("a good one")."""
+    return word in NUMBER_WORDS and (word != "one" or "-" in token.text)
 
 
 def _month(token: Token, word: str) -> bool:
