@@ -132,6 +132,12 @@ _MDY = re.compile(r"\b" + _MONTH + r"\.?\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+
 _DMY = re.compile(
     r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\.?,?\s+(?P<year>\d{4})\b"
 )
+_MONTH_DAY = re.compile(
+    r"\b" + _MONTH + r"\.?\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?(?![\w/@#-]|[.,:]\d|,?\s+\d{4})"
+)
+"""A day of a month without its year, month first ("May 21", "September 26th"):
+written day first, as "21 May" and "26 September" are, so the two orders are
+one date."""
 _NUMERIC_DATE = re.compile(_FREE + r"(\d{1,2})([/.])(\d{1,2})\2(\d{4})" + _END)
 _CLOCK = re.compile(_FREE + r"(\d{1,2})(?::(\d{2}))?\s*([ap])(?:m|\.\s?m\.)(?!\w)", re.IGNORECASE)
 _PART_OF_DAY = r"(?P<part>mornings?|afternoons?|evenings?)"
@@ -143,6 +149,24 @@ _HOUR_THEN_PART = re.compile(
 _HOURS_OF = {"morning": range(1, 12), "afternoon": range(1, 7), "evening": range(5, 12)}
 """The hours a bare "at 7" can mean in each part of the day ("Wednesday evenings at
 7" is 19:00); another ("mornings at 12") is left as written."""
+_CLOCK_HOURS_OF = {
+    "morning": range(5, 12),
+    "afternoon": range(12, 18),
+    "evening": range(17, 23),
+    "night": (*range(21, 24), *range(0, 5)),
+}
+"""The hours of the 24-hour clock that lie in each part of the day."""
+
+
+def in_part_of_day(part: str, value: str) -> bool:
+    """Whether ``value``, a time of day as ``canonical`` writes it ("10:00",
+    "19:30"), lies in ``part`` ("morning", "evening"): "Saturday mornings at
+    10 am" says no more than "Saturdays at 10:00"."""
+    hours = _CLOCK_HOURS_OF.get(part)
+    found = re.fullmatch(r"(\d{1,2}):\d{2}", value)
+    return hours is not None and found is not None and int(found.group(1)) in hours
+
+
 _CONTRASTED_HOUR = re.compile(
     r"(?P<time>(?<![\d:.])\d{1,2}:\d{2})(?P<between>,?\s+(?:not|instead\s+of|rather\s+than|\(was)\s+)"
     r"(?P<hour>\d{1,2})(?![\d:]|\.\d|\s*[A-Za-z%])"
@@ -225,6 +249,7 @@ def _written_numbers(text: str) -> str:
     text = _ISO.sub(_iso, text)
     text = _MDY.sub(_named_date, text)
     text = _DMY.sub(_named_date, text)
+    text = _MONTH_DAY.sub(_day_first, text)
     text = _NUMERIC_DATE.sub(_numeric_date, text)
     text = _PART_THEN_HOUR.sub(_hour_of_day, text)
     text = _HOUR_THEN_PART.sub(_hour_of_day, text)
@@ -322,6 +347,12 @@ def _iso(match: re.Match[str]) -> str:
 def _named_date(match: re.Match[str]) -> str:
     month = _MONTHS[match.group("month").lower()]
     return _date(int(match.group("year")), month, int(match.group("day")), match.group(0))
+
+
+def _day_first(match: re.Match[str]) -> str:
+    """ "May 21" as "21 May"; a number that is no day of a month is left as written."""
+    day = int(match.group("day"))
+    return f"{day} {match.group('month')}" if 1 <= day <= 31 else match.group(0)
 
 
 def _numeric_date(match: re.Match[str]) -> str:

@@ -646,3 +646,31 @@ def test_a_phrase_repeated_for_emphasis_is_said_once():
     assert analyse("Not great, not great.").negations == 1
     judgement = judge("Not great, not great.", "Not great at all.", 0.9)
     assert judgement.verdict is not Verdict.CONFLICT
+
+
+def test_a_day_of_a_month_reads_the_same_in_either_order():
+    judgement = judge(
+        "Quarterly tax filing: 15 April, 17:00.",
+        "The quarterly tax filing is due April 15 at 5 pm.",
+        0.9,
+    )
+    assert judgement.verdict is Verdict.MERGE
+
+
+def test_a_part_of_the_day_a_shared_time_lies_in_adds_nothing():
+    existing = "The choir rehearses on Thursdays at 7 pm."
+    assert judge("The choir rehearses on Thursday evenings at 7.", existing, 0.9).verdict is (
+        Verdict.MERGE
+    )
+    assert judge("The choir rehearses on Thursday mornings at 7.", existing, 0.9).verdict is not (
+        Verdict.MERGE
+    )
+
+
+def test_the_same_values_under_the_candidate_cosine_merge_when_every_word_matches():
+    existing = "The vet visit for Rex moved to Monday, June 8 at 9:30 am."
+    assert judge("The vet visit is Monday 8 June, 9:30.", existing, 0.66).verdict is Verdict.MERGE
+    other_hour = judge("The vet visit is Monday 8 June, 11:00.", existing, 0.66)
+    assert other_hour.verdict is not Verdict.MERGE
+    one_value = judge("The vet visit is on Monday.", "Rex's vet visit is on Monday.", 0.66)
+    assert one_value.verdict is Verdict.DISTINCT

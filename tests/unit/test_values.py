@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.domain.values import canonical, number
+from graphmem.domain.values import canonical, in_part_of_day, number
 
 
 @pytest.mark.parametrize(
@@ -210,3 +210,27 @@ def test_a_bare_hour_set_against_a_time_is_a_time(written: str, read: str):
 @pytest.mark.parametrize("kept", ["at 6:30, not 7 people", "8:30, not 70", "at 9:30, not 7%"])
 def test_a_number_set_against_a_time_that_is_no_hour_is_left_as_written(kept: str):
     assert canonical(kept) == kept
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("The audit is due October 3.", "The audit is due 3 October."),
+        ("Renewal on Feb 28th", "Renewal on 28 Feb"),
+        ("Ships Jul 4, then docs.", "Ships 4 Jul, then docs."),
+    ],
+)
+def test_a_day_of_a_month_without_its_year_is_written_day_first(written: str, read: str):
+    assert canonical(written) == read
+
+
+@pytest.mark.parametrize("kept", ["Pay in May 2026.", "October 40 is no day", "June 5-7"])
+def test_a_month_before_a_year_or_no_day_is_left_as_written(kept: str):
+    assert canonical(kept) == kept
+
+
+def test_a_time_of_day_lies_in_its_part_of_the_day():
+    assert in_part_of_day("morning", "9:15")
+    assert in_part_of_day("evening", "19:00") and not in_part_of_day("evening", "9:00")
+    assert in_part_of_day("night", "23:30") and in_part_of_day("night", "2:00")
+    assert not in_part_of_day("morning", "v2") and not in_part_of_day("lunch", "12:00")

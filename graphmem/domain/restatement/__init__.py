@@ -117,7 +117,11 @@ def _judged(
     if apart := _uncomparable(a, b):
         return apart
     if similarity < floor:
-        return _far(new, existing, a, b, same_source, similarity) or below
+        return (
+            _far(new, existing, a, b, same_source, similarity)
+            or _same_values(a, b, same_source, similarity)
+            or below
+        )
     judged = _corrected(
         new, existing, a, b, Comparison(a, b, same_source).verdict(similarity), same_source
     )
@@ -235,6 +239,34 @@ def _far(
     old, added = slot
     reason = f"{judged.difference.value} differs: {show(old)} -> {show(added)}"
     return Judgement(judged.verdict, judged.difference, f"{reason}, similarity {similarity:.3f}")
+
+
+SAME_VALUES = 2
+"""The fewest values two texts under the candidate cosine must hold, the same
+on both sides, for their words to be read for a merge."""
+
+
+def _same_values(
+    a: Analysis, b: Analysis, same_source: bool, similarity: float
+) -> Judgement | None:
+    """A pair under the candidate cosine holding the same values, at least
+    ``SAME_VALUES`` of them, whose words all match ("The dentist appointment is
+    Friday March 13, 14:00" beside "Maya's dentist appointment moved to Friday,
+    March 13 at 2 pm", 0.68): dates and times pull an embedding apart, and the
+    same values with every word matched are the same statement. ``None`` for any
+    other pair."""
+    values = set(a.values)
+    if len(values) < SAME_VALUES or values != set(b.values):
+        return None
+    judged = Comparison(a, b, same_source).verdict(similarity)
+    if judged.verdict is not Verdict.MERGE:
+        return None
+    return Judgement(
+        Verdict.MERGE,
+        Difference.NONE,
+        f"{judged.reason}; the same values ({show(sorted(values))}), similarity "
+        f"{similarity:.3f} under the candidate floor",
+    )
 
 
 def fetch_floor(new: str, thresholds: RestatementThresholds | None = None) -> float:

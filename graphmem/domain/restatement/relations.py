@@ -8,6 +8,7 @@ from functools import cache
 from graphmem.domain import lexicon
 from graphmem.domain.restatement.analysis import Analysis
 from graphmem.domain.restatement.words import stemmed
+from graphmem.domain.values import in_part_of_day
 
 
 def explained(word: str, mine: Analysis, other: Analysis) -> bool:
@@ -19,12 +20,28 @@ def explained(word: str, mine: Analysis, other: Analysis) -> bool:
         return True
     if word in UNIT_STEMS():
         return False
+    if _said_by_the_time(word, mine, other):
+        return True
     if any(joined == word for joined, _ in other.compounds) or any(
         part == word and joined in other.stems for joined, part in mine.compounds
     ):
         return True
     synonyms = _synonyms().get(word, frozenset())
     return any(theirs in synonyms or _derived(word, theirs) for theirs in other.stems)
+
+
+def _said_by_the_time(word: str, mine: Analysis, other: Analysis) -> bool:
+    """A part of the day that a time of day both texts hold lies in ("Saturday
+    mornings at 10" beside "Saturdays at 10 am"): the time says it already."""
+    part = _PARTS_OF_DAY().get(word)
+    return part is not None and any(
+        in_part_of_day(part, value) for value in set(mine.values) & set(other.values)
+    )
+
+
+@cache
+def _PARTS_OF_DAY() -> dict[str, str]:
+    return {stemmed(part): part for part in ("morning", "afternoon", "evening", "night")}
 
 
 def _derived(x: str, y: str) -> bool:
