@@ -674,3 +674,12 @@ def test_the_same_values_under_the_candidate_cosine_merge_when_every_word_matche
     assert other_hour.verdict is not Verdict.MERGE
     one_value = judge("The vet visit is on Monday.", "Rex's vet visit is on Monday.", 0.66)
     assert one_value.verdict is Verdict.DISTINCT
+
+
+def test_a_name_has_no_synonym():
+    """A thesaurus has director for manager; a title named is named as written."""
+    existing = "Omar's role is Engineering Manager."
+    judgement = judge("Omar's role is now Director of Engineering.", existing, 0.85)
+    assert judgement.verdict is not Verdict.MERGE
+    assert judgement.difference is Difference.ENTITY
+    assert judge("Omar's role is engineering manager.", existing, 0.95).verdict is Verdict.MERGE

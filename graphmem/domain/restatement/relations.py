@@ -15,7 +15,9 @@ def explained(word: str, mine: Analysis, other: Analysis) -> bool:
     """A word of one text the other says too: by a synonym, a derived form
     ("allergic", "allergy"), a compound written apart ("lockfiles", "lock
     files"), or a word that changes nothing. Units are never explained: a
-    second is not a minute, whatever a thesaurus says."""
+    second is not a minute, whatever a thesaurus says. A name has no synonym
+    and is none: "Director of Product" names another title than "Product
+    Manager", though a thesaurus has director for manager."""
     if word in _LIGHT_STEMS():
         return True
     if word in UNIT_STEMS():
@@ -26,8 +28,11 @@ def explained(word: str, mine: Analysis, other: Analysis) -> bool:
         part == word and joined in other.stems for joined, part in mine.compounds
     ):
         return True
-    synonyms = _synonyms().get(word, frozenset())
-    return any(theirs in synonyms or _derived(word, theirs) for theirs in other.stems)
+    synonyms = frozenset() if word in mine.entities else _synonyms().get(word, frozenset())
+    return any(
+        (theirs in synonyms and theirs not in other.entities) or _derived(word, theirs)
+        for theirs in other.stems
+    )
 
 
 def _said_by_the_time(word: str, mine: Analysis, other: Analysis) -> bool:
