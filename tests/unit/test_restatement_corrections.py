@@ -236,3 +236,45 @@ def test_a_clause_that_changes_the_memory_decides_for_a_text_that_says_more():
 )
 def test_a_question_or_a_fragment_is_no_clause_that_changes(existing: str, new: str):
     assert judge(new, existing, 0.85).verdict is Verdict.DISTINCT
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "named"),
+    [
+        (
+            "The lab's centrifuge is an Eppendorf 5424.",
+            "The lab's centrifuge was replaced with a Beckman Allegra.",
+            "Beckman",
+        ),
+        ("Our CI runner is Jenkins.", "Our CI runner has been replaced by Buildkite.", "Buildkite"),
+    ],
+)
+def test_what_a_subject_names_replaced_corrects_the_name_it_had(
+    existing: str, new: str, named: str
+):
+    assert cued(new)
+    judged = judge(new, existing, 0.7)
+    assert (judged.verdict, judged.difference) == (Verdict.SUPERSEDE, Difference.CORRECTION)
+    assert named in judged.reason
+    assert judge(new, existing, 0.7, same_source=False).verdict is Verdict.CONFLICT
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        # another subject
+        (
+            "The lab's centrifuge is an Eppendorf 5424.",
+            "The lab's freezer was replaced with a Thermo.",
+        ),
+        # the two share more than the subject
+        (
+            "Our CI runner is Jenkins; deploys use Argo.",
+            "Our CI runner was replaced by Buildkite for deploys.",
+        ),
+        # the new name is the one already held
+        ("Our CI runner is Jenkins.", "Our CI runner was replaced with Jenkins."),
+    ],
+)
+def test_a_replacement_of_something_else_corrects_nothing(existing: str, new: str):
+    assert correction(new, analyse(new), analyse(existing)) is None
