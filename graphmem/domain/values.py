@@ -209,12 +209,18 @@ _ABBREVIATION = re.compile(
 )
 
 
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b"
 _DAY_OF_MONTH = re.compile(
-    r"\b(first|second)(?=\s+of\s+(?:(?:every|each|the|this|next|a)\s+month\b|" + _MONTH + r"))",
+    r"(?<!every\s)\b(first|second)(?=\s+of\s+(?:(?:every|each|the|this|next|a)\s+month\b|"
+    + _MONTH
+    + r")|\s+"
+    + _WEEKDAY
+    + r")",
     re.I,
 )
-""""The first of every month", "the second of May": there "first" and
-"second" are a day of the month, as "1st" and "2nd" are."""
+""""The first of every month", "the second of May", "the second Tuesday of
+each month": there "first" and "second" name a day of the month, as "1st"
+and "2nd" do. "Every second Tuesday" (every other one) is left as written."""
 
 
 def canonical(text: str) -> str:

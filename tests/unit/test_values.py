@@ -234,3 +234,19 @@ def test_a_time_of_day_lies_in_its_part_of_the_day():
     assert in_part_of_day("evening", "19:00") and not in_part_of_day("evening", "9:00")
     assert in_part_of_day("night", "23:30") and in_part_of_day("night", "2:00")
     assert not in_part_of_day("morning", "v2") and not in_part_of_day("lunch", "12:00")
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("Choir meets the first Sunday of the month.", "Choir meets the 1 Sunday of the month."),
+        ("Payroll runs on the second Friday.", "Payroll runs on the 2 Friday."),
+    ],
+)
+def test_first_or_second_before_a_weekday_names_a_day_of_the_month(written: str, read: str):
+    assert canonical(written) == read
+
+
+@pytest.mark.parametrize("kept", ["Bins go out every second Thursday.", "The second release"])
+def test_every_second_weekday_and_other_seconds_are_left_as_written(kept: str):
+    assert canonical(kept) == kept
