@@ -3,12 +3,14 @@ other words, its opposite, or negated by a prefix."""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from graphmem.domain import lexicon
 from graphmem.domain.restatement.analysis import Analysis
+from graphmem.domain.restatement.values import is_identifier
 from graphmem.domain.restatement.words import stemmed
-from graphmem.domain.values import in_part_of_day
+from graphmem.domain.values import ABBREVIATIONS, in_part_of_day
 
 
 def explained(word: str, mine: Analysis, other: Analysis) -> bool:
@@ -22,7 +24,7 @@ def explained(word: str, mine: Analysis, other: Analysis) -> bool:
         return True
     if word in UNIT_STEMS():
         return False
-    if _said_by_the_time(word, mine, other):
+    if _said_by_the_time(word, mine, other) or _in_a_shared_identifier(word, mine, other):
         return True
     if any(joined == word for joined, _ in other.compounds) or any(
         part == word and joined in other.stems for joined, part in mine.compounds
@@ -42,6 +44,22 @@ def _said_by_the_time(word: str, mine: Analysis, other: Analysis) -> bool:
     return part is not None and any(
         in_part_of_day(part, value) for value in set(mine.values) & set(other.values)
     )
+
+
+def _in_a_shared_identifier(word: str, mine: Analysis, other: Analysis) -> bool:
+    """A word that a part of an identifier both texts hold says, as written or
+    in full ("Database migrations live in db/migrations" beside "Migrations live
+    in db/migrations"): the identifier says it already."""
+    shared = [v for v in set(mine.values) & set(other.values) if is_identifier(v)]
+    return any(word in _identifier_words(value) for value in shared)
+
+
+@cache
+def _identifier_words(value: str) -> frozenset[str]:
+    """The words the parts of an identifier say, stemmed: "db/migrations" says
+    database and migration."""
+    parts = [p for p in re.split(r"[/._:@#+-]+", value) if p.isalpha()]
+    return frozenset(stemmed(ABBREVIATIONS.get(p, p)) for p in parts)
 
 
 @cache
