@@ -705,3 +705,19 @@ def test_the_nth_weekday_of_a_month_is_a_value():
     assert (moved.verdict, moved.difference) == (Verdict.SUPERSEDE, Difference.DATE)
     again = judge("Chess club: first Wednesday of every month.", existing, 0.7)
     assert again.verdict is Verdict.MERGE
+
+
+def test_a_name_called_out_at_the_end_of_an_exclamation_is_who_is_spoken_to():
+    assert analyse("Lou: Well done, Marta!").addressed == {"marta"}
+    assert analyse("The lead is Marta.").addressed == frozenset()
+    judgement = judge("Lou: Well done, Dev!", "Lou: Well done, Marta!", 0.85)
+    assert judgement.verdict is Verdict.DISTINCT
+    named = judge("The release manager is Dev!", "The release manager is Marta!", 0.85)
+    assert named.verdict is Verdict.CONFLICT
+
+
+def test_items_joined_by_but_may_trade_places():
+    judgement = judge(
+        "The new parser is slower but safer.", "The new parser is safer but slower.", 0.97
+    )
+    assert judgement.verdict is Verdict.MERGE

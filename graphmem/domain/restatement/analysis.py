@@ -72,6 +72,9 @@ class Analysis:
     Tom"): the number of items before it; ``None`` for any other text."""
     question: bool = False
     """Every sentence of it ends with "?": it asks, and asserts nothing."""
+    addressed: frozenset[str] = frozenset()
+    """Names called out after a comma at the end of an exclamation ("I'm so
+    happy for you, Ben!"): who is spoken to, not what is said."""
 
 
 _CONTRACTIONS = (
@@ -110,7 +113,8 @@ _REPEATED = re.compile(r"\b(\w+(?:\s+\w+){0,3})(?:\s*,\s*\1\b)+", re.IGNORECASE)
 
 
 _BE = lexicon.words("is are was were be been being get gets got")
-_COORDINATORS = frozenset({"and", "or", "&", ","})
+_COORDINATORS = frozenset({"and", "or", "but", "&", ","})
+"""What joins items whose order says nothing: "React and Vite", "busy but good"."""
 
 
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})\s*:\s+(?=\S)")
@@ -288,7 +292,20 @@ class _Reader:
             qualifiers=tuple(self.qualifiers),
             copula=None if passive else _identity(tokens, words, self.copulas, len(self.sequence)),
             question=_question(tokens),
+            addressed=_addressed(tokens, self.names),
         )
+
+
+def _addressed(tokens: list[Token], names: set[str]) -> frozenset[str]:
+    """The names that stand between a comma and a closing "!" ("..., Ben!")."""
+    return frozenset(
+        stem
+        for before, token, after in zip(tokens, tokens[1:], tokens[2:], strict=False)
+        if before.text == ","
+        and after.text == "!"
+        and not token.mark
+        and (stem := stemmed(spelling(token.text.lower()))) in names
+    )
 
 
 _ENDS = frozenset(".!?")

@@ -108,7 +108,7 @@ class Comparison:
         only_old, only_new = self.left | old_names, self.right | new_names
         return (
             _unit(only_old, only_new)
-            or _entity(old_names, new_names)
+            or _entity(old_names - self.a.addressed, new_names - self.b.addressed)
             or self._qualified(only_old, only_new)
             or _added(
                 only_old,
@@ -144,7 +144,8 @@ class Comparison:
             return None
         if a.qualifiers != b.qualifiers:
             return None
-        old_names, new_names = a.entities - b.stems, b.entities - a.stems
+        old_names = a.entities - b.stems - a.addressed
+        new_names = b.entities - a.stems - b.addressed
         if self.left - old_names or self.right - new_names:
             return None
         old = (set(a.values) - set(b.values)) | old_names
