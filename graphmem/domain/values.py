@@ -247,7 +247,11 @@ def canonical(text: str) -> str:
 
 
 def _has_digit(text: str) -> bool:
-    return any(ch.isdigit() for ch in text)
+    return _DIGIT.search(text) is not None
+
+
+_DIGIT = re.compile(r"\d")
+"""Each pattern that reads a value in digits needs one of these."""
 
 
 def _written_numbers(text: str) -> str:

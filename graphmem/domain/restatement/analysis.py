@@ -107,6 +107,11 @@ of"). A "'s" or "'d" is dropped: "is" or "has", "would" or "had" cannot be
 told apart."""
 
 
+_ANY_CONTRACTION = re.compile("|".join(p.pattern for p, _ in _CONTRACTIONS), re.IGNORECASE)
+"""One pass that says whether any of ``_CONTRACTIONS`` is there: most texts hold
+none, and a write reads every text it compares."""
+
+
 _REPEATED = re.compile(r"\b(\w+(?:\s+\w+){0,3})(?:\s*,\s*\1\b)+", re.IGNORECASE)
 """A phrase said again right after a comma, for emphasis ("Not bad, not bad",
 "no, no"): said once. Read twice, its "not" would count twice and undo itself."""
@@ -129,8 +134,9 @@ def analyse(text: str) -> Analysis:
         speaker, folded = opening.group(1).lower(), folded[opening.end() :]
     if "," in folded:
         folded = _REPEATED.sub(r"\1", folded)
-    for pattern, replacement in _CONTRACTIONS:
-        folded = pattern.sub(replacement, folded)
+    if _ANY_CONTRACTION.search(folded):
+        for pattern, replacement in _CONTRACTIONS:
+            folded = pattern.sub(replacement, folded)
     return _read(unframed(tokenise(canonical(folded))), speaker)
 
 
@@ -185,7 +191,7 @@ class _Reader:
             self._value(lowered[1:])
         elif is_identifier(lowered) or ISO_DATE.fullmatch(lowered):
             self._value(lowered)
-        elif any(ch.isdigit() for ch in lowered):
+        elif not lowered.isalpha() and any(ch.isdigit() for ch in lowered):
             self._with_digits(lowered)
         else:
             whole = lowered in _HYPHENATED()
