@@ -223,6 +223,15 @@ each month": there "first" and "second" name a day of the month, as "1st"
 and "2nd" do. "Every second Tuesday" (every other one) is left as written."""
 
 
+_CURRENCY = re.compile(_FREE + r"([$€£])\s?(\d+(?:[.,]\d+)*(?:k|K|M|bn)?)(?![\w/@#-])")
+_CURRENCY_NAMES = {"$": "dollars", "€": "euros", "£": "pounds"}
+"""A currency sign before its amount is the currency's name after it: "$400"
+is "400 dollars"."""
+_SPANS = re.compile(r"\b(?:a|one)\s+(decade|fortnight|century)\b", re.IGNORECASE)
+_SPAN_UNITS = {"decade": "10 years", "fortnight": "2 weeks", "century": "100 years"}
+"""Spans of time named in one word: "a decade" is "10 years"."""
+
+
 def canonical(text: str) -> str:
     """``text`` with every value it can read for certain written one way:
     numbers as plain digits (1000, 2500, 3000000), dates as 2025-03-14, times
@@ -232,6 +241,7 @@ def canonical(text: str) -> str:
     text = _NOON.sub(lambda m: "0:00" if m.group(1).lower() == "midnight" else "12:00", text)
     text = _ABBREVIATION.sub(_expanded, text)
     text = _DAY_OF_MONTH.sub(lambda m: "1" if m.group(1).lower() == "first" else "2", text)
+    text = _SPANS.sub(lambda m: _SPAN_UNITS[m.group(1).lower()], text)
     if _has_digit(text):
         text = _written_numbers(text)
     text = _NUMBER_RUN.sub(_number_run, text)
@@ -256,6 +266,7 @@ _DIGIT = re.compile(r"\d")
 
 def _written_numbers(text: str) -> str:
     """Dates, times of day and numbers written in digits, each in one form."""
+    text = _CURRENCY.sub(lambda m: f"{m.group(2)} {_CURRENCY_NAMES[m.group(1)]}", text)
     text = _ISO.sub(_iso, text)
     text = _MDY.sub(_named_date, text)
     text = _DMY.sub(_named_date, text)

@@ -721,3 +721,19 @@ def test_items_joined_by_but_may_trade_places():
         "The new parser is slower but safer.", "The new parser is safer but slower.", 0.97
     )
     assert judgement.verdict is Verdict.MERGE
+
+
+def test_a_span_or_an_amount_in_another_form_is_the_same_value():
+    assert (
+        judge(
+            "Ivo has coached the team for a decade.",
+            "Ivo has coached the team for ten years.",
+            0.95,
+        ).verdict
+        is Verdict.MERGE
+    )
+    assert judge("The grant is 40,000 euros.", "The grant is €40k.", 0.95).verdict is Verdict.MERGE
+    assert (
+        judge("The grant is 40,000 dollars.", "The grant is €40k.", 0.95).verdict
+        is not Verdict.MERGE
+    )

@@ -250,3 +250,22 @@ def test_first_or_second_before_a_weekday_names_a_day_of_the_month(written: str,
 @pytest.mark.parametrize("kept", ["Bins go out every second Thursday.", "The second release"])
 def test_every_second_weekday_and_other_seconds_are_left_as_written(kept: str):
     assert canonical(kept) == kept
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("The fee is $1,200 a year.", "The fee is 1200 dollars a year."),
+        ("Tickets cost €45.", "Tickets cost 45 euros."),
+        ("Rent rose to £2.5k.", "Rent rose to 2500 pounds."),
+        ("She has worked here for a decade.", "She has worked here for 10 year."),
+        ("Reviews come round once a fortnight.", "Reviews come round once 2 week."),
+    ],
+)
+def test_a_currency_sign_and_a_span_named_in_one_word_are_read_as_values(written: str, read: str):
+    assert canonical(written) == read
+
+
+@pytest.mark.parametrize("kept", ["Set $HOME first.", "echo a$5", "Decades of work"])
+def test_a_sign_inside_a_word_or_a_plural_span_is_left_as_written(kept: str):
+    assert canonical(kept) == kept
