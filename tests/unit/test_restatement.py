@@ -737,3 +737,20 @@ def test_a_span_or_an_amount_in_another_form_is_the_same_value():
         judge("The grant is 40,000 dollars.", "The grant is €40k.", 0.95).verdict
         is not Verdict.MERGE
     )
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Format with black, not autopep8.", "Format with black instead of autopep8."),
+        ("Book the train, not a flight.", "Book the train rather than a flight."),
+    ],
+)
+def test_x_not_y_after_a_clause_sets_y_against_x_as_instead_of_does(existing: str, new: str):
+    assert analyse(existing).negations == 0
+    assert judge(new, existing, 0.95).verdict is Verdict.MERGE
+
+
+def test_not_after_an_interjection_still_negates():
+    assert analyse("Honestly, not great.").negations == 1
+    assert analyse("Yeah, not today.").negations == 1

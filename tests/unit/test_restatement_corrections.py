@@ -207,8 +207,10 @@ def test_saying_the_corrected_value_again_goes_back_to_it():
     assert back.reason.startswith("goes back to Redis")
     other = judge("Sessions are stored in Redis again.", correcting, 0.88, same_source=False)
     assert other.verdict is Verdict.CONFLICT
-    # An aside that is no correction keeps its reading: a negation stays flagged.
-    assert judge("Use spaces.", "Use tabs, not spaces.", 0.88).difference is Difference.NEGATION
+    # A word set aside, said again, is flagged: a reversal or a contradiction.
+    again = judge("Use spaces.", "Use tabs, not spaces.", 0.88)
+    assert (again.verdict, again.difference) == (Verdict.CONFLICT, Difference.CORRECTION)
+    assert judge("Use spaces.", "Use tabs instead of spaces.", 0.88).verdict is Verdict.CONFLICT
 
 
 def test_a_clause_that_changes_the_memory_decides_for_a_text_that_says_more():

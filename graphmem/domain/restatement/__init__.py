@@ -193,19 +193,37 @@ def _after_correction(
     value). Saying the current value again is a restatement of it (``MERGE``);
     where the whole text showed no difference but the current one does, the
     difference decides, and saying an old value of the aside again goes back
-    to it. Anything else stays as the whole text decided."""
+    to it; the current statement with the old value put back is flagged.
+    Anything else stays as the whole text decided."""
     a_now = analyse(now)
     restated = Comparison(a_now, b, same_source).verdict(similarity)
     if restated.verdict is Verdict.MERGE:
         return Judgement(
             Verdict.MERGE, Difference.NONE, f"restates what the correction made current: {now}"
         )
-    if judged.verdict is not Verdict.DISTINCT or restated.verdict is Verdict.DISTINCT:
+    if judged.verdict is not Verdict.DISTINCT:
         return judged
     back = [old for old in set_aside(existing) if analyse(old).stems <= b.stems]
-    if back and restated.difference in (Difference.ENTITY, *VALUES):
-        return _replaces(f"goes back to {', '.join(back)} ({restated.reason})", same_source)
-    return restated
+    if restated.verdict is not Verdict.DISTINCT:
+        if back and restated.difference in (Difference.ENTITY, *VALUES):
+            return _replaces(f"goes back to {', '.join(back)} ({restated.reason})", same_source)
+        return restated
+    if _set_aside_again(back, a_now, b):
+        return Judgement(
+            Verdict.CONFLICT,
+            Difference.CORRECTION,
+            f"says again what the correction set aside: {', '.join(back)} (current: {now})",
+        )
+    return judged
+
+
+def _set_aside_again(back: list[str], now: Analysis, b: Analysis) -> bool:
+    """Whether the new text is what the correction made current with the old
+    value it set aside put back ("Use spaces." beside "Use tabs, not spaces."):
+    every word of it is in the current statement or in that old value. Such a
+    text may reverse the correction or contradict it: it is flagged."""
+    old = frozenset().union(*(analyse(value).stems for value in back))
+    return bool(old) and b.stems <= now.stems | old and bool(b.stems & now.stems)
 
 
 VALUES = (Difference.NUMBER, Difference.VERSION, Difference.DATE, Difference.IDENTIFIER)

@@ -112,6 +112,19 @@ _ANY_CONTRACTION = re.compile("|".join(p.pattern for p, _ in _CONTRACTIONS), re.
 none, and a write reads every text it compares."""
 
 
+_CONTRAST = re.compile(r"(?P<head>[^,;.!?]*\w)\s*,\s+not\s+(?=\w)", re.IGNORECASE)
+
+
+def _contrasted(found: re.Match[str]) -> str:
+    """ "X, not Y" after a clause of two words or more says what "X instead of
+    Y" says ("Use httpx, not requests"): Y is set against X, the statement is
+    not negated. After an interjection ("Honestly, not bad") it negates."""
+    words = found["head"].split()
+    if len(words) < 2 or words[-1].lower() in lexicon.INTERJECTIONS:
+        return found.group(0)
+    return f"{found['head']} instead of "
+
+
 _REPEATED = re.compile(r"\b(\w+(?:\s+\w+){0,3})(?:\s*,\s*\1\b)+", re.IGNORECASE)
 """A phrase said again right after a comma, for emphasis ("Not bad, not bad",
 "no, no"): said once. Read twice, its "not" would count twice and undo itself."""
@@ -134,6 +147,8 @@ def analyse(text: str) -> Analysis:
         speaker, folded = opening.group(1).lower(), folded[opening.end() :]
     if "," in folded:
         folded = _REPEATED.sub(r"\1", folded)
+    if ", not" in folded.lower():
+        folded = _CONTRAST.sub(_contrasted, folded)
     if _ANY_CONTRACTION.search(folded):
         for pattern, replacement in _CONTRACTIONS:
             folded = pattern.sub(replacement, folded)
