@@ -10,6 +10,7 @@ import pytest
 from graphmem.domain import lexicon
 from graphmem.domain.restatement import judge, judge_events, readable
 from graphmem.domain.restatement.analysis import analyse
+from graphmem.domain.restatement.relations import explained
 from graphmem.domain.restatement.verdicts import Difference, RestatementThresholds, Verdict
 
 EVAL = Path(__file__).resolve().parents[2] / "benchmarks" / "eval"
@@ -754,3 +755,20 @@ def test_x_not_y_after_a_clause_sets_y_against_x_as_instead_of_does(existing: st
 def test_not_after_an_interjection_still_negates():
     assert analyse("Honestly, not great.").negations == 1
     assert analyse("Yeah, not today.").negations == 1
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Jonas hates long flights.", "Jonas hates to fly long distances."),
+        ("The shelf has a depth of 40 cm.", "The shelf is 40 cm deep."),
+    ],
+)
+def test_a_word_and_one_derived_from_it_in_another_shape_say_the_same(existing: str, new: str):
+    a, b = analyse(existing), analyse(new)
+    assert any(explained(word, b, a) for word in b.stems - a.stems)
+
+
+def test_a_derived_word_still_needs_the_rest_to_agree():
+    judgement = judge("The shelf is 40 cm deep.", "The shelf has a depth of 30 cm.", 0.9)
+    assert judgement.verdict is Verdict.SUPERSEDE

@@ -63,13 +63,20 @@ def _identifier_words(value: str) -> frozenset[str]:
 
 
 @cache
+def _DERIVED_STEMS() -> frozenset[frozenset[str]]:
+    return frozenset(frozenset(stemmed(w) for w in pair) for pair in lexicon.DERIVED)
+
+
+@cache
 def _PARTS_OF_DAY() -> dict[str, str]:
     return {stemmed(part): part for part in ("morning", "afternoon", "evening", "night")}
 
 
 def _derived(x: str, y: str) -> bool:
-    """One word derived from the other ("allergic", "allergy") or cut short
-    from it ("repo", "repository"; "docs", "documentation")."""
+    """One word derived from the other ("allergic", "allergy"; "fly", "flight")
+    or cut short from it ("repo", "repository"; "docs", "documentation")."""
+    if frozenset((x, y)) in _DERIVED_STEMS():
+        return True
     shorter, longer = sorted((x, y), key=len)
     if len(shorter) >= 3 and longer.startswith(shorter) and len(longer) > 2 * len(shorter):
         return True
