@@ -772,3 +772,30 @@ def test_a_word_and_one_derived_from_it_in_another_shape_say_the_same(existing: 
 def test_a_derived_word_still_needs_the_rest_to_agree():
     judgement = judge("The shelf is 40 cm deep.", "The shelf has a depth of 30 cm.", 0.9)
     assert judgement.verdict is Verdict.SUPERSEDE
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("API keys must be rotated every 90 days.", "Rotate API keys every 90 days."),
+        (
+            "Feature flags should never be left on in tests.",
+            "Never leave feature flags on in tests.",
+        ),
+    ],
+)
+def test_a_command_opening_with_the_verb_of_a_passive_rule_says_the_rule(existing: str, new: str):
+    assert judge(new, existing, 0.9).verdict is Verdict.MERGE
+
+
+def test_a_text_opening_with_a_participle_or_saying_may_is_no_command():
+    existing = "API keys must be rotated."
+    assert analyse("Rotated API keys.").opening == ""
+    assert judge("API keys may be rotated.", "Rotate API keys.", 0.9).verdict is Verdict.DISTINCT
+    assert judge("Rotate API keys.", existing, 0.9).verdict is Verdict.MERGE
+
+
+def test_a_text_that_sets_the_old_word_aside_itself_is_no_reversal():
+    existing = "Cache reads must be batched, not sent one by one."
+    judgement = judge("Batch cache reads rather than sending them one by one.", existing, 0.9)
+    assert judgement.verdict is not Verdict.CONFLICT

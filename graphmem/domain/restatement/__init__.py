@@ -220,10 +220,13 @@ def _after_correction(
 def _set_aside_again(back: list[str], now: Analysis, b: Analysis) -> bool:
     """Whether the new text is what the correction made current with the old
     value it set aside put back ("Use spaces." beside "Use tabs, not spaces."):
-    every word of it is in the current statement or in that old value. Such a
-    text may reverse the correction or contradict it: it is flagged."""
+    every word of it is in the current statement or in that old value, and it
+    sets nothing aside itself ("... rather than loading them" sets the old value
+    aside as the correction does). Such a text may reverse the correction or
+    contradict it: it is flagged."""
     old = frozenset().union(*(analyse(value).stems for value in back))
-    return bool(old) and b.stems <= now.stems | old and bool(b.stems & now.stems)
+    contrasts = any(kind == "contrast" for kind, _, _ in b.qualifiers)
+    return bool(old) and not contrasts and b.stems <= now.stems | old and bool(b.stems & now.stems)
 
 
 VALUES = (Difference.NUMBER, Difference.VERSION, Difference.DATE, Difference.IDENTIFIER)

@@ -72,6 +72,12 @@ class Analysis:
     Tom"): the number of items before it; ``None`` for any other text."""
     question: bool = False
     """Every sentence of it ends with "?": it asks, and asserts nothing."""
+    obliged: frozenset[str] = frozenset()
+    """Verbs a rule puts in the passive after "must be" or "should be" ("Secrets
+    must be rotated": rotate), stemmed."""
+    opening: str = ""
+    """The first word, stemmed, when it is a content word: the verb of a command
+    ("Rotate secrets")."""
     addressed: frozenset[str] = frozenset()
     """Names called out after a comma at the end of an exclamation ("I'm so
     happy for you, Ben!"): who is spoken to, not what is said."""
@@ -314,7 +320,35 @@ class _Reader:
             copula=None if passive else _identity(tokens, words, self.copulas, len(self.sequence)),
             question=_question(tokens),
             addressed=_addressed(tokens, self.names),
+            obliged=_obliged(words),
+            opening=_opening(words),
         )
+
+
+_OBLIGING = lexicon.words("must should shall")
+_BETWEEN_BE = lexicon.words("not never always")
+
+
+def _obliged(words: list[str]) -> frozenset[str]:
+    """The words after "must be" or "should be" (perhaps with "not", "never" or
+    "always" between), each as the stem of its verb."""
+    found = set()
+    for i, word in enumerate(words[:-2]):
+        if word in _OBLIGING:
+            rest = words[i + 2 :] if words[i + 1] in _BETWEEN_BE else words[i + 1 :]
+            if len(rest) > 1 and rest[0] == "be":
+                found.add(stemmed(lexicon.IRREGULAR_VERBS.get(rest[1], rest[1])))
+    return frozenset(found)
+
+
+def _opening(words: list[str]) -> str:
+    """The first word's stem when it is no stop word and no past or "-ing"
+    form ("Pinned dependencies ..." opens with no command); "" otherwise."""
+    if not words or words[0] in STOP_WORDS:
+        return ""
+    if len(words[0]) > 5 and words[0].endswith(("ed", "ing")):
+        return ""
+    return stemmed(spelling(words[0]))
 
 
 def _addressed(tokens: list[Token], names: set[str]) -> frozenset[str]:
