@@ -11,7 +11,7 @@ import pytest
 
 from graphmem.domain.restatement import fetch_floor, judge
 from graphmem.domain.restatement.analysis import analyse
-from graphmem.domain.restatement.corrections import correction, cued, current
+from graphmem.domain.restatement.corrections import correction, cued, current, reversal
 from graphmem.domain.restatement.verdicts import DEFAULT_THRESHOLDS, Difference, Verdict
 
 CORRECTIONS = [
@@ -280,3 +280,40 @@ def test_what_a_subject_names_replaced_corrects_the_name_it_had(
 )
 def test_a_replacement_of_something_else_corrects_nothing(existing: str, new: str):
     assert correction(new, analyse(new), analyse(existing)) is None
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "back"),
+    [
+        (
+            "The team moved its chat from Slack to Discord.",
+            "The team's chat is back on Slack.",
+            "Slack",
+        ),
+        (
+            "The office switched from Brita to Aquaclara water.",
+            "The office went back to Brita water again.",
+            "Brita",
+        ),
+        ("We use Poetry instead of pip-tools now.", "We reverted to pip-tools.", "pip-tools"),
+    ],
+)
+def test_going_back_to_what_a_correction_replaced_is_an_update(existing: str, new: str, back: str):
+    judged = judge(new, existing, 0.7)
+    assert (judged.verdict, judged.difference) == (Verdict.SUPERSEDE, Difference.CORRECTION)
+    assert judged.reason.endswith(back)
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        # the value the correction brought, said again
+        ("The team moved its chat from Slack to Discord.", "The team's chat is back on Discord."),
+        # no correction to go back from
+        ("The team chats on Slack.", "The team chats on Slack again."),
+        # both values named
+        ("The team moved its chat from Slack to Discord.", "Back to Slack? Discord stays."),
+    ],
+)
+def test_a_reversal_needs_the_old_value_of_a_correction_alone(existing: str, new: str):
+    assert reversal(new, existing, analyse(new), analyse(existing)) is None

@@ -50,6 +50,7 @@ from graphmem.domain.restatement.corrections import (
     cued,
     current,
     happened,
+    reversal,
     set_aside,
     temporal_negation,
 )
@@ -244,7 +245,7 @@ def _far(
     text holds, or the same words with another value or name in one slot (a
     changed value) where neither tells what happened; ``None`` for anything
     else, a merge above all."""
-    if found := correction(new, b, a):
+    if found := correction(new, b, a) or reversal(new, existing, b, a):
         return _replaces(found.reason(), same_source)
     if happened(new) or happened(existing):
         return None  # two things that happened: both hold, each at its time
@@ -317,7 +318,9 @@ def _corrected(
     stopped holding ("no longer Y"), or says "now" where the rest agrees but
     for a closed-class word or an opposite ("The cleaner now comes every
     Friday", "... every other Friday"). From the same source that is an update."""
-    if judged.verdict is not Verdict.MERGE and (found := correction(text, b, a)):
+    if judged.verdict is not Verdict.MERGE and (
+        found := correction(text, b, a) or reversal(text, existing, b, a)
+    ):
         return _replaces(found.reason(), same_source)
     if judged.difference in NOW_CHANGES and _NOW.search(text) and not _NOW.search(existing):
         return _replaces(f"now holds instead ({judged.reason})", same_source)

@@ -87,7 +87,8 @@ correction says what holds now ("port 8000, not 8080": "port 8000")."""
 CUE_STEMS = frozenset(
     analyse(
         "switched moved migrated changed went upgraded replaced instead now was previously "
-        "formerly before longer rescheduled postponed delayed pushed bumped brought updated"
+        "formerly before longer rescheduled postponed delayed pushed bumped brought updated "
+        "back again reverted returned"
     ).stems
 )
 """Words of the correction itself, not of what it is about."""
@@ -116,11 +117,12 @@ def cued(text: str) -> bool:
     every write."""
     if not CUE_WORDS.search(text):
         return False
-    return any(p.search(text) for p in (*NAMED, STOPPED_HOLDING, MOVED_TO, REPLACED_WITH))
+    return any(p.search(text) for p in (*NAMED, STOPPED_HOLDING, MOVED_TO, REPLACED_WITH, REVERSAL))
 
 
 CUE_WORDS = re.compile(
-    rf"\b(?:instead|not|now|from|replaced|longer|{RESCHEDULE_VERBS})\b", re.IGNORECASE
+    rf"\b(?:instead|not|now|from|replaced|longer|back|again|reverted|returned|{RESCHEDULE_VERBS})\b",
+    re.IGNORECASE,
 )
 """A word every cue holds: the cheap test before the phrases are matched."""
 ASIDE_WORDS = re.compile(r"\b(?:instead|not|was|previously|formerly|before)\b", re.IGNORECASE)
@@ -209,6 +211,30 @@ def _moved(new_text: str, new: Analysis, existing: Analysis) -> Correction | Non
             came = frozenset(v for v in read.values if v not in existing.values)
             if came and _about(new, existing, came | read.stems, alone=False):
                 return Correction(", ".join(gone), _shown(phrase))
+    return None
+
+
+REVERSAL = re.compile(
+    r"\b(?:back\s+to|back\s+(?:on|in)|again|reverted\s+to|returned\s+to)\b", re.IGNORECASE
+)
+"""Words that say a value held before holds again ("back to Crete", "in Redis
+again", "reverted to Celery")."""
+
+
+def reversal(
+    new_text: str, existing_text: str, new: Analysis, existing: Analysis
+) -> Correction | None:
+    """A new text going back to the value a correction replaced ("The summer
+    trip is back to Crete in July" against "The summer trip moved from Crete to
+    Sardinia"): it says a reversal cue, names the old value of the existing
+    correction and none of its new value, and the rest is about the same thing."""
+    if not REVERSAL.search(new_text) or not cued(existing_text):
+        return None
+    said = _content(new)
+    for found in _named(existing_text):
+        old, came = _content(analyse(found["old"])), _content(analyse(found["new"]))
+        if old and old <= said and not (came - old) & said and _about(new, existing, old):
+            return Correction(_shown(found["new"]), _shown(found["old"]))
     return None
 
 
