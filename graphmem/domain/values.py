@@ -132,6 +132,12 @@ _MDY = re.compile(r"\b" + _MONTH + r"\.?\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+
 _DMY = re.compile(
     r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\.?,?\s+(?P<year>\d{4})\b"
 )
+_MONTH_DAY = re.compile(
+    r"\b" + _MONTH + r"\.?\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?(?![\w/@#-]|[.,:]\d|,?\s+\d{4})"
+)
+"""A day of a month without its year, month first ("May 21", "September 26th"):
+written day first, as "21 May" and "26 September" are, so the two orders are
+one date."""
 _NUMERIC_DATE = re.compile(_FREE + r"(\d{1,2})([/.])(\d{1,2})\2(\d{4})" + _END)
 _CLOCK = re.compile(_FREE + r"(\d{1,2})(?::(\d{2}))?\s*([ap])(?:m|\.\s?m\.)(?!\w)", re.IGNORECASE)
 _PART_OF_DAY = r"(?P<part>mornings?|afternoons?|evenings?)"
@@ -143,6 +149,24 @@ _HOUR_THEN_PART = re.compile(
 _HOURS_OF = {"morning": range(1, 12), "afternoon": range(1, 7), "evening": range(5, 12)}
 """The hours a bare "at 7" can mean in each part of the day ("Wednesday evenings at
 7" is 19:00); another ("mornings at 12") is left as written."""
+_CLOCK_HOURS_OF = {
+    "morning": range(5, 12),
+    "afternoon": range(12, 18),
+    "evening": range(17, 23),
+    "night": (*range(21, 24), *range(0, 5)),
+}
+"""The hours of the 24-hour clock that lie in each part of the day."""
+
+
+def in_part_of_day(part: str, value: str) -> bool:
+    """Whether ``value``, a time of day as ``canonical`` writes it ("10:00",
+    "19:30"), lies in ``part`` ("morning", "evening"): "Saturday mornings at
+    10 am" says no more than "Saturdays at 10:00"."""
+    hours = _CLOCK_HOURS_OF.get(part)
+    found = re.fullmatch(r"(\d{1,2}):\d{2}", value)
+    return hours is not None and found is not None and int(found.group(1)) in hours
+
+
 _CONTRASTED_HOUR = re.compile(
     r"(?P<time>(?<![\d:.])\d{1,2}:\d{2})(?P<between>,?\s+(?:not|instead\s+of|rather\s+than|\(was)\s+)"
     r"(?P<hour>\d{1,2})(?![\d:]|\.\d|\s*[A-Za-z%])"
@@ -185,12 +209,27 @@ _ABBREVIATION = re.compile(
 )
 
 
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b"
 _DAY_OF_MONTH = re.compile(
-    r"\b(first|second)(?=\s+of\s+(?:(?:every|each|the|this|next|a)\s+month\b|" + _MONTH + r"))",
+    r"(?<!every\s)\b(first|second)(?=\s+of\s+(?:(?:every|each|the|this|next|a)\s+month\b|"
+    + _MONTH
+    + r")|\s+"
+    + _WEEKDAY
+    + r")",
     re.I,
 )
-""""The first of every month", "the second of May": there "first" and
-"second" are a day of the month, as "1st" and "2nd" are."""
+""""The first of every month", "the second of May", "the second Tuesday of
+each month": there "first" and "second" name a day of the month, as "1st"
+and "2nd" do. "Every second Tuesday" (every other one) is left as written."""
+
+
+_CURRENCY = re.compile(_FREE + r"([$€£])\s?(\d+(?:[.,]\d+)*(?:k|K|M|bn)?)(?![\w/@#-])")
+_CURRENCY_NAMES = {"$": "dollars", "€": "euros", "£": "pounds"}
+"""A currency sign before its amount is the currency's name after it: "$400"
+is "400 dollars"."""
+_SPANS = re.compile(r"\b(?:a|one)\s+(decade|fortnight|century)\b", re.IGNORECASE)
+_SPAN_UNITS = {"decade": "10 years", "fortnight": "2 weeks", "century": "100 years"}
+"""Spans of time named in one word: "a decade" is "10 years"."""
 
 
 def canonical(text: str) -> str:
@@ -202,6 +241,7 @@ def canonical(text: str) -> str:
     text = _NOON.sub(lambda m: "0:00" if m.group(1).lower() == "midnight" else "12:00", text)
     text = _ABBREVIATION.sub(_expanded, text)
     text = _DAY_OF_MONTH.sub(lambda m: "1" if m.group(1).lower() == "first" else "2", text)
+    text = _SPANS.sub(lambda m: _SPAN_UNITS[m.group(1).lower()], text)
     if _has_digit(text):
         text = _written_numbers(text)
     text = _NUMBER_RUN.sub(_number_run, text)
@@ -217,14 +257,20 @@ def canonical(text: str) -> str:
 
 
 def _has_digit(text: str) -> bool:
-    return any(ch.isdigit() for ch in text)
+    return _DIGIT.search(text) is not None
+
+
+_DIGIT = re.compile(r"\d")
+"""Each pattern that reads a value in digits needs one of these."""
 
 
 def _written_numbers(text: str) -> str:
     """Dates, times of day and numbers written in digits, each in one form."""
+    text = _CURRENCY.sub(lambda m: f"{m.group(2)} {_CURRENCY_NAMES[m.group(1)]}", text)
     text = _ISO.sub(_iso, text)
     text = _MDY.sub(_named_date, text)
     text = _DMY.sub(_named_date, text)
+    text = _MONTH_DAY.sub(_day_first, text)
     text = _NUMERIC_DATE.sub(_numeric_date, text)
     text = _PART_THEN_HOUR.sub(_hour_of_day, text)
     text = _HOUR_THEN_PART.sub(_hour_of_day, text)
@@ -269,7 +315,17 @@ def _follows(last: str, word: str, current: int) -> bool:
     return last in _TENS and UNITS_BELOW_HUNDRED[word] < 10
 
 
+_PRONOUN_ONE = re.compile(
+    r"\b(?:the|this|that|which|each|every|another|any|a|an)\s+(?:[a-z]+\s+)?$", re.IGNORECASE
+)
+"""What stands before "one" when it is a pronoun: a determiner, perhaps with one
+word between ("the one with the big cathedral", "have a good one", "which
+one"): it stands for a noun and counts nothing."""
+
+
 def _number_run(match: re.Match[str]) -> str:
+    if match.group(0).lower() == "one" and _PRONOUN_ONE.search(match.string, 0, match.start()):
+        return match.group(0)  # the pronoun: "a good one" is no number
     found = number(match.group(0))
     if found is not None:
         return str(found)
@@ -312,6 +368,12 @@ def _iso(match: re.Match[str]) -> str:
 def _named_date(match: re.Match[str]) -> str:
     month = _MONTHS[match.group("month").lower()]
     return _date(int(match.group("year")), month, int(match.group("day")), match.group(0))
+
+
+def _day_first(match: re.Match[str]) -> str:
+    """ "May 21" as "21 May"; a number that is no day of a month is left as written."""
+    day = int(match.group("day"))
+    return f"{day} {match.group('month')}" if 1 <= day <= 31 else match.group(0)
 
 
 def _numeric_date(match: re.Match[str]) -> str:

@@ -11,7 +11,7 @@ import pytest
 
 from graphmem.domain.restatement import fetch_floor, judge
 from graphmem.domain.restatement.analysis import analyse
-from graphmem.domain.restatement.corrections import correction, cued, current
+from graphmem.domain.restatement.corrections import correction, cued, current, reversal
 from graphmem.domain.restatement.verdicts import DEFAULT_THRESHOLDS, Difference, Verdict
 
 CORRECTIONS = [
@@ -207,8 +207,10 @@ def test_saying_the_corrected_value_again_goes_back_to_it():
     assert back.reason.startswith("goes back to Redis")
     other = judge("Sessions are stored in Redis again.", correcting, 0.88, same_source=False)
     assert other.verdict is Verdict.CONFLICT
-    # An aside that is no correction keeps its reading: a negation stays flagged.
-    assert judge("Use spaces.", "Use tabs, not spaces.", 0.88).difference is Difference.NEGATION
+    # A word set aside, said again, is flagged: a reversal or a contradiction.
+    again = judge("Use spaces.", "Use tabs, not spaces.", 0.88)
+    assert (again.verdict, again.difference) == (Verdict.CONFLICT, Difference.CORRECTION)
+    assert judge("Use spaces.", "Use tabs instead of spaces.", 0.88).verdict is Verdict.CONFLICT
 
 
 def test_a_clause_that_changes_the_memory_decides_for_a_text_that_says_more():
@@ -236,3 +238,82 @@ def test_a_clause_that_changes_the_memory_decides_for_a_text_that_says_more():
 )
 def test_a_question_or_a_fragment_is_no_clause_that_changes(existing: str, new: str):
     assert judge(new, existing, 0.85).verdict is Verdict.DISTINCT
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "named"),
+    [
+        (
+            "The lab's centrifuge is an Eppendorf 5424.",
+            "The lab's centrifuge was replaced with a Beckman Allegra.",
+            "Beckman",
+        ),
+        ("Our CI runner is Jenkins.", "Our CI runner has been replaced by Buildkite.", "Buildkite"),
+    ],
+)
+def test_what_a_subject_names_replaced_corrects_the_name_it_had(
+    existing: str, new: str, named: str
+):
+    assert cued(new)
+    judged = judge(new, existing, 0.7)
+    assert (judged.verdict, judged.difference) == (Verdict.SUPERSEDE, Difference.CORRECTION)
+    assert named in judged.reason
+    assert judge(new, existing, 0.7, same_source=False).verdict is Verdict.CONFLICT
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        # another subject
+        (
+            "The lab's centrifuge is an Eppendorf 5424.",
+            "The lab's freezer was replaced with a Thermo.",
+        ),
+        # the two share more than the subject
+        (
+            "Our CI runner is Jenkins; deploys use Argo.",
+            "Our CI runner was replaced by Buildkite for deploys.",
+        ),
+        # the new name is the one already held
+        ("Our CI runner is Jenkins.", "Our CI runner was replaced with Jenkins."),
+    ],
+)
+def test_a_replacement_of_something_else_corrects_nothing(existing: str, new: str):
+    assert correction(new, analyse(new), analyse(existing)) is None
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "back"),
+    [
+        (
+            "The team moved its chat from Slack to Discord.",
+            "The team's chat is back on Slack.",
+            "Slack",
+        ),
+        (
+            "The office switched from Brita to Aquaclara water.",
+            "The office went back to Brita water again.",
+            "Brita",
+        ),
+        ("We use Poetry instead of pip-tools now.", "We reverted to pip-tools.", "pip-tools"),
+    ],
+)
+def test_going_back_to_what_a_correction_replaced_is_an_update(existing: str, new: str, back: str):
+    judged = judge(new, existing, 0.7)
+    assert (judged.verdict, judged.difference) == (Verdict.SUPERSEDE, Difference.CORRECTION)
+    assert judged.reason.endswith(back)
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        # the value the correction brought, said again
+        ("The team moved its chat from Slack to Discord.", "The team's chat is back on Discord."),
+        # no correction to go back from
+        ("The team chats on Slack.", "The team chats on Slack again."),
+        # both values named
+        ("The team moved its chat from Slack to Discord.", "Back to Slack? Discord stays."),
+    ],
+)
+def test_a_reversal_needs_the_old_value_of_a_correction_alone(existing: str, new: str):
+    assert reversal(new, existing, analyse(new), analyse(existing)) is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.domain.values import canonical, number
+from graphmem.domain.values import canonical, in_part_of_day, number
 
 
 @pytest.mark.parametrize(
@@ -209,4 +209,63 @@ def test_a_bare_hour_set_against_a_time_is_a_time(written: str, read: str):
 
 @pytest.mark.parametrize("kept", ["at 6:30, not 7 people", "8:30, not 70", "at 9:30, not 7%"])
 def test_a_number_set_against_a_time_that_is_no_hour_is_left_as_written(kept: str):
+    assert canonical(kept) == kept
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("The audit is due October 3.", "The audit is due 3 October."),
+        ("Renewal on Feb 28th", "Renewal on 28 Feb"),
+        ("Ships Jul 4, then docs.", "Ships 4 Jul, then docs."),
+    ],
+)
+def test_a_day_of_a_month_without_its_year_is_written_day_first(written: str, read: str):
+    assert canonical(written) == read
+
+
+@pytest.mark.parametrize("kept", ["Pay in May 2026.", "October 40 is no day", "June 5-7"])
+def test_a_month_before_a_year_or_no_day_is_left_as_written(kept: str):
+    assert canonical(kept) == kept
+
+
+def test_a_time_of_day_lies_in_its_part_of_the_day():
+    assert in_part_of_day("morning", "9:15")
+    assert in_part_of_day("evening", "19:00") and not in_part_of_day("evening", "9:00")
+    assert in_part_of_day("night", "23:30") and in_part_of_day("night", "2:00")
+    assert not in_part_of_day("morning", "v2") and not in_part_of_day("lunch", "12:00")
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("Choir meets the first Sunday of the month.", "Choir meets the 1 Sunday of the month."),
+        ("Payroll runs on the second Friday.", "Payroll runs on the 2 Friday."),
+    ],
+)
+def test_first_or_second_before_a_weekday_names_a_day_of_the_month(written: str, read: str):
+    assert canonical(written) == read
+
+
+@pytest.mark.parametrize("kept", ["Bins go out every second Thursday.", "The second release"])
+def test_every_second_weekday_and_other_seconds_are_left_as_written(kept: str):
+    assert canonical(kept) == kept
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("The fee is $1,200 a year.", "The fee is 1200 dollars a year."),
+        ("Tickets cost €45.", "Tickets cost 45 euros."),
+        ("Rent rose to £2.5k.", "Rent rose to 2500 pounds."),
+        ("She has worked here for a decade.", "She has worked here for 10 year."),
+        ("Reviews come round once a fortnight.", "Reviews come round once 2 week."),
+    ],
+)
+def test_a_currency_sign_and_a_span_named_in_one_word_are_read_as_values(written: str, read: str):
+    assert canonical(written) == read
+
+
+@pytest.mark.parametrize("kept", ["Set $HOME first.", "echo a$5", "Decades of work"])
+def test_a_sign_inside_a_word_or_a_plural_span_is_left_as_written(kept: str):
     assert canonical(kept) == kept

@@ -215,6 +215,31 @@ EXTRA_SYNONYMS = tuple(
 """Words that say the same in the statements agents store, where WordNet's
 frequent senses do not pair them."""
 
+DERIVED = tuple(
+    tuple(line.split())
+    for line in """fly flight
+    choose choice
+    lose loss
+    die death
+    sell sale
+    marry marriage
+    wed wedding
+    believe belief
+    prove proof
+    speak speech
+    succeed success
+    deep depth
+    long length
+    strong strength
+    high height
+    wide width
+    weigh weight
+    lend loan
+    breathe breath""".splitlines()
+)
+"""A word and the one derived from it where neither starts with the other:
+"flights" says what "fly" says, as "allergy" says what "allergic" does."""
+
 
 def _pairs(name: str) -> list[tuple[str, str]]:
     lines = (HERE / name).read_text().splitlines()

@@ -50,6 +50,7 @@ from graphmem.domain.restatement.corrections import (
     cued,
     current,
     happened,
+    reversal,
     set_aside,
     temporal_negation,
 )
@@ -81,6 +82,29 @@ def judge(
     wrote both, which turns a changed value into an update (``SUPERSEDE``)
     rather than a possible contradiction (``CONFLICT``).
     """
+    judged = _judged(new, existing, similarity, measure, same_source, thresholds)
+    if judged.verdict in (Verdict.SUPERSEDE, Verdict.CONFLICT) and _asks(new, existing):
+        return Judgement(
+            Verdict.DISTINCT, judged.difference, f"a question asserts nothing ({judged.reason})"
+        )
+    return judged
+
+
+def _asks(new: str, existing: str) -> bool:
+    """Whether either text is a question: it neither updates nor contradicts
+    what the other says ("Any news, Yuki?" beside "Any news, Omar?")."""
+    return analyse(new).question or analyse(existing).question
+
+
+def _judged(
+    new: str,
+    existing: str,
+    similarity: float,
+    measure: Literal["cosine", "jaccard"],
+    same_source: bool,
+    thresholds: RestatementThresholds | None,
+) -> Judgement:
+    """The verdict before a question is read as asking: see ``judge``."""
     limits = thresholds or DEFAULT_THRESHOLDS
     floor = -math.inf if measure == "jaccard" else limits.candidate_similarity
     below = Judgement(
@@ -94,7 +118,11 @@ def judge(
     if apart := _uncomparable(a, b):
         return apart
     if similarity < floor:
-        return _far(new, existing, a, b, same_source, similarity) or below
+        return (
+            _far(new, existing, a, b, same_source, similarity)
+            or _same_values(a, b, same_source, similarity)
+            or below
+        )
     judged = _corrected(
         new, existing, a, b, Comparison(a, b, same_source).verdict(similarity), same_source
     )
@@ -166,19 +194,40 @@ def _after_correction(
     value). Saying the current value again is a restatement of it (``MERGE``);
     where the whole text showed no difference but the current one does, the
     difference decides, and saying an old value of the aside again goes back
-    to it. Anything else stays as the whole text decided."""
+    to it; the current statement with the old value put back is flagged.
+    Anything else stays as the whole text decided."""
     a_now = analyse(now)
     restated = Comparison(a_now, b, same_source).verdict(similarity)
     if restated.verdict is Verdict.MERGE:
         return Judgement(
             Verdict.MERGE, Difference.NONE, f"restates what the correction made current: {now}"
         )
-    if judged.verdict is not Verdict.DISTINCT or restated.verdict is Verdict.DISTINCT:
+    if judged.verdict is not Verdict.DISTINCT:
         return judged
     back = [old for old in set_aside(existing) if analyse(old).stems <= b.stems]
-    if back and restated.difference in (Difference.ENTITY, *VALUES):
-        return _replaces(f"goes back to {', '.join(back)} ({restated.reason})", same_source)
-    return restated
+    if restated.verdict is not Verdict.DISTINCT:
+        if back and restated.difference in (Difference.ENTITY, *VALUES):
+            return _replaces(f"goes back to {', '.join(back)} ({restated.reason})", same_source)
+        return restated
+    if _set_aside_again(back, a_now, b):
+        return Judgement(
+            Verdict.CONFLICT,
+            Difference.CORRECTION,
+            f"says again what the correction set aside: {', '.join(back)} (current: {now})",
+        )
+    return judged
+
+
+def _set_aside_again(back: list[str], now: Analysis, b: Analysis) -> bool:
+    """Whether the new text is what the correction made current with the old
+    value it set aside put back ("Use spaces." beside "Use tabs, not spaces."):
+    every word of it is in the current statement or in that old value, and it
+    sets nothing aside itself ("... rather than loading them" sets the old value
+    aside as the correction does). Such a text may reverse the correction or
+    contradict it: it is flagged."""
+    old = frozenset().union(*(analyse(value).stems for value in back))
+    contrasts = any(kind == "contrast" for kind, _, _ in b.qualifiers)
+    return bool(old) and not contrasts and b.stems <= now.stems | old and bool(b.stems & now.stems)
 
 
 VALUES = (Difference.NUMBER, Difference.VERSION, Difference.DATE, Difference.IDENTIFIER)
@@ -196,7 +245,7 @@ def _far(
     text holds, or the same words with another value or name in one slot (a
     changed value) where neither tells what happened; ``None`` for anything
     else, a merge above all."""
-    if found := correction(new, b, a):
+    if found := correction(new, b, a) or reversal(new, existing, b, a):
         return _replaces(found.reason(), same_source)
     if happened(new) or happened(existing):
         return None  # two things that happened: both hold, each at its time
@@ -212,6 +261,34 @@ def _far(
     old, added = slot
     reason = f"{judged.difference.value} differs: {show(old)} -> {show(added)}"
     return Judgement(judged.verdict, judged.difference, f"{reason}, similarity {similarity:.3f}")
+
+
+SAME_VALUES = 2
+"""The fewest values two texts under the candidate cosine must hold, the same
+on both sides, for their words to be read for a merge."""
+
+
+def _same_values(
+    a: Analysis, b: Analysis, same_source: bool, similarity: float
+) -> Judgement | None:
+    """A pair under the candidate cosine holding the same values, at least
+    ``SAME_VALUES`` of them, whose words all match ("The dentist appointment is
+    Friday March 13, 14:00" beside "Maya's dentist appointment moved to Friday,
+    March 13 at 2 pm", 0.68): dates and times pull an embedding apart, and the
+    same values with every word matched are the same statement. ``None`` for any
+    other pair."""
+    values = set(a.values)
+    if len(values) < SAME_VALUES or values != set(b.values):
+        return None
+    judged = Comparison(a, b, same_source).verdict(similarity)
+    if judged.verdict is not Verdict.MERGE:
+        return None
+    return Judgement(
+        Verdict.MERGE,
+        Difference.NONE,
+        f"{judged.reason}; the same values ({show(sorted(values))}), similarity "
+        f"{similarity:.3f} under the candidate floor",
+    )
 
 
 def fetch_floor(new: str, thresholds: RestatementThresholds | None = None) -> float:
@@ -241,7 +318,9 @@ def _corrected(
     stopped holding ("no longer Y"), or says "now" where the rest agrees but
     for a closed-class word or an opposite ("The cleaner now comes every
     Friday", "... every other Friday"). From the same source that is an update."""
-    if judged.verdict is not Verdict.MERGE and (found := correction(text, b, a)):
+    if judged.verdict is not Verdict.MERGE and (
+        found := correction(text, b, a) or reversal(text, existing, b, a)
+    ):
         return _replaces(found.reason(), same_source)
     if judged.difference in NOW_CHANGES and _NOW.search(text) and not _NOW.search(existing):
         return _replaces(f"now holds instead ({judged.reason})", same_source)

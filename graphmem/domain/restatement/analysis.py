@@ -70,6 +70,17 @@ class Analysis:
     copula: int | None = None
     """Where an identity's one "is" splits ``sequence`` ("Maya's partner | is
     Tom"): the number of items before it; ``None`` for any other text."""
+    question: bool = False
+    """Every sentence of it ends with "?": it asks, and asserts nothing."""
+    obliged: frozenset[str] = frozenset()
+    """Verbs a rule puts in the passive after "must be" or "should be" ("Secrets
+    must be rotated": rotate), stemmed."""
+    opening: str = ""
+    """The first word, stemmed, when it is a content word: the verb of a command
+    ("Rotate secrets")."""
+    addressed: frozenset[str] = frozenset()
+    """Names called out after a comma at the end of an exclamation ("I'm so
+    happy for you, Ben!"): who is spoken to, not what is said."""
 
 
 _CONTRACTIONS = (
@@ -102,8 +113,32 @@ of"). A "'s" or "'d" is dropped: "is" or "has", "would" or "had" cannot be
 told apart."""
 
 
+_ANY_CONTRACTION = re.compile("|".join(p.pattern for p, _ in _CONTRACTIONS), re.IGNORECASE)
+"""One pass that says whether any of ``_CONTRACTIONS`` is there: most texts hold
+none, and a write reads every text it compares."""
+
+
+_CONTRAST = re.compile(r"(?P<head>[^,;.!?]*\w)\s*,\s+not\s+(?=\w)", re.IGNORECASE)
+
+
+def _contrasted(found: re.Match[str]) -> str:
+    """ "X, not Y" after a clause of two words or more says what "X instead of
+    Y" says ("Use httpx, not requests"): Y is set against X, the statement is
+    not negated. After an interjection ("Honestly, not bad") it negates."""
+    words = found["head"].split()
+    if len(words) < 2 or words[-1].lower() in lexicon.INTERJECTIONS:
+        return found.group(0)
+    return f"{found['head']} instead of "
+
+
+_REPEATED = re.compile(r"\b(\w+(?:\s+\w+){0,3})(?:\s*,\s*\1\b)+", re.IGNORECASE)
+"""A phrase said again right after a comma, for emphasis ("Not bad, not bad",
+"no, no"): said once. Read twice, its "not" would count twice and undo itself."""
+
+
 _BE = lexicon.words("is are was were be been being get gets got")
-_COORDINATORS = frozenset({"and", "or", "&", ","})
+_COORDINATORS = frozenset({"and", "or", "but", "&", ","})
+"""What joins items whose order says nothing: "React and Vite", "busy but good"."""
 
 
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})\s*:\s+(?=\S)")
@@ -116,8 +151,13 @@ def analyse(text: str) -> Analysis:
     speaker = ""
     if opening := _SPEAKER.match(folded):
         speaker, folded = opening.group(1).lower(), folded[opening.end() :]
-    for pattern, replacement in _CONTRACTIONS:
-        folded = pattern.sub(replacement, folded)
+    if "," in folded:
+        folded = _REPEATED.sub(r"\1", folded)
+    if ", not" in folded.lower():
+        folded = _CONTRAST.sub(_contrasted, folded)
+    if _ANY_CONTRACTION.search(folded):
+        for pattern, replacement in _CONTRACTIONS:
+            folded = pattern.sub(replacement, folded)
     return _read(unframed(tokenise(canonical(folded))), speaker)
 
 
@@ -172,7 +212,7 @@ class _Reader:
             self._value(lowered[1:])
         elif is_identifier(lowered) or ISO_DATE.fullmatch(lowered):
             self._value(lowered)
-        elif any(ch.isdigit() for ch in lowered):
+        elif not lowered.isalpha() and any(ch.isdigit() for ch in lowered):
             self._with_digits(lowered)
         else:
             whole = lowered in _HYPHENATED()
@@ -201,7 +241,7 @@ class _Reader:
             self.negations += 1
             self.cues.append(word)
             self.between.append(word)
-        elif word in NUMBER_WORDS:
+        elif _number_word(token, word):
             self._value(NUMBER_WORDS[word])
         elif word in DATE_WORDS or _month(token, word):
             self._value(word.rstrip("s") if word in DAYS else word[:3])
@@ -278,7 +318,60 @@ class _Reader:
             imperative=_imperative(words),
             qualifiers=tuple(self.qualifiers),
             copula=None if passive else _identity(tokens, words, self.copulas, len(self.sequence)),
+            question=_question(tokens),
+            addressed=_addressed(tokens, self.names),
+            obliged=_obliged(words),
+            opening=_opening(words),
         )
+
+
+_OBLIGING = lexicon.words("must should shall")
+_BETWEEN_BE = lexicon.words("not never always")
+
+
+def _obliged(words: list[str]) -> frozenset[str]:
+    """The words after "must be" or "should be" (perhaps with "not", "never" or
+    "always" between), each as the stem of its verb."""
+    found = set()
+    for i, word in enumerate(words[:-2]):
+        if word in _OBLIGING:
+            rest = words[i + 2 :] if words[i + 1] in _BETWEEN_BE else words[i + 1 :]
+            if len(rest) > 1 and rest[0] == "be":
+                found.add(stemmed(lexicon.IRREGULAR_VERBS.get(rest[1], rest[1])))
+    return frozenset(found)
+
+
+def _opening(words: list[str]) -> str:
+    """The first word's stem when it is no stop word and no past or "-ing"
+    form ("Pinned dependencies ..." opens with no command); "" otherwise."""
+    if not words or words[0] in STOP_WORDS:
+        return ""
+    if len(words[0]) > 5 and words[0].endswith(("ed", "ing")):
+        return ""
+    return stemmed(spelling(words[0]))
+
+
+def _addressed(tokens: list[Token], names: set[str]) -> frozenset[str]:
+    """The names that stand between a comma and a closing "!" ("..., Ben!")."""
+    return frozenset(
+        stem
+        for before, token, after in zip(tokens, tokens[1:], tokens[2:], strict=False)
+        if before.text == ","
+        and after.text == "!"
+        and not token.mark
+        and (stem := stemmed(spelling(token.text.lower()))) in names
+    )
+
+
+_ENDS = frozenset(".!?")
+
+
+def _question(tokens: list[Token]) -> bool:
+    """Whether every sentence of the text ends with "?" ("How are the lessons
+    going, Leo?"); one that also says something ("Can't complain! You?") is
+    no question."""
+    ends = [t.text for t in tokens if t.mark and t.text in _ENDS]
+    return bool(ends) and all(end == "?" for end in ends)
 
 
 _COPULAS = lexicon.words("is are")
@@ -317,6 +410,12 @@ def _imperative(words: list[str]) -> bool:
         and words[0] not in STOP_WORDS
         and (words[1] in _DETERMINERS or words[1][:1].isdigit())
     )
+
+
+def _number_word(token: Token, word: str) -> bool:
+    """A number word ``values.canonical`` left as a word: one inside a hyphenated
+    compound ("one-off"). A lone "one" it left is the pronoun ("a good one")."""
+    return word in NUMBER_WORDS and (word != "one" or "-" in token.text)
 
 
 def _month(token: Token, word: str) -> bool:

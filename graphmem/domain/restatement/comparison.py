@@ -39,6 +39,16 @@ class Comparison:
         self.right = {y for y in only_b if not explained(y, b, a)}
 
     def verdict(self, similarity: float) -> Judgement:
+        if not self.common():
+            return Judgement(
+                Verdict.DISTINCT,
+                Difference.TERM,
+                "nothing in common: no content word or value is in both texts",
+            )
+        if self.a.question != self.b.question:
+            return Judgement(
+                Verdict.DISTINCT, Difference.TERM, "a question beside a statement: one asks"
+            )
         judged = self._read(similarity)
         if judged.verdict in (Verdict.CONFLICT, Verdict.SUPERSEDE) and (
             self.overlap() < SAME_SUBJECT
@@ -98,9 +108,14 @@ class Comparison:
         only_old, only_new = self.left | old_names, self.right | new_names
         return (
             _unit(only_old, only_new)
-            or _entity(old_names, new_names)
+            or _entity(old_names - self.a.addressed, new_names - self.b.addressed)
             or self._qualified(only_old, only_new)
-            or _added(only_old, only_new, said=len(self.b.stems) + len(self.b.values))
+            or _added(
+                only_old,
+                only_new,
+                said=len(self.b.stems) + len(self.b.values),
+                asks=self.b.question,
+            )
             or _term(only_old, only_new)
             or Judgement(
                 Verdict.MERGE,
@@ -129,12 +144,20 @@ class Comparison:
             return None
         if a.qualifiers != b.qualifiers:
             return None
-        old_names, new_names = a.entities - b.stems, b.entities - a.stems
+        old_names = a.entities - b.stems - a.addressed
+        new_names = b.entities - a.stems - b.addressed
         if self.left - old_names or self.right - new_names:
             return None
         old = (set(a.values) - set(b.values)) | old_names
         new = (set(b.values) - set(a.values)) | new_names
         return (sorted(old), sorted(new)) if old and new else None
+
+    def common(self) -> bool:
+        """Whether a content word or value is in both texts. Without one, that
+        every word matched or that one was flipped proves nothing: "Hey, you
+        around?" and "Hello! How are you?" hold no content word at all, "Yesss"
+        and "Ha!" one each, and neither pair says the same or the opposite."""
+        return bool((self.a.stems & self.b.stems) or (set(self.a.values) & set(self.b.values)))
 
     def overlap(self) -> float:
         """The share of content words and values the two texts hold in common,
@@ -197,17 +220,21 @@ MIN_REPEAT_WORDS = 3
 says: a shorter one ("Yes, I do", "Thanks!") is a turn of its own, not a claim."""
 
 
-def _added(only_old: set[str], only_new: set[str], *, said: int) -> Judgement | None:
+def _added(
+    only_old: set[str], only_new: set[str], *, said: int, asks: bool = False
+) -> Judgement | None:
     """Words on one side only. The new text saying more is a distinct statement
     (it adds what the memory does not hold). The existing one saying more makes
     the new text a repeat of part of it when the new text says a claim's worth
     (``said`` content words and values, at least ``MIN_REPEAT_WORDS`` and no fewer than
     the existing one adds), every word of it matched there, with values, names,
     negations and closed-class words already agreeing: a merge, and the memory
-    keeps its fuller wording. A fragment of a longer memory stays apart."""
+    keeps its fuller wording. A fragment of a longer memory stays apart, and so
+    does a question (``asks``): "How are the lessons going?" is not "How are
+    the music lessons going?"."""
     if bool(only_old) == bool(only_new):
         return None
-    if only_old and said >= max(MIN_REPEAT_WORDS, len(only_old)):
+    if only_old and said >= max(MIN_REPEAT_WORDS, len(only_old)) and not asks:
         return Judgement(
             Verdict.MERGE,
             Difference.NONE,

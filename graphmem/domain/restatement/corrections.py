@@ -64,6 +64,14 @@ MOVED_TO = re.compile(
 """Where a correction gives only the new value ("rescheduled to April 15",
 "changed to C-04"): the old one is the value the existing text holds in its
 place."""
+REPLACED_WITH = re.compile(
+    r"^(?P<subject>[^.;!?]+?)\s+(?:was|were|is|are|has\s+been|have\s+been|got|gets)\s+"
+    r"replaced\s+(?:with|by)\s+" + _ARTICLE + r"(?P<new>[\w.@/+#:-]+(?:\s+[\w.@/+#:-]+){0,3})",
+    re.IGNORECASE,
+)
+"""Where a correction says that what its subject names was replaced, naming only
+the new one ("Maya's work laptop was replaced with a MacBook Pro"): the old
+one is the name or value the existing text gives the same subject."""
 STOPPED_HOLDING = re.compile(rf"\bno\s+longer\s+{CLAUSE}", re.IGNORECASE)
 """Where a correction names what stopped holding, without a new value."""
 ASIDE: tuple[re.Pattern[str], ...] = tuple(
@@ -79,7 +87,8 @@ correction says what holds now ("port 8000, not 8080": "port 8000")."""
 CUE_STEMS = frozenset(
     analyse(
         "switched moved migrated changed went upgraded replaced instead now was previously "
-        "formerly before longer rescheduled postponed delayed pushed bumped brought updated"
+        "formerly before longer rescheduled postponed delayed pushed bumped brought updated "
+        "back again reverted returned"
     ).stems
 )
 """Words of the correction itself, not of what it is about."""
@@ -108,11 +117,12 @@ def cued(text: str) -> bool:
     every write."""
     if not CUE_WORDS.search(text):
         return False
-    return any(p.search(text) for p in (*NAMED, STOPPED_HOLDING, MOVED_TO))
+    return any(p.search(text) for p in (*NAMED, STOPPED_HOLDING, MOVED_TO, REPLACED_WITH, REVERSAL))
 
 
 CUE_WORDS = re.compile(
-    rf"\b(?:instead|not|now|from|replaced|longer|{RESCHEDULE_VERBS})\b", re.IGNORECASE
+    rf"\b(?:instead|not|now|from|replaced|longer|back|again|reverted|returned|{RESCHEDULE_VERBS})\b",
+    re.IGNORECASE,
 )
 """A word every cue holds: the cheap test before the phrases are matched."""
 ASIDE_WORDS = re.compile(r"\b(?:instead|not|was|previously|formerly|before)\b", re.IGNORECASE)
@@ -156,7 +166,34 @@ def correction(new_text: str, new: Analysis, existing: Analysis) -> Correction |
         old_stems = _content(analyse(found["old"]))
         if _holds(existing, old_stems, analyse(found["old"])) and _about(new, existing, old_stems):
             return Correction(_shown(found["old"]), None)
-    return _moved(new_text, new, existing)
+    return _moved(new_text, new, existing) or _replaced(new_text, new, existing)
+
+
+def _replaced(new_text: str, new: Analysis, existing: Analysis) -> Correction | None:
+    """What the subject names was replaced ("Maya's work laptop was replaced
+    with a MacBook Pro" against "Maya's work laptop is a ThinkPad X1 Carbon"):
+    the two texts share the subject's words and nothing else, and what the
+    existing text holds beside them has a name or value (the old filling);
+    the new filling is what follows the cue, none of it in the existing text."""
+    found = REPLACED_WITH.search(new_text)
+    if found is None:
+        return None
+    subject = _content(analyse(found["subject"]))
+    held = _content(existing)
+    gone = held - _content(new)
+    if not subject or held - gone != subject or not gone & _fillings(existing):
+        return None
+    for phrase in _shortest_first(found["new"], leading=False):
+        came = _content(analyse(phrase))
+        if came and not came & held:
+            old = dict.fromkeys(item for item in existing.sequence if item in gone)
+            return Correction(", ".join(old), _shown(phrase))
+    return None
+
+
+def _fillings(existing: Analysis) -> frozenset[str]:
+    """The names and values of a text: what fills a slot."""
+    return existing.entities | frozenset(existing.values)
 
 
 def _moved(new_text: str, new: Analysis, existing: Analysis) -> Correction | None:
@@ -174,6 +211,30 @@ def _moved(new_text: str, new: Analysis, existing: Analysis) -> Correction | Non
             came = frozenset(v for v in read.values if v not in existing.values)
             if came and _about(new, existing, came | read.stems, alone=False):
                 return Correction(", ".join(gone), _shown(phrase))
+    return None
+
+
+REVERSAL = re.compile(
+    r"\b(?:back\s+to|back\s+(?:on|in)|again|reverted\s+to|returned\s+to)\b", re.IGNORECASE
+)
+"""Words that say a value held before holds again ("back to Crete", "in Redis
+again", "reverted to Celery")."""
+
+
+def reversal(
+    new_text: str, existing_text: str, new: Analysis, existing: Analysis
+) -> Correction | None:
+    """A new text going back to the value a correction replaced ("The summer
+    trip is back to Crete in July" against "The summer trip moved from Crete to
+    Sardinia"): it says a reversal cue, names the old value of the existing
+    correction and none of its new value, and the rest is about the same thing."""
+    if not REVERSAL.search(new_text) or not cued(existing_text):
+        return None
+    said = _content(new)
+    for found in _named(existing_text):
+        old, came = _content(analyse(found["old"])), _content(analyse(found["new"]))
+        if old and old <= said and not (came - old) & said and _about(new, existing, old):
+            return Correction(_shown(found["new"]), _shown(found["old"]))
     return None
 
 

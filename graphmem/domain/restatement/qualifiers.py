@@ -87,19 +87,27 @@ def _compare(kind: str, a: Analysis, b: Analysis) -> Judgement | None:
             f"{kind} differs: {show(_said(old, gone))} -> {show(_said(new, came))}",
         )
     if gone:
-        return _one_sided(kind, "existing", _said(old, _unsaid(gone, b)))
-    return _one_sided(kind, "new", _said(new, _unsaid(came, a)))
+        return _one_sided(kind, "existing", _said(old, _unsaid(gone, a, b)))
+    return _one_sided(kind, "new", _said(new, _unsaid(came, b, a)))
 
 
-def _unsaid(meanings: list[str], other: Analysis) -> list[str]:
-    """The meanings of one side the other text does not say in another way: an
-    obligation by a command, a contrast by "over" or "than"."""
+def _unsaid(meanings: list[str], mine: Analysis, other: Analysis) -> list[str]:
+    """The meanings of one side (``mine``) the other text does not say in
+    another way: an obligation by a command (one that opens with the verb
+    ``mine`` puts after "must be": "Rotate secrets" beside "Secrets must be
+    rotated"), a contrast by "over" or "than"."""
     return [
         m
         for m in meanings
-        if not (m in OBLIGATIONS and other.imperative)
+        if not (m in OBLIGATIONS and _commands(other, mine))
         and not (m == "instead" and any(role in CONTRASTS for role, _ in other.roles))
     ]
+
+
+def _commands(other: Analysis, mine: Analysis) -> bool:
+    """Whether ``other`` is a command: by its shape, or by opening with the verb
+    of ``mine``'s passive rule."""
+    return other.imperative or (bool(other.opening) and other.opening in mine.obliged)
 
 
 def _one_sided(kind: str, where: str, words: list[str]) -> Judgement | None:

@@ -3,33 +3,80 @@ other words, its opposite, or negated by a prefix."""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from graphmem.domain import lexicon
 from graphmem.domain.restatement.analysis import Analysis
+from graphmem.domain.restatement.values import is_identifier
 from graphmem.domain.restatement.words import stemmed
+from graphmem.domain.values import ABBREVIATIONS, in_part_of_day
 
 
 def explained(word: str, mine: Analysis, other: Analysis) -> bool:
     """A word of one text the other says too: by a synonym, a derived form
     ("allergic", "allergy"), a compound written apart ("lockfiles", "lock
     files"), or a word that changes nothing. Units are never explained: a
-    second is not a minute, whatever a thesaurus says."""
+    second is not a minute, whatever a thesaurus says. A name has no synonym
+    and is none: "Director of Product" names another title than "Product
+    Manager", though a thesaurus has director for manager."""
     if word in _LIGHT_STEMS():
         return True
     if word in UNIT_STEMS():
         return False
+    if _said_by_the_time(word, mine, other) or _in_a_shared_identifier(word, mine, other):
+        return True
     if any(joined == word for joined, _ in other.compounds) or any(
         part == word and joined in other.stems for joined, part in mine.compounds
     ):
         return True
-    synonyms = _synonyms().get(word, frozenset())
-    return any(theirs in synonyms or _derived(word, theirs) for theirs in other.stems)
+    synonyms = frozenset() if word in mine.entities else _synonyms().get(word, frozenset())
+    return any(
+        (theirs in synonyms and theirs not in other.entities) or _derived(word, theirs)
+        for theirs in other.stems
+    )
+
+
+def _said_by_the_time(word: str, mine: Analysis, other: Analysis) -> bool:
+    """A part of the day that a time of day both texts hold lies in ("Saturday
+    mornings at 10" beside "Saturdays at 10 am"): the time says it already."""
+    part = _PARTS_OF_DAY().get(word)
+    return part is not None and any(
+        in_part_of_day(part, value) for value in set(mine.values) & set(other.values)
+    )
+
+
+def _in_a_shared_identifier(word: str, mine: Analysis, other: Analysis) -> bool:
+    """A word that a part of an identifier both texts hold says, as written or
+    in full ("Database migrations live in db/migrations" beside "Migrations live
+    in db/migrations"): the identifier says it already."""
+    shared = [v for v in set(mine.values) & set(other.values) if is_identifier(v)]
+    return any(word in _identifier_words(value) for value in shared)
+
+
+@cache
+def _identifier_words(value: str) -> frozenset[str]:
+    """The words the parts of an identifier say, stemmed: "db/migrations" says
+    database and migration."""
+    parts = [p for p in re.split(r"[/._:@#+-]+", value) if p.isalpha()]
+    return frozenset(stemmed(ABBREVIATIONS.get(p, p)) for p in parts)
+
+
+@cache
+def _DERIVED_STEMS() -> frozenset[frozenset[str]]:
+    return frozenset(frozenset(stemmed(w) for w in pair) for pair in lexicon.DERIVED)
+
+
+@cache
+def _PARTS_OF_DAY() -> dict[str, str]:
+    return {stemmed(part): part for part in ("morning", "afternoon", "evening", "night")}
 
 
 def _derived(x: str, y: str) -> bool:
-    """One word derived from the other ("allergic", "allergy") or cut short
-    from it ("repo", "repository"; "docs", "documentation")."""
+    """One word derived from the other ("allergic", "allergy"; "fly", "flight")
+    or cut short from it ("repo", "repository"; "docs", "documentation")."""
+    if frozenset((x, y)) in _DERIVED_STEMS():
+        return True
     shorter, longer = sorted((x, y), key=len)
     if len(shorter) >= 3 and longer.startswith(shorter) and len(longer) > 2 * len(shorter):
         return True

@@ -78,7 +78,7 @@ def _frame_end(tokens: list[Token], framed: int) -> int:
     while i < len(tokens):
         word = tokens[i]
         after = tokens[i + 1] if i + 1 < len(tokens) else None
-        if _frames(word, after, i > framed):
+        if _frames(word, after, i > framed) or _greets(word, tokens[i + 1 : i + 3]):
             i += 1
         elif _addressee(word, after, i > framed):
             return i + 1  # the addressee: "Thanks, Ben!"
@@ -98,6 +98,19 @@ def _addressee(word: Token, after: Token | None, inside: bool) -> bool:
     """A capitalised word after the interjections, closing its clause: the
     name a greeting or thanks addresses."""
     return not word.mark and inside and word.text[:1].isupper() and (after is None or after.mark)
+
+
+_TIMES_OF_DAY = lexicon.words("morning evening afternoon night")
+
+
+def _greets(word: Token, after: list[Token]) -> bool:
+    """A time of day opening a turn before the name it greets, which closes its
+    clause ("Morning Priya!", "Evening Jules."): a greeting. Before any other
+    word it is content ("Morning standups are at 9")."""
+    if word.mark or word.text.lower() not in _TIMES_OF_DAY or not after:
+        return False
+    name, closing = after[0], after[1:]
+    return _addressee(name, closing[0] if closing else None, inside=True)
 
 
 _AMBIGUOUS_FRAMING = lexicon.words(

@@ -29,9 +29,13 @@ ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 def is_identifier(token: str) -> bool:
     """A file, path, variable, flag, channel, address or version string: a
     token of any of the shapes in ``_IDENTIFIER_SHAPES``, a date excepted."""
-    if ISO_DATE.fullmatch(token):
-        return False
+    if not _SHAPE_MARKS.search(token) or ISO_DATE.fullmatch(token):
+        return False  # a plain word: every shape needs one of the marks
     return any(shape(token) for shape in _IDENTIFIER_SHAPES)
+
+
+_SHAPE_MARKS = re.compile(r"[_/@#.:-]")
+"""The characters one of which every identifier shape holds."""
 
 
 def _marked(token: str) -> bool:

@@ -81,8 +81,10 @@ _BRITISH = (
 )
 
 
+@lru_cache(maxsize=16384)
 def spelling(word: str) -> str:
-    """One spelling for British and American forms (favourite, organise, analyse)."""
+    """One spelling for British and American forms (favourite, organise, analyse);
+    cached, as ``stemmed`` is: every word of every text judged passes here."""
     if len(word) < 6:
         return word
     for pattern, replacement in _BRITISH:
