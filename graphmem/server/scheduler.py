@@ -117,12 +117,9 @@ class Scheduler:
         return ran
 
     def _pace(self, began: float) -> None:
-        """Rest in proportion to the job just done, so periodic work never takes
-        more than ``busy_fraction`` of the process: requests share its
-        interpreter and the database with it."""
+        """Rest in proportion to the job just done (``rest_after``)."""
         if self.busy_fraction < 1.0:
-            spent = time.perf_counter() - began
-            self._stop.wait(spent * (1.0 / self.busy_fraction - 1.0))
+            self._stop.wait(rest_after(time.perf_counter() - began, self.busy_fraction))
 
     def start(self) -> None:
         if self._thread is not None:
@@ -148,3 +145,12 @@ class Scheduler:
             except Exception:
                 log.exception("scheduler tick failed")
             self._stop.wait(self.tick_seconds)
+
+
+def rest_after(spent: float, busy_fraction: float) -> float:
+    """How long to rest after a job of ``spent`` seconds, so periodic work never
+    takes more than ``busy_fraction`` of the process: requests share its
+    interpreter and the database with it (1: never rest)."""
+    if busy_fraction >= 1.0:
+        return 0.0
+    return max(spent, 0.0) * (1.0 / busy_fraction - 1.0)
