@@ -8,7 +8,6 @@ candidates the other retriever found, but are not ranked themselves.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -18,6 +17,7 @@ from graphmem.domain.retrieval.exchange import exchange_pairs, pool_exchanges
 from graphmem.domain.retrieval.explain import Retriever, RetrieverHit
 from graphmem.domain.retrieval.fusion import ScoreFusion
 from graphmem.domain.retrieval.search import tie_order
+from graphmem.domain.text import words
 from graphmem.services.embeddings import memory_text
 from graphmem.services.retrieval.fulltext import analyse
 from graphmem.services.retrieval.recent import blend
@@ -85,16 +85,16 @@ class Candidates:
         if Retriever.VECTOR not in self.rankings or Retriever.FULLTEXT not in self.rankings:
             return None
         closest = max((self.scores(Retriever.VECTOR) or {}).values(), default=0.0)
-        apart = set(re.findall(r"\w+", time_words.lower()))
-        words = tuple(word for word in self.words if word.word.lower() not in apart)
-        weights = {word.stem: word.weight for word in words}
+        apart = set(words(time_words))
+        asked = tuple(word for word in self.words if word.word.lower() not in apart)
+        weights = {word.stem: word.weight for word in asked}
         mass = sum(weights.values())
         covered = 0.0
         if mass > 0:
             for memory_id in self.rankings[Retriever.FULLTEXT]:
                 held = set(self.stems.get(memory_id, ()))
                 covered = max(covered, sum(w for s, w in weights.items() if s in held) / mass)
-        return Evidence(closest=closest, words=words, covered=covered, memories=self.documents)
+        return Evidence(closest=closest, words=asked, covered=covered, memories=self.documents)
 
     def add_recent(self, rows: Sequence[Nearest], fetch: int, weight: float) -> None:
         """The nearest memories of the query's last sentences, and their floor."""

@@ -400,12 +400,19 @@ def held_by(
     a word's document count where the matches are every memory of the scope
     holding a word of the query, so exact, read with the matches and never
     stale (``stems`` keeps each text's analysis for the rest of the query)."""
+    _analysed(matches, stems)
+    wanted = {stem(term) for term in terms}
     held: Counter[str] = Counter()
+    for match in matches:
+        held.update(wanted.intersection(stems[match.id]))
+    return {term: held[stem(term)] for term in terms}
+
+
+def _analysed(matches: Sequence[Match], stems: dict[str, list[str]]) -> None:
+    """Each match's stems into ``stems``, a text analysed once per query."""
     for match in matches:
         if match.id not in stems:
             stems[match.id] = analyse(match.text)
-        held.update(set(stems[match.id]))
-    return {term: held[stem(term)] for term in terms}
 
 
 def _ranked(
@@ -417,9 +424,7 @@ def _ranked(
     """Each match's BM25 score and the match ids best first (ties by id, so a
     ranking never depends on the index's order); ``stems`` keeps each text's
     analysis for the rest of the query."""
-    for match in matches:
-        if match.id not in stems:
-            stems[match.id] = analyse(match.text)
+    _analysed(matches, stems)
     scores = bm25(weights, ((m.id, stems[m.id]) for m in matches), mean_length=mean_length)
     ranked = sorted(matches, key=lambda m: (-scores[m.id], m.id))
     return scores, [m.id for m in ranked]
