@@ -156,6 +156,8 @@ _CLOCK_HOURS_OF = {
     "night": (*range(21, 24), *range(0, 5)),
 }
 """The hours of the 24-hour clock that lie in each part of the day."""
+PARTS_OF_DAY = tuple(_CLOCK_HOURS_OF)
+"""The parts of the day a time of day lies in: "morning" to "night"."""
 
 
 def in_part_of_day(part: str, value: str) -> bool:

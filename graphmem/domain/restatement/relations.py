@@ -10,7 +10,7 @@ from graphmem.domain import lexicon
 from graphmem.domain.restatement.analysis import Analysis
 from graphmem.domain.restatement.values import is_identifier
 from graphmem.domain.restatement.words import stemmed
-from graphmem.domain.values import ABBREVIATIONS, in_part_of_day
+from graphmem.domain.values import ABBREVIATIONS, PARTS_OF_DAY, in_part_of_day
 
 
 def explained(word: str, mine: Analysis, other: Analysis) -> bool:
@@ -69,7 +69,7 @@ def _DERIVED_STEMS() -> frozenset[frozenset[str]]:
 
 @cache
 def _PARTS_OF_DAY() -> dict[str, str]:
-    return {stemmed(part): part for part in ("morning", "afternoon", "evening", "night")}
+    return {stemmed(part): part for part in PARTS_OF_DAY}
 
 
 def _derived(x: str, y: str) -> bool:

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from graphmem.domain import lexicon
+from graphmem.domain.values import PARTS_OF_DAY
 
 _TOKEN = re.compile(
     r"(?P<word>[\w][\w.\-/:@#%+]*[\w%]|[\w]|[#/.][\w][\w.\-/:@]*)|(?P<mark>[.!?;:,&])"
@@ -100,7 +101,7 @@ def _addressee(word: Token, after: Token | None, inside: bool) -> bool:
     return not word.mark and inside and word.text[:1].isupper() and (after is None or after.mark)
 
 
-_TIMES_OF_DAY = lexicon.words("morning evening afternoon night")
+_TIMES_OF_DAY = frozenset(PARTS_OF_DAY)
 
 
 def _greets(word: Token, after: list[Token]) -> bool:
