@@ -307,7 +307,8 @@ class SearchFilters:
     include_superseded: bool = strawberry.field(
         default=_filters_default("include_superseded"),
         description="Otherwise a superseded hit is replaced by its successor, unless the "
-        "query names a past time in which it held (HYBRID, GRAPH, knowledgeContext).",
+        "query names a past time in which it held (every mode; HYBRID, GRAPH and "
+        "knowledgeContext also weigh how near each memory's time is to it).",
     )
 
 

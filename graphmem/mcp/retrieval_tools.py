@@ -74,8 +74,8 @@ RETRIEVAL_TOOLS = (
         "Hybrid search over meaning, words and relations; every hit says why it scored what "
         "it did, which index found it and which relations brought it in. A superseded hit is "
         "replaced by its successor unless include_superseded is set or the query names a past "
-        'time in which it held ("in May", "as of June 3, 2025"): a query that names a '
-        "time ranks memories by how near their time is to it.",
+        'time in which it held ("in May", "as of June 3, 2025"), in every mode; in HYBRID and '
+        "GRAPH a query that names a time also ranks memories by how near their time is to it.",
         READ_ONLY,
         [
             *request_fields(domain.SearchRequest, "query", "mode", "limit", "depth"),

@@ -105,9 +105,22 @@ def test_a_date_no_memory_is_near_says_so_and_ranks_as_without_it(egm, queue):
 
 
 @pytest.mark.parametrize("mode", ["VECTOR", "FULLTEXT"])
-def test_single_retriever_modes_do_not_weigh_time(egm, queue, mode):
+def test_single_retriever_modes_read_the_past_without_weighing_time(egm, queue, mode):
+    """A question about May keeps the May decision in every mode; VECTOR and
+    FULLTEXT rank it by their own retriever, as they rank with time off."""
     result = egm.search(PAST, mode=mode, limit=5)
-    assert not any("names a time" in note for note in result.notes)
+    found = {hit.memory.id: hit.score for hit in result.hits}
+    assert queue["arq"] in found
+    assert any("not weighed by time" in note for note in result.notes)
+    assert any("superseded memories that held then are kept" in n for n in result.notes)
+    kept = egm.retrieval.config
+    egm.retrieval.config = dataclasses.replace(kept, time=TimeChannel(weight=0.0))
+    try:
+        unweighed = {hit.memory.id: hit.score for hit in egm.search(PAST, mode=mode).hits}
+    finally:
+        egm.retrieval.config = kept
+    assert queue["arq"] not in unweighed
+    assert found[queue["dramatiq"]] == pytest.approx(unweighed[queue["dramatiq"]])
 
 
 def test_a_time_too_far_to_be_a_date_is_no_time_and_no_error(egm, queue):

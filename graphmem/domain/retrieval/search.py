@@ -15,9 +15,9 @@ The pipeline (run by ``Retrieval.search``):
    relevant;
 3. a superseded hit is replaced by the memory that supersedes it (the newest
    one of its chain that passes the filters), which inherits its relevance,
-   unless the query names a past time in which it held (``when``: HYBRID,
-   GRAPH and knowledgeContext weigh each candidate by how near its time is
-   to a time the query names, and keep what held then);
+   unless the query names a past time in which it held (``when``: every mode
+   keeps what held then; HYBRID, GRAPH and knowledgeContext also weigh each
+   candidate by how near its time is to a time the query names);
 4. expanded along ENABLES, CONSTRAINS and RELATED_TO up to ``depth``: a
    memory reached from a hit inherits the hit's relevance times a factor per
    relation walked, highest for walking to a rule that CONSTRAINS what was

@@ -370,10 +370,13 @@ class Timed:
         return self.period.end <= now
 
     def note(self, weight: float) -> str:
-        return (
-            f"the question names a time ({self.words!r}: {self.period.label()}); "
-            f"{weight:.0%} of each memory's relevance rests on how near its time is to it"
-        )
+        """What the time did: ``weight`` 0 where it only chose what the project
+        held then (a mode that ranks by one retriever keeps that retriever's relevance)."""
+        named = f"the question names a time ({self.words!r}: {self.period.label()}); "
+        if weight <= 0.0:
+            return named + "relevance is the retriever's own, not weighed by time"
+        share = f"{weight:.0%} of each memory's relevance"
+        return named + f"{share} rests on how near its time is to it"
 
 
 @dataclass(frozen=True)

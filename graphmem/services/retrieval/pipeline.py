@@ -4,14 +4,15 @@ each configure with a ``Plan`` (plans.py).
 1. candidates from the retrievers (retrievers.py), fetched with superseded
    memories too (to be replaced) and, for an ``as_of`` read, as written by then;
 2. a time the query names (when.py), resolved against the candidates, and
-   each candidate's nearness to it (when the plan weighs time);
+   each candidate's nearness to it (when the plan reads time: ``TimeUse``);
 3. held: candidates whose validity had ended are left out (and named in a
    note) unless they held in the past time the query names; for ``as_of``
    each taken as it stood then;
 4. lexical feedback scores them again (when the plan asks for it);
 5. their text relevance: the fused relevance, or seed 002's word overlap,
-   weighed by nearness in time; below ``min_relevance`` a candidate is no answer,
-   and none is when the query as a whole is not answerable (answerable.py);
+   weighed by nearness in time where the plan weighs it; below
+   ``min_relevance`` a candidate is no answer, and none is when the query as
+   a whole is not answerable (answerable.py);
 6. a superseded hit replaced by its newest successor the filters allow,
    unless it held in the past time the query names;
 7. expanded along relations from the best ``seeds`` (``depth`` 0: not at all);
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Protocol
 
 from graphmem.domain.kinds import RelationType, Tier
@@ -57,6 +59,17 @@ KEPT_THEN = (
     "it is past: superseded memories that held then are kept "
     "(supersededBy names what replaced each)"
 )
+
+
+class TimeUse(Enum):
+    """What a plan does with a time its query names."""
+
+    IGNORED = "ignored"
+    PAST = "past"
+    """A past time reads the project as it was then (superseded memories that
+    held then are kept); relevance stays the retriever's own."""
+    WEIGHED = "weighed"
+    """As ``PAST``, and each candidate's relevance is weighed by how near its time is."""
 
 
 class Scoring(Protocol):
@@ -94,8 +107,8 @@ class Plan:
     """A long query's last sentences join the vector side (recent.py)."""
     feedback: bool
     """Lexical feedback scores the candidates again (feedback.py)."""
-    time: bool
-    """A time the text names weighs each candidate by how near it is (when.py)."""
+    time: TimeUse
+    """What a time the text names does (when.py)."""
     word_overlap: bool
     """Text relevance is seed 002's word overlap instead of the fused relevance."""
     depth: int
@@ -220,7 +233,7 @@ class Pipeline:
         unanswered; a note says why nothing is, and which expired memories
         matched."""
         text = self._text_relevance(plan, found)
-        if timed is not None:
+        if timed is not None and plan.time is TimeUse.WEIGHED:
             text = self._config().time.weigh(text, timed)
         relevance = {i: r for i, r in text.items() if r >= plan.min_relevance}
         expired = found.expired_matches(plan.min_relevance)
@@ -319,9 +332,9 @@ class Pipeline:
         )
 
     def _timed(self, plan: Plan, found: Candidates, notes: list[str]) -> Timed | None:
-        """The time the question names, when the plan weighs time and some
+        """The time the question names, when the plan reads time and some
         candidate is near it (else a note says why it did not weigh)."""
-        if not plan.time:
+        if plan.time is TimeUse.IGNORED:
             return None
         channel = self._config().time
         timed = channel.timed(plan.text, found.memories, plan.now)
@@ -329,7 +342,8 @@ class Pipeline:
             notes.append(timed)
             return None
         if timed is not None:
-            notes.append(timed.note(channel.weight))
+            weighed = plan.time is TimeUse.WEIGHED
+            notes.append(timed.note(channel.weight if weighed else 0.0))
         return timed
 
     def _text_relevance(self, plan: Plan, found: Candidates) -> dict[str, float]:

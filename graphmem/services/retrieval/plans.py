@@ -40,7 +40,7 @@ from graphmem.domain.retrieval.search import (
 from graphmem.domain.scoring import ScoreComponent
 from graphmem.domain.validity import check_as_of
 from graphmem.services.retrieval.config import RetrievalConfig
-from graphmem.services.retrieval.pipeline import Outcome, Plan
+from graphmem.services.retrieval.pipeline import Outcome, Plan, TimeUse
 
 # Search asks each retriever for at least this many scores, and reads at least
 # this many candidates, however small its limit.
@@ -124,7 +124,7 @@ def search_plan(
         fulltext=mode is not SearchMode.VECTOR,
         recent=True,
         feedback=True,
-        time=walks,
+        time=TimeUse.WEIGHED if walks else TimeUse.PAST,
         word_overlap=False,
         depth=depth if walks else 0,
         relation_types=request.relation_types,
@@ -221,7 +221,7 @@ def context_plan(
         fulltext=True,
         recent=hybrid,
         feedback=hybrid,
-        time=True,
+        time=TimeUse.WEIGHED,
         word_overlap=not hybrid,
         depth=config.context_depth,
         relation_types=TRAVERSED,
