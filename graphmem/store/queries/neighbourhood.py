@@ -119,8 +119,8 @@ def paths(
 
 
 def successors(store: Store, ids: Sequence[str], project_id: str) -> list[Successor]:
-    """For each superseded memory of ``ids``, the newest memories its chains of
-    SUPERSEDES lead to (``supersede_heads``)."""
+    """For each superseded memory of ``ids``, the memories its chains of
+    SUPERSEDES lead to that nothing supersedes (``supersede_heads``)."""
     rows = store.read("supersede_heads", {"ids": list(ids), "project_id": project_id})
     return [
         Successor(
