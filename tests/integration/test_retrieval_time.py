@@ -127,3 +127,15 @@ def test_a_time_too_far_to_be_a_date_is_no_time_and_no_error(egm, queue):
     for query in ("What happened 5000 years ago?", "What happened 9999999999 days ago?"):
         result = egm.search(query, limit=5)
         assert not any("names a time" in note for note in result.notes)
+
+
+def test_full_text_does_not_match_the_words_of_a_date(egm, clock):
+    """ "Around May 14, 2025" says when: a turn that holds "around" and "may" by
+    chance must not outrank the one that answers what was asked."""
+    clock.set(datetime(2025, 9, 10, tzinfo=UTC).timestamp())
+    chance = egm.remember({"content": "Sam: you around? May I call you tonight?"}).id
+    answer = egm.remember({"content": "Sam: I booked the flights to Lisbon."}).id
+    found = hit_ids(egm.search("Around May 14, 2025: what did Sam book?", mode="FULLTEXT"))
+    assert found[0] == answer
+    # The same words, asked without naming a date, still match as words.
+    assert chance in hit_ids(egm.search("is Sam around?", mode="FULLTEXT"))

@@ -16,6 +16,7 @@ from graphmem.domain.retrieval.when import (
     named_period,
     nearness,
     periods_of,
+    without_calendar,
 )
 
 NOW = datetime(2025, 9, 10, 12, tzinfo=UTC).timestamp()  # a Wednesday
@@ -179,3 +180,21 @@ def test_a_memory_stored_at_a_time_no_write_takes_is_read_at_the_nearest_bound()
     for occurred in (1e13, -7e10):
         turn = memory(MemoryType.EVENT, occurred).model_copy(update={"content": "yesterday"})
         assert "m" in periods_of([turn])
+
+
+@pytest.mark.parametrize(
+    ("text", "lexical"),
+    [
+        ("Around May 28, 2024: what hue are Priya's walls?", ": what hue are Priya's walls?"),
+        ("In May 2023, what did Sam say?", ", what did Sam say?"),
+        ("Who wrote it? This was on 27 November 2024.", "Who wrote it? ."),
+        ("What did we decide in March about the queue?", "What did we decide about the queue?"),
+        ("Since 2025-03-04 and back in 2024 we ship daily", "and we ship daily"),
+        # Relative times keep their words; "may" the verb is no month.
+        ("What did Ana do last weekend?", "What did Ana do last weekend?"),
+        ("I may go tomorrow", "I may go tomorrow"),
+        ("May 2023", ""),
+    ],
+)
+def test_full_text_reads_a_query_without_the_dates_it_names(text: str, lexical: str) -> None:
+    assert without_calendar(text, NOW) == lexical

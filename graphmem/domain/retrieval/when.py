@@ -187,6 +187,57 @@ def named_period(text: str, now: float) -> TimeReference | None:
     return None
 
 
+CALENDAR = frozenset(
+    {
+        "iso",
+        "month day year",
+        "day month year",
+        "month year",
+        "month day",
+        "day month",
+        "month",
+        "year",
+    }
+)
+"""The patterns that name a date by the calendar (a month, a day, a year), not
+relative to now."""
+_LEADING = re.compile(
+    r"(?:\b(?:this was on|on|at|around|about|circa)\s+|" + _PREPOSITION + r")$", re.I
+)
+
+
+def without_calendar(text: str, now: float) -> str:
+    """``text`` with every date it names by the calendar left out, with the
+    preposition before it ("Around May 14, 2024: what did Sam say ..." reads
+    "what did Sam say ..."): words that say when, which the time channel
+    reads, and not what, which full text matches. A month or a number in a
+    memory's own words ("may" the verb, "you around?", a count of 14) matched
+    them by chance. Relative times ("last weekend", "yesterday") keep their
+    words, which memories say too."""
+    today = _date(now)
+    spans = sorted(
+        match.span()
+        for kind, pattern in _PATTERNS
+        if kind in CALENDAR
+        for match in pattern.finditer(text)
+        if _periods(kind, match, today)
+    )
+    merged: list[list[int]] = []
+    for start, stop in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], stop)
+        else:
+            merged.append([start, stop])
+    kept, end = [], 0
+    for start, stop in merged:
+        before = text[end:start]
+        lead = _LEADING.search(before)
+        kept.append(before[: lead.start()] if lead else before)
+        end = stop
+    kept.append(text[end:])
+    return " ".join("".join(kept).split())
+
+
 def nearness(memory: Memory, period: Period, *, mentioned: Period | None = None) -> float:
     """How near ``memory`` is to ``period``, in [0, 1]: its event time, the
     time its own words name (``mentioned``) and, for a state, the time it held."""

@@ -88,6 +88,7 @@ class Retrievers:
         vector: bool,
         fulltext: bool,
         recent: bool = False,
+        lexical: str | None = None,
     ) -> Candidates:
         """Each retriever's filtered top ``fetch``, its best ``detail`` as candidates
         and the rest as scores (``Candidates``). The vector side (embedding the
@@ -95,11 +96,13 @@ class Retrievers:
         takes a few milliseconds, and side by side a search waits for the
         slower one only. With ``recent`` and both retrievers, a long query's
         last sentences (recent.py) are embedded in the same model run as the
-        query and looked up beside it."""
+        query and looked up beside it. Full text (and feedback) read ``lexical``
+        when given: the query without the words that only say when."""
         config = self._config()
         scope = self.statistics.scope(project_id)
         corpus = self.statistics.corpus(scope)
-        found = Candidates(scope=scope, text=text, documents=corpus.documents)
+        words = text if lexical is None else lexical
+        found = Candidates(scope=scope, text=words, documents=corpus.documents)
         params = {"project_id": project_id, **filters.params()}
         pending: Future[_Nearest] | None = None
         if vector and self.embedder is not None:
@@ -118,7 +121,7 @@ class Retrievers:
                 corpus,
             )
         if fulltext:
-            best, deeper = self._fulltext(text, filters, params, scope, fetch, detail, found)
+            best, deeper = self._fulltext(words, filters, params, scope, fetch, detail, found)
             found.add(Retriever.FULLTEXT, best)
             found.add_scores(Retriever.FULLTEXT, deeper)
         if pending is not None:
