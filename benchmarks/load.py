@@ -39,6 +39,8 @@ import typer
 from falkordb import FalkorDB
 from prometheus_client.parser import text_string_to_metric_families
 
+from benchmarks import recorded
+from benchmarks.report import Figure
 from benchmarks.server_process import ServerProcess
 from graphmem.store.embedded import SOCKET_NAME
 
@@ -381,6 +383,40 @@ def report(result: LoadResult) -> str:
     return "\n".join(lines + spread_lines(result))
 
 
+def measured(result: LoadResult) -> list[recorded.Measured]:
+    """The run's figures as ratios to the same run's ``/healthz`` (lower is
+    better): the baseline's rate over the mix's, and each operation's p50 and
+    p95 over the baseline's p50; keyed by the clients and server processes."""
+    where = f"{result.config.clients}c/{result.config.servers}s"
+    base_rate = len(result.baseline) / max(result.baseline_elapsed, 1e-9)
+    base_p50 = percentile(result.baseline, 50)
+    figures = [
+        Figure(
+            key=f"{where}/all_rate",
+            name=f"{where} healthz req/s over the mix's",
+            value=result.requests / result.elapsed,
+            unit="req/s",
+            baseline=base_rate,
+            ratio=base_rate / max(result.requests / result.elapsed, 1e-9),
+        )
+    ]
+    for operation in OPERATIONS:
+        values = result.latencies.get(operation, [])
+        figures += [
+            Figure(
+                key=f"{where}/{operation}_p{q}",
+                name=f"{where} {operation} p{q} over healthz p50",
+                value=percentile(values, q),
+                unit="s",
+                baseline=base_p50,
+                ratio=percentile(values, q) / base_p50,
+            )
+            for q in (50, 95)
+            if values
+        ]
+    return recorded.speed(figures)
+
+
 def spread_lines(result: LoadResult, top: int = 8) -> list[str]:
     """How the mixed phase's time was spread: each process's share of the
     machine's cores, and the server's time in statements and embedding per request."""
@@ -425,6 +461,9 @@ def main(
     servers: Annotated[
         int, typer.Option(min=1, max=8, help="Server processes on the one data directory.")
     ] = 1,
+    record: Annotated[
+        bool, typer.Option("--record", help="Write the figures into docs/figures.md.")
+    ] = False,
 ) -> None:
     config = LoadConfig(
         clients=clients,
@@ -437,6 +476,11 @@ def main(
     )
     result = run(config)
     typer.echo(report(result))
+    figures = measured(result)
+    if record:
+        recorded.record("load", figures)
+    else:
+        typer.echo("\n".join(recorded.regressions("load", figures)))
     if result.errors or not result.consistent:
         sys.exit(1)
 

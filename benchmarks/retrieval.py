@@ -45,7 +45,7 @@ from typing import Annotated, Any
 import typer
 from falkordb import FalkorDB, Graph
 
-from benchmarks import baseline, retrieval_eval, retrieval_scale
+from benchmarks import baseline, recorded, retrieval_eval, retrieval_scale
 from benchmarks.data import generate
 from benchmarks.neo4j_server import (
     BackendOption,
@@ -185,6 +185,9 @@ def main(
     madial: Annotated[bool, typer.Option(help="Also evaluate on MADial-Bench.")] = True,
     cache: Annotated[Path, typer.Option(help="Where pool embeddings are kept.")] = DEFAULT_CACHE,
     json_out: Annotated[bool, typer.Option("--json", help="Also print JSON on stdout.")] = False,
+    record: Annotated[
+        bool, typer.Option("--record", help="Write the ratios into docs/figures.md.")
+    ] = False,
     backend: BackendOption = "both",
     neo4j_uri: Neo4jUriOption = None,
     neo4j_user: Neo4jUserOption = "neo4j",
@@ -276,6 +279,12 @@ def main(
         for name, found in figures.items()
         for f in found
     ]
+    against = recorded.speed(every)
+    if record:
+        recorded.record("retrieval", against)
+    else:
+        for line in recorded.regressions("retrieval", against):
+            out.print(line)
     if json_out:
         sys.stdout.write(
             json.dumps({**info, "figures": [asdict(f) for f in every]}, indent=2) + "\n"

@@ -106,6 +106,7 @@ import numpy as np
 import typer
 from falkordb import FalkorDB
 
+from benchmarks import recorded
 from benchmarks.neo4j_server import (
     BackendOption,
     Neo4jPasswordOption,
@@ -1342,6 +1343,9 @@ def main(
         ),
     ] = "many,single",
     json_out: Annotated[bool, typer.Option("--json", help="Also print JSON on stdout.")] = False,
+    record: Annotated[
+        bool, typer.Option("--record", help="Write the figures into docs/figures.md.")
+    ] = False,
     calibrate: Annotated[
         bool,
         typer.Option(
@@ -1489,8 +1493,47 @@ def main(
             else f"FalkorDB and Neo4j DISAGREE by more than {AGREEMENT} on "
             + ", ".join(f"{row['set']} {row['mode']}" for row in apart)
         )
+    against = measured_quality(report["quality"] + report["kinds"])
+    if record:
+        recorded.record("retrieval_eval", against)
+    else:
+        for line in recorded.regressions("retrieval_eval", against):
+            out.print(line)
     if json_out:
         sys.stdout.write(json.dumps({**report, "agreement": agreed}, indent=2) + "\n")
+
+
+RECORDED_MODES = ("FULLTEXT", "VECTOR", "HYBRID", CONTEXT)
+RECORDED_METRICS = ("recall@10", "mrr@10")
+
+
+def measured_quality(rows: Sequence[dict[str, Any]]) -> list[recorded.Measured]:
+    """What docs/figures.md keeps of a run: recall@10 and MRR@10 of each mode
+    that answers, and the share of negatives HYBRID answers empty, per backend,
+    store, write path and set."""
+    figures = []
+    for row in rows:
+        where = "/".join((row["backend"], row["store"], row["write"], row["set"]))
+        if row["mode"] not in RECORDED_MODES:
+            continue
+        if "kind" not in row:
+            figures += [
+                recorded.quality(
+                    f"{where}/{row['mode']}/{metric}",
+                    f"{where} {row['mode']} {metric}",
+                    row[metric],
+                )
+                for metric in RECORDED_METRICS
+            ]
+        elif row["kind"] == "none" and row["mode"] == "HYBRID":
+            figures.append(
+                recorded.quality(
+                    f"{where}/HYBRID/negatives empty",
+                    f"{where} HYBRID negatives answered empty",
+                    row["empty"],
+                )
+            )
+    return figures
 
 
 def _choices(given: str, known: Sequence[str], option: str) -> list[str]:
