@@ -9,6 +9,7 @@ the old one, anything else that differs is flagged as a possible contradiction.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -19,7 +20,7 @@ from graphmem.domain.restatement import fetch_floor, judge, judge_events, readab
 from graphmem.domain.restatement.verdicts import Judgement, Verdict
 from graphmem.domain.text import jaccard, tokens
 from graphmem.domain.viewer import acting_agent
-from graphmem.services.base import Service
+from graphmem.services.base import Basics, Service
 from graphmem.services.retrieval.fulltext import query_terms
 from graphmem.services.write_batch import merge_into, replace, union
 from graphmem.store.knn import Answer, Reach, nearest
@@ -38,6 +39,16 @@ found it among the nearest 20, and after 40 the index gave nothing for a k of
 20 or 80. An item the index gave fewer than half of ``k`` for, with fewer
 matches than are judged, is asked again while that brings more (or still
 nothing); a few shadows leave the live memory among what the index gives."""
+SCAN_PAIRS = 5_000
+"""A batch whose items times its project's memories is at most this many pairs
+is compared with every memory of the project, exactly (about 7 ms at this
+many), instead of through the vector index: FalkorDB's stale vectors made the
+index's answers short, and a write asked it 3.8 times on average under a mixed
+load (``benchmarks.load``)."""
+SIZE_SECONDS = 60.0
+"""How long a project's memory count is reused to choose between the two."""
+MAX_PROJECTS = 10_000
+"""Projects whose counts are kept at once."""
 NEAR_DUPLICATE_TEXT_K = 5
 """Full-text matches whose token overlap is measured, without embeddings."""
 NEAR_DUPLICATE_TEXT_MAX_BATCH = 50
@@ -48,6 +59,11 @@ which gets exact dedup only."""
 
 class NearMatches(Service):
     """Looks up and judges the near matches of new memories; see the module docstring."""
+
+    def __init__(self, basics: Basics) -> None:
+        super().__init__(basics)
+        self._sizes: dict[str, tuple[int, float]] = {}
+        """Per project, its memory count and until when it is reused (monotonic)."""
 
     def resolve(
         self,
@@ -180,8 +196,11 @@ class NearMatches(Service):
         ]
         far: dict[int, list[Mapping[str, Any]]] = {}
 
+        scanned = self._scanned(project, len(vectors))
+        lookup = near.by_scan if scanned else near.by_vector
+
         def ask(k: int, items: list[int]) -> dict[int, Answer]:
-            found = near.by_vector(
+            found = lookup(
                 self.store,
                 [{"index": i, "vector": vectors[i]} for i in items],
                 project,
@@ -205,12 +224,34 @@ class NearMatches(Service):
             return answers
 
         found: dict[int, list[Mapping[str, Any]]] = {}
-        for i, answer in nearest(self.store, ask, range(len(vectors)), NEAR_DUPLICATES):
+        every = list(range(len(vectors)))
+        answers = (
+            ask(NEAR_DUPLICATES.k, every).items()
+            if scanned
+            else nearest(self.store, ask, every, NEAR_DUPLICATES)
+        )
+        for i, answer in answers:
             if answer.rows:
                 found[i] = [*answer.rows[:NEAR_MATCHES_JUDGED]]
         for i, lower in far.items():
             found[i] = [*found.get(i, []), *lower[:NEAR_MATCHES_JUDGED]]
         return found
+
+    def _scanned(self, project: str, items: int) -> bool:
+        """Whether ``items`` new memories are compared with every memory of the
+        project (at most ``SCAN_PAIRS`` pairs) rather than through the index.
+        The count is read once a ``SIZE_SECONDS``, and grows by the items asked
+        about in between (most of them are written), so a project loaded in
+        batches turns to the index before the next count says so."""
+        now = time.monotonic()
+        size, until = self._sizes.get(project, (0, 0.0))
+        if until <= now:
+            size = near.project_size(self.store, project)
+            until = now + SIZE_SECONDS
+            if len(self._sizes) >= MAX_PROJECTS:
+                self._sizes.clear()
+        self._sizes[project] = (size + items, until)
+        return items * size <= SCAN_PAIRS
 
     def near_duplicates(self, memory: Memory, *, project: str) -> list[str]:
         """The live memories whose words are close to this one's (token Jaccard

@@ -7,9 +7,13 @@ the old memory, and a restatement merges keeping its wording.
 
 from __future__ import annotations
 
+import pytest
+
 from graphmem import GraphMem
 from graphmem.domain.kinds import Status
 from graphmem.domain.models import WriteResult
+from graphmem.services import near_matches
+from tests.integration.statements import statements_read
 
 
 def written(gm: GraphMem, content: str, **fields: object):
@@ -94,20 +98,29 @@ class TestRestatementOnWrite:
         assert outcome.result is WriteResult.MERGED_EXACT
         assert again.variants == merged.variants and again.occurrence_count == 3
 
-    def test_a_restatement_of_a_memory_used_many_times_still_merges(self, egm: GraphMem):
+    @pytest.mark.parametrize("scan_pairs", [0, near_matches.SCAN_PAIRS])
+    def test_a_restatement_of_a_memory_used_many_times_still_merges(
+        self, egm: GraphMem, monkeypatch: pytest.MonkeyPatch, scan_pairs: int
+    ):
         # Each use writes the memory, and FalkorDB 4.16 leaves its old vector in
         # the index each time: forty of them hid it from the nearest twenty and
-        # eighty, so the restatement was written as a new memory.
+        # eighty, so the restatement was written as a new memory. Through the
+        # index (no pair is scanned) it is asked again, larger; a small project
+        # is compared whole instead, in one statement.
+        monkeypatch.setattr(near_matches, "SCAN_PAIRS", scan_pairs)
         egm.remember_many([{"content": f"Note {n} on watering the tomato beds"} for n in range(30)])
         old, _ = written(
             egm, "The payment service retries failed webhooks three times with backoff"
         )
         for _ in range(40):
             egm.record_access(old.id)
-        kept, outcome = written(
-            egm, "Payment service: failed webhooks are retried 3 times with back-off"
-        )
+        with statements_read(egm) as read:
+            kept, outcome = written(
+                egm, "Payment service: failed webhooks are retried 3 times with back-off"
+            )
         assert (outcome.result, kept.id) == (WriteResult.MERGED_NEAR, old.id)
+        scans, lookups = read.count("near_duplicates_scan"), read.count("near_duplicates")
+        assert (scans, lookups > 0) == ((1, False) if scan_pairs else (0, True))
 
     def test_remember_many_reports_each_outcome(self, egm: GraphMem):
         ids = egm.remember_many(

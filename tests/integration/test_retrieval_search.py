@@ -18,6 +18,7 @@ from graphmem.services.retrieval.fulltext import analyse
 from graphmem.services.retrieval.recent import RecentPart
 from graphmem.services.telemetry import Event
 from graphmem.store.falkordb import FalkorStore
+from tests.integration.statements import statements_read
 
 PARAPHRASE_TARGET = "The invoice generator crashes when the customer has no billing address"
 PARAPHRASE_QUERY = "program producing statements breaks if a client lacks a postal location"
@@ -46,23 +47,6 @@ def configured(egm: GraphMem, **changes: object) -> Iterator[None]:
         yield
     finally:
         egm.retrieval.config = kept
-
-
-@contextmanager
-def statements_read(egm: GraphMem) -> Iterator[list[str]]:
-    """The names of the statements the store reads while the block runs."""
-    names: list[str] = []
-    read = egm.store.read
-
-    def counted(name, params=None):
-        names.append(name)
-        return read(name, params)
-
-    egm.store.read = counted
-    try:
-        yield names
-    finally:
-        egm.store.read = read
 
 
 @pytest.fixture

@@ -43,6 +43,29 @@ def by_vector(
     return records(Near, rows)
 
 
+def by_scan(
+    store: Store,
+    items: Sequence[Mapping[str, Any]],
+    project_id: str,
+    *,
+    threshold: float,
+    k: int,
+) -> list[Near]:
+    """As ``by_vector``, every memory of the project scored exactly, no index
+    (``near_duplicates_scan``): for a small project, whose answer is final."""
+    rows = store.read(
+        "near_duplicates_scan",
+        {"items": list(items), "project_id": project_id, "threshold": threshold, "k": k},
+    )
+    return records(Near, rows)
+
+
+def project_size(store: Store, project_id: str) -> int:
+    """How many memories the project holds (``project_memory_count``)."""
+    rows = store.read("project_memory_count", {"project_id": project_id})
+    return int(rows[0]["memories"]) if rows else 0
+
+
 def by_words(
     store: Store, items: Sequence[Mapping[str, Any]], project_id: str, *, k: int
 ) -> list[Near]:
