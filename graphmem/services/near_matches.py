@@ -197,15 +197,15 @@ class NearMatches(Service):
         far: dict[int, list[Mapping[str, Any]]] = {}
 
         scanned = self._scanned(project, len(vectors))
-        lookup = near.by_scan if scanned else near.by_vector
 
         def ask(k: int, items: list[int]) -> dict[int, Answer]:
-            found = lookup(
+            found = near.by_vector(
                 self.store,
                 [{"index": i, "vector": vectors[i]} for i in items],
                 project,
                 threshold=min(floors[i] for i in items),
                 k=k,
+                exact=scanned,
             )
             answered = {answer.index: answer for answer in found}
             answers = {}

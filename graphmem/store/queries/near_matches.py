@@ -32,29 +32,15 @@ def by_vector(
     *,
     threshold: float,
     k: int,
+    exact: bool = False,
 ) -> list[Near]:
     """Per ``{index, vector}`` item, the live memories of the project among the
-    index's nearest ``k`` at ``threshold`` cosine or above (``near_duplicates``);
-    an item the index gave nothing for has no answer."""
+    index's nearest ``k`` at ``threshold`` cosine or above (``near_duplicates``),
+    or with ``exact`` the ``k`` nearest of every memory of the project, scored
+    without the index (``near_duplicates_scan``: a small project's answer, final);
+    an item nothing was found for has no answer."""
     rows = store.read(
-        "near_duplicates",
-        {"items": list(items), "project_id": project_id, "threshold": threshold, "k": k},
-    )
-    return records(Near, rows)
-
-
-def by_scan(
-    store: Store,
-    items: Sequence[Mapping[str, Any]],
-    project_id: str,
-    *,
-    threshold: float,
-    k: int,
-) -> list[Near]:
-    """As ``by_vector``, every memory of the project scored exactly, no index
-    (``near_duplicates_scan``): for a small project, whose answer is final."""
-    rows = store.read(
-        "near_duplicates_scan",
+        "near_duplicates_scan" if exact else "near_duplicates",
         {"items": list(items), "project_id": project_id, "threshold": threshold, "k": k},
     )
     return records(Near, rows)
