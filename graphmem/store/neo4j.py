@@ -1,13 +1,16 @@
 """Neo4j adapter of the store port (production), on the official ``neo4j`` driver.
 
-Every statement runs in a managed transaction (``execute_read`` /
-``execute_write``): the driver retries it on transient errors (a cluster
-leader change, a deadlock between two writers) for up to
-``GRAPHMEM_NEO4J_RETRY_TIME`` seconds. A retry reruns the whole transaction,
-and each holds exactly one statement, so a failed attempt leaves nothing
-half-done behind for the next one to repeat. Reads go to
-followers on a ``neo4j://`` cluster; one bookmark manager per store makes a
-read see the writes this store made before it, wherever it is routed.
+A write runs in a managed transaction (``execute_write``): the driver retries
+it on transient errors (a cluster leader change, a deadlock between two
+writers) for up to ``GRAPHMEM_NEO4J_RETRY_TIME`` seconds. A retry reruns the
+whole transaction, and each holds exactly one statement, so a failed attempt
+leaves nothing half-done behind for the next one to repeat. A read runs as an
+auto-commit transaction, one statement sent with its pull in one round trip
+where a managed one adds the begin and the commit (a read of one row took
+half the time: docs/neo4j.md), and is retried here alike (``_read``): a read
+changes nothing, so running it again is always safe. Reads go to followers on
+a ``neo4j://`` cluster; one bookmark manager per store makes a read see the
+writes this store made before it, wherever it is routed.
 
 ``connect`` asks the server once, before anything else, whether it can serve:
 a server that is down, refuses the credentials, lacks the database or is too
@@ -19,6 +22,7 @@ answers again; the driver reconnects by itself.
 from __future__ import annotations
 
 import logging
+import random
 import re
 import time
 from array import array
@@ -31,12 +35,14 @@ from neo4j import (
     Driver,
     GraphDatabase,
     ManagedTransaction,
+    Query,
+    Session,
     TrustAll,
     TrustCustomCAs,
     TrustSystemCAs,
     unit_of_work,
 )
-from neo4j.exceptions import ClientError
+from neo4j.exceptions import ClientError, DriverError, Neo4jError
 
 from graphmem.domain.errors import StoreUnavailableError
 from graphmem.domain.viewer import with_viewer
@@ -62,6 +68,11 @@ log = logging.getLogger(__name__)
 
 COMPONENTS = "CALL dbms.components() YIELD name, versions, edition RETURN name, versions, edition"
 """How Neo4j reports its version; every user may call it."""
+
+RETRY_FIRST_DELAY = 1.0
+RETRY_JITTER = 0.2
+"""How a read is run again after a transient failure: the driver's own
+schedule for managed transactions (1 s, doubling, ±20%)."""
 
 INDEX_WAIT = 20.0
 """Seconds a statement waits for an index that is not online yet."""
@@ -110,6 +121,7 @@ class Neo4jStore:
         database: str | None = None,
         dialect: str = Dialect.NEO4J,
         timeout_s: float | None = None,
+        retry_s: float = 30.0,
     ) -> None:
         self._driver = driver
         self._database = database
@@ -117,6 +129,8 @@ class Neo4jStore:
         self.statements = Statements(dialect)
         self._bookmarks = GraphDatabase.bookmark_manager()
         self._work = unit_of_work(timeout=timeout_s)(_rows)
+        self._timeout_s = timeout_s
+        self._retry_s = retry_s
         self.server_version: str | None = None
         """What the server reported at ``connect`` (``dbms.components()``)."""
 
@@ -149,7 +163,12 @@ class Neo4jStore:
         timeout = (
             settings.store.query_timeout_ms / 1000 if settings.store.query_timeout_ms else None
         )
-        store = cls(driver, database=settings.neo4j.database, timeout_s=timeout)
+        store = cls(
+            driver,
+            database=settings.neo4j.database,
+            timeout_s=timeout,
+            retry_s=settings.neo4j.retry_time,
+        )
         try:
             store.server_version = _check_server(driver, settings)
         except BaseException:
@@ -200,10 +219,28 @@ class Neo4jStore:
                 default_access_mode=access,
                 bookmark_manager=self._bookmarks,
             ) as session:
-                run = session.execute_read if access == READ_ACCESS else session.execute_write
-                return run(self._work, text, _parameters(params) if params else {})
+                values = _parameters(params) if params else {}
+                if access == READ_ACCESS:
+                    return self._read(session, text, values)
+                return session.execute_write(self._work, text, values)
         except NEO4J_ERRORS.raised as exc:
             NEO4J_ERRORS.reraise(exc, params)
+
+    def _read(self, session: Session, text: str, params: dict[str, Any]) -> list[Row]:
+        """One read as an auto-commit transaction, run again after a transient
+        failure as the driver runs a managed one: after 1 s, then twice as long
+        each time (jittered), until ``retry_s`` has passed; then the last error."""
+        query = Query(text, timeout=self._timeout_s)
+        deadline = time.monotonic() + self._retry_s
+        delay = RETRY_FIRST_DELAY
+        while True:
+            try:
+                return [record.data() for record in session.run(query, params)]
+            except NEO4J_ERRORS.raised as exc:
+                if not _retryable(exc) or time.monotonic() + delay > deadline:
+                    raise
+            time.sleep(delay * random.uniform(1 - RETRY_JITTER, 1 + RETRY_JITTER))
+            delay *= 2
 
     def ping(self) -> None:
         """Whether the server answers now (readiness), in an auto-commit
@@ -246,6 +283,12 @@ def _check_server(driver: Driver, settings: Settings) -> str:
     if refusal is not None:
         raise StoreUnavailableError(f"{server_named(settings)} {refusal}")
     return version
+
+
+def _retryable(exc: BaseException) -> bool:
+    """What the driver would run a managed transaction again after: a transient
+    server error, a lost or expired connection, a leader that moved."""
+    return isinstance(exc, Neo4jError | DriverError) and exc.is_retryable()
 
 
 def _rows(tx: ManagedTransaction, text: str, params: dict[str, Any]) -> list[Row]:
