@@ -27,7 +27,13 @@ and distinct pairs merged. The sets:
   that differs (``qualifier``), a value in another form (``format``: 1,000 and
   1000, July 1, 2026 and 2026-07-01, 11 pm and 23:00, k8s and Kubernetes),
   another value in another form (``value_change``) and equivalent closed-class
-  words (each/every, has to/must).
+  words (each/every, has to/must);
+- ``heldout3``: ``benchmarks/eval/dedup_heldout3.jsonl``, 51 pairs written
+  before the judge's paraphrase rules that follow it and before any run on
+  them, in domains the other sets hardly
+  touch (cooking, gardening, travel, health, finance, sports, civic life) and
+  shapes of their own (a correction naming what it moves, a restriction added
+  at the end, another verb on the same object); never used to change the judge.
 
 "Before" is the judge of ``--before`` (a git revision; its
 ``graphmem/domain/restatement`` package, or the ``restatement.py`` module of
@@ -92,6 +98,7 @@ SETS = {
     "hard": EVAL / "dedup_hard.jsonl",
     "heldout": EVAL / "dedup_heldout.jsonl",
     "heldout2": EVAL / "dedup_heldout2.jsonl",
+    "heldout3": EVAL / "dedup_heldout3.jsonl",
 }
 TURN_SETS = {"chats": EVAL / "chats.json", "conversations": EVAL / "conversations.json"}
 RULES = ROOT / "retention_rules.yaml"
