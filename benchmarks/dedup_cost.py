@@ -43,6 +43,7 @@ from graphmem.domain.clock import ManualClock
 from graphmem.domain.restatement.verdicts import Difference, Judgement, Verdict
 from graphmem.services.embeddings import MiniLMEmbedder, Vector
 from graphmem.services.near_matches import NearMatches
+from graphmem.store.queries import near_matches as near
 
 WAYS = ("exact only", "cosine only", "judge before", "restatement check")
 
@@ -57,20 +58,18 @@ class _ExactOnly(NearMatches):
 class _CosineOnly(NearMatches):
     """The nearest match at cosine >= ``dedup_similarity`` merges, unread."""
 
-    def _nearest_by_vector(self, vectors: list[Any], project: str):  # type: ignore[no-untyped-def]
-        rows = self.store.read(
-            "near_duplicates",
-            {
-                "items": [{"index": i, "vector": v} for i, v in enumerate(vectors)],
-                "project_id": project,
-                "threshold": self.rules.dedup_similarity,
-                "k": 20,
-            },
+    def _nearest_by_vector(self, rows: list[Any], vectors: list[Any], project: str):  # type: ignore[no-untyped-def]
+        found = near.by_vector(
+            self.store,
+            [{"index": i, "vector": v} for i, v in enumerate(vectors)],
+            project,
+            threshold=self.rules.dedup_similarity,
+            k=20,
         )
         return {
-            r["index"]: [max(r["hits"], key=lambda hit: hit["similarity"])]
-            for r in rows
-            if r["hits"]
+            answer.index: [max(answer.hits, key=lambda hit: hit["similarity"])]
+            for answer in found
+            if answer.hits
         }
 
     def _decide(self, row: Mapping[str, Any], hits: Sequence[Mapping[str, Any]], measure: str):  # type: ignore[no-untyped-def]
