@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
 from graphmem.domain import lexicon
+from graphmem.domain.restatement.phrases import rewritten
 from graphmem.domain.restatement.tokens import SENTENCE_END, Token, tokenise, unframed
 from graphmem.domain.restatement.values import (
     DATE_WORDS,
@@ -155,6 +156,7 @@ def analyse(text: str) -> Analysis:
         folded = _REPEATED.sub(r"\1", folded)
     if ", not" in folded.lower():
         folded = _CONTRAST.sub(_contrasted, folded)
+    folded = rewritten(folded)
     if _ANY_CONTRACTION.search(folded):
         for pattern, replacement in _CONTRACTIONS:
             folded = pattern.sub(replacement, folded)

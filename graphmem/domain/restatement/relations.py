@@ -30,10 +30,31 @@ def explained(word: str, mine: Analysis, other: Analysis) -> bool:
         part == word and joined in other.stems for joined, part in mine.compounds
     ):
         return True
+    if _opens_a_shared_compound(word, mine, other):
+        return True
     synonyms = frozenset() if word in mine.entities else _synonyms().get(word, frozenset())
     return any(
         (theirs in synonyms and theirs not in other.entities) or _derived(word, theirs)
         for theirs in other.stems
+    )
+
+
+MIN_COMPOUND_REST = 3
+"""The fewest letters a closed compound holds after the word that opens it
+("docstr" after "doc"): fewer is an ending, not a second word."""
+
+
+def _opens_a_shared_compound(word: str, mine: Analysis, other: Analysis) -> bool:
+    """A word, or a short form of it, that opens a closed compound both texts
+    hold ("documented with a docstring" beside "have docstrings"; "backed up
+    to the backup bucket"): the compound names the thing by that word already."""
+    if len(word) < 3:
+        return False
+    forms = {word} | {s for s in _synonyms().get(word, ()) if len(s) >= 3 and word.startswith(s)}
+    return any(
+        len(shared) - len(form) >= MIN_COMPOUND_REST and shared.startswith(form)
+        for shared in mine.stems & other.stems
+        for form in forms
     )
 
 

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from functools import cache
 
+from graphmem.domain import lexicon
 from graphmem.domain.restatement.analysis import Analysis
 from graphmem.domain.restatement.verdicts import show
+from graphmem.domain.restatement.words import stemmed
+from graphmem.domain.values import PARTS_OF_DAY
 
 
 def transposed(a: Analysis, b: Analysis) -> str:
@@ -81,13 +85,31 @@ word after, then two either side."""
 
 def _slot_swap(a: Analysis, b: Analysis, shared: set[str]) -> str:
     """Two shared words that took each other's neighbours, in the first window
-    where any pair did."""
+    where any pair did. A word of time trading with another word moves an
+    adjunct, not a role ("The database is backed up every night", "Nightly
+    backups are taken of the database"); two words of time trading ("Ana works
+    nights, Ben days") still swap."""
     for window in _WINDOWS:
         slots_a, slots_b = _slots(a.sequence, *window), _slots(b.sequence, *window)
         for x, y in itertools.permutations(sorted(shared), 2):
-            if _traded(slots_a, slots_b, x, y) and _apart(a, b, x, y):
+            if (
+                _traded(slots_a, slots_b, x, y)
+                and _apart(a, b, x, y)
+                and (x in _TIME_STEMS()) == (y in _TIME_STEMS())
+            ):
                 return f"{x} and {y} traded places"
     return ""
+
+
+@cache
+def _TIME_STEMS() -> frozenset[str]:
+    """Words that say when, stemmed: they place a statement in time and take
+    no part in who does what."""
+    words = lexicon.words(
+        "day days week weeks month months year years daily nightly weekly monthly yearly "
+        "hourly today tonight tomorrow yesterday weekend weekends"
+    )
+    return frozenset(stemmed(w) for w in words | set(PARTS_OF_DAY))
 
 
 def _traded(
