@@ -184,3 +184,28 @@ def test_one_value_under_the_candidate_cosine_merges_only_when_every_word_matche
     )
     repeat = judge("The vet visit is on Monday.", "Rex's vet visit is on Monday.", 0.66)
     assert repeat.verdict is Verdict.DISTINCT
+
+
+def test_version_beside_a_version_both_texts_hold_adds_nothing() -> None:
+    existing = "The service targets Python 3.11."
+    assert judge("Python 3.11 is the version the service targets.", existing, 0.92).verdict is (
+        Verdict.MERGE
+    )
+    assert judge(
+        "Node 18 is the version the build uses.", "The build uses Node 18.", 0.9
+    ).verdict is (Verdict.MERGE)
+    assert judge(
+        "The API version returns 3 results.", "The API returns 3 results.", 0.93
+    ).verdict is (Verdict.DISTINCT)
+
+
+def test_where_an_identity_holds_may_open_it() -> None:
+    existing = "The entry point is main() in cli.py."
+    assert judge("In cli.py, main() is the entry point.", existing, 0.97).verdict is Verdict.MERGE
+    swapped = judge("Ben is Ana's manager in Berlin.", "Ana is Ben's manager in Berlin.", 0.97)
+    assert swapped.verdict is Verdict.CONFLICT
+    moved = judge("Errors go to production in Sentry.", "In production, errors go to Sentry.", 0.95)
+    assert moved.verdict is Verdict.CONFLICT
+    assert judge(
+        "The team deploys to staging on Mondays.", "On Mondays, the team deploys to staging.", 0.98
+    ).verdict is (Verdict.MERGE)

@@ -82,6 +82,10 @@ class Analysis:
     addressed: frozenset[str] = frozenset()
     """Names called out after a comma at the end of an exclamation ("I'm so
     happy for you, Ben!"): who is spoken to, not what is said."""
+    place: int = 0
+    """How many items at the end of ``sequence`` follow the text's last "in",
+    "at" or "on" ("main() is the entry point | in cli.py": 1): where the
+    statement holds, which an identity read either way leaves where it is."""
 
 
 _CONTRACTIONS = (
@@ -145,6 +149,25 @@ _COORDINATORS = frozenset({"and", "or", "but", "&", ","})
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})\s*:\s+(?=\S)")
 
 
+_FRONTED = re.compile(
+    r"^(?P<phrase>(?:in|at|on|inside|within)\s+(?:[^,;.!?]|\.(?=\w)){1,40}?),\s+"
+    r"(?P<rest>(?:[^,;.!?]|\.(?=\w))+?)(?P<end>[.!]?)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _fronted(text: str) -> str:
+    """A one-clause text opening with where it holds ("In cli.py, main() is the
+    entry point") with that phrase put at its end ("main() is the entry point
+    in cli.py"), where it stands in the same statement said plainly: a phrase
+    moved whole is no role swapped."""
+    found = _FRONTED.match(text)
+    if found is None:
+        return text
+    phrase = found["phrase"]
+    return f"{found['rest']} {phrase[:1].lower()}{phrase[1:]}{found['end']}"
+
+
 @lru_cache(maxsize=8192)
 def analyse(text: str) -> Analysis:
     """The signals of one text; cached, since the existing side repeats across writes."""
@@ -156,7 +179,7 @@ def analyse(text: str) -> Analysis:
         folded = _REPEATED.sub(r"\1", folded)
     if ", not" in folded.lower():
         folded = _CONTRAST.sub(_contrasted, folded)
-    folded = rewritten(folded)
+    folded = rewritten(_fronted(folded))
     if _ANY_CONTRACTION.search(folded):
         for pattern, replacement in _CONTRACTIONS:
             folded = pattern.sub(replacement, folded)
@@ -197,6 +220,8 @@ class _Reader:
     qualifiers: list[tuple[str, str, str]] = field(default_factory=list)
     copulas: list[int] = field(default_factory=list)
     """For each "is" or "are" read, the number of items before it."""
+    placed: int | None = None
+    """The number of items before the last "in", "at" or "on" read."""
 
     def read(self, token: Token) -> None:
         """A mark only separates items (a sentence's end drops the role words
@@ -252,6 +277,8 @@ class _Reader:
         else:
             if word in _COPULAS:
                 self.copulas.append(len(self.sequence))
+            if word in _PLACES:
+                self.placed = len(self.sequence)
             self.between.append(word)
 
     def _content_word(self, token: Token, word: str) -> None:
@@ -324,6 +351,7 @@ class _Reader:
             addressed=_addressed(tokens, self.names),
             obliged=_obliged(words),
             opening=_opening(words),
+            place=0 if self.placed is None else len(self.sequence) - self.placed,
         )
 
 
@@ -377,6 +405,7 @@ def _question(tokens: list[Token]) -> bool:
 
 
 _COPULAS = lexicon.words("is are")
+_PLACES = lexicon.words("in at on")
 _INDEFINITE = lexicon.words("a an some any all every each no only")
 
 

@@ -24,18 +24,28 @@ def explained(word: str, mine: Analysis, other: Analysis) -> bool:
         return True
     if word in UNIT_STEMS():
         return False
-    if _said_by_the_time(word, mine, other) or _in_a_shared_identifier(word, mine, other):
+    if _said_by_what_both_hold(word, mine, other):
         return True
     if any(joined == word for joined, _ in other.compounds) or any(
         part == word and joined in other.stems for joined, part in mine.compounds
     ):
         return True
-    if _opens_a_shared_compound(word, mine, other):
-        return True
     synonyms = frozenset() if word in mine.entities else _synonyms().get(word, frozenset())
     return any(
         (theirs in synonyms and theirs not in other.entities) or _derived(word, theirs)
         for theirs in other.stems
+    )
+
+
+def _said_by_what_both_hold(word: str, mine: Analysis, other: Analysis) -> bool:
+    """A word that something both texts hold says already: a time of day (a
+    part of the day), an identifier (a word of its parts), a version ("version")
+    or a closed compound (the word opening it)."""
+    return (
+        _said_by_the_time(word, mine, other)
+        or _in_a_shared_identifier(word, mine, other)
+        or _said_by_a_version(word, mine, other)
+        or _opens_a_shared_compound(word, mine, other)
     )
 
 
@@ -64,6 +74,33 @@ def _said_by_the_time(word: str, mine: Analysis, other: Analysis) -> bool:
     part = _PARTS_OF_DAY().get(word)
     return part is not None and any(
         in_part_of_day(part, value) for value in set(mine.values) & set(other.values)
+    )
+
+
+_VERSION = re.compile(r"\d+(?:\.\d+)+")
+
+
+def _said_by_a_version(word: str, mine: Analysis, other: Analysis) -> bool:
+    """ "Version" beside a version both texts hold ("Python 3.11 is the version
+    the service targets" beside "The service targets Python 3.11"): the value
+    says what it is. A version is dotted digits, or a number right after a name
+    in both texts ("Node 18"); "the version returns 3 results" holds none."""
+    if word != "version":
+        return False
+    names = mine.entities | other.entities
+    return any(
+        _VERSION.fullmatch(value) or (_after(value, names, mine) and _after(value, names, other))
+        for value in set(mine.values) & set(other.values)
+    )
+
+
+def _after(value: str, names: frozenset[str], read: Analysis) -> bool:
+    """Whether ``value`` stands right after one of ``names`` in the text ("Node
+    18"): a name either text writes as one ("Node" opening a sentence is not)."""
+    items = read.sequence
+    return any(
+        items[i + 1] == value and items[i] in names and read.touching[i]
+        for i in range(len(items) - 1)
     )
 
 

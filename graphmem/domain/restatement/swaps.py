@@ -37,13 +37,30 @@ def transposed(a: Analysis, b: Analysis) -> str:
 
 def _inverted(a: Analysis, b: Analysis) -> bool:
     """An identity read the other way round ("Maya's partner is Tom", "Tom is
-    Maya's partner"): what stands before "is" in one stands after it in the
-    other. That turns no roles: both say the two are one."""
+    Maya's partner"; "The entry point is main() in cli.py", "main() is the entry
+    point in cli.py", where it holds left at the end): what stands before "is"
+    in one stands after it in the other. That turns no roles: both say the two
+    are one."""
     if a.copula is None or b.copula is None:
         return False
-    left_a, right_a = set(a.sequence[: a.copula]), set(a.sequence[a.copula :])
-    left_b, right_b = set(b.sequence[: b.copula]), set(b.sequence[b.copula :])
-    return left_a == right_b and right_a == left_b
+    left_a, right_a = _sides(a)
+    left_b, right_b = _sides(b)
+    if left_a == right_b and right_a == left_b:
+        return True
+    return _placed(a) == _placed(b) and _sides(a, placed=False) == _sides(b, placed=False)[::-1]
+
+
+def _sides(read: Analysis, *, placed: bool = True) -> tuple[set[str], set[str]]:
+    """The items before and after an identity's "is"; without ``placed``, those
+    of the phrase ending it that says where it holds ("in cli.py") left out."""
+    assert read.copula is not None
+    end = len(read.sequence) - (0 if placed or read.place >= len(read.sequence) else read.place)
+    return set(read.sequence[: read.copula]), set(read.sequence[read.copula : end])
+
+
+def _placed(read: Analysis) -> set[str]:
+    """The items of the phrase that ends a text saying where it holds."""
+    return set(read.sequence[len(read.sequence) - read.place :]) if read.place else set()
 
 
 def _role_swap(a: Analysis, b: Analysis, shared: set[str]) -> str:
