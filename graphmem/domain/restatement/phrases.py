@@ -68,9 +68,9 @@ def _PHRASAL_PATTERN() -> re.Pattern[str]:
 
 
 _REWRITES = (
-    (re.compile(r"(?:\s+would\s+|'d\s+)rather\b", re.IGNORECASE), " prefer"),
-    (re.compile(r"(?:\s+would\s+|'d\s+)like\b", re.IGNORECASE), " want"),
-    (re.compile(r"\bin\s+charge\s+of\b", re.IGNORECASE), "leading"),
+    (re.compile(r"(?:\s+would\s+|'d\s+)rather\b", re.IGNORECASE), " prefer", ("rather",)),
+    (re.compile(r"(?:\s+would\s+|'d\s+)like\b", re.IGNORECASE), " want", ("like",)),
+    (re.compile(r"\bin\s+charge\s+of\b", re.IGNORECASE), "leading", ("charge",)),
     (
         re.compile(
             r"\bonce(?=\s+(?:the|it|we|you|they|he|she|i|this|that|its|our|their|your|my"
@@ -78,6 +78,7 @@ _REWRITES = (
             re.IGNORECASE,
         ),
         "after",
+        ("once",),
     ),
     (
         re.compile(
@@ -85,6 +86,7 @@ _REWRITES = (
             re.IGNORECASE,
         ),
         r"\1",
+        ("used",),
     ),
 )
 """Each with the word it says: "would rather" (or "'d rather") prefers, "would
@@ -93,10 +95,35 @@ pass", "once merged") is "after" (not "once a day"), and "is used to build" or
 "is used for" is what "builds"/"is for" say (the passive of "use"; "used to"
 after anything else, a past habit, stays)."""
 
+_PARTICLES = frozenset(particle for _, particle, _ in lexicon.PHRASAL_VERBS)
+
 
 def rewritten(text: str) -> str:
     """``text`` with each phrase of this module written as its one word."""
-    text = _PHRASAL_PATTERN().sub(lambda m: _PHRASAL()[" ".join(m.group(0).lower().split())], text)
-    for pattern, word in _REWRITES:
-        text = pattern.sub(word, text)
+    lowered = text.lower()
+    if any(particle in lowered for particle in _PARTICLES):
+        text = _PHRASAL_PATTERN().sub(
+            lambda m: _PHRASAL()[" ".join(m.group(0).lower().split())], text
+        )
+    return substituted(text, _REWRITES, lowered)
+
+
+Rule = tuple[re.Pattern[str], str, tuple[str, ...]]
+"""A pattern, what it is written as, and words in lower case one of which any
+text it matches holds: without them the pattern is not tried."""
+
+
+def substituted(text: str, rules: tuple[Rule, ...], lowered: str | None = None) -> str:
+    """``text`` with each rule applied in turn, where a word it needs is there:
+    a text read on every write holds few of them, and looking for a word costs
+    far less than trying a pattern. ``lowered`` is ``text`` in lower case, when
+    known."""
+    lowered = text.lower() if lowered is None else lowered
+    for pattern, replacement, needs in rules:
+        for word in needs:
+            if word in lowered:
+                changed = pattern.sub(replacement, text)
+                if changed != text:
+                    text, lowered = changed, changed.lower()
+                break
     return text

@@ -4,7 +4,7 @@ other words, its opposite, or negated by a prefix."""
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from graphmem.domain import lexicon
 from graphmem.domain.restatement.analysis import Analysis
@@ -153,7 +153,11 @@ def _common_prefix(x: str, y: str) -> str:
     return x[:n]
 
 
+@lru_cache(maxsize=65536)
 def opposite(x: str, y: str) -> bool:
+    """Whether two stems are antonyms, either read as the positive of a
+    comparative or superlative; cached, since every pair of words only one
+    side holds is asked."""
     table = _antonyms()
     return any(frozenset((p, q)) in table for p in _base_forms(x) for q in _base_forms(y) if p != q)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 
 from graphmem.domain import lexicon
 from graphmem.domain.restatement.analysis import Analysis
@@ -108,7 +108,7 @@ def _slot_swap(a: Analysis, b: Analysis, shared: set[str]) -> str:
     nights, Ben days") still swap."""
     for window in _WINDOWS:
         slots_a, slots_b = _slots(a.sequence, *window), _slots(b.sequence, *window)
-        for x, y in itertools.permutations(sorted(shared), 2):
+        for x, y in itertools.combinations(sorted(shared), 2):  # a trade reads both ways
             if (
                 _traded(slots_a, slots_b, x, y)
                 and _apart(a, b, x, y)
@@ -134,12 +134,19 @@ def _traded(
 ) -> bool:
     """Whether ``x`` stands in ``a`` where ``y`` stands in ``b`` and the other
     way round (each read with the two swapped back), in places that differ."""
-    trade = {x: y, y: x}
-    return (
-        slots_a[x] == tuple(trade.get(w, w) for w in slots_b[y])
-        and slots_a[y] == tuple(trade.get(w, w) for w in slots_b[x])
-        and slots_a[x] != slots_a[y]
+    if slots_a[x] == slots_a[y]:
+        return False
+    return slots_a[x] == _swapped_back(slots_b[y], x, y) and slots_a[y] == _swapped_back(
+        slots_b[x], x, y
     )
+
+
+def _swapped_back(slot: tuple[str, ...], x: str, y: str) -> tuple[str, ...]:
+    """``slot`` with ``x`` and ``y`` put back in each other's place (most slots
+    hold neither, and are returned as they are)."""
+    if x not in slot and y not in slot:
+        return slot
+    return tuple(y if w == x else x if w == y else w for w in slot)
 
 
 def _apart(a: Analysis, b: Analysis, x: str, y: str) -> bool:
@@ -175,9 +182,11 @@ _CHECKS: tuple[Callable[[Analysis, Analysis, set[str]], str], ...] = (
 """The kinds of swap, tried in this order; the first that finds one says it."""
 
 
+@lru_cache(maxsize=16384)
 def _slots(sequence: tuple[str, ...], before: int, after: int) -> dict[str, tuple[str, ...]]:
     """Each item's neighbours (first occurrence): ``before`` items before it and
-    ``after`` after it, "" past an end."""
+    ``after`` after it, "" past an end. Cached: a memory's sequence is read
+    against every write near it (the map is never changed by its readers)."""
     padded = ("",) * before + sequence + ("",) * after
     places: dict[str, tuple[str, ...]] = {}
     for i, entry in enumerate(sequence):
