@@ -209,3 +209,17 @@ def test_where_an_identity_holds_may_open_it() -> None:
     assert judge(
         "The team deploys to staging on Mondays.", "On Mondays, the team deploys to staging.", 0.98
     ).verdict is (Verdict.MERGE)
+
+
+def test_an_acronym_in_brackets_spelling_the_words_before_it_adds_nothing() -> None:
+    existing = "Don't log personally identifiable information."
+    assert judge(
+        "Do not log personally identifiable information (PII).", existing, 0.84
+    ).verdict is (Verdict.MERGE)
+    ttl = "Cache entries expire after their time to live."
+    assert judge("Cache entries expire after their time to live (TLS).", ttl, 0.88).verdict is not (
+        Verdict.MERGE
+    )
+    assert judge(
+        "Use content delivery networks (CDNs).", "Use content delivery networks.", 0.9
+    ).verdict is (Verdict.MERGE)

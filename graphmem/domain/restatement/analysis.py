@@ -155,6 +155,23 @@ _COORDINATORS = frozenset({"and", "or", "but", "&", ","})
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})\s*:\s+(?=\S)")
 
 
+_GLOSS = re.compile(r"(?P<before>[\w\s-]+?)\s*\((?P<short>[A-Z][A-Za-z]{1,5})\)")
+
+
+def _unglossed(found: re.Match[str]) -> str:
+    """The words before an acronym in brackets that spells their initials
+    ("personally identifiable information (PII)", "time to live (TTL)"): the
+    acronym names them again, and says nothing they do not."""
+    short = found["short"]
+    if short.endswith("s") and short[:-1].isupper():
+        short = short[:-1]  # a plural: "content delivery networks (CDNs)"
+    words = re.split(r"[\s-]+", found["before"].strip())
+    initials = "".join(word[:1] for word in words[-len(short) :]).lower()
+    if len(short) >= 2 and len(words) >= len(short) and initials == short.lower():
+        return found["before"]
+    return found.group(0)
+
+
 _FRONTED = re.compile(
     r"^(?P<phrase>(?:in|at|on|inside|within)\s+(?:[^,;.!?]|\.(?=\w)){1,40}?),\s+"
     r"(?P<rest>(?:[^,;.!?]|\.(?=\w))+?)(?P<end>[.!]?)\s*$",
@@ -185,6 +202,8 @@ def analyse(text: str) -> Analysis:
         folded = _REPEATED.sub(r"\1", folded)
     if ", not" in folded.lower():
         folded = _CONTRAST.sub(_contrasted, folded)
+    if "(" in folded:
+        folded = _GLOSS.sub(_unglossed, folded)
     folded = substituted(rewritten(_fronted(folded)), _CONTRACTIONS)
     return _read(unframed(tokenise(canonical(folded))), speaker)
 
