@@ -155,21 +155,30 @@ _COORDINATORS = frozenset({"and", "or", "but", "&", ","})
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})\s*:\s+(?=\S)")
 
 
-_GLOSS = re.compile(r"(?P<before>[\w\s-]+?)\s*\((?P<short>[A-Z][A-Za-z]{1,5})\)")
+_GLOSS = re.compile(r"\s*\((?P<short>[A-Z][A-Za-z]{1,5})\)")
 
 
-def _unglossed(found: re.Match[str]) -> str:
-    """The words before an acronym in brackets that spells their initials
-    ("personally identifiable information (PII)", "time to live (TTL)"): the
-    acronym names them again, and says nothing they do not."""
-    short = found["short"]
+def _unglossed(text: str) -> str:
+    """``text`` without each acronym in brackets that spells the initials of
+    the words right before it ("personally identifiable information (PII)",
+    "time to live (TTL)"): the acronym names them again, and says nothing they
+    do not. Any other bracket ("(TLS)" after "time to live") stays."""
+    kept, last = [], 0
+    for found in _GLOSS.finditer(text):
+        if _spells(found["short"], text[last : found.start()]):
+            kept.append(text[last : found.start()])
+            last = found.end()
+    return "".join(kept) + text[last:] if kept else text
+
+
+def _spells(short: str, before: str) -> bool:
+    """Whether ``short`` (a plural's "s" aside: "CDNs") is the initials of the
+    last words of ``before``, one word a letter."""
     if short.endswith("s") and short[:-1].isupper():
-        short = short[:-1]  # a plural: "content delivery networks (CDNs)"
-    words = re.split(r"[\s-]+", found["before"].strip())
+        short = short[:-1]
+    words = re.split(r"[\s-]+", before[-24 * len(short) :].strip())
     initials = "".join(word[:1] for word in words[-len(short) :]).lower()
-    if len(short) >= 2 and len(words) >= len(short) and initials == short.lower():
-        return found["before"]
-    return found.group(0)
+    return len(short) >= 2 and len(words) >= len(short) and initials == short.lower()
 
 
 _FRONTED = re.compile(
@@ -203,7 +212,7 @@ def analyse(text: str) -> Analysis:
     if ", not" in folded.lower():
         folded = _CONTRAST.sub(_contrasted, folded)
     if "(" in folded:
-        folded = _GLOSS.sub(_unglossed, folded)
+        folded = _unglossed(folded)
     folded = substituted(rewritten(_fronted(folded)), _CONTRACTIONS)
     return _read(unframed(tokenise(canonical(folded))), speaker)
 
