@@ -43,7 +43,7 @@ import re
 import unicodedata
 from typing import Literal
 
-from graphmem.domain.restatement.analysis import Analysis, analyse
+from graphmem.domain.restatement.analysis import Analysis, analyse, glance
 from graphmem.domain.restatement.comparison import MIN_REPEAT_WORDS, Comparison
 from graphmem.domain.restatement.converse import converse
 from graphmem.domain.restatement.corrections import (
@@ -327,7 +327,7 @@ def fetch_floor(new: str, thresholds: RestatementThresholds | None = None) -> fl
     another one could stand in place of: what it corrects is worded unlike
     it. Below the candidate floor only ``_far`` reads a pair, never a merge."""
     limits = thresholds or DEFAULT_THRESHOLDS
-    if cued(new) or (read := analyse(new)).values or read.entities:
+    if cued(new) or glance(new).named:
         return min(limits.candidate_similarity, limits.correction_similarity)
     return limits.candidate_similarity
 
@@ -374,7 +374,7 @@ def judge_events(
     the same time. Otherwise both happened: neither replaces or contradicts the
     other ("Haha" said on Monday and on Friday is two turns)."""
     limits = thresholds or DEFAULT_THRESHOLDS
-    if not (analyse(new).readable and analyse(existing).readable):
+    if not (readable(new) and readable(existing)):
         return Judgement(Verdict.DISTINCT, Difference.UNREADABLE, "an event with no words")
     if _plain(new) != _plain(existing):
         return Judgement(Verdict.DISTINCT, Difference.EVENT, "events with different words")
@@ -393,7 +393,7 @@ def judge_events(
 def readable(text: str) -> bool:
     """Whether a text has a word to compare (not only numbers or punctuation):
     one that has none is never merged, exactly or nearly."""
-    return analyse(text).readable
+    return glance(text).readable
 
 
 def _plain(text: str) -> str:

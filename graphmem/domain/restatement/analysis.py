@@ -203,6 +203,70 @@ def _fronted(text: str) -> str:
 @lru_cache(maxsize=8192)
 def analyse(text: str) -> Analysis:
     """The signals of one text; cached, since the existing side repeats across writes."""
+    tokens, speaker = _tokens(text)
+    return _read(list(tokens), speaker)
+
+
+@dataclass(frozen=True, slots=True)
+class Glance:
+    """What a write asks of every new text before it has a near match to judge:
+    a text with no word to compare is stored as it is, and one holding a value
+    or a name has its near matches read from a lower cosine."""
+
+    readable: bool
+    """As ``Analysis.readable``."""
+    named: bool
+    """Holds a value or a name: ``Analysis.values`` or ``Analysis.entities``."""
+
+
+@lru_cache(maxsize=8192)
+def glance(text: str) -> Glance:
+    """``Glance`` of a text, from its tokens alone: most writes have no near
+    match, and reading every word's role, order and binding (``analyse``) is
+    left to the texts judged. The tokens are cached for ``analyse``."""
+    tokens, _ = _tokens(text)
+    words = [token for token in tokens if not token.mark]
+    return Glance(
+        readable=any(ch.isalpha() for token in words for ch in token.text),
+        named=any(_telling(token) for token in words),
+    )
+
+
+def _telling(token: Token) -> bool:
+    """Whether ``_Reader.read`` would read a value or a name in the token."""
+    lowered = token.text.lower()
+    if lowered.isalpha():
+        return _telling_word(token, spelling(lowered))
+    if VERSION.fullmatch(lowered) or is_identifier(lowered) or ISO_DATE.fullmatch(lowered):
+        return True
+    if any(ch.isdigit() for ch in lowered):
+        return bool(VALUE.findall(lowered))
+    parts = [lowered] if lowered in _HYPHENATED() else lowered.replace("-", " ").split()
+    return any(_telling_word(token, spelling(word)) for word in parts)
+
+
+def _telling_word(token: Token, word: str) -> bool:
+    """Whether ``_Reader._word`` would read the word as a value or a name."""
+    if token.text == "None" and not token.start:
+        return False  # the code literal: a content word, no name
+    _, kind, _, name = _reading(token.text, token.start, word)
+    return kind is _Kind.VALUE or (kind is _Kind.CONTENT and name)
+
+
+def forget_texts() -> None:
+    """Forget every text read (``analyse``, ``glance`` and the tokens behind
+    both), keeping what is known of single words: a benchmark reads texts as a
+    server reads new writes this way."""
+    analyse.cache_clear()
+    glance.cache_clear()
+    _tokens.cache_clear()
+
+
+@lru_cache(maxsize=8192)
+def _tokens(text: str) -> tuple[tuple[Token, ...], str]:
+    """The tokens of a text with its framing left out, and its speaker ("Ana:
+    ..."), after the phrases, contractions and values have each been written
+    one way; cached for ``analyse`` and ``glance`` both."""
     folded = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
     speaker = ""
     if opening := _SPEAKER.match(folded):
@@ -214,7 +278,7 @@ def analyse(text: str) -> Analysis:
     if "(" in folded:
         folded = _unglossed(folded)
     folded = substituted(rewritten(_fronted(folded)), _CONTRACTIONS)
-    return _read(unframed(tokenise(canonical(folded))), speaker)
+    return tuple(unframed(tokenise(canonical(folded)))), speaker
 
 
 def _read(tokens: list[Token], speaker: str) -> Analysis:
