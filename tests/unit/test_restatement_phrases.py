@@ -234,3 +234,16 @@ def test_a_long_text_with_brackets_is_read_in_one_pass() -> None:
     began = time.perf_counter()
     assert judge(text, text.replace("word5 ", "word6 "), 0.9).reason
     assert time.perf_counter() - began < 1.5
+
+
+def test_a_word_opening_a_shared_compound_is_no_proof_by_itself() -> None:
+    existing = "The user table lives in the database."
+    assert judge("The user data table lives in the database.", existing, 0.9).verdict is not (
+        Verdict.MERGE
+    )
+
+
+def test_a_converse_keeps_a_name_that_is_also_a_word() -> None:
+    assert converse("Alice leaves before Bob arrives.") == "Bob arrives after Alice leaves."
+    judged = judge("Alice leaves before Bob arrives.", "Alice arrives after Bob leaves.", 0.95)
+    assert judged.verdict is Verdict.CONFLICT

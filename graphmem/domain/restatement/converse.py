@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 
-from graphmem.domain import lexicon
 from graphmem.domain.restatement.phrases import rewritten
 from graphmem.domain.restatement.words import STOP_WORDS
 
@@ -37,10 +36,11 @@ def _opening(part: str) -> str:
 
 
 def _inside(part: str) -> str:
-    """``part`` inside a sentence: an ordinary first word in lower case ("The
-    ingest job": "the ingest job"), a name as written ("Ana leaves")."""
+    """``part`` inside a sentence: a first stop word in lower case ("The ingest
+    job": "the ingest job"); any other first word as written, a name ("Bob
+    leaves", though "bob" is a word too) or not ("Nightly ..." then reads as a
+    name, and the two are kept apart rather than a name lost)."""
     first = part.split()[0]
-    lowered = first.lower()
-    if lowered in STOP_WORDS or lowered in lexicon.vocabulary():
-        return lowered + part[len(first) :]
+    if first.lower() in STOP_WORDS:
+        return first.lower() + part[len(first) :]
     return part

@@ -55,12 +55,12 @@ MIN_COMPOUND_REST = 3
 
 
 def _opens_a_shared_compound(word: str, mine: Analysis, other: Analysis) -> bool:
-    """A word, or a short form of it, that opens a closed compound both texts
-    hold ("documented with a docstring" beside "have docstrings"; "backed up
-    to the backup bucket"): the compound names the thing by that word already."""
-    if len(word) < 3:
-        return False
-    forms = {word} | {s for s in _synonyms().get(word, ()) if len(s) >= 3 and word.startswith(s)}
+    """A word whose short form opens a closed compound both texts hold
+    ("documented with a docstring" beside "have docstrings": doc is short for
+    document): the compound names the thing by that word already. The word
+    itself opening one is no proof: "The API key is in the keychain" is not
+    "The API is in the keychain"."""
+    forms = {s for s in _synonyms().get(word, ()) if len(s) >= 3 and word.startswith(s)}
     return any(
         len(shared) - len(form) >= MIN_COMPOUND_REST and shared.startswith(form)
         for shared in mine.stems & other.stems
