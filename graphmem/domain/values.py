@@ -15,6 +15,7 @@ compares through it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 
 
@@ -240,13 +241,11 @@ def canonical(text: str) -> str:
     of day on the 24-hour clock without a leading zero (14:00, 9:30), a unit
     after its number as one lower-case word (30 second, 4 gigabyte), a
     percentage as 5%, a version as v2, a known abbreviation as its word."""
-    text = _NOON.sub(lambda m: "0:00" if m.group(1).lower() == "midnight" else "12:00", text)
-    text = _ABBREVIATION.sub(_expanded, text)
-    text = _DAY_OF_MONTH.sub(lambda m: "1" if m.group(1).lower() == "first" else "2", text)
-    text = _SPANS.sub(lambda m: _SPAN_UNITS[m.group(1).lower()], text)
+    text = _named(text)
     if _has_digit(text):
         text = _written_numbers(text)
-    text = _NUMBER_RUN.sub(_number_run, text)
+    if _ANY_NUMBER_WORD.search(text.lower()):
+        text = _NUMBER_RUN.sub(_number_run, text)
     if not _has_digit(text):
         return text  # most texts: no value to read, and each pattern below needs a digit
     text = _ORDINAL.sub(r"\1", text)
@@ -256,6 +255,35 @@ def canonical(text: str) -> str:
         lambda m: f"{m.group(1)} {_LETTER_UNITS[m.group(2) or m.group(3)]}", text
     )
     return _VERSION.sub(r"v\1", text)
+
+
+def _named(text: str) -> str:
+    """``text`` with the values written as words of their own read: noon and
+    midnight, the abbreviations, the first or second of a month, a decade or
+    a fortnight. Each pattern is tried only where a word it needs is there:
+    most texts hold none of them."""
+    lowered = text.lower()
+    if _holds_any(lowered, ("noon", "midday", "midnight")):
+        text = _NOON.sub(lambda m: "0:00" if m.group(1).lower() == "midnight" else "12:00", text)
+    if _ANY_ABBREVIATION.search(lowered):
+        text = _ABBREVIATION.sub(_expanded, text)
+    if _holds_any(lowered, ("first", "second")):
+        text = _DAY_OF_MONTH.sub(lambda m: "1" if m.group(1).lower() == "first" else "2", text)
+    if _holds_any(lowered, _SPAN_UNITS):
+        text = _SPANS.sub(lambda m: _SPAN_UNITS[m.group(1).lower()], text)
+    return text
+
+
+def _holds_any(lowered: str, words: Iterable[str]) -> bool:
+    """Whether any of ``words`` is in ``lowered``, inside a word or not."""
+    return any(word in lowered for word in words)
+
+
+_ANY_NUMBER_WORD = re.compile("|".join(sorted({w[:4] for w in UNITS_BELOW_HUNDRED | SCALES})))
+"""The first four letters of any number word, anywhere: a text holding none
+has no number written out."""
+_ANY_ABBREVIATION = re.compile("|".join(sorted(ABBREVIATIONS)))
+"""Any abbreviation of ``ABBREVIATIONS``, anywhere, lower case."""
 
 
 def _has_digit(text: str) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.domain.restatement.analysis import Analysis, analyse
+from graphmem.domain.restatement.analysis import Analysis, analyse, glance
 from graphmem.domain.restatement.comparison import _added, _entity, _term, _unit
 from graphmem.domain.restatement.swaps import (
     _CHECKS,
@@ -195,3 +195,48 @@ def test_the_steps_of_the_wording() -> None:
     term = _term({"a"}, {"b"})
     assert term is not None and term.verdict is Verdict.DISTINCT
     assert _term(set(), set()) is None
+
+
+def _every_text() -> list[str]:
+    """Every text of the pair sets and every chat turn, with and without its speaker."""
+    import json
+    from pathlib import Path
+
+    eval_dir = Path(__file__).resolve().parents[2] / "benchmarks" / "eval"
+    texts = [
+        row[key]
+        for path in sorted(eval_dir.glob("dedup_*.jsonl"))
+        for line in path.read_text().splitlines()
+        if line.strip()
+        for row in [json.loads(line)]
+        for key in ("text_a", "text_b")
+    ]
+    chats = json.loads((eval_dir / "chats.json").read_text())["conversations"]
+    turns = [t for c in chats for s in c["sessions"] for t in s["turns"]]
+    shapes = [
+        "12345 67890",
+        "None",
+        "It returns None.",
+        "v2.1 ships to prod-a on 2025-03-14",
+        "one-off fix for the 3x slowdown",
+        "Thanks, Ben!",
+        "EU data stays in the EU.",
+        "May we meet in May?",
+        "https://example.com/a?b=1",
+        "",
+    ]
+    return (
+        texts
+        + shapes
+        + [t["text"] for t in turns]
+        + [f"{t['speaker']}: {t['text']}" for t in turns]
+    )
+
+
+def test_a_glance_says_what_the_full_reading_says() -> None:
+    """``glance`` (every write) and ``analyse`` (the texts judged) agree on
+    whether a text can be compared and whether it holds a value or a name."""
+    for text in _every_text():
+        read, seen = analyse(text), glance(text)
+        assert seen.readable == read.readable, text
+        assert seen.named == bool(read.values or read.entities), text

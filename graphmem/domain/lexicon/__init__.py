@@ -240,6 +240,30 @@ DERIVED = tuple(
 """A word and the one derived from it where neither starts with the other:
 "flights" says what "fly" says, as "allergy" says what "allergic" does."""
 
+PHRASAL_VERBS = tuple(
+    tuple(line.split())
+    for line in """back up backup
+    push back postpone
+    put off postpone
+    call off cancel
+    set up setup
+    shut down shutdown
+    clean up cleanup
+    look up lookup
+    check out checkout
+    find out discover
+    carry out perform
+    figure out solve""".splitlines()
+)
+"""A verb and its particle that together say what one word says ("backed
+up": backup; "pushed back": postponed): read as that word, in the verb's
+form. Only verbs whose particle has no opposite that means the opposite
+("log in"/"log out", "check in"/"check out", "scale up"/"scale down" stay as
+written and flip)."""
+
+PAST_SAME = words("put set shut cut")
+"""Verbs whose past is written as their base form (not in ``IRREGULAR_VERBS``)."""
+
 
 def _pairs(name: str) -> list[tuple[str, str]]:
     lines = (HERE / name).read_text().splitlines()

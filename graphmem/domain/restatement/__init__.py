@@ -43,8 +43,9 @@ import re
 import unicodedata
 from typing import Literal
 
-from graphmem.domain.restatement.analysis import Analysis, analyse
+from graphmem.domain.restatement.analysis import Analysis, analyse, glance
 from graphmem.domain.restatement.comparison import MIN_REPEAT_WORDS, Comparison
+from graphmem.domain.restatement.converse import converse
 from graphmem.domain.restatement.corrections import (
     correction,
     cued,
@@ -124,7 +125,7 @@ def _judged(
             or below
         )
     judged = _corrected(
-        new, existing, a, b, Comparison(a, b, same_source).verdict(similarity), same_source
+        new, existing, a, b, _compared(new, a, b, same_source, similarity), same_source
     )
     if judged.verdict is Verdict.DISTINCT and (
         changed := _clause_changes(new, existing, a, same_source, similarity)
@@ -133,6 +134,26 @@ def _judged(
     if judged.verdict is Verdict.MERGE or (now := current(existing)) == existing:
         return judged
     return _after_correction(now, existing, b, judged, similarity, same_source)
+
+
+def _compared(
+    new: str, a: Analysis, b: Analysis, same_source: bool, similarity: float
+) -> Judgement:
+    """The two compared word by word, or, where "before" against "after" alone
+    tells them apart, with the new text said from the other end ("the ingest job finishes
+    before the load starts" beside "the load starts after the ingest job
+    finishes"): the same order of two events is a merge, and any other
+    verdict there is the one that stands (a role swapped, words left over, a
+    restriction on one side only), not the opposite that "after" read against
+    "before" showed."""
+    compared = Comparison(a, b, same_source)
+    judged = compared.verdict(similarity)
+    if not compared.ordered() or (turned := converse(new)) is None:
+        return judged
+    again = Comparison(a, analyse(turned), same_source).verdict(similarity)
+    return Judgement(
+        again.verdict, again.difference, f"said from the other end: {turned} ({again.reason})"
+    )
 
 
 _CLAUSES = re.compile(r"\s*;\s*|(?<=[a-z0-9)])[.!?]\s+(?=[A-Z])")
@@ -265,23 +286,31 @@ def _far(
 
 SAME_VALUES = 2
 """The fewest values two texts under the candidate cosine must hold, the same
-on both sides, for their words to be read for a merge."""
+on both sides, for one of them to merge as a repeat of part of the other; with
+one value, only every word of each matched merges."""
 
 
 def _same_values(
     a: Analysis, b: Analysis, same_source: bool, similarity: float
 ) -> Judgement | None:
-    """A pair under the candidate cosine holding the same values, at least
-    ``SAME_VALUES`` of them, whose words all match ("The dentist appointment is
-    Friday March 13, 14:00" beside "Maya's dentist appointment moved to Friday,
-    March 13 at 2 pm", 0.68): dates and times pull an embedding apart, and the
-    same values with every word matched are the same statement. ``None`` for any
-    other pair."""
+    """A pair under the candidate cosine holding the same values whose words all
+    match ("The dentist appointment is Friday March 13, 14:00" beside "Maya's
+    dentist appointment moved to Friday, March 13 at 2 pm", 0.68; "The Thursday
+    planning meeting has been cancelled" beside "... is called off", 0.77):
+    dates, times and phrases said in other words pull an embedding apart, and
+    the same values with every word matched are the same statement. With fewer
+    than ``SAME_VALUES`` values, a text repeating part of the other ("The vet
+    visit is on Monday" beside "Rex's vet visit is on Monday") is not read as
+    one: one value shared says too little of the rest. ``None`` for any other
+    pair."""
     values = set(a.values)
-    if len(values) < SAME_VALUES or values != set(b.values):
+    if not values or values != set(b.values):
         return None
-    judged = Comparison(a, b, same_source).verdict(similarity)
-    if judged.verdict is not Verdict.MERGE:
+    compared = Comparison(a, b, same_source)
+    judged = compared.verdict(similarity)
+    if judged.verdict is not Verdict.MERGE or (
+        len(values) < SAME_VALUES and not compared.every_word()
+    ):
         return None
     return Judgement(
         Verdict.MERGE,
@@ -298,7 +327,7 @@ def fetch_floor(new: str, thresholds: RestatementThresholds | None = None) -> fl
     another one could stand in place of: what it corrects is worded unlike
     it. Below the candidate floor only ``_far`` reads a pair, never a merge."""
     limits = thresholds or DEFAULT_THRESHOLDS
-    if cued(new) or (read := analyse(new)).values or read.entities:
+    if cued(new) or glance(new).named:
         return min(limits.candidate_similarity, limits.correction_similarity)
     return limits.candidate_similarity
 
@@ -345,7 +374,7 @@ def judge_events(
     the same time. Otherwise both happened: neither replaces or contradicts the
     other ("Haha" said on Monday and on Friday is two turns)."""
     limits = thresholds or DEFAULT_THRESHOLDS
-    if not (analyse(new).readable and analyse(existing).readable):
+    if not (readable(new) and readable(existing)):
         return Judgement(Verdict.DISTINCT, Difference.UNREADABLE, "an event with no words")
     if _plain(new) != _plain(existing):
         return Judgement(Verdict.DISTINCT, Difference.EVENT, "events with different words")
@@ -364,7 +393,7 @@ def judge_events(
 def readable(text: str) -> bool:
     """Whether a text has a word to compare (not only numbers or punctuation):
     one that has none is never merged, exactly or nearly."""
-    return analyse(text).readable
+    return glance(text).readable
 
 
 def _plain(text: str) -> str:

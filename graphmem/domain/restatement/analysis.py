@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from enum import Enum
 from functools import cache, lru_cache
 
 from graphmem.domain import lexicon
+from graphmem.domain.restatement.phrases import rewritten, substituted
 from graphmem.domain.restatement.tokens import SENTENCE_END, Token, tokenise, unframed
 from graphmem.domain.restatement.values import (
     DATE_WORDS,
@@ -81,41 +83,50 @@ class Analysis:
     addressed: frozenset[str] = frozenset()
     """Names called out after a comma at the end of an exclamation ("I'm so
     happy for you, Ben!"): who is spoken to, not what is said."""
+    place: int = 0
+    """How many items at the end of ``sequence`` follow the text's last "in",
+    "at" or "on" ("main() is the entry point | in cli.py": 1): where the
+    statement holds, which an identity read either way leaves where it is."""
 
 
 _CONTRACTIONS = (
-    (re.compile(r"\b(?:can'?t|cannot|can not)\s+stand\b", re.I), "dislike"),
-    (re.compile(r"\b(?:can'?t|cannot|can not)\s+wait\b", re.I), "eager"),
-    (re.compile(r"\b(?:not\s+only|never\s+mind|no\s+worries|no\s+problem)\b", re.I), " "),
-    (re.compile(r"\bno\s+(?:more|later|higher|longer)\s+than\b", re.I), "at most"),
-    (re.compile(r"\bno\s+(?:fewer|less|earlier|lower|shorter)\s+than\b", re.I), "at least"),
-    (re.compile(r"\bcan'?t\b", re.I), "can not"),
-    (re.compile(r"\bwon'?t\b", re.I), "will not"),
-    (re.compile(r"\bshan'?t\b", re.I), "shall not"),
-    (re.compile(r"\bcannot\b", re.I), "can not"),
-    (re.compile(r"n't\b", re.I), " not"),
-    (re.compile(r"'m\b", re.I), " am"),
-    (re.compile(r"'re\b", re.I), " are"),
-    (re.compile(r"'ve\b", re.I), " have"),
-    (re.compile(r"'ll\b", re.I), " will"),
-    (re.compile(r"'(d|s)\b", re.I), " "),
-    (re.compile(r"\b(?:has|have|having) to\b", re.I), "must"),
-    (re.compile(r"\b(?:(?:is|are|am|be)\s+)?able\s+to\b", re.I), "can"),
-    (re.compile(r"\b(?:was|were)\s+able\s+to\b", re.I), "could"),
-    (re.compile(r"\bought\s+to\b", re.I), "should"),
-    (re.compile(r"\brather\s+than\b", re.I), "instead of"),
-    (re.compile(r"\bat\s+all\b", re.I), ""),
+    (re.compile(r"\b(?:can'?t|cannot|can not)\s+stand\b", re.I), "dislike", ("stand",)),
+    (re.compile(r"\b(?:can'?t|cannot|can not)\s+wait\b", re.I), "eager", ("wait",)),
+    (
+        re.compile(r"\b(?:not\s+only|never\s+mind|no\s+worries|no\s+problem)\b", re.I),
+        " ",
+        ("only", "mind", "worries", "problem"),
+    ),
+    (re.compile(r"\bno\s+(?:more|later|higher|longer)\s+than\b", re.I), "at most", ("than",)),
+    (
+        re.compile(r"\bno\s+(?:fewer|less|earlier|lower|shorter)\s+than\b", re.I),
+        "at least",
+        ("than",),
+    ),
+    (re.compile(r"\bcan'?t\b", re.I), "can not", ("can",)),
+    (re.compile(r"\bwon'?t\b", re.I), "will not", ("won",)),
+    (re.compile(r"\bshan'?t\b", re.I), "shall not", ("shan",)),
+    (re.compile(r"\bcannot\b", re.I), "can not", ("cannot",)),
+    (re.compile(r"n't\b", re.I), " not", ("n't",)),
+    (re.compile(r"'m\b", re.I), " am", ("'m",)),
+    (re.compile(r"'re\b", re.I), " are", ("'re",)),
+    (re.compile(r"'ve\b", re.I), " have", ("'ve",)),
+    (re.compile(r"'ll\b", re.I), " will", ("'ll",)),
+    (re.compile(r"'(d|s)\b", re.I), " ", ("'d", "'s")),
+    (re.compile(r"\b(?:has|have|having) to\b", re.I), "must", ("has to", "have to", "having to")),
+    (re.compile(r"\b(?:(?:is|are|am|be)\s+)?able\s+to\b", re.I), "can", ("able",)),
+    (re.compile(r"\b(?:was|were)\s+able\s+to\b", re.I), "could", ("able",)),
+    (re.compile(r"\bought\s+to\b", re.I), "should", ("ought",)),
+    (re.compile(r"\brather\s+than\b", re.I), "instead of", ("rather",)),
+    (re.compile(r"\bat\s+all\b", re.I), "", ("all",)),
 )
 """Contractions written out, set phrases whose "not", "no" or "never" negates
 nothing ("can't wait", "not only", "no worries"), and the phrases that say what one closed-class
 word says ("has to": "must"; "is able to": "can"; "rather than": "instead
 of"). A "'s" or "'d" is dropped: "is" or "has", "would" or "had" cannot be
-told apart."""
-
-
-_ANY_CONTRACTION = re.compile("|".join(p.pattern for p, _ in _CONTRACTIONS), re.IGNORECASE)
-"""One pass that says whether any of ``_CONTRACTIONS`` is there: most texts hold
-none, and a write reads every text it compares."""
+told apart. Each is tried only in a text holding one of the words it needs,
+in lower case (``phrases.substituted``): most texts hold none, and a write
+reads every text it compares."""
 
 
 _CONTRAST = re.compile(r"(?P<head>[^,;.!?]*\w)\s*,\s+not\s+(?=\w)", re.IGNORECASE)
@@ -144,9 +155,118 @@ _COORDINATORS = frozenset({"and", "or", "but", "&", ","})
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})\s*:\s+(?=\S)")
 
 
+_GLOSS = re.compile(r"\s*\((?P<short>[A-Z][A-Za-z]{1,5})\)")
+
+
+def _unglossed(text: str) -> str:
+    """``text`` without each acronym in brackets that spells the initials of
+    the words right before it ("personally identifiable information (PII)",
+    "time to live (TTL)"): the acronym names them again, and says nothing they
+    do not. Any other bracket ("(TLS)" after "time to live") stays."""
+    kept, last = [], 0
+    for found in _GLOSS.finditer(text):
+        if _spells(found["short"], text[last : found.start()]):
+            kept.append(text[last : found.start()])
+            last = found.end()
+    return "".join(kept) + text[last:] if kept else text
+
+
+def _spells(short: str, before: str) -> bool:
+    """Whether ``short`` (a plural's "s" aside: "CDNs") is the initials of the
+    last words of ``before``, one word a letter."""
+    if short.endswith("s") and short[:-1].isupper():
+        short = short[:-1]
+    words = re.split(r"[\s-]+", before[-24 * len(short) :].strip())
+    initials = "".join(word[:1] for word in words[-len(short) :]).lower()
+    return len(short) >= 2 and len(words) >= len(short) and initials == short.lower()
+
+
+_FRONTED = re.compile(
+    r"^(?P<phrase>(?:in|at|on|inside|within)\s+(?:[^,;.!?]|\.(?=\w)){1,40}?),\s+"
+    r"(?P<rest>(?:[^,;.!?]|\.(?=\w))+?)(?P<end>[.!]?)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _fronted(text: str) -> str:
+    """A one-clause text opening with where it holds ("In cli.py, main() is the
+    entry point") with that phrase put at its end ("main() is the entry point
+    in cli.py"), where it stands in the same statement said plainly: a phrase
+    moved whole is no role swapped."""
+    found = _FRONTED.match(text)
+    if found is None:
+        return text
+    phrase = found["phrase"]
+    return f"{found['rest']} {phrase[:1].lower()}{phrase[1:]}{found['end']}"
+
+
 @lru_cache(maxsize=8192)
 def analyse(text: str) -> Analysis:
     """The signals of one text; cached, since the existing side repeats across writes."""
+    tokens, speaker = _tokens(text)
+    return _read(list(tokens), speaker)
+
+
+@dataclass(frozen=True, slots=True)
+class Glance:
+    """What a write asks of every new text before it has a near match to judge:
+    a text with no word to compare is stored as it is, and one holding a value
+    or a name has its near matches read from a lower cosine."""
+
+    readable: bool
+    """As ``Analysis.readable``."""
+    named: bool
+    """Holds a value or a name: ``Analysis.values`` or ``Analysis.entities``."""
+
+
+@lru_cache(maxsize=8192)
+def glance(text: str) -> Glance:
+    """``Glance`` of a text, from its tokens alone: most writes have no near
+    match, and reading every word's role, order and binding (``analyse``) is
+    left to the texts judged. The tokens are cached for ``analyse``."""
+    tokens, _ = _tokens(text)
+    words = [token for token in tokens if not token.mark]
+    return Glance(
+        readable=any(ch.isalpha() for token in words for ch in token.text),
+        named=any(_telling(token) for token in words),
+    )
+
+
+def _telling(token: Token) -> bool:
+    """Whether ``_Reader.read`` would read a value or a name in the token."""
+    lowered = token.text.lower()
+    if lowered.isalpha():
+        return _telling_word(token, spelling(lowered))
+    if VERSION.fullmatch(lowered) or is_identifier(lowered) or ISO_DATE.fullmatch(lowered):
+        return True
+    if any(ch.isdigit() for ch in lowered):
+        return bool(VALUE.findall(lowered))
+    parts = [lowered] if lowered in _HYPHENATED() else lowered.replace("-", " ").split()
+    return any(_telling_word(token, spelling(word)) for word in parts)
+
+
+def _telling_word(token: Token, word: str) -> bool:
+    """Whether ``_Reader._word`` would read the word as a value or a name."""
+    if token.text == "None" and not token.start:
+        return False  # the code literal: a content word, no name
+    _, kind, _, name = _reading(token.text, token.start, word)
+    return kind is _Kind.VALUE or (kind is _Kind.CONTENT and name)
+
+
+def forget_texts() -> None:
+    """Forget every text read (``analyse``, ``glance`` and the tokens behind
+    both), keeping what is known of single words: a benchmark reads texts as a
+    server reads new writes this way."""
+    analyse.cache_clear()
+    glance.cache_clear()
+    _tokens.cache_clear()
+
+
+@lru_cache(maxsize=8192)
+def _tokens(text: str) -> tuple[tuple[Token, ...], str]:
+    """The tokens of a text with its framing left out, and its speaker ("Ana:
+    ..."), after the phrases, contractions and values have each been written
+    one way; cached for ``analyse`` and ``glance`` both."""
     folded = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
     speaker = ""
     if opening := _SPEAKER.match(folded):
@@ -155,10 +275,10 @@ def analyse(text: str) -> Analysis:
         folded = _REPEATED.sub(r"\1", folded)
     if ", not" in folded.lower():
         folded = _CONTRAST.sub(_contrasted, folded)
-    if _ANY_CONTRACTION.search(folded):
-        for pattern, replacement in _CONTRACTIONS:
-            folded = pattern.sub(replacement, folded)
-    return _read(unframed(tokenise(canonical(folded))), speaker)
+    if "(" in folded:
+        folded = _unglossed(folded)
+    folded = substituted(rewritten(_fronted(folded)), _CONTRACTIONS)
+    return tuple(unframed(tokenise(canonical(folded)))), speaker
 
 
 def _read(tokens: list[Token], speaker: str) -> Analysis:
@@ -195,6 +315,8 @@ class _Reader:
     qualifiers: list[tuple[str, str, str]] = field(default_factory=list)
     copulas: list[int] = field(default_factory=list)
     """For each "is" or "are" read, the number of items before it."""
+    placed: int | None = None
+    """The number of items before the last "in", "at" or "on" read."""
 
     def read(self, token: Token) -> None:
         """A mark only separates items (a sentence's end drops the role words
@@ -208,7 +330,9 @@ class _Reader:
         lowered = token.text.lower()
         if lowered in ROLE_WORDS:
             self.pending.append(lowered)
-        if VERSION.fullmatch(lowered):
+        if lowered.isalpha():
+            self._word(token, spelling(lowered))  # most tokens: a plain word
+        elif VERSION.fullmatch(lowered):
             self._value(lowered[1:])
         elif is_identifier(lowered) or ISO_DATE.fullmatch(lowered):
             self._value(lowered)
@@ -229,38 +353,33 @@ class _Reader:
                 self._content(stemmed(rest), rest)
 
     def _word(self, token: Token, word: str) -> None:
-        """One word of a token, spelled one way: a closed-class word is noted
-        beside whatever else it is; then the first that fits of the code
-        literal None, a negation cue, a number word, a date word, a content
-        word; anything else is a stop word between items."""
-        if word in QUALIFIERS and not _acronym(token.text) and not _month(token, word):
-            self.qualifiers.append((*QUALIFIERS[word], word))
+        """One word of a token, spelled one way, as ``_reading`` reads it: a
+        closed-class word is noted beside whatever else it is; a content word
+        (a name also among the names, in order), a value, a negation cue, or a
+        stop word between items."""
         if token.text == "None" and not token.start:
             self._content("null", "null")  # the code literal: "get_user returns None"
-        elif word in NEGATIONS:
+            return
+        qualifier, kind, entry, name = _reading(token.text, token.start, word)
+        if qualifier:
+            self.qualifiers.append(qualifier)
+        if kind is _Kind.CONTENT:
+            self._content(entry, word)
+            if name:
+                self.names.add(entry)
+                self.order.append(entry)
+        elif kind is _Kind.VALUE:
+            self._value(entry)
+        elif kind is _Kind.NEGATION:
             self.negations += 1
             self.cues.append(word)
             self.between.append(word)
-        elif _number_word(token, word):
-            self._value(NUMBER_WORDS[word])
-        elif word in DATE_WORDS or _month(token, word):
-            self._value(word.rstrip("s") if word in DAYS else word[:3])
-        elif word not in STOP_WORDS or _acronym(token.text):
-            self._content_word(token, word)
         else:
             if word in _COPULAS:
                 self.copulas.append(len(self.sequence))
+            if word in _PLACES:
+                self.placed = len(self.sequence)
             self.between.append(word)
-
-    def _content_word(self, token: Token, word: str) -> None:
-        """An acronym is kept as written, another word stemmed from its base
-        form; a name is also kept among the names, in order."""
-        acronym = _acronym(token.text)
-        stem = word if acronym else stemmed(lexicon.IRREGULAR_VERBS.get(word, word))
-        self._content(stem, word)
-        if _is_name(token, word):
-            self.names.add(stem)
-            self.order.append(stem)
 
     def _value(self, value: str) -> None:
         """A value is an item too, with no word to join into a compound."""
@@ -322,7 +441,41 @@ class _Reader:
             addressed=_addressed(tokens, self.names),
             obliged=_obliged(words),
             opening=_opening(words),
+            place=0 if self.placed is None else len(self.sequence) - self.placed,
         )
+
+
+class _Kind(Enum):
+    CONTENT = "content"
+    VALUE = "value"
+    NEGATION = "negation"
+    STOP = "stop"
+
+
+@lru_cache(maxsize=32768)
+def _reading(
+    text: str, start: bool, word: str
+) -> tuple[tuple[str, str, str] | None, _Kind, str, bool]:
+    """What one word of a token is, read once for every text that holds it:
+    (its closed-class word, its kind, its stem or value, whether it is a name).
+    The first that fits of a negation cue, a number word, a date word, a
+    content word; anything else is a stop word. An acronym is kept as written,
+    another content word stemmed from its base form."""
+    token = Token(text, False, start)
+    acronym = _acronym(text)
+    qualifier = None
+    if word in QUALIFIERS and not acronym and not _month(token, word):
+        qualifier = (*QUALIFIERS[word], word)
+    if word in NEGATIONS:
+        return qualifier, _Kind.NEGATION, word, False
+    if _number_word(token, word):
+        return qualifier, _Kind.VALUE, NUMBER_WORDS[word], False
+    if word in DATE_WORDS or _month(token, word):
+        return qualifier, _Kind.VALUE, word.rstrip("s") if word in DAYS else word[:3], False
+    if word not in STOP_WORDS or acronym:
+        stem = word if acronym else stemmed(lexicon.IRREGULAR_VERBS.get(word, word))
+        return qualifier, _Kind.CONTENT, stem, _is_name(token, word)
+    return qualifier, _Kind.STOP, word, False
 
 
 _OBLIGING = lexicon.words("must should shall")
@@ -375,6 +528,7 @@ def _question(tokens: list[Token]) -> bool:
 
 
 _COPULAS = lexicon.words("is are")
+_PLACES = lexicon.words("in at on")
 _INDEFINITE = lexicon.words("a an some any all every each no only")
 
 

@@ -16,6 +16,9 @@ from graphmem.domain.restatement.swaps import transposed
 from graphmem.domain.restatement.values import value_kind
 from graphmem.domain.restatement.verdicts import Difference, Judgement, Verdict, show
 
+_ORDER_WORDS = frozenset({"after", "befor"})
+"""The stems of "after" and "before"."""
+
 SAME_SUBJECT = 0.5
 """A flipped word, a changed value or a swap signals a contradiction or an
 update only between texts sharing at least this share of their content words;
@@ -95,16 +98,7 @@ class Comparison:
         neither holds nor explains counted with them: a unit, a name, a
         closed-class word, more said on one side, other words; nothing left
         over is the same statement."""
-        old_names = {
-            n
-            for n in self.a.entities - self.b.stems - self.b.entities
-            if not explained(n, self.a, self.b)
-        }
-        new_names = {
-            n
-            for n in self.b.entities - self.a.stems - self.a.entities
-            if not explained(n, self.b, self.a)
-        }
+        old_names, new_names = self._names()
         only_old, only_new = self.left | old_names, self.right | new_names
         return (
             _unit(only_old, only_new)
@@ -124,6 +118,19 @@ class Comparison:
             )
         )
 
+    def _names(self) -> tuple[set[str], set[str]]:
+        """The names each text holds that the other neither holds nor explains."""
+        a, b = self.a, self.b
+        old = {n for n in a.entities - b.stems - b.entities if not explained(n, a, b)}
+        new = {n for n in b.entities - a.stems - a.entities if not explained(n, b, a)}
+        return old, new
+
+    def every_word(self) -> bool:
+        """Whether no word or name of either text is left over: each is in the
+        other or explained there, so neither says more."""
+        old_names, new_names = self._names()
+        return not (self.left or self.right or old_names or new_names)
+
     def _qualified(self, only_old: set[str], only_new: set[str]) -> Judgement | None:
         """A closed-class word that differs ("must" vs "should") decides, unless
         other words differ on both sides besides the closed-class ones."""
@@ -131,6 +138,17 @@ class Comparison:
         if rest_old and rest_new:
             return None
         return qualifier_difference(self.a, self.b)
+
+    def ordered(self) -> bool:
+        """Whether "before" against "after" is the one opposite between the two,
+        with no negation or negating prefix beside it: only then can saying one
+        text from the other end ("P before Q": "Q after P") make them one."""
+        return (
+            len(self.flips) == 1
+            and set(self.flips[0]) == _ORDER_WORDS
+            and not self.prefixed
+            and self.a.negations == self.b.negations
+        )
 
     def same_frame(self) -> tuple[list[str], list[str]] | None:
         """Only what fills one slot differs: a value or a name on each side,

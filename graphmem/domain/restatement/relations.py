@@ -4,7 +4,7 @@ other words, its opposite, or negated by a prefix."""
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from graphmem.domain import lexicon
 from graphmem.domain.restatement.analysis import Analysis
@@ -24,7 +24,7 @@ def explained(word: str, mine: Analysis, other: Analysis) -> bool:
         return True
     if word in UNIT_STEMS():
         return False
-    if _said_by_the_time(word, mine, other) or _in_a_shared_identifier(word, mine, other):
+    if _said_by_what_both_hold(word, mine, other):
         return True
     if any(joined == word for joined, _ in other.compounds) or any(
         part == word and joined in other.stems for joined, part in mine.compounds
@@ -37,12 +37,70 @@ def explained(word: str, mine: Analysis, other: Analysis) -> bool:
     )
 
 
+def _said_by_what_both_hold(word: str, mine: Analysis, other: Analysis) -> bool:
+    """A word that something both texts hold says already: a time of day (a
+    part of the day), an identifier (a word of its parts), a version ("version")
+    or a closed compound (the word opening it)."""
+    return (
+        _said_by_the_time(word, mine, other)
+        or _in_a_shared_identifier(word, mine, other)
+        or _said_by_a_version(word, mine, other)
+        or _opens_a_shared_compound(word, mine, other)
+    )
+
+
+MIN_COMPOUND_REST = 3
+"""The fewest letters a closed compound holds after the word that opens it
+("docstr" after "doc"): fewer is an ending, not a second word."""
+
+
+def _opens_a_shared_compound(word: str, mine: Analysis, other: Analysis) -> bool:
+    """A word whose short form opens a closed compound both texts hold
+    ("documented with a docstring" beside "have docstrings": doc is short for
+    document): the compound names the thing by that word already. The word
+    itself opening one is no proof: "The API key is in the keychain" is not
+    "The API is in the keychain"."""
+    forms = {s for s in _synonyms().get(word, ()) if len(s) >= 3 and word.startswith(s)}
+    return any(
+        len(shared) - len(form) >= MIN_COMPOUND_REST and shared.startswith(form)
+        for shared in mine.stems & other.stems
+        for form in forms
+    )
+
+
 def _said_by_the_time(word: str, mine: Analysis, other: Analysis) -> bool:
     """A part of the day that a time of day both texts hold lies in ("Saturday
     mornings at 10" beside "Saturdays at 10 am"): the time says it already."""
     part = _PARTS_OF_DAY().get(word)
     return part is not None and any(
         in_part_of_day(part, value) for value in set(mine.values) & set(other.values)
+    )
+
+
+_VERSION = re.compile(r"\d+(?:\.\d+)+")
+
+
+def _said_by_a_version(word: str, mine: Analysis, other: Analysis) -> bool:
+    """ "Version" beside a version both texts hold ("Python 3.11 is the version
+    the service targets" beside "The service targets Python 3.11"): the value
+    says what it is. A version is dotted digits, or a number right after a name
+    in both texts ("Node 18"); "the version returns 3 results" holds none."""
+    if word != "version":
+        return False
+    names = mine.entities | other.entities
+    return any(
+        _VERSION.fullmatch(value) or (_after(value, names, mine) and _after(value, names, other))
+        for value in set(mine.values) & set(other.values)
+    )
+
+
+def _after(value: str, names: frozenset[str], read: Analysis) -> bool:
+    """Whether ``value`` stands right after one of ``names`` in the text ("Node
+    18"): a name either text writes as one ("Node" opening a sentence is not)."""
+    items = read.sequence
+    return any(
+        items[i + 1] == value and items[i] in names and read.touching[i]
+        for i in range(len(items) - 1)
     )
 
 
@@ -95,7 +153,11 @@ def _common_prefix(x: str, y: str) -> str:
     return x[:n]
 
 
+@lru_cache(maxsize=65536)
 def opposite(x: str, y: str) -> bool:
+    """Whether two stems are antonyms, either read as the positive of a
+    comparative or superlative; cached, since every pair of words only one
+    side holds is asked."""
     table = _antonyms()
     return any(frozenset((p, q)) in table for p in _base_forms(x) for q in _base_forms(y) if p != q)
 

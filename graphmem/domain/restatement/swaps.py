@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from functools import cache, lru_cache
 
+from graphmem.domain import lexicon
 from graphmem.domain.restatement.analysis import Analysis
 from graphmem.domain.restatement.verdicts import show
+from graphmem.domain.restatement.words import stemmed
+from graphmem.domain.values import PARTS_OF_DAY
 
 
 def transposed(a: Analysis, b: Analysis) -> str:
@@ -33,13 +37,30 @@ def transposed(a: Analysis, b: Analysis) -> str:
 
 def _inverted(a: Analysis, b: Analysis) -> bool:
     """An identity read the other way round ("Maya's partner is Tom", "Tom is
-    Maya's partner"): what stands before "is" in one stands after it in the
-    other. That turns no roles: both say the two are one."""
+    Maya's partner"; "The entry point is main() in cli.py", "main() is the entry
+    point in cli.py", where it holds left at the end): what stands before "is"
+    in one stands after it in the other. That turns no roles: both say the two
+    are one."""
     if a.copula is None or b.copula is None:
         return False
-    left_a, right_a = set(a.sequence[: a.copula]), set(a.sequence[a.copula :])
-    left_b, right_b = set(b.sequence[: b.copula]), set(b.sequence[b.copula :])
-    return left_a == right_b and right_a == left_b
+    left_a, right_a = _sides(a)
+    left_b, right_b = _sides(b)
+    if left_a == right_b and right_a == left_b:
+        return True
+    return _placed(a) == _placed(b) and _sides(a, placed=False) == _sides(b, placed=False)[::-1]
+
+
+def _sides(read: Analysis, *, placed: bool = True) -> tuple[set[str], set[str]]:
+    """The items before and after an identity's "is"; without ``placed``, those
+    of the phrase ending it that says where it holds ("in cli.py") left out."""
+    assert read.copula is not None
+    end = len(read.sequence) - (0 if placed or read.place >= len(read.sequence) else read.place)
+    return set(read.sequence[: read.copula]), set(read.sequence[read.copula : end])
+
+
+def _placed(read: Analysis) -> set[str]:
+    """The items of the phrase that ends a text saying where it holds."""
+    return set(read.sequence[len(read.sequence) - read.place :]) if read.place else set()
 
 
 def _role_swap(a: Analysis, b: Analysis, shared: set[str]) -> str:
@@ -81,13 +102,31 @@ word after, then two either side."""
 
 def _slot_swap(a: Analysis, b: Analysis, shared: set[str]) -> str:
     """Two shared words that took each other's neighbours, in the first window
-    where any pair did."""
+    where any pair did. A word of time trading with another word moves an
+    adjunct, not a role ("The database is backed up every night", "Nightly
+    backups are taken of the database"); two words of time trading ("Ana works
+    nights, Ben days") still swap."""
     for window in _WINDOWS:
         slots_a, slots_b = _slots(a.sequence, *window), _slots(b.sequence, *window)
-        for x, y in itertools.permutations(sorted(shared), 2):
-            if _traded(slots_a, slots_b, x, y) and _apart(a, b, x, y):
+        for x, y in itertools.combinations(sorted(shared), 2):  # a trade reads both ways
+            if (
+                _traded(slots_a, slots_b, x, y)
+                and _apart(a, b, x, y)
+                and (x in _TIME_STEMS()) == (y in _TIME_STEMS())
+            ):
                 return f"{x} and {y} traded places"
     return ""
+
+
+@cache
+def _TIME_STEMS() -> frozenset[str]:
+    """Words that say when, stemmed: they place a statement in time and take
+    no part in who does what."""
+    words = lexicon.words(
+        "day days week weeks month months year years daily nightly weekly monthly yearly "
+        "hourly today tonight tomorrow yesterday weekend weekends"
+    )
+    return frozenset(stemmed(w) for w in words | set(PARTS_OF_DAY))
 
 
 def _traded(
@@ -95,12 +134,19 @@ def _traded(
 ) -> bool:
     """Whether ``x`` stands in ``a`` where ``y`` stands in ``b`` and the other
     way round (each read with the two swapped back), in places that differ."""
-    trade = {x: y, y: x}
-    return (
-        slots_a[x] == tuple(trade.get(w, w) for w in slots_b[y])
-        and slots_a[y] == tuple(trade.get(w, w) for w in slots_b[x])
-        and slots_a[x] != slots_a[y]
+    if slots_a[x] == slots_a[y]:
+        return False
+    return slots_a[x] == _swapped_back(slots_b[y], x, y) and slots_a[y] == _swapped_back(
+        slots_b[x], x, y
     )
+
+
+def _swapped_back(slot: tuple[str, ...], x: str, y: str) -> tuple[str, ...]:
+    """``slot`` with ``x`` and ``y`` put back in each other's place (most slots
+    hold neither, and are returned as they are)."""
+    if x not in slot and y not in slot:
+        return slot
+    return tuple(y if w == x else x if w == y else w for w in slot)
 
 
 def _apart(a: Analysis, b: Analysis, x: str, y: str) -> bool:
@@ -136,9 +182,11 @@ _CHECKS: tuple[Callable[[Analysis, Analysis, set[str]], str], ...] = (
 """The kinds of swap, tried in this order; the first that finds one says it."""
 
 
+@lru_cache(maxsize=16384)
 def _slots(sequence: tuple[str, ...], before: int, after: int) -> dict[str, tuple[str, ...]]:
     """Each item's neighbours (first occurrence): ``before`` items before it and
-    ``after`` after it, "" past an end."""
+    ``after`` after it, "" past an end. Cached: a memory's sequence is read
+    against every write near it (the map is never changed by its readers)."""
     padded = ("",) * before + sequence + ("",) * after
     places: dict[str, tuple[str, ...]] = {}
     for i, entry in enumerate(sequence):

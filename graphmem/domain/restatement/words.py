@@ -102,6 +102,8 @@ def stemmed(word: str) -> str:
     if word.endswith(("eed", "ees")) and len(word) > 4:
         word = word[:-1]  # agreed, agrees: agree
     word = _unsuffixed(word)
+    if word.endswith("ment") and len(word) - 4 >= 3:
+        word = word[:-4]  # "documented", "implementing": as "document", "implement" stem
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
