@@ -7,7 +7,7 @@ figure of each benchmark that keeps one, with the day and the margin it is
 read with, and every benchmark that records prints, after its own tables,
 each figure that came out worse than the record as a regression
 (``regressions``); ``--record`` writes the run's figures there instead
-(``record``), replacing that benchmark's rows.
+(``record``), replacing the rows of the figures it measured.
 
 Two kinds of figure are kept. Quality (recall, MRR, a share of pairs) is the
 same on every run of the same code and data, so a worse value by more than
@@ -138,10 +138,15 @@ def regressions(benchmark: str, measured: Sequence[Measured], path: Path = FIGUR
 def record(
     benchmark: str, measured: Sequence[Measured], path: Path = FIGURES, *, today: str | None = None
 ) -> None:
-    """Replace the benchmark's rows of the table by ``measured``, dated ``today``."""
+    """Write ``measured`` into the table, dated ``today``: each replaces the
+    benchmark's row of its key, and the benchmark's other rows stay (a run of
+    some sets records those)."""
     text = path.read_text() if path.exists() else ""
     on = today or datetime.now(UTC).date().isoformat()
-    kept = [cells for cells in _table_rows(text) if cells[0] != benchmark]
+    keys = {m.key for m in measured}
+    kept = [
+        cells for cells in _table_rows(text) if not (cells[0] == benchmark and cells[1] in keys)
+    ]
     new: list[tuple[str, ...]] = [
         (
             benchmark,

@@ -187,33 +187,23 @@ def named_period(text: str, now: float) -> TimeReference | None:
     return None
 
 
-CALENDAR = frozenset(
-    {
-        "iso",
-        "month day year",
-        "day month year",
-        "month year",
-        "month day",
-        "day month",
-        "month",
-        "year",
-    }
-)
-"""The patterns that name a date by the calendar (a month, a day, a year), not
-relative to now."""
+CALENDAR = frozenset({"iso", "month day year", "day month year", "month year", "year"})
+"""The patterns that name a date by the calendar with its year: their numbers
+match a memory's words by chance. A month named alone ("in June", "June 10")
+is a word memories say of the same time ("out on June 10th") and stays."""
 _LEADING = re.compile(
     r"(?:\b(?:this was on|on|at|around|about|circa)\s+|" + _PREPOSITION + r")$", re.I
 )
 
 
 def without_calendar(text: str, now: float) -> str:
-    """``text`` with every date it names by the calendar left out, with the
-    preposition before it ("Around May 14, 2024: what did Sam say ..." reads
-    "what did Sam say ..."): words that say when, which the time channel
-    reads, and not what, which full text matches. A month or a number in a
-    memory's own words ("may" the verb, "you around?", a count of 14) matched
-    them by chance. Relative times ("last weekend", "yesterday") keep their
-    words, which memories say too."""
+    """``text`` with every date it names by the calendar with a year left out,
+    with the preposition before it ("Around May 14, 2024: what did Sam say
+    ..." reads "what did Sam say ..."): words that say when, which the time
+    channel reads, and not what, which full text matches. Their words in a
+    memory ("may" the verb, "you around?", a count of 14, 2024) matched them
+    by chance. A month without a year and relative times ("last weekend",
+    "yesterday") keep their words, which memories say of the same time."""
     today = _date(now)
     spans = sorted(
         match.span()
