@@ -435,7 +435,7 @@ class TimeChannel:
         """The question's time and each candidate's nearness to it; a note
         instead when no candidate is near it; ``None`` when it names no time
         or nothing was found (there is nothing to weigh)."""
-        if self.weight <= 0.0 or not memories:
+        if self.off or not memories:
             return None
         reference = named_period(text, now)
         if reference is None:
@@ -454,6 +454,16 @@ class TimeChannel:
                 "that no memory found is near; time did not weigh"
             )
         return Timed(words=reference.words, period=period, near=near)
+
+    @property
+    def off(self) -> bool:
+        """A weight of 0 turns the whole channel off: no time is read at all."""
+        return self.weight <= 0.0
+
+    def lexical(self, text: str, now: float) -> str | None:
+        """The query as full text reads it while the channel is on: without the
+        dates it names with their year (``without_calendar``); ``None`` when off."""
+        return None if self.off else without_calendar(text, now)
 
     def weigh(self, relevance: Mapping[str, float], timed: Timed) -> dict[str, float]:
         return {

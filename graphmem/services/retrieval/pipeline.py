@@ -37,7 +37,7 @@ from graphmem.domain.retrieval.answerable import Evidence, unanswered_note
 from graphmem.domain.retrieval.explain import GraphPath, expired_note
 from graphmem.domain.retrieval.fusion import nothing_relevant
 from graphmem.domain.retrieval.search import SearchFilters
-from graphmem.domain.retrieval.when import Period, Timed, without_calendar
+from graphmem.domain.retrieval.when import Period, Timed
 from graphmem.domain.scoring import ScoreComponent
 from graphmem.domain.text import tokens
 from graphmem.services.history import History
@@ -227,11 +227,11 @@ class Pipeline:
         )
 
     def _lexical(self, plan: Plan) -> str | None:
-        """The query as full text reads it: without the dates it names by the
-        calendar, when the plan reads time (when.py, ``without_calendar``)."""
-        if plan.time is TimeUse.IGNORED or self._config().time.weight <= 0.0:
+        """The query as full text reads it, when the plan reads time
+        (``TimeChannel.lexical``)."""
+        if plan.time is TimeUse.IGNORED:
             return None
-        return without_calendar(plan.text, plan.now)
+        return self._config().time.lexical(plan.text, plan.now)
 
     def _relevant(
         self, plan: Plan, found: Candidates, timed: Timed | None, notes: list[str]
