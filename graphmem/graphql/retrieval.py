@@ -42,7 +42,9 @@ strawberry.enum(
 strawberry.enum(
     domain.Retriever,
     description="What found or scored a candidate: the vector index, the full-text index, "
-    "or FEEDBACK (a short query's candidates scored again with the words of its best hits).",
+    "FEEDBACK (a short query's candidates scored again with the words of its best hits), "
+    'or TIME (the memories of the time a question asks for alone: "What happened on '
+    'March 4, 2025?").',
 )
 
 AFTER_SESSION = {"record_access": "session_id", "project_id": "session_id"}

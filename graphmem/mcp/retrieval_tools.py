@@ -75,7 +75,9 @@ RETRIEVAL_TOOLS = (
         "it did, which index found it and which relations brought it in. A superseded hit is "
         "replaced by its successor unless include_superseded is set or the query names a past "
         'time in which it held ("in May", "as of June 3, 2025"), in every mode; in HYBRID and '
-        "GRAPH a query that names a time also ranks memories by how near their time is to it.",
+        "GRAPH a query that names a time also ranks memories by how near their time is to it, "
+        'and one asking for a time alone ("What happened on March 4, 2025?") is answered by '
+        "the memories of that time.",
         READ_ONLY,
         [
             *request_fields(domain.SearchRequest, "query", "mode", "limit", "depth"),

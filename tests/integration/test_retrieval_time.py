@@ -139,3 +139,42 @@ def test_full_text_does_not_match_the_words_of_a_date(egm, clock):
     assert found[0] == answer
     # The same words, asked without naming a date, still match as words.
     assert chance in hit_ids(egm.search("is Sam around?", mode="FULLTEXT"))
+
+
+def test_a_question_asking_for_a_day_alone_is_answered_by_that_days_memories(egm, queue):
+    """No word of "What happened on May 12, 2025?" is in a memory: the
+    memories of that day answer it, found by the time retriever."""
+    result = egm.search("What happened on May 12, 2025?", limit=5)
+    # Found by time: that day's decision; the rule on it follows by its relation.
+    by_time = [
+        hit.memory.id
+        for hit in result.hits
+        if any(r.retriever.value == "time" for r in hit.explanation.retrievers)
+    ]
+    assert by_time == [queue["arq"]]
+    assert hit_ids(result)[0] == queue["arq"]
+    assert any("asks only for a time" in note for note in result.notes)
+    assert "time" in [hit.retriever.value for hit in result.hits[0].explanation.retrievers]
+    assert "time" in [r.value for r in result.retrievers]
+    context = egm.knowledge_context("Anything from Tuesday, May 13, 2025?", max_results=5)
+    assert [item.memory.id for item in context.items][:1] == [queue["rule"]]
+
+
+def test_a_relative_time_asked_alone_reads_the_clock(egm, queue, clock):
+    """ "Last week", asked on Wednesday 10 September 2025: 1 to 7 September."""
+    week = egm.remember(
+        {"content": "Moved the nightly export to 02:00 UTC.", "occurred_at": at(9, 2)}
+    ).id
+    assert hit_ids(egm.search("What did we do last week?", limit=5)) == [week]
+
+
+def test_a_day_asked_alone_that_holds_nothing_answers_nothing_and_says_so(egm, queue):
+    result = egm.search("What happened on June 1, 2025?", limit=5)
+    assert result.hits == []
+    assert any("no memory the filters allow happened then" in note for note in result.notes)
+
+
+def test_a_question_with_words_of_its_own_is_no_time_alone(egm, queue):
+    result = egm.search("What happened to the job queue on May 12, 2025?", limit=5)
+    assert not any("asks only for a time" in note for note in result.notes)
+    assert queue["arq"] in hit_ids(result)

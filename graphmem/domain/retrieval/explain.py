@@ -48,6 +48,10 @@ class Retriever(StrEnum):
     """The candidates scored again by BM25, the query expanded by the words most
     typical of the best first hits (pseudo-relevance feedback, ``feedback.py``);
     its rank is among the candidates that hold any of those words."""
+    TIME = "time"
+    """The memories of the time a question names and asks for alone ("What
+    happened on March 4, 2025?": ``when.asks_time_alone``), nearest the
+    question in meaning first; its score is that cosine."""
 
 
 class RetrieverHit(BaseModel):
@@ -123,7 +127,8 @@ class SearchResult(BaseModel):
     mode: str
     retrievers: list[Retriever]
     """The retrievers that ran (vector is absent when embeddings are off; feedback
-    runs for a short query when both others did)."""
+    runs for a short query when both others did, time for a question asking for
+    a time alone)."""
     notes: list[str] = Field(default_factory=list)
     """Anything that limited the search, e.g. embeddings being disabled."""
     took_ms: float

@@ -29,9 +29,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+from graphmem.domain import lexicon
 from graphmem.domain.clock import as_datetime
 from graphmem.domain.kinds import MemoryType
 from graphmem.domain.models import Memory
+from graphmem.domain.text import words as text_words
 
 DAY = 86_400.0
 YEARS_BACK = 10
@@ -396,6 +398,37 @@ def periods_of(memories: Iterable[Memory]) -> dict[str, Period]:
         if found is not None:
             named[memory.id] = found.resolve([memory.occurred])
     return named
+
+
+ABOUT_TIME = (
+    lexicon.words(
+        """happen happens happened happening do does did done doing go goes went going on
+        anything everything something stuff note notes noted write wrote written record
+        recorded work worked working discuss discussed talk talked say said decide decided"""
+    )
+    | frozenset(WEEKDAYS)
+    | frozenset(MONTHS)
+)
+"""Words that ask only what there was at a time ("What happened ...",
+"Anything from Friday, ...", "What did we do ..."), beside the time's own."""
+
+
+def asks_time_alone(words: Iterable[str], reference: TimeReference) -> bool:
+    """Whether a question whose content words are ``words`` asks for nothing
+    but what there was at the time it names (``reference``): "What happened on
+    March 4, 2025?", "Anything from last week?", but not "What did we decide
+    about the queue in March?". Such a question has no words a memory could
+    match; the memories of that time answer it."""
+    said = set(text_words(reference.words))
+    return all(word in said or word in ABOUT_TIME for word in words)
+
+
+def alone_note(reference: TimeReference, period: Period, found: int) -> str:
+    """What a question asking for a time alone was answered from."""
+    asked = f"the question asks only for a time ({reference.words!r}: {period.label()}); "
+    if not found:
+        return asked + "no memory the filters allow happened then"
+    return asked + "the memories of that time answer it, nearest its words in meaning first"
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,10 +34,17 @@ from graphmem.domain.models import Memory
 from graphmem.domain.policy import InjectionPolicy
 from graphmem.domain.retrieval import context as ctx
 from graphmem.domain.retrieval.answerable import Evidence, unanswered_note
-from graphmem.domain.retrieval.explain import GraphPath, expired_note
+from graphmem.domain.retrieval.explain import GraphPath, Retriever, expired_note
 from graphmem.domain.retrieval.fusion import nothing_relevant
 from graphmem.domain.retrieval.search import SearchFilters
-from graphmem.domain.retrieval.when import Period, Timed
+from graphmem.domain.retrieval.when import (
+    Period,
+    Timed,
+    alone_note,
+    asks_time_alone,
+    named_period,
+    nearness,
+)
 from graphmem.domain.scoring import ScoreComponent
 from graphmem.domain.text import tokens
 from graphmem.services.history import History
@@ -174,6 +181,7 @@ class Pipeline:
         ones before it left in ``found``, the relevance and the notes."""
         found = self._gather(plan, project_id)
         notes = [] if self.retrievers.embedder is not None else [EMBEDDINGS_OFF]
+        alone = self._alone(plan, found, project_id, notes)
         timed = self._timed(plan, found, notes)
         past = timed.period if timed is not None and timed.past(plan.now) else None
         if past is not None and not plan.filters.include_superseded:
@@ -181,7 +189,10 @@ class Pipeline:
         self._held(found, plan.filters, plan.now, project_id, as_of=plan.at is not None, past=past)
         if plan.feedback:
             self.retrievers.feedback(found, plan.fetch, plan.min_relevance)
-        relevance, evidence = self._relevant(plan, found, timed, notes)
+        if alone is not None:
+            relevance, evidence = self._of_the_time(plan, found, alone), None
+        else:
+            relevance, evidence = self._relevant(plan, found, timed, notes)
         memories = found.memories
         # A question about a past time keeps what held then (``past``).
         kept: set[str] = set()
@@ -208,15 +219,10 @@ class Pipeline:
         )
 
     def _gather(self, plan: Plan, project_id: str) -> Candidates:
-        """The retrievers' candidates. Superseded memories are fetched so that
-        they can be replaced by their successors; an ``as_of`` read fetches
-        what was written by then, whatever it has become since."""
-        fetch_filters = plan.filters.model_copy(update={"include_superseded": True})
-        if plan.at is not None:
-            fetch_filters = _as_of_fetch(fetch_filters, plan.at)
+        """The retrievers' candidates."""
         return self.retrievers.gather(
             plan.text,
-            fetch_filters,
+            _fetched(plan),
             project_id,
             plan.fetch,
             plan.detail,
@@ -225,6 +231,38 @@ class Pipeline:
             recent=plan.recent,
             lexical=self._lexical(plan),
         )
+
+    def _alone(
+        self, plan: Plan, found: Candidates, project_id: str, notes: list[str]
+    ) -> Period | None:
+        """The period a question names and asks for alone ("What happened on
+        March 4, 2025?": ``asks_time_alone``), with the memories of that time
+        added as the ``TIME`` retriever's candidates; ``None`` for any other
+        question, and where the plan does not weigh time or both retrievers
+        did not run (there are no query words to read)."""
+        if plan.time is not TimeUse.WEIGHED or not (plan.vector and plan.fulltext):
+            return None
+        if self._config().time.off or self.retrievers.embedder is None:
+            return None
+        reference = named_period(plan.text, plan.now)
+        if reference is None or not asks_time_alone((w.word for w in found.words), reference):
+            return None
+        period = reference.resolve(m.occurred for m in found.memories.values())
+        self.retrievers.during(plan.text, period, _fetched(plan), project_id, plan.detail, found)
+        notes.append(alone_note(reference, period, len(found.rankings[Retriever.TIME])))
+        return period
+
+    def _of_the_time(self, plan: Plan, found: Candidates, period: Period) -> dict[str, float]:
+        """A question asking for a time alone: the relevance of each memory of
+        that time is its nearness to it (when.py), times the mean of 1 and its
+        cosine to the question, so the memories nearest its words lead; the
+        other retrievers' candidates answer nothing (no word of theirs was asked)."""
+        relevance = {
+            memory_id: nearness(found.memories[memory_id], period) * (1.0 + cosine) / 2.0
+            for memory_id, cosine in (found.scores(Retriever.TIME) or {}).items()
+            if memory_id in found.memories
+        }
+        return {i: r for i, r in relevance.items() if r >= plan.min_relevance}
 
     def _lexical(self, plan: Plan) -> str | None:
         """The query as full text reads it, when the plan reads time
@@ -412,6 +450,14 @@ class Pipeline:
         else:
             then = stored.get(self.store, ids, project_id)
         return {m.id: m for m in readable_references(self.store, then)}
+
+
+def _fetched(plan: Plan) -> SearchFilters:
+    """What the retrievers fetch: superseded memories too, so that they can be
+    replaced by their successors; for an ``as_of`` read, what was written by
+    then, whatever it has become since."""
+    filters = plan.filters.model_copy(update={"include_superseded": True})
+    return filters if plan.at is None else _as_of_fetch(filters, plan.at)
 
 
 def _open(memory: Memory, at: float) -> bool:

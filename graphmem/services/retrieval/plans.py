@@ -168,6 +168,7 @@ def search_result(
             (Retriever.VECTOR, plan.vector),
             (Retriever.FULLTEXT, plan.fulltext),
             (Retriever.FEEDBACK, Retriever.FEEDBACK in found.rankings),
+            (Retriever.TIME, Retriever.TIME in found.rankings),
         )
         if used
     ]

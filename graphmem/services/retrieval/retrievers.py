@@ -26,6 +26,7 @@ from typing import Any
 from graphmem.domain.models import Memory
 from graphmem.domain.retrieval.explain import Retriever
 from graphmem.domain.retrieval.search import SearchFilters
+from graphmem.domain.retrieval.when import Period
 from graphmem.domain.text import names
 from graphmem.services.embeddings import Embedder, Vector, memory_text
 from graphmem.services.retrieval.candidates import Candidates, best_first
@@ -131,6 +132,30 @@ class Retrievers:
             if last:
                 found.add_recent(last[0], fetch, config.recent.weight)
         return found
+
+    def during(
+        self,
+        text: str,
+        period: Period,
+        filters: SearchFilters,
+        project_id: str,
+        limit: int,
+        found: Candidates,
+    ) -> None:
+        """The memories that happened in ``period`` (their ``occurredAt``) and
+        pass the filters, the ``limit`` nearest ``text`` in meaning, as the
+        ``TIME`` retriever's candidates: what a question asking for a time alone
+        is answered from. Each is scored exactly (``vector_scan``): a time holds
+        few memories beside the project's whole, and no index is asked of it."""
+        if self.embedder is None:
+            return
+        params = {"project_id": project_id, **filters.params()}
+        after, before = params["occurred_after"], params["occurred_before"]
+        params["occurred_after"] = period.start if after is None else max(after, period.start)
+        params["occurred_before"] = period.end if before is None else min(before, period.end)
+        (vector,) = self.embedder.embed([text])
+        rows = candidates.scan(self.store, params, vector, detailed=limit, limit=limit)
+        found.add(Retriever.TIME, [(row.memory, row.score) for row in rows if row.memory])
 
     def feedback(self, found: Candidates, fetch: int, min_relevance: float) -> None:
         """Score the candidates again by BM25, the query expanded by the words most
