@@ -168,6 +168,28 @@ def test_a_relative_time_asked_alone_reads_the_clock(egm, queue, clock):
     assert hit_ids(egm.search("What did we do last week?", limit=5)) == [week]
 
 
+def test_a_day_asked_alone_without_its_year_is_the_latest_that_holds_memories(egm, clock):
+    """Asked on 1 October 2026, "May 12" of 2026 holds nothing, and the
+    candidates words and meaning find (forty standups of 2026 that say
+    "happened") hold no May 12 either: the May 12 that answers is 2025's."""
+    clock.set(datetime(2026, 10, 1, tzinfo=UTC).timestamp())
+    egm.remember_many(
+        [
+            {
+                "content": f"Standup {i}: nothing happened worth noting.",
+                "occurred_at": datetime(2026, 6, 1 + i % 28, 9, i, tzinfo=UTC).isoformat(),
+            }
+            for i in range(40)
+        ]
+    )
+    arq = egm.remember(
+        {"content": "Decision: the job queue moves to arq on Redis.", "occurred_at": at(5, 12)}
+    ).id
+    result = egm.search("What happened on May 12?", limit=5)
+    assert hit_ids(result)[:1] == [arq]
+    assert any("2025-05-12" in note for note in result.notes)
+
+
 def test_a_day_asked_alone_that_holds_nothing_answers_nothing_and_says_so(egm, queue):
     result = egm.search("What happened on June 1, 2025?", limit=5)
     assert result.hits == []

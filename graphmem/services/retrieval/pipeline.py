@@ -237,9 +237,10 @@ class Pipeline:
     ) -> Period | None:
         """The period a question names and asks for alone ("What happened on
         March 4, 2025?": ``asks_time_alone``), with the memories of that time
-        added as the ``TIME`` retriever's candidates; ``None`` for any other
-        question, and where the plan does not weigh time or both retrievers
-        did not run (there are no query words to read)."""
+        added as the ``TIME`` retriever's candidates (a day or month named
+        without a year is the latest one that holds any); ``None`` for any
+        other question, and where the plan does not weigh time or both
+        retrievers did not run (there are no query words to read)."""
         if plan.time is not TimeUse.WEIGHED or not (plan.vector and plan.fulltext):
             return None
         if self._config().time.off or self.retrievers.embedder is None:
@@ -247,9 +248,17 @@ class Pipeline:
         reference = named_period(plan.text, plan.now)
         if reference is None or not asks_time_alone((w.word for w in found.words), reference):
             return None
-        period = reference.resolve(m.occurred for m in found.memories.values())
-        self.retrievers.during(plan.text, period, _fetched(plan), project_id, plan.detail, found)
-        notes.append(alone_note(reference, period, len(found.rankings[Retriever.TIME])))
+        # A day or month named without a year: the latest one that holds memories.
+        first = reference.resolve(m.occurred for m in found.memories.values())
+        for period in [first, *(p for p in reference.periods if p != first)]:
+            self.retrievers.during(
+                plan.text, period, _fetched(plan), project_id, plan.detail, found
+            )
+            if found.rankings.get(Retriever.TIME):
+                break
+        else:
+            period = first
+        notes.append(alone_note(reference, period, len(found.rankings.get(Retriever.TIME, []))))
         return period
 
     def _of_the_time(self, plan: Plan, found: Candidates, period: Period) -> dict[str, float]:
