@@ -3,6 +3,8 @@ each configure with a ``Plan`` (plans.py).
 
 1. candidates from the retrievers (retrievers.py), fetched with superseded
    memories too (to be replaced) and, for an ``as_of`` read, as written by then;
+   a question that asks for a time alone ("What happened on March 4, 2025?")
+   also has the memories of that time, from the time retriever;
 2. a time the query names (when.py), resolved against the candidates, and
    each candidate's nearness to it (when the plan reads time: ``TimeUse``);
 3. held: candidates whose validity had ended are left out (and named in a
@@ -10,7 +12,8 @@ each configure with a ``Plan`` (plans.py).
    each taken as it stood then;
 4. lexical feedback scores them again (when the plan asks for it);
 5. their text relevance: the fused relevance, or seed 002's word overlap,
-   weighed by nearness in time where the plan weighs it; below
+   weighed by nearness in time where the plan weighs it (for a time asked
+   alone, the nearness of that time's memories and their cosine); below
    ``min_relevance`` a candidate is no answer, and none is when the query as
    a whole is not answerable (answerable.py);
 6. a superseded hit replaced by its newest successor the filters allow,
