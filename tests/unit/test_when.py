@@ -13,6 +13,7 @@ from graphmem.domain.retrieval.when import (
     Period,
     TimeChannel,
     Timed,
+    asks_time_alone,
     named_period,
     nearness,
     periods_of,
@@ -200,3 +201,23 @@ def test_a_memory_stored_at_a_time_no_write_takes_is_read_at_the_nearest_bound()
 )
 def test_full_text_reads_a_query_without_the_dates_it_names(text: str, lexical: str) -> None:
     assert without_calendar(text, NOW) == lexical
+
+
+@pytest.mark.parametrize(
+    ("text", "words", "alone"),
+    [
+        # The content words full text reads of each (the dates with a year left out).
+        ("What happened on March 4, 2025?", ["happened"], True),
+        ("Anything from Friday, August 22, 2025?", ["anything", "friday"], True),
+        ("What did we do last week?", ["last", "week"], True),
+        ("What changed in March?", ["changed", "march"], True),
+        ("What did we decide about the job queue in March?", ["decide", "job", "queue"], False),
+        ("What happened to Ana's car on May 12, 2025?", ["happened", "ana", "car"], False),
+    ],
+)
+def test_a_question_of_a_time_and_words_that_ask_what_there_was_asks_for_it_alone(
+    text: str, words: list[str], alone: bool
+) -> None:
+    reference = named_period(text, NOW)
+    assert reference is not None
+    assert asks_time_alone(words, reference) is alone

@@ -404,7 +404,8 @@ ABOUT_TIME = (
     lexicon.words(
         """happen happens happened happening do does did done doing go goes went going on
         anything everything something stuff note notes noted write wrote written record
-        recorded work worked working discuss discussed talk talked say said decide decided"""
+        recorded work worked working discuss discussed talk talked say said decide decided
+        change changed changes occur occurred learn learned learnt"""
     )
     | frozenset(WEEKDAYS)
     | frozenset(MONTHS)
