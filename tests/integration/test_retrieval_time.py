@@ -153,7 +153,10 @@ def test_a_question_asking_for_a_day_alone_is_answered_by_that_days_memories(egm
     ]
     assert by_time == [queue["arq"]]
     assert hit_ids(result)[0] == queue["arq"]
-    assert any("asks only for a time" in note for note in result.notes)
+    assert [note for note in result.notes if "time" in note] == [
+        "the question asks only for a time ('May 12, 2025': 2025-05-12); the memories "
+        "of that time answer it, nearest its words in meaning first"
+    ]
     assert "time" in [hit.retriever.value for hit in result.hits[0].explanation.retrievers]
     assert "time" in [r.value for r in result.retrievers]
     context = egm.knowledge_context("Anything from Tuesday, May 13, 2025?", max_results=5)
@@ -193,7 +196,10 @@ def test_a_day_asked_alone_without_its_year_is_the_latest_that_holds_memories(eg
 def test_a_day_asked_alone_that_holds_nothing_answers_nothing_and_says_so(egm, queue):
     result = egm.search("What happened on June 1, 2025?", limit=5)
     assert result.hits == []
-    assert any("no memory the filters allow happened then" in note for note in result.notes)
+    assert [note for note in result.notes if "June 1, 2025" in note] == [
+        "the question asks only for a time ('June 1, 2025': 2025-06-01); "
+        "no memory the filters allow happened then"
+    ]
 
 
 def test_a_question_with_words_of_its_own_is_no_time_alone(egm, queue):

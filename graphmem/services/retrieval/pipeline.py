@@ -185,7 +185,9 @@ class Pipeline:
         found = self._gather(plan, project_id)
         notes = [] if self.retrievers.embedder is not None else [EMBEDDINGS_OFF]
         alone = self._alone(plan, found, project_id, notes)
-        timed = self._timed(plan, found, notes)
+        # A time asked alone weighs by its own rule (``_of_the_time``): what the
+        # channel would say of weighing it is no note of this answer.
+        timed = self._timed(plan, found, notes if alone is None else [])
         past = timed.period if timed is not None and timed.past(plan.now) else None
         if past is not None and not plan.filters.include_superseded:
             notes.append(KEPT_THEN)
