@@ -157,18 +157,20 @@ def test_time_weighs_only_when_a_candidate_is_near_it() -> None:
     channel = TimeChannel(weight=0.5, min_near=0.5)
     may = memory(MemoryType.EVENT, epoch(2025, 5, 20)).model_copy(update={"id": "may"})
     sept = memory(MemoryType.EVENT, epoch(2025, 9, 1)).model_copy(update={"id": "sept"})
-    timed = channel.timed("what happened in May?", {"may": may, "sept": sept}, NOW)
+    asked = channel.reference("what happened in May?", NOW)
+    timed = channel.timed(asked, {"may": may, "sept": sept})
     assert isinstance(timed, Timed)
     assert timed.past(NOW)
     weighed = channel.weigh({"may": 0.6, "sept": 0.8}, timed)
     assert weighed["may"] == pytest.approx(0.6)
     assert weighed["sept"] < weighed["may"]
-    far = channel.timed("what happened in May 2019?", {"sept": sept}, NOW)
+    far = channel.timed(channel.reference("what happened in May 2019?", NOW), {"sept": sept})
     assert isinstance(far, str) and "no memory found is near" in far
-    assert channel.timed("what happened?", {"sept": sept}, NOW) is None
-    assert TimeChannel(weight=0.0).timed("in May", {"may": may}, NOW) is None
+    assert channel.timed(channel.reference("what happened?", NOW), {"sept": sept}) is None
+    off = TimeChannel(weight=0.0)
+    assert off.timed(off.reference("in May", NOW), {"may": may}) is None
     # Nothing found: nothing to weigh, and nothing to say about the time.
-    assert channel.timed("what happened in May?", {}, NOW) is None
+    assert channel.timed(asked, {}) is None
 
 
 def test_the_last_year_is_the_year_up_to_today_not_the_calendar_year_before() -> None:

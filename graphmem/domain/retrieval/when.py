@@ -465,14 +465,18 @@ class TimeChannel:
     """The nearest candidate must be this near, or time does not weigh: a date
     no memory is near says nothing about which one answers."""
 
-    def timed(self, text: str, memories: Mapping[str, Memory], now: float) -> Timed | str | None:
-        """The question's time and each candidate's nearness to it; a note
-        instead when no candidate is near it; ``None`` when it names no time
-        or nothing was found (there is nothing to weigh)."""
-        if self.off or not memories:
-            return None
-        reference = named_period(text, now)
-        if reference is None:
+    def reference(self, text: str, now: float) -> TimeReference | None:
+        """The time a question names, read once for every use of it
+        (``named_period``); ``None`` when it names none or the channel is off."""
+        return None if self.off else named_period(text, now)
+
+    def timed(
+        self, reference: TimeReference | None, memories: Mapping[str, Memory]
+    ) -> Timed | str | None:
+        """The question's time (``reference``) and each candidate's nearness to
+        it; a note instead when no candidate is near it; ``None`` when it names
+        no time or nothing was found (there is nothing to weigh)."""
+        if reference is None or not memories:
             return None
         mentioned = periods_of(memories.values())
         period = reference.resolve(

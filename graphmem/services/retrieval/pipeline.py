@@ -43,9 +43,9 @@ from graphmem.domain.retrieval.search import SearchFilters
 from graphmem.domain.retrieval.when import (
     Period,
     Timed,
+    TimeReference,
     alone_note,
     asks_time_alone,
-    named_period,
     nearness,
 )
 from graphmem.domain.scoring import ScoreComponent
@@ -184,10 +184,11 @@ class Pipeline:
         ones before it left in ``found``, the relevance and the notes."""
         found = self._gather(plan, project_id)
         notes = [] if self.retrievers.embedder is not None else [EMBEDDINGS_OFF]
-        alone = self._alone(plan, found, project_id, notes)
+        reference = self._reference(plan)
+        alone = self._alone(plan, found, reference, project_id, notes)
         # A time asked alone weighs by its own rule (``_of_the_time``): what the
         # channel would say of weighing it is no note of this answer.
-        timed = self._timed(plan, found, notes if alone is None else [])
+        timed = self._timed(plan, found, reference, notes if alone is None else [])
         past = timed.period if timed is not None and timed.past(plan.now) else None
         if past is not None and not plan.filters.include_superseded:
             notes.append(KEPT_THEN)
@@ -237,8 +238,19 @@ class Pipeline:
             lexical=self._lexical(plan),
         )
 
+    def _reference(self, plan: Plan) -> TimeReference | None:
+        """The time the query names, when the plan reads time and the channel is on."""
+        if plan.time is TimeUse.IGNORED:
+            return None
+        return self._config().time.reference(plan.text, plan.now)
+
     def _alone(
-        self, plan: Plan, found: Candidates, project_id: str, notes: list[str]
+        self,
+        plan: Plan,
+        found: Candidates,
+        reference: TimeReference | None,
+        project_id: str,
+        notes: list[str],
     ) -> Period | None:
         """The period a question names and asks for alone ("What happened on
         March 4, 2025?": ``asks_time_alone``), with the memories of that time
@@ -248,23 +260,18 @@ class Pipeline:
         retrievers did not run (there are no query words to read)."""
         if plan.time is not TimeUse.WEIGHED or not (plan.vector and plan.fulltext):
             return None
-        if self._config().time.off or self.retrievers.embedder is None:
+        if reference is None or self.retrievers.embedder is None:
             return None
-        reference = named_period(plan.text, plan.now)
-        if reference is None or not asks_time_alone((w.word for w in found.words), reference):
+        if not asks_time_alone((w.word for w in found.words), reference):
             return None
         # A day or month named without a year: the latest one that holds memories.
         first = reference.resolve(m.occurred for m in found.memories.values())
-        for period in [first, *(p for p in reference.periods if p != first)]:
-            self.retrievers.during(
-                plan.text, period, _fetched(plan), project_id, plan.detail, found
-            )
-            if found.rankings.get(Retriever.TIME):
-                break
-        else:
-            period = first
-        notes.append(alone_note(reference, period, len(found.rankings.get(Retriever.TIME, []))))
-        return period
+        periods = [first, *(p for p in reference.periods if p != first)]
+        held = self.retrievers.during(
+            plan.text, periods, _fetched(plan), project_id, plan.detail, found
+        )
+        notes.append(alone_note(reference, held or first, len(found.rankings[Retriever.TIME])))
+        return held or first
 
     def _of_the_time(self, plan: Plan, found: Candidates, period: Period) -> dict[str, float]:
         """A question asking for a time alone: the relevance of each memory of
@@ -391,13 +398,17 @@ class Pipeline:
             None if gate.answers(probability) else unanswered_note(evidence, probability, gate.cut)
         )
 
-    def _timed(self, plan: Plan, found: Candidates, notes: list[str]) -> Timed | None:
-        """The time the question names, when the plan reads time and some
-        candidate is near it (else a note says why it did not weigh)."""
-        if plan.time is TimeUse.IGNORED:
-            return None
+    def _timed(
+        self,
+        plan: Plan,
+        found: Candidates,
+        reference: TimeReference | None,
+        notes: list[str],
+    ) -> Timed | None:
+        """The time the question names (``reference``), when some candidate is
+        near it (else a note says why it did not weigh)."""
         channel = self._config().time
-        timed = channel.timed(plan.text, found.memories, plan.now)
+        timed = channel.timed(reference, found.memories)
         if isinstance(timed, str):
             notes.append(timed)
             return None

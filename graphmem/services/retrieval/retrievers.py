@@ -136,26 +136,34 @@ class Retrievers:
     def during(
         self,
         text: str,
-        period: Period,
+        periods: Sequence[Period],
         filters: SearchFilters,
         project_id: str,
         limit: int,
         found: Candidates,
-    ) -> None:
-        """The memories that happened in ``period`` (their ``occurredAt``) and
-        pass the filters, the ``limit`` nearest ``text`` in meaning, as the
-        ``TIME`` retriever's candidates: what a question asking for a time alone
-        is answered from. Each is scored exactly (``vector_scan``): a time holds
-        few memories beside the project's whole, and no index is asked of it."""
+    ) -> Period | None:
+        """The memories that happened in the first of ``periods`` that holds any
+        (their ``occurredAt``) and pass the filters, the ``limit`` nearest
+        ``text`` in meaning, as the ``TIME`` retriever's candidates: what a
+        question asking for a time alone is answered from. Returns that period
+        (``None``: none holds any). Each is scored exactly (``vector_scan``): a
+        time holds few memories beside the project's whole, and no index is
+        asked of it."""
         if self.embedder is None:
-            return
+            return None
+        (vector,) = self.embedder.embed([text])
         params = {"project_id": project_id, **filters.params()}
         after, before = params["occurred_after"], params["occurred_before"]
-        params["occurred_after"] = period.start if after is None else max(after, period.start)
-        params["occurred_before"] = period.end if before is None else min(before, period.end)
-        (vector,) = self.embedder.embed([text])
-        rows = candidates.scan(self.store, params, vector, detailed=limit, limit=limit)
-        found.add(Retriever.TIME, [(row.memory, row.score) for row in rows if row.memory])
+        held: list[tuple[Memory, float]] = []
+        for period in periods:
+            params["occurred_after"] = period.start if after is None else max(after, period.start)
+            params["occurred_before"] = period.end if before is None else min(before, period.end)
+            rows = candidates.scan(self.store, params, vector, detailed=limit, limit=limit)
+            held = [(row.memory, row.score) for row in rows if row.memory]
+            if held:
+                break
+        found.add(Retriever.TIME, held)
+        return period if held else None
 
     def feedback(self, found: Candidates, fetch: int, min_relevance: float) -> None:
         """Score the candidates again by BM25, the query expanded by the words most
