@@ -20,7 +20,7 @@ from typing import Any
 import redis
 from falkordb import Graph
 
-from graphmem.domain.textscope import text_scope
+from graphmem.domain.analysis import indexed_fields
 from graphmem.store.statements import Statements
 
 RAW_WRITE = (
@@ -72,7 +72,13 @@ def raw_rows(
             "evidence": item.get("evidence", []),
             "agent_id": item.get("agent_id"),
             "visibility": item.get("visibility", "shared"),
-            "text_scope": text_scope(project, item.get("agent_id"), item.get("visibility")),
+            **indexed_fields(
+                project,
+                item.get("agent_id"),
+                item.get("visibility"),
+                item["content"],
+                item.get("rationale"),
+            ),
             "created_at": now,
             "occurred_at": now,
             "valid_from": now,

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from graphmem.domain import textscope
+from graphmem.domain.analysis import indexed_fields
 from graphmem.domain.consolidation import (
     ARCHIVE_REASON,
     FINGERPRINT_PATTERN,
@@ -191,8 +191,14 @@ class Consolidator(Service):
         # One audience per group (consolidation.audience): private stays private.
         props["visibility"] = central.visibility.value
         props.update(self.scorer.stored_fields(Memory.model_validate(props), now))
-        props[textscope.FIELD] = textscope.text_scope(
-            result.project_id, props.get("agent_id"), props["visibility"]
+        props.update(
+            indexed_fields(
+                result.project_id,
+                props.get("agent_id"),
+                props["visibility"],
+                group.content,
+                props.get("rationale"),
+            )
         )
         written = consolidation.consolidate(
             self.store,

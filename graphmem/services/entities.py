@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from graphmem.services.retrieval.fulltext import STOPWORDS
+from graphmem.domain.analysis import STOPWORDS
 
 MAX_ENTITIES = 8
 """Entities taken per memory, in the order they appear."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
+from graphmem.domain.analysis import LENGTH_FIELD, text_length
 from graphmem.domain.checks import (
     MAX_PAGE_SIZE,
     check_between,
@@ -261,6 +262,8 @@ class Memories(Service):
         if update.valid_to is not None:  # an end given outright: no relation closed it
             fields["valid_to_by"] = None
         reembed = update.content is not None or update.rationale is not None
+        if reembed:
+            fields[LENGTH_FIELD] = text_length(merged.content, merged.rationale)
         vector = None
         if reembed:  # embedded before the write; with embeddings off the stale vector goes
             vectors = self.embed([memory_text(merged.content, merged.rationale)])

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from graphmem.domain import textscope
+from graphmem.domain.analysis import indexed_fields
 from graphmem.domain.checks import check_not_future, check_validity
 from graphmem.domain.ids import new_id
 from graphmem.domain.kinds import MemoryType, SuggestedBy, initial_status
@@ -83,7 +83,9 @@ def new_row(
         row["agent_id"] = item.agent_id
     if item.visibility is not None:
         row["visibility"] = item.visibility.value
-    row[textscope.FIELD] = textscope.text_scope(project, item.agent_id, row.get("visibility"))
+    row.update(
+        indexed_fields(project, item.agent_id, row.get("visibility"), item.content, item.rationale)
+    )
     agent_decision = item.suggested_by is SuggestedBy.AGENT
     if item.occurred_at is None or item.occurred_at >= now:
         fields = scorer.fresh_fields(

@@ -6,7 +6,7 @@ from graphmem.domain.errors import MissingExtraError
 from graphmem.settings import Settings, env_name
 from graphmem.store import Store
 from graphmem.store.falkordb import FalkorStore
-from graphmem.store.migrations import text_scopes
+from graphmem.store.migrations import text_fields
 
 
 def open_store(settings: Settings) -> Store:
@@ -33,7 +33,7 @@ def open_store(settings: Settings) -> Store:
         )
     try:
         store.setup_schema()
-        text_scopes(store)
+        text_fields(store)
     except BaseException:
         store.close()
         raise

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from graphmem.domain.analysis import LENGTH_FIELD, indexed_fields
 from graphmem.domain.clock import EARLIEST, LATEST, Clock, nearest_showable, stored_now
 from graphmem.domain.text import content_key
-from graphmem.domain.textscope import text_scope
+from graphmem.domain.textscope import FIELD
 from graphmem.store import Store
 
 PAGE = 2_000
@@ -36,17 +37,25 @@ def _content_keys(store: Store) -> int:
     return changed
 
 
-def text_scopes(store: Store) -> int:
-    """Give every memory without them its full-text scope words: full text finds a
-    memory only within its scope (graphmem.domain.textscope). Opening a store runs this
-    too, so memories a Cypher script wrote are found without a migration."""
+def text_fields(store: Store) -> int:
+    """Give every memory without them its full-text scope words and length: full
+    text finds a memory only within its scope (graphmem.domain.textscope), and a
+    project's mean length is the sum of its memories' (graphmem.domain.analysis).
+    Opening a store runs this too, so memories a Cypher script wrote are found
+    and counted without a migration."""
     changed = 0
-    while rows := store.read("memories_without_text_scope", {"limit": PAGE}):
-        items = [
-            {"id": r["id"], "scope": text_scope(r["project_id"], r["agent_id"], r["visibility"])}
-            for r in rows
-        ]
-        changed += store.write("set_text_scopes", {"items": items})[0]["changed"]
+    while rows := store.read("memories_without_text_fields", {"limit": PAGE}):
+        items = []
+        for row in rows:
+            fields = indexed_fields(
+                row["project_id"],
+                row["agent_id"],
+                row["visibility"],
+                row["content"],
+                row["rationale"],
+            )
+            items.append({"id": row["id"], "scope": fields[FIELD], "length": fields[LENGTH_FIELD]})
+        changed += store.write("set_text_fields", {"items": items})[0]["changed"]
     return changed
 
 
@@ -90,7 +99,7 @@ def repair_times(store: Store) -> int:
 MIGRATIONS: list[tuple[int, str, Callable[[Store], int]]] = [
     (1, "every memory without a status is active", _statuses),
     (2, "every memory has a content key for exact dedup", _content_keys),
-    (3, "every memory has full-text scope words (statistics per project)", text_scopes),
+    (3, "every memory has full-text scope words and length (statistics per project)", text_fields),
 ]
 REPAIRS: list[tuple[str, Callable[[Store], int]]] = [
     ("every stored time is one every surface can show", repair_times),

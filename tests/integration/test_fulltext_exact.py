@@ -29,9 +29,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem import GraphMem
+from graphmem.domain.analysis import analyse, stem
 from graphmem.domain.retrieval.search import SearchFilters
 from graphmem.services.embeddings import memory_text
-from graphmem.services.retrieval.fulltext import analyse, query_terms, stem
+from graphmem.services.retrieval.fulltext import query_terms
 
 K1, B = 1.2, 0.75
 NAMES = ["Alice", "Bob", "Carol"]

@@ -10,11 +10,11 @@ from contextlib import contextmanager
 import pytest
 
 from graphmem.api import GraphMem
+from graphmem.domain.analysis import analyse
 from graphmem.domain.clock import ManualClock
 from graphmem.domain.errors import InvalidInputError, NotFoundError
 from graphmem.domain.retrieval.fusion import ScoreFusion
 from graphmem.services.retrieval.feedback import LexicalFeedback
-from graphmem.services.retrieval.fulltext import analyse
 from graphmem.services.retrieval.recent import RecentPart
 from graphmem.services.telemetry import Event
 from graphmem.store.falkordb import FalkorStore

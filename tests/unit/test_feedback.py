@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from graphmem.domain.analysis import stem
 from graphmem.services.retrieval.feedback import expanded_weights, relevance_model
-from graphmem.services.retrieval.fulltext import stem
 
 
 def test_the_relevance_model_favours_words_of_the_better_documents():

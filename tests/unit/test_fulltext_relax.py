@@ -8,7 +8,7 @@ import threading
 
 import snowballstemmer
 
-from graphmem.services.retrieval import fulltext
+from graphmem.domain import analysis
 from graphmem.services.retrieval.fulltext import MAX_GROUPS, Corpus, query_terms, relaxations
 from graphmem.store.dialect import Dialect
 
@@ -60,7 +60,9 @@ def test_equal_counts_relax_in_one_order():
 
 
 def sample(texts: list[str], documents: int) -> Corpus:
-    return Corpus.from_sample(documents, texts)
+    """A corpus of ``documents`` memories as long on average as ``texts``."""
+    mean = sum(len(analysis.analyse(text)) for text in texts) / len(texts)
+    return Corpus.from_sample(documents, round(mean * documents), texts)
 
 
 def test_a_word_the_sample_holds_often_is_estimated_in_proportion():
@@ -91,14 +93,14 @@ def test_threads_stemming_at_once_get_the_stems_one_thread_gets():
         for root, suffix in (("organ", "izational"), ("runn", "ings"), ("hope", "fulness"))
     ]
     expected = {w: snowballstemmer.stemmer("english").stemWord(w) for w in words}
-    fulltext._stems.clear()
+    analysis._stems.clear()
     found: dict[str, str] = {}
     errors: list[BaseException] = []
 
     def work(part: list[str]) -> None:
         try:
             for word in part:
-                found[word] = fulltext._stem_word(word)
+                found[word] = analysis._stem_word(word)
         except BaseException as exc:
             errors.append(exc)
 
@@ -112,10 +114,10 @@ def test_threads_stemming_at_once_get_the_stems_one_thread_gets():
 
 
 def test_a_number_is_its_own_stem_without_the_stemmer():
-    fulltext._stems.clear()
-    assert fulltext.stem("4847") == "4847" == snowballstemmer.stemmer("english").stemWord("4847")
-    assert "4847" not in fulltext._stems
-    assert fulltext.analyse("GM-4847 failed twice") == ["gm", "4847", "fail", "twice"]
+    analysis._stems.clear()
+    assert analysis.stem("4847") == "4847" == snowballstemmer.stemmer("english").stemWord("4847")
+    assert "4847" not in analysis._stems
+    assert analysis.analyse("GM-4847 failed twice") == ["gm", "4847", "fail", "twice"]
 
 
 def test_a_word_of_underscores_alone_is_never_a_query_term() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from graphmem.domain.analysis import analyse
 from graphmem.domain.models import Memory
 from graphmem.domain.retrieval.answerable import Evidence, QueryWord
 from graphmem.domain.retrieval.exchange import exchange_pairs, pool_exchanges
@@ -19,7 +20,6 @@ from graphmem.domain.retrieval.fusion import ScoreFusion
 from graphmem.domain.retrieval.search import tie_order
 from graphmem.domain.text import words
 from graphmem.services.embeddings import memory_text
-from graphmem.services.retrieval.fulltext import analyse
 from graphmem.services.retrieval.recent import blend
 from graphmem.services.retrieval.statistics import Scope
 from graphmem.store.queries.candidates import Nearest
@@ -42,7 +42,7 @@ class Candidates:
     documents: int = 0
     """How many memories of the project the viewer reads (its full-text corpus)."""
     stems: dict[str, list[str]] = field(default_factory=dict)
-    """Each analysed candidate's stems (fulltext.analyse), kept for the query:
+    """Each analysed candidate's stems (graphmem.domain.analysis.analyse), kept for the query:
     full text ranks by them and feedback scores the same memories again."""
     counts: dict[str, int] = field(default_factory=dict)
     """How many of the scope's memories hold each query word, as full text

@@ -28,8 +28,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from graphmem.domain.analysis import analyse, is_content_word, stem
 from graphmem.domain.text import words
-from graphmem.services.retrieval.fulltext import analyse, is_content_word, stem
 
 
 @dataclass(frozen=True)

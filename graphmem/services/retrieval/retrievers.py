@@ -234,7 +234,7 @@ class Retrievers:
         rows (ids and scores: they rescore what is already found). The texts are
         embedded in one model run.
 
-        The candidates are decoded and analysed here (fulltext.analyse keeps each
+        The candidates are decoded and analysed here (graphmem.domain.analysis.analyse keeps each
         text's stems, which feedback reads): on this worker that runs while the
         caller's thread waits on its full-text statements."""
         vectors = embedder.embed(texts)

@@ -1,8 +1,10 @@
 """Full text's statistics per scope: a project's size, mean memory length and
 word counts as one viewer may read it, cached and dropped as the project changes.
 
-BM25 needs them for every query; reading them costs a corpus sample and an
-index probe per uncommon word, so they are kept per scope for
+BM25 needs them for every query. A project's size and mean length cost one
+aggregate over lengths its writes stored (no text is read or analysed; a
+project larger than ``corpus_sample`` adds a sample for its common words), and
+each uncommon word an index probe, so they are kept per scope for
 ``term_cache_seconds``, and a write to a small project drops them at once
 (there, one memory moves its IDFs).
 """
@@ -85,18 +87,15 @@ class TextStatistics:
                 self._generations[project_id] = self._generations.get(project_id, 0) + 1
 
     def corpus(self, scope: Scope) -> Corpus:
-        """The scope's size, mean memory length and a uniform sample's word counts,
-        re-read every ``term_cache_seconds``."""
+        """The scope's size and mean memory length, with a uniform sample's word
+        counts in a project larger than the sample, re-read every ``term_cache_seconds``."""
         with self._lock:
             cached = self._corpus.get(scope)
         if cached is not None and cached[1] > time.monotonic():
             return cached[0]
         config = self._config()
         sample = fulltext.corpus(self.store, scope.project_id, config.corpus_sample)
-        if sample.texts:
-            corpus = Corpus.from_sample(sample.documents, sample.texts, sample.indexed)
-        else:
-            corpus = Corpus(documents=0, mean_length=1.0, indexed=sample.indexed)
+        corpus = Corpus.from_sample(sample.documents, sample.length, sample.texts, sample.indexed)
         with self._lock:
             if len(self._corpus) >= MAX_SCOPES:
                 self._corpus = {

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from graphmem.domain import textscope
+from graphmem.domain.analysis import indexed_fields
 from graphmem.domain.capsules import FailureCapsule
 from graphmem.domain.clock import SHOWN_RANGE, showable
 from graphmem.domain.errors import InvalidInputError, invalid_input
@@ -80,9 +80,16 @@ def _prepare_memory(
     props.pop("embedding", None)
     _strict(Memory, props)
     _showable_times(props)
-    # The scope words are the target project's, whatever the file says.
-    props[textscope.FIELD] = textscope.text_scope(
-        target, props.get("agent_id"), props.get("visibility")
+    # The scope words are the target project's, and the length the text's, whatever
+    # the file says.
+    props.update(
+        indexed_fields(
+            target,
+            props.get("agent_id"),
+            props.get("visibility"),
+            props.get("content"),
+            props.get("rationale"),
+        )
     )
     return {
         "props": props,

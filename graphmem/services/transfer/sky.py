@@ -58,7 +58,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from graphmem.domain import textscope
+from graphmem.domain.analysis import indexed_fields
 from graphmem.domain.checks import (
     MAX_CONTENT_CHARS,
     MAX_TAGS,
@@ -178,7 +178,7 @@ def memory_row(
         "session_id": session_id,
         "content": record.content,
         "content_key": content_key(record.content),
-        textscope.FIELD: textscope.text_scope(project_id, None, None),
+        **indexed_fields(project_id, None, None, record.content, None),
         "tier": (long_term_target(kind, pinned=False) if long_term else Tier.WORKING).value,
         "status": Status.ACTIVE.value,
         "confidence": record.importance,

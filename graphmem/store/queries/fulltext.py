@@ -34,10 +34,13 @@ class Matches:
 @dataclass(frozen=True, slots=True)
 class CorpusSample:
     """How many memories the store holds (``indexed``), how many of the project
-    the viewer may read (``documents``), and a uniform sample of their texts."""
+    the viewer may read (``documents``) and their analysed lengths summed
+    (``length``), and, in a project larger than the sample, a uniform sample of
+    their texts."""
 
     indexed: int
     documents: int
+    length: int
     texts: list[str]
 
 
@@ -65,14 +68,17 @@ def best_matches(
 
 
 def corpus(store: Store, project_id: str, sample: int) -> CorpusSample:
-    """The project's size as the viewer reads it and about ``sample`` of its texts
-    drawn uniformly (``fulltext_corpus``)."""
+    """The project's size and length as the viewer reads it, and about ``sample``
+    of its texts drawn uniformly when it holds more (``fulltext_corpus``)."""
     rows = store.read("fulltext_corpus", {"project_id": project_id, "sample": sample})
     if not rows:
-        return CorpusSample(indexed=0, documents=0, texts=[])
+        return CorpusSample(indexed=0, documents=0, length=0, texts=[])
     row = rows[0]
     return CorpusSample(
-        indexed=int(row["indexed"]), documents=int(row["documents"]), texts=row["texts"]
+        indexed=int(row["indexed"]),
+        documents=int(row["documents"]),
+        length=int(row["length"]),
+        texts=row["texts"],
     )
 
 

@@ -1,7 +1,0 @@
-// Memories without full-text scope words (written before graphmem kept them, or
-// by a Cypher script): what computing them needs (graphmem/domain/textscope.py).
-MATCH (m:Memory)
-WHERE m.text_scope IS NULL
-RETURN m.id AS id, m.project_id AS project_id, m.agent_id AS agent_id,
-       m.visibility AS visibility
-LIMIT $limit
