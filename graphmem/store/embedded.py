@@ -64,6 +64,10 @@ FULL_DISK_BELOW = 1 << 20
 """Free bytes under which a dead server's disk counts as full: its append-only
 file could not take the next write."""
 
+END_WAIT = 2.0
+"""Seconds a server that does not answer is given to act on SIGTERM, then on
+SIGKILL (``EmbeddedFalkorDB._end_own``)."""
+
 STARTS = 2
 """How many times a server that stops making progress while it loads is started:
 a start now and then hangs after reading its base file, with no CPU used, and
@@ -165,8 +169,7 @@ class EmbeddedFalkorDB:
                     log.info("FalkorDB server left running: another graphmem process uses it")
                     return False
                 if not self._answers():
-                    self._reap()
-                    return False
+                    return self._end_own()
                 with contextlib.suppress(redis.RedisError):
                     self._client().shutdown()  # flushes the AOF before exiting
                 self._wait_gone()
@@ -479,6 +482,29 @@ class EmbeddedFalkorDB:
             if self._process is None and (pid is None or not _alive(pid)):
                 return
             time.sleep(0.02)
+
+    def _end_own(self) -> bool:
+        """End this instance's own server when it does not answer (hung, or
+        stopped by a signal), which no shutdown can reach; whether there was one.
+        A server this instance did not start is left to its owner.
+
+        SIGTERM first: a server that can still act on it flushes its append-only
+        file and exits. SIGKILL after ``END_WAIT`` seconds, which also ends a
+        stopped process: left running, it held the directory's server lock and
+        kept every later start waiting."""
+        process = self._process
+        if process is None or process.poll() is not None:
+            self._reap()
+            return False
+        process.terminate()
+        try:
+            process.wait(timeout=END_WAIT)
+        except subprocess.TimeoutExpired:
+            log.warning("FalkorDB server %s did not answer nor end: killed", process.pid)
+            process.kill()
+            process.wait(timeout=END_WAIT)
+        self._reap()
+        return True
 
     def _reap(self) -> None:
         if self._process is not None:

@@ -342,3 +342,24 @@ def test_a_start_that_hangs_while_loading_is_started_again(
         assert "hung loading" in caplog.text
     finally:
         assert server.stop()
+
+
+def test_a_server_that_does_not_answer_is_ended_by_its_stop(short_dir: Path):
+    """A server of this instance that hangs (here: stopped by SIGSTOP) answers no
+    shutdown; ``stop`` ends it rather than leave it holding the directory, and
+    the next start serves the data."""
+    server = EmbeddedFalkorDB(short_dir)
+    server.start()
+    _history(server, 10)
+    pid = server.pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    assert server.stop()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    again = EmbeddedFalkorDB(short_dir)
+    again.start()
+    try:
+        assert _count(again) == 10
+    finally:
+        assert again.stop()
