@@ -17,7 +17,6 @@ without HTTP.
 from __future__ import annotations
 
 import random
-import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Annotated
 
 import typer
 
+from benchmarks.load import percentile
 from benchmarks.report import Figure, console, table
 from graphmem.api import GraphMem
 from graphmem.domain.clock import ManualClock
@@ -35,11 +35,6 @@ WORDS = [
     "invoice", "tenant", "schema", "index", "migration", "billing", "report", "export", "login",
     "token", "session", "payment", "garden", "marathon", "recipe", "flight",
 ]  # fmt: skip
-
-
-def _percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 def main(
@@ -74,26 +69,26 @@ def main(
                     (first if n == 0 else later).append((time.perf_counter() - started) * 1000)
         finally:
             store.close()
-    base95 = _percentile(later, 0.95)
+    base95 = percentile(later, 95)
     figures = [
         Figure(
             key="first_query_p50",
             name="first query p50 beside later ones'",
-            value=statistics.median(first),
+            value=percentile(first, 50),
             unit="ms",
-            baseline=statistics.median(later),
-            ratio=statistics.median(first) / statistics.median(later),
+            baseline=percentile(later, 50),
+            ratio=percentile(first, 50) / percentile(later, 50),
             count=len(first),
         ),
         Figure(
             key="first_query_p95",
             name="first query p95 beside later ones'",
-            value=_percentile(first, 0.95),
+            value=percentile(first, 95),
             unit="ms",
             baseline=base95,
-            ratio=_percentile(first, 0.95) / base95,
+            ratio=percentile(first, 95) / base95,
             target="<= 1.5x",
-            passed=_percentile(first, 0.95) <= 1.5 * base95,
+            passed=percentile(first, 95) <= 1.5 * base95,
             count=len(first),
         ),
     ]
