@@ -46,6 +46,13 @@ finishes must not hold the stop (and the database's clean shutdown) hostage."""
 BACKLOG = 2048
 """Connections queued before uvicorn accepts them (uvicorn's own default)."""
 
+KEEP_ALIVE_SECONDS = 75
+"""How long an idle connection is kept open. uvicorn's 5 s is also httpx's
+(graphmem's client's) idle expiry: a client reusing a connection just as the
+server closed it got a ReadError, a few requests in a thousand under 64 clients.
+A server that keeps connections longer than its clients do never closes one
+under them."""
+
 EXIT_STORE_LOST = 69
 """A server's exit status when the embedded database died and could not be
 restarted (sysexits' EX_UNAVAILABLE): a service manager restarts the process."""
@@ -243,6 +250,7 @@ def _server(app: ASGIApp, log_level: str | None) -> uvicorn.Server:
             log_config=None,
             access_log=False,
             backlog=BACKLOG,
+            timeout_keep_alive=KEEP_ALIVE_SECONDS,
             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
         )
     else:
@@ -250,6 +258,7 @@ def _server(app: ASGIApp, log_level: str | None) -> uvicorn.Server:
             app,
             log_level=log_level,
             backlog=BACKLOG,
+            timeout_keep_alive=KEEP_ALIVE_SECONDS,
             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
         )
     return uvicorn.Server(config)
