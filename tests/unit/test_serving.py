@@ -34,7 +34,9 @@ async def _ok(scope: dict, receive: Any, send: Any) -> None:
     """An ASGI app answering every request with an empty 200."""
     if scope["type"] != "http":
         return
-    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send(
+        {"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"0")]}
+    )
     await send({"type": "http.response.body", "body": b""})
 
 
