@@ -24,6 +24,7 @@ from typing import Annotated
 
 import typer
 
+from benchmarks import recorded
 from benchmarks.load import percentile
 from benchmarks.report import Figure, console, table
 from graphmem.api import GraphMem
@@ -44,6 +45,9 @@ def main(
     ] = 1_000,
     queries: Annotated[int, typer.Option(min=2, max=100, help="Queries per project.")] = 10,
     seed: Annotated[int, typer.Option(help="Data and query seed.")] = 5,
+    record: Annotated[
+        bool, typer.Option("--record", help="Write the figures into docs/figures.md.")
+    ] = False,
 ) -> None:
     """Time each project's first full-text query beside its later ones."""
     rng = random.Random(seed)
@@ -94,6 +98,11 @@ def main(
     ]
     title = f"first query, {projects} projects of {memories:,} memories, {queries} queries each"
     console(stderr=False).print(table(figures, title=title))
+    ratios = recorded.speed(figures)
+    if record:
+        recorded.record("first_query", ratios)
+    else:
+        typer.echo("\n".join(recorded.regressions("first_query", ratios)))
 
 
 if __name__ == "__main__":
