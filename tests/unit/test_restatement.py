@@ -301,6 +301,24 @@ def test_turn_framing_is_not_a_name():
     assert analyse("No, we deploy on Friday.").negations == 0
 
 
+@pytest.mark.parametrize(
+    ("existing", "new", "similarity", "verdict"),
+    [
+        ("Finn: Yeah, all good here.", "Finn: Good for you!", 0.81, Verdict.DISTINCT),
+        ("Mei: You'll love it.", "Mei: Love that for you.", 0.834, Verdict.DISTINCT),
+        ("Zoe: Can't complain! You?", "Zoe: Can't complain!", 0.941, Verdict.MERGE),
+        ("Kofi: Talk soon 👋", "Kofi: Speak soon!", 0.81, Verdict.MERGE),
+    ],
+)
+def test_one_word_matched_merges_only_when_the_embedding_vouches_for_the_rest(
+    existing: str, new: str, similarity: float, verdict: Verdict
+):
+    # A single shared content word leaves what each text means to the small
+    # words the comparison drops; two words matched ("talk soon") do not need it.
+    judgement = judge(new, existing, similarity)
+    assert judgement.verdict is verdict, judgement.reason
+
+
 def test_two_speakers_never_merge():
     judgement = judge("Ben: I moved to Lisbon.", "Ana: I moved to Lisbon.", 0.97)
     assert (judgement.verdict, judgement.difference) == (Verdict.DISTINCT, Difference.SPEAKER)

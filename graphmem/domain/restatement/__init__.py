@@ -127,6 +127,7 @@ def _judged(
     judged = _corrected(
         new, existing, a, b, _compared(new, a, b, same_source, similarity), same_source
     )
+    judged = _vouched(judged, a, b, similarity if measure == "cosine" else math.inf)
     if judged.verdict is Verdict.DISTINCT and (
         changed := _clause_changes(new, existing, a, same_source, similarity)
     ):
@@ -134,6 +135,28 @@ def _judged(
     if judged.verdict is Verdict.MERGE or (now := current(existing)) == existing:
         return judged
     return _after_correction(now, existing, b, judged, similarity, same_source)
+
+
+ONE_WORD_SIMILARITY = 0.85
+"""The cosine a merge needs when a text says a single content word or value."""
+
+
+def _vouched(judged: Judgement, a: Analysis, b: Analysis, cosine: float) -> Judgement:
+    """``judged``, or ``DISTINCT`` for a merge of a text saying one content word
+    or value that the embedding does not vouch for: "Good for you!" and "Yeah,
+    all good here." match their one word and mean two things, told apart by
+    the small words the comparison drops (0.81); "Can't complain!" and "Can't
+    complain! You?" score 0.94. Without embeddings there is no cosine to ask
+    (the pair was chosen by Jaccard) and the merge stands: ``cosine`` is then
+    infinite."""
+    said = min(len(a.stems) + len(a.values), len(b.stems) + len(b.values))
+    if judged.verdict is not Verdict.MERGE or said > 1 or cosine >= ONE_WORD_SIMILARITY:
+        return judged
+    return Judgement(
+        Verdict.DISTINCT,
+        Difference.TERM,
+        f"one word said: every word matched, but similarity {cosine:.3f} < {ONE_WORD_SIMILARITY}",
+    )
 
 
 def _compared(
